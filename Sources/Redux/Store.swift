@@ -21,17 +21,16 @@
 /// new one hears the current state once at subscription.
 public final class Store<State, Action> {
   /// The current state. Read it freely; change it only by dispatching.
-  public private(set) var state: State
+  @inlinable public var state: State { current }
 
+  @usableFromInline var current: State
   @usableFromInline let reducer: (inout State, Action) -> Void
-  private var pipeline: ((Action) -> Void)?
+  @usableFromInline var pipeline: ((Action) -> Void)?
   @usableFromInline var subscribers: [SubscriberEntry<State>] = []
-  private var hasCancelledSubscribers = false
-  private var nextSubscriberID = 0
-  private var isDispatching = false
-  private var isReducing = false
-  private var queue: [Action] = []
-  private var queueHead = 0
+  @usableFromInline var hasCancelledSubscribers = false
+  @usableFromInline var isDispatching = false
+  @usableFromInline var isReducing = false
+  @usableFromInline var queue: [Action] = []
   private let isolation: (any Actor)?
 
   /// Creates a store with its initial state, its reducer and its middleware, outermost
@@ -42,15 +41,14 @@ public final class Store<State, Action> {
     middleware: [Middleware<State, Action>] = [],
     isolation: isolated (any Actor)? = #isolation
   ) where R.State == State, R.Action == Action {
-    self.state = initialState
+    self.current = initialState
     self.reducer = reducer.reduce(into:action:)
     self.isolation = isolation
     if !middleware.isEmpty {
       var next: (Action) -> Void = { [unowned self] action in self.reduceAndNotify(action) }
       for layer in middleware.reversed() {
         let inner = next
-        next = { [unowned self] action in layer.body(MiddlewareContext(store: self), action, inner)
-        }
+        next = { [unowned self] action in layer.body(MiddlewareContext(store: self), action, inner) }
       }
       pipeline = next
     }
@@ -70,29 +68,40 @@ public final class Store<State, Action> {
 
   /// Dispatches `action`: middleware, reducer, subscribers, then whatever was queued
   /// meanwhile. Re-entrant calls queue their action (see the dispatch rule above).
+  @inlinable
   public func dispatch(_ action: Action) {
-    precondition(
-      !isReducing,
-      "Store.dispatch called from inside a reducer. Reducers must be pure: return the "
-        + "change in the state and let middleware or a subscriber dispatch follow-ups.")
+    if isReducing { dispatchedFromReducer() }
     if isDispatching {
       queue.append(action)
       return
     }
     isDispatching = true
-    defer { isDispatching = false }
     process(action)
-    while queueHead < queue.count {
-      let next = queue[queueHead]
-      queueHead += 1
+    if !queue.isEmpty { drainQueue() }
+    isDispatching = false
+  }
+
+  @usableFromInline
+  func dispatchedFromReducer() -> Never {
+    preconditionFailure(
+      "Store.dispatch called from inside a reducer. Reducers must be pure: return the "
+        + "change in the state and let middleware or a subscriber dispatch follow-ups.")
+  }
+
+  /// Runs every queued action, including those queued while draining, in order.
+  @usableFromInline
+  func drainQueue() {
+    var head = 0
+    while head < queue.count {
+      let next = queue[head]
+      head += 1
       process(next)
     }
     queue.removeAll(keepingCapacity: true)
-    queueHead = 0
   }
 
-  @inline(__always)
-  private func process(_ action: Action) {
+  @inlinable
+  func process(_ action: Action) {
     if let pipeline {
       pipeline(action)
     } else {
@@ -101,29 +110,34 @@ public final class Store<State, Action> {
   }
 
   /// The innermost step: the reducer, then every live subscriber in order.
-  fileprivate func reduceAndNotify(_ action: Action) {
+  @inlinable
+  func reduceAndNotify(_ action: Action) {
     isReducing = true
-    reducer(&state, action)
+    reducer(&current, action)
     isReducing = false
-    notifySubscribers()
+    if !subscribers.isEmpty { notifySubscribers() }
   }
 
-  private func notifySubscribers() {
+  @inlinable
+  func notifySubscribers() {
     // Subscribers added during this loop already heard the current state when they
-    // subscribed; the count is read once so they are not told twice.
-    let count = subscribers.count
-    var index = 0
-    while index < count {
-      let entry = subscribers[index]
-      if entry.isActive {
-        entry.receive(state)
+    // subscribed, so they are not in the snapshot and are not told twice.
+    // Iterating a snapshot keeps the loop safe when a subscriber subscribes (the live
+    // array grows, the snapshot does not); a cancelled entry is skipped by its flag.
+    let snapshot = subscribers
+    let state = current
+    snapshot.withUnsafeBufferPointer { entries in
+      for index in entries.indices where entries[index].isActive {
+        entries[index].receive(state)
       }
-      index += 1
     }
-    if hasCancelledSubscribers {
-      subscribers.removeAll { !$0.isActive }
-      hasCancelledSubscribers = false
-    }
+    if hasCancelledSubscribers { removeCancelledSubscribers() }
+  }
+
+  @usableFromInline
+  func removeCancelledSubscribers() {
+    subscribers.removeAll { !$0.isActive }
+    hasCancelledSubscribers = false
   }
 
   // MARK: - Subscribing
@@ -161,10 +175,8 @@ public final class Store<State, Action> {
   }
 
   private func addSubscriber(_ entry: SubscriberEntry<State>) -> Subscription {
-    entry.id = nextSubscriberID
-    nextSubscriberID += 1
     subscribers.append(entry)
-    entry.receive(state)
+    entry.receive(current)
     return Subscription { [weak self, weak entry] in
       guard let entry, entry.isActive else { return }
       entry.isActive = false
@@ -204,9 +216,8 @@ extension Store where Action: Sendable {
 /// Invariant: once `isActive` is false the subscriber is never called again.
 @usableFromInline
 final class SubscriberEntry<State> {
-  var id = 0
-  var isActive = true
-  let receive: (State) -> Void
+  @exclusivity(unchecked) @usableFromInline var isActive = true
+  @usableFromInline let receive: (State) -> Void
 
   init(receive: @escaping (State) -> Void) {
     self.receive = receive

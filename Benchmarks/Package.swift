@@ -1,0 +1,20 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so that `swift test` and CI never build them.
+// Run from this folder: `swift run -c release redux-bench`.
+import PackageDescription
+
+let package = Package(
+  name: "RoshamboBenchmarks",
+  platforms: [.macOS(.v14)],
+  dependencies: [
+    .package(name: "Roshambo", path: "..")
+  ],
+  targets: [
+    .executableTarget(
+      name: "redux-bench",
+      dependencies: [.product(name: "Redux", package: "Roshambo")],
+      path: "Sources/ReduxBenchmark"
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)
