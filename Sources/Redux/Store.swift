@@ -48,7 +48,8 @@ public final class Store<State, Action> {
       var next: (Action) -> Void = { [unowned self] action in self.reduceAndNotify(action) }
       for layer in middleware.reversed() {
         let inner = next
-        next = { [unowned self] action in layer.body(MiddlewareContext(store: self), action, inner) }
+        next = { [unowned self] action in layer.body(MiddlewareContext(store: self), action, inner)
+        }
       }
       pipeline = next
     }

@@ -67,12 +67,14 @@ func subscriberRow(_ subscribers: Int, iterations: Int) -> Row {
   var oursNs: [Double] = []
   var handNs: [Double] = []
   for _ in 0..<5 {
-    oursNs.append(measure(rounds: 3, iterations: iterations) { n in
-      for i in 0..<n { ours.dispatch(i & 1) }
-    })
-    handNs.append(measure(rounds: 3, iterations: iterations) { n in
-      for i in 0..<n { hand.dispatch(i & 1) }
-    })
+    oursNs.append(
+      measure(rounds: 3, iterations: iterations) { n in
+        for i in 0..<n { ours.dispatch(i & 1) }
+      })
+    handNs.append(
+      measure(rounds: 3, iterations: iterations) { n in
+        for i in 0..<n { hand.dispatch(i & 1) }
+      })
   }
   withExtendedLifetime(tokens) {}
   return Row(
@@ -92,12 +94,14 @@ func tableRow(_ size: Int, iterations: Int) -> Row {
   var oursNs: [Double] = []
   var handNs: [Double] = []
   for _ in 0..<5 {
-    oursNs.append(measure(rounds: 3, iterations: iterations) { n in
-      for i in 0..<n { ours.dispatch((i &* 7919) % size) }
-    })
-    handNs.append(measure(rounds: 3, iterations: iterations) { n in
-      for i in 0..<n { hand.dispatch((i &* 7919) % size) }
-    })
+    oursNs.append(
+      measure(rounds: 3, iterations: iterations) { n in
+        for i in 0..<n { ours.dispatch((i &* 7919) % size) }
+      })
+    handNs.append(
+      measure(rounds: 3, iterations: iterations) { n in
+        for i in 0..<n { hand.dispatch((i &* 7919) % size) }
+      })
   }
   withExtendedLifetime(token) {}
   return Row(
@@ -138,7 +142,9 @@ let tableRows = [10, 1_000, 10_000, 100_000].map { size in
 printTable("ns per dispatch by state size, one entry changed (target: ratio <= 1.5)", tableRows)
 
 let flatness = tableRows.last!.ours / tableRows.first!.ours
-print("state-size flatness: 100,000 entries cost \(format(flatness))x what 10 entries cost (target <= 2)")
+print(
+  "state-size flatness: 100,000 entries cost \(format(flatness))x what 10 entries cost (target <= 2)"
+)
 let allWithin = (subscriberRows + tableRows).allSatisfy { $0.ratio <= 1.5 }
 print("targets met: \(allWithin && flatness <= 2 ? "yes" : "NO")")
 print("(checksum \(checksum))")
