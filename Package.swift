@@ -7,6 +7,10 @@ let package = Package(
   products: [
     .library(name: "Redux", targets: ["Redux"]),
     .library(name: "ReduxTesting", targets: ["ReduxTesting"]),
+    .library(name: "RoshamboGame", targets: ["RoshamboGame"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1")
   ],
   targets: [
     // A Redux-style store: reducers, middleware, subscriptions. No dependencies.
@@ -14,6 +18,14 @@ let package = Package(
     // TestStore: exhaustive state assertions for tests of any reducer.
     .target(name: "ReduxTesting", dependencies: ["Redux"]),
     .testTarget(name: "ReduxTests", dependencies: ["Redux", "ReduxTesting"]),
+    // The game as a pure store: rules, rooms, the lobby, per-seat views, screen props.
+    .target(name: "RoshamboGame", dependencies: ["Redux"]),
+    .testTarget(
+      name: "RoshamboGameTests",
+      dependencies: [
+        "RoshamboGame", "ReduxTesting",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -133,3 +133,46 @@ public func combineReducers<State, Action>(
     }
   }
 }
+
+/// A child reducer lifted over the entries of a dictionary in the parent state.
+///
+/// For a parent action that `extract` maps to `(key, childAction)`, the child runs in
+/// place on `parent[keyPath: entries][key]`; if there is no entry for the key, nothing
+/// happens. Invariant: one action touches at most one entry, and never copies the
+/// dictionary.
+public struct KeyedLiftedReducer<Child: Reducer, ParentState, ParentAction, Key: Hashable>: Reducer
+{
+  public let child: Child
+  public let entries: WritableKeyPath<ParentState, [Key: Child.State]> & Sendable
+  public let extract: @Sendable (ParentAction) -> (Key, Child.Action)?
+
+  @inlinable
+  public init(
+    _ child: Child,
+    entries: WritableKeyPath<ParentState, [Key: Child.State]> & Sendable,
+    action extract: @escaping @Sendable (ParentAction) -> (Key, Child.Action)?
+  ) {
+    self.child = child
+    self.entries = entries
+    self.extract = extract
+  }
+
+  @inlinable
+  public func reduce(into parent: inout ParentState, action: ParentAction) {
+    guard let (key, childAction) = extract(action) else { return }
+    guard let index = parent[keyPath: entries].index(forKey: key) else { return }
+    child.reduce(into: &parent[keyPath: entries].values[index], action: childAction)
+  }
+}
+
+extension Reducer {
+  /// This reducer lifted over a dictionary of child states: it runs on the entry that
+  /// `action` names, for every parent action that `action` maps to `(key, child action)`.
+  @inlinable
+  public func forEach<ParentState, ParentAction, Key: Hashable>(
+    in entries: WritableKeyPath<ParentState, [Key: State]> & Sendable,
+    action: @escaping @Sendable (ParentAction) -> (Key, Action)?
+  ) -> KeyedLiftedReducer<Self, ParentState, ParentAction, Key> {
+    KeyedLiftedReducer(self, entries: entries, action: action)
+  }
+}

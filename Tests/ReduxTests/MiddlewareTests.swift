@@ -155,3 +155,29 @@ struct CompositionTests {
     #expect(state == ["1:x", "2:1"])
   }
 }
+
+@Suite("Keyed composition")
+struct KeyedCompositionTests {
+  struct Board: Equatable {
+    var counters: [String: Counter] = [:]
+  }
+
+  static let boardReducer = counterReducer.forEach(
+    in: \Board.counters,
+    action: { (action: (String, CounterAction)) -> (String, CounterAction)? in action })
+
+  @Test("a child reducer runs on the one dictionary entry the action names")
+  func runsOnNamedEntry() {
+    var board = Board(counters: ["a": Counter(), "b": Counter(count: 5)])
+    Self.boardReducer.reduce(into: &board, action: ("b", .add(2)))
+    Self.boardReducer.reduce(into: &board, action: ("a", .rename("x")))
+    #expect(board.counters == ["a": Counter(count: 0, label: "x"), "b": Counter(count: 7)])
+  }
+
+  @Test("an action for a missing entry changes nothing")
+  func missingEntry() {
+    var board = Board(counters: ["a": Counter()])
+    Self.boardReducer.reduce(into: &board, action: ("zzz", .increment))
+    #expect(board == Board(counters: ["a": Counter()]))
+  }
+}

@@ -1,0 +1,36 @@
+/// The server's whole game state: every room, and the quick-match room waiting for a
+/// second player. One value, one reducer, one source of truth.
+///
+/// Invariants: `quickMatchRoom`, when set, names a room with exactly one seat held;
+/// no room in `rooms` is empty (an empty room is removed by the action that empties it).
+public struct LobbyState: Codable, Sendable, Equatable {
+  public var rooms: [String: RoomState]
+  /// The quick-match room with one player waiting for an opponent.
+  public var quickMatchRoom: String?
+  /// The number the next quick-match room is named with (`quick-N`).
+  public var nextQuickMatchNumber: Int
+  /// Settings for rooms created by a join.
+  public var defaults: RoomState.Settings
+
+  public init(defaults: RoomState.Settings = RoomState.Settings()) {
+    self.rooms = [:]
+    self.quickMatchRoom = nil
+    self.nextQuickMatchNumber = 1
+    self.defaults = defaults
+  }
+
+  /// The room a player joining with `requested` (nil: quick match) lands in: the named
+  /// room, the quick-match room that is waiting, or a new quick-match room.
+  public func roomForJoin(requested: String?) -> String {
+    if let requested { return requested }
+    return quickMatchRoom ?? "quick-\(nextQuickMatchNumber)"
+  }
+
+  /// The room and seat that `token` holds, if any.
+  public func locate(token: String) -> (room: String, seat: Seat)? {
+    for (name, room) in rooms {
+      if let seat = room.seat(holding: token) { return (name, seat) }
+    }
+    return nil
+  }
+}

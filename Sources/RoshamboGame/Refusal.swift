@@ -1,0 +1,43 @@
+/// Why the rules refuse an action. A refused action changes nothing, not even the
+/// version. Each case maps to an error code of the wire contract.
+///
+/// Invariant: ``code`` is one of the contract's codes, or `stale` for an internal
+/// action (a timer) whose moment has passed, which is never sent to a client.
+public enum Refusal: Error, Sendable, Equatable {
+  case roomFull
+  case noSuchRoom(String)
+  case wrongRound(current: Int)
+  case alreadyChosen
+  case invalidWeapon(Weapon, Ruleset.ID)
+  /// The seat cannot act now: the match is not running, or the seat is not held.
+  case notPlaying(String)
+  /// A timer or connection event that no longer applies.
+  case stale(String)
+
+  /// The contract's error code.
+  public var code: String {
+    switch self {
+    case .roomFull: "room_full"
+    case .noSuchRoom: "no_such_room"
+    case .wrongRound: "wrong_round"
+    case .alreadyChosen: "already_chosen"
+    case .invalidWeapon: "invalid_weapon"
+    case .notPlaying: "not_playing"
+    case .stale: "stale"
+    }
+  }
+
+  /// A sentence for people, saying what was wrong and, where it helps, what to do.
+  public var message: String {
+    switch self {
+    case .roomFull: "This room already has two players; join as a spectator or pick another room."
+    case .noSuchRoom(let name): "There is no room named \(name)."
+    case .wrongRound(let current): "That pick is not for the current round (round \(current))."
+    case .alreadyChosen: "You already chose this round."
+    case .invalidWeapon(let weapon, let ruleset):
+      "\(weapon.rawValue) is not a weapon in the \(ruleset.rawValue) ruleset."
+    case .notPlaying(let why): why
+    case .stale(let why): why
+    }
+  }
+}

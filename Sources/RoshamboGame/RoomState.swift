@@ -1,0 +1,137 @@
+/// Everything about one room: who sits where, the hidden picks, the score, the history
+/// and the phase of its match. The server holds it; clients only ever see a ``RoomView``.
+///
+/// Invariants: `version` rises by exactly one with every accepted action and never
+/// otherwise; a seat's `pick` is only non-nil while `phase` is `.choosing`; no seat's
+/// score exceeds `winsNeeded`.
+public struct RoomState: Codable, Sendable, Equatable {
+  /// The phase of the room's match.
+  public enum Phase: String, Codable, Sendable {
+    /// Fewer than two seats are taken.
+    case waiting
+    /// Both seats are taken and the current round is open for picks.
+    case choosing
+    /// A seat has won the match (or the other forfeited).
+    case over
+  }
+
+  /// A taken seat.
+  public struct SeatState: Codable, Sendable, Equatable {
+    public var name: String
+    /// The secret that lets the holder take the seat back after a dropped connection.
+    public var token: String
+    public var connected: Bool
+    public var score: Int
+    /// The pick for the current round; hidden from everyone else until it resolves.
+    public var pick: Weapon?
+    /// When this seat's reconnection grace ends (ms since 1970), while disconnected.
+    public var graceEndsAt: Int64?
+    /// Whether this seat has asked for a rematch since the match ended.
+    public var wantsRematch: Bool
+    /// Whether the player gave the seat up (left, or never came back) and forfeited.
+    /// The seat stays to show the result, and a new player may take it.
+    public var hasLeft: Bool
+
+    public init(name: String, token: String, connected: Bool = true, score: Int = 0) {
+      self.name = name
+      self.token = token
+      self.connected = connected
+      self.score = score
+      self.pick = nil
+      self.graceEndsAt = nil
+      self.wantsRematch = false
+      self.hasLeft = false
+    }
+  }
+
+  /// A resolved round: both picks (nil for a seat that let the deadline pass) and the
+  /// winning seat, or nil for a draw.
+  public struct RoundResult: Codable, Sendable, Equatable {
+    public var round: Int
+    public var weapons: [Weapon?]
+    public var winner: Seat?
+    /// The rule that decided it, as a sentence ("rock crushes scissors"), if one did.
+    public var reason: String?
+
+    public init(round: Int, weapons: [Weapon?], winner: Seat?, reason: String?) {
+      self.round = round
+      self.weapons = weapons
+      self.winner = winner
+      self.reason = reason
+    }
+  }
+
+  /// How a room plays: the ruleset, the match length and the clocks.
+  public struct Settings: Codable, Sendable, Equatable {
+    public var ruleset: Ruleset.ID
+    /// Rounds in a match; odd, at least 1.
+    public var bestOf: Int
+    /// How long a round may last, in ms; 0 for no deadline.
+    public var roundMillis: Int64
+    /// How long a disconnected seat is held, in ms.
+    public var graceMillis: Int64
+
+    public init(
+      ruleset: Ruleset.ID = .classic, bestOf: Int = 3, roundMillis: Int64 = 0,
+      graceMillis: Int64 = 30_000
+    ) {
+      self.ruleset = ruleset
+      self.bestOf = bestOf
+      self.roundMillis = roundMillis
+      self.graceMillis = graceMillis
+    }
+
+    /// Whether these settings make a playable match.
+    public var isValid: Bool {
+      bestOf >= 1 && bestOf % 2 == 1 && bestOf <= 99 && roundMillis >= 0 && graceMillis >= 0
+    }
+  }
+
+  public let name: String
+  public var settings: Settings
+  public var seats: [Seat: SeatState]
+  public var spectators: Int
+  /// The round being played (1-based).
+  public var round: Int
+  public var history: [RoundResult]
+  public var phase: Phase
+  public var winner: Seat?
+  /// When the current round times out (ms since 1970), or nil.
+  public var deadline: Int64?
+  public var version: Int
+
+  /// An empty room, waiting for players.
+  public init(name: String, settings: Settings = Settings()) {
+    self.name = name
+    self.settings = settings
+    self.seats = [:]
+    self.spectators = 0
+    self.round = 1
+    self.history = []
+    self.phase = .waiting
+    self.winner = nil
+    self.deadline = nil
+    self.version = 0
+  }
+
+  /// The room's ruleset.
+  public var ruleset: Ruleset { Ruleset.named(settings.ruleset) }
+
+  /// Rounds a seat must win to take the match: `bestOf / 2 + 1`.
+  public var winsNeeded: Int { settings.bestOf / 2 + 1 }
+
+  /// The first seat a new player may take: empty, or given up by a player who left.
+  public var freeSeat: Seat? {
+    Seat.allCases.first { seats[$0] == nil || seats[$0]!.hasLeft }
+  }
+
+  /// The seat that holds `token`, if any (a seat given up holds none).
+  public func seat(holding token: String) -> Seat? {
+    Seat.allCases.first { seats[$0].map { !$0.hasLeft && $0.token == token } ?? false }
+  }
+
+  /// Whether nobody is in the room: no seat held and no spectator.
+  public var isEmpty: Bool {
+    spectators == 0 && seats.values.allSatisfy(\.hasLeft)
+  }
+}

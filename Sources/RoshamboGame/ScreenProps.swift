@@ -1,0 +1,232 @@
+/// What a client knows besides the server's view: its connection, a pick it has sent
+/// but the server has not confirmed, the last notice from the server, and the time.
+///
+/// Invariant: nothing here comes from the server's secrets; it is this client's own.
+public struct ClientContext: Equatable, Sendable {
+  public enum Connection: Equatable, Sendable {
+    case connecting
+    case connected
+    case reconnecting(attempt: Int)
+    /// Gave up, or the server closed: the sentence says why and what to do.
+    case closed(String)
+  }
+
+  public var connection: Connection
+  /// The pick sent for `view.round`, shown at once, until the server's view has it.
+  public var pendingPick: Weapon?
+  /// The last error or notice from the server, for one line on the screen.
+  public var notice: String?
+  /// Now, in ms since 1970, for the countdown.
+  public var now: Int64
+
+  public init(
+    connection: Connection = .connecting, pendingPick: Weapon? = nil, notice: String? = nil,
+    now: Int64 = 0
+  ) {
+    self.connection = connection
+    self.pendingPick = pendingPick
+    self.notice = notice
+    self.now = now
+  }
+}
+
+/// One player's line on the screen.
+public struct PlayerLine: Equatable, Sendable {
+  public var seat: Seat
+  public var name: String
+  public var score: Int
+  public var isYou: Bool
+  /// "connected", "chosen", "away (reconnecting)", "left".
+  public var status: String
+}
+
+/// Everything a screen shows, as plain text without terminal codes: the renderer lays
+/// it out, colours it and draws it.
+///
+/// Invariant: made only by ``makeProps(view:context:)``, a pure function, so the same
+/// view and context always give the same screen.
+public struct ScreenProps: Equatable, Sendable {
+  /// "Room den · classic · best of 3".
+  public var title: String
+  public var players: [PlayerLine]
+  /// "Round 2", or nil when no match is running.
+  public var round: String?
+  /// "12 s left", or nil when the round has no deadline.
+  public var countdown: String?
+  /// The main line: what is happening and what to do.
+  public var status: String
+  /// The weapons to choose from, when it is this player's move.
+  public var prompt: String?
+  /// The last resolved round: "Alice wins the round: rock crushes scissors".
+  public var reveal: String?
+  /// The big words: "PLAYER 1 WINS!" at the end of a match, "DRAW!" after a drawn round.
+  public var banner: String?
+  /// Resolved rounds, oldest first: "1. rock vs scissors: Alice".
+  public var history: [String]
+  /// The keys that do something now.
+  public var keys: String
+  public var notice: String?
+  /// "reconnecting (attempt 3)…", or nil while connected.
+  public var connection: String?
+}
+
+/// The screen for the latest view and this client's own context.
+public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
+  let connection = connectionLine(context.connection)
+  guard let view else {
+    return ScreenProps(
+      title: "Roshambo", players: [], round: nil, countdown: nil,
+      status: connection ?? "Connecting…", prompt: nil, reveal: nil, banner: nil, history: [],
+      keys: "[q]uit", notice: context.notice, connection: connection)
+  }
+  let ruleset = Ruleset.named(view.ruleset)
+  let me = view.you.flatMap { view.player($0) }
+  let opponent = view.you.flatMap { view.player($0.opponent) }
+  let names = Dictionary(uniqueKeysWithValues: view.players.map { ($0.seat, $0.name) })
+  func name(_ seat: Seat) -> String { names[seat] ?? "Player \(seat.rawValue)" }
+
+  var status: String
+  var prompt: String?
+  var banner: String?
+  var keys = "[q]uit"
+  switch view.phase {
+  case .waiting:
+    status = me == nil ? "Waiting for players…" : "Waiting for an opponent…"
+  case .choosing:
+    if let me {
+      let mine = me.weapon ?? context.pendingPick
+      let other = opponent.map(\.name) ?? "your opponent"
+      if let mine {
+        status =
+          me.weapon == nil
+          ? "You picked \(mine.rawValue) (sending…)"
+          : "You picked \(mine.rawValue). Waiting for \(other)…"
+      } else {
+        status = opponent?.chosen == true ? "\(other) has chosen. Your move." : "Your move."
+        prompt = choosePrompt(ruleset)
+        keys = chooseKeys(ruleset) + " · [q]uit"
+      }
+    } else {
+      let chosen = view.players.filter(\.chosen).map(\.name)
+      status =
+        chosen.isEmpty
+        ? "Both players are choosing…"
+        : "\(chosen.joined(separator: " and ")) has chosen."
+    }
+  case .over:
+    let winner = view.winner ?? .one
+    banner = "PLAYER \(winner.rawValue) WINS!"
+    status = matchResult(view, winner: winner, name: name)
+    if let me, let opponent {
+      if opponent.left {
+        status += " \(opponent.name) left; waiting for a new opponent…"
+      } else if view.rematch.contains(me.seat) {
+        status += " Waiting for \(opponent.name) to accept the rematch…"
+        keys = "[q]uit"
+      } else if view.rematch.contains(opponent.seat) {
+        status += " \(opponent.name) wants a rematch: press [n] to accept."
+        keys = "[n] rematch · [q]uit"
+      } else {
+        status += " Press [n] for a rematch."
+        keys = "[n] rematch · [q]uit"
+      }
+    }
+  }
+
+  var reveal: String?
+  if let last = view.history.last {
+    reveal = roundSentence(last, name: name)
+    if banner == nil, last.winner == nil, view.phase == .choosing { banner = "DRAW!" }
+  }
+
+  return ScreenProps(
+    title: "Room \(view.room) · \(view.ruleset.rawValue) · best of \(view.bestOf)",
+    players: view.players.map { player in
+      PlayerLine(
+        seat: player.seat, name: player.name, score: player.score,
+        isYou: player.seat == view.you, status: playerStatus(player, phase: view.phase))
+    },
+    round: view.phase == .choosing ? "Round \(view.round)" : nil,
+    countdown: countdown(deadline: view.deadline, now: context.now),
+    status: status, prompt: prompt, reveal: reveal, banner: banner,
+    history: view.history.map { historyRow($0, name: name) },
+    keys: keys, notice: context.notice, connection: connection)
+}
+
+/// "Choose your weapon: [r]ock [p]aper [s]cissors".
+public func choosePrompt(_ ruleset: Ruleset) -> String {
+  "Choose your weapon: " + ruleset.weapons.map(keyLabel).joined(separator: " ")
+}
+
+/// The key that picks each weapon: its initial, and `k` for Spock (`s` is scissors).
+public func key(for weapon: Weapon) -> Character {
+  weapon == .spock ? "k" : weapon.rawValue.first!
+}
+
+private func keyLabel(_ weapon: Weapon) -> String {
+  let name = weapon.rawValue
+  let k = key(for: weapon)
+  guard let index = name.firstIndex(of: k) else { return "[\(k)]\(name)" }
+  return name[..<index] + "[\(k)]" + name[name.index(after: index)...]
+}
+
+private func chooseKeys(_ ruleset: Ruleset) -> String {
+  "[" + ruleset.weapons.map { String(key(for: $0)) }.joined(separator: "/")
+    + "] or [1-\(ruleset.weapons.count)] choose"
+}
+
+private func connectionLine(_ connection: ClientContext.Connection) -> String? {
+  switch connection {
+  case .connected: nil
+  case .connecting: "connecting…"
+  case .reconnecting(let attempt): "reconnecting (attempt \(attempt))…"
+  case .closed(let why): why
+  }
+}
+
+private func playerStatus(_ player: PlayerView, phase: RoomState.Phase) -> String {
+  if player.left { return "left" }
+  if !player.connected { return "away (reconnecting)" }
+  if phase == .choosing { return player.chosen ? "chosen" : "choosing" }
+  return "connected"
+}
+
+private func matchResult(_ view: RoomView, winner: Seat, name: (Seat) -> String) -> String {
+  let scores = (view.player(winner)?.score ?? 0, view.player(winner.opponent)?.score ?? 0)
+  let score = "\(scores.0)–\(scores.1)"
+  let forfeit = view.player(winner.opponent)?.left == true && scores.0 < view.bestOf / 2 + 1
+  if forfeit {
+    let loser = name(winner.opponent)
+    return view.you == winner
+      ? "\(loser) gave up the match: you win." : "\(loser) gave up: \(name(winner)) wins."
+  }
+  return view.you == winner
+    ? "You win the match \(score)!"
+    : "\(name(winner)) wins the match \(score)."
+}
+
+private func roundSentence(_ round: RoundView, name: (Seat) -> String) -> String {
+  guard let winner = round.winner else {
+    if let weapon = round.weapons.first ?? nil, round.weapons.allSatisfy({ $0 == weapon }) {
+      return "Round \(round.round) is a draw: both chose \(weapon.rawValue)"
+    }
+    return "Round \(round.round) is a draw: nobody chose in time"
+  }
+  if let reason = round.reason {
+    return "\(name(winner)) wins the round: \(reason)"
+  }
+  return "\(name(winner)) wins the round: \(name(winner.opponent)) ran out of time"
+}
+
+private func historyRow(_ round: RoundView, name: (Seat) -> String) -> String {
+  let weapons = round.weapons.map { $0?.rawValue ?? "—" }.joined(separator: " vs ")
+  let result = round.winner.map(name) ?? "draw"
+  return "\(round.round). \(weapons): \(result)"
+}
+
+private func countdown(deadline: Int64?, now: Int64) -> String? {
+  guard let deadline else { return nil }
+  let left = deadline - now
+  guard left > 0 else { return "time's up" }
+  return "\((left + 999) / 1000) s left"
+}

@@ -1,0 +1,16 @@
+/// A weapon a seat can pick. Its raw value is its name on the wire.
+///
+/// Invariant: which weapons a room allows, and which beats which, is the ruleset's
+/// business (``Ruleset``), never the weapon's.
+public enum Weapon: String, Codable, Sendable, CaseIterable, Hashable {
+  case rock
+  case paper
+  case scissors
+  case lizard
+  case spock
+
+  /// The name with a capital letter, for the start of a sentence.
+  public var capitalized: String {
+    rawValue.prefix(1).uppercased() + rawValue.dropFirst()
+  }
+}
