@@ -1,0 +1,121 @@
+import Foundation
+import ReduxTesting
+import RoshamboGame
+import Testing
+
+@Suite("Lobby")
+struct LobbyTests {
+  @Test("quick match pairs each player with the next waiting one")
+  func quickMatch() {
+    var lobby = LobbyState()
+    #expect(lobby.apply(.join(room: nil, name: "A", token: "a", at: 1)) == nil)
+    #expect(lobby.quickMatchRoom == "quick-1")
+    #expect(lobby.apply(.join(room: nil, name: "B", token: "b", at: 2)) == nil)
+    #expect(lobby.quickMatchRoom == nil)
+    #expect(lobby.rooms["quick-1"]?.phase == .choosing)
+    lobby.apply(.join(room: nil, name: "C", token: "c", at: 3))
+    lobby.apply(.join(room: nil, name: "D", token: "d", at: 4))
+    lobby.apply(.join(room: nil, name: "E", token: "e", at: 5))
+    #expect(lobby.rooms.keys.sorted() == ["quick-1", "quick-2", "quick-3"])
+    #expect(lobby.quickMatchRoom == "quick-3")
+    #expect(lobby.locate(token: "d")! == ("quick-2", .two))
+    #expect(lobby.locate(token: "e")! == ("quick-3", .one))
+    #expect(lobby.locate(token: "nope") == nil)
+  }
+
+  @Test("a named room is created on first join and refuses a third player")
+  func namedRoom() {
+    var lobby = LobbyState(defaults: .init(ruleset: .lizardSpock, bestOf: 5))
+    lobby.apply(.join(room: "den", name: "A", token: "a", at: 1))
+    lobby.apply(.join(room: "den", name: "B", token: "b", at: 2))
+    #expect(lobby.rooms["den"]?.settings.ruleset == .lizardSpock)
+    #expect(lobby.rooms["den"]?.settings.bestOf == 5)
+    let before = lobby
+    #expect(lobby.apply(.join(room: "den", name: "C", token: "c", at: 3))?.code == "room_full")
+    #expect(lobby == before)
+    #expect(lobby.quickMatchRoom == nil)
+  }
+
+  @Test("spectating needs an existing room")
+  func spectate() {
+    var lobby = LobbyState()
+    #expect(lobby.apply(.spectate(room: "den"))?.code == "no_such_room")
+    lobby.apply(.join(room: "den", name: "A", token: "a", at: 1))
+    #expect(lobby.apply(.spectate(room: "den")) == nil)
+    #expect(lobby.rooms["den"]?.spectators == 1)
+  }
+
+  @Test("a room that empties is removed, and so is its quick-match slot")
+  func emptyRoomsGo() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: nil, name: "A", token: "a", at: 1))
+    #expect(lobby.apply(.room("quick-1", .left(seat: .one, at: 2))) == nil)
+    #expect(lobby.rooms.isEmpty)
+    #expect(lobby.quickMatchRoom == nil)
+    lobby.apply(.join(room: nil, name: "B", token: "b", at: 3))
+    #expect(lobby.quickMatchRoom == "quick-2")
+  }
+
+  @Test("room actions for a missing room are refused")
+  func missingRoom() {
+    var lobby = LobbyState()
+    #expect(lobby.apply(.room("x", .spectatorJoined))?.code == "no_such_room")
+  }
+
+  @Test("the lobby reducer drives a store like any other")
+  @MainActor
+  func throughTestStore() {
+    let store = TestStore(initialState: LobbyState(), reducer: LobbyReducer())
+    store.send(.join(room: "den", name: "A", token: "a", at: 1)) {
+      var room = RoomState(name: "den")
+      room.apply(.playerJoined(name: "A", token: "a", at: 1))
+      $0.rooms["den"] = room
+    }
+    store.send(.room("den", .spectatorJoined)) {
+      $0.rooms["den"]!.spectators = 1
+      $0.rooms["den"]!.version = 2
+    }
+    store.finish()
+  }
+}
+
+@Suite("Replay")
+struct ReplayTests {
+  static let journal: [LobbyAction] = [
+    .join(room: "den", name: "Alice", token: "a", at: 1_000),
+    .join(room: nil, name: "Carol", token: "c", at: 1_500),
+    .join(room: "den", name: "Bob", token: "b", at: 2_000),
+    .spectate(room: "den"),
+    .room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 3_000)),
+    .room("den", .disconnected(seat: .two, at: 3_100)),
+    .room("den", .reconnected(seat: .two, at: 3_200)),
+    .room("den", .chose(seat: .two, round: 1, weapon: .scissors, at: 3_300)),
+    .room("den", .chose(seat: .two, round: 2, weapon: .paper, at: 4_000)),
+    .join(room: nil, name: "Dan", token: "d", at: 4_500),
+  ]
+
+  @Test("a journal encoded to JSON and folded again rebuilds the lobby exactly")
+  func replayFromJSON() throws {
+    var live = LobbyState()
+    for action in Self.journal { live.apply(action) }
+
+    let lines = try Self.journal.map {
+      String(decoding: try JSONEncoder().encode($0), as: UTF8.self)
+    }
+    var replayed = LobbyState()
+    for line in lines {
+      replayed.apply(try JSONDecoder().decode(LobbyAction.self, from: Data(line.utf8)))
+    }
+    #expect(replayed == live)
+    #expect(replayed.rooms["den"]?.seats[.two]?.pick == .paper)
+    #expect(replayed.rooms["quick-1"]?.phase == .choosing)
+  }
+
+  @Test("the whole state survives a JSON round trip (snapshots)")
+  func stateRoundTrip() throws {
+    var live = LobbyState()
+    for action in Self.journal { live.apply(action) }
+    let data = try JSONEncoder().encode(live)
+    #expect(try JSONDecoder().decode(LobbyState.self, from: data) == live)
+  }
+}

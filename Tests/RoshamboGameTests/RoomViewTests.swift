@@ -1,0 +1,104 @@
+import Foundation
+import RoshamboGame
+import Testing
+
+@Suite("Views")
+struct RoomViewTests {
+  func json(_ view: RoomView) throws -> [String: Any] {
+    let data = try JSONEncoder().encode(view)
+    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+  }
+
+  @Test("a view carries every field of the contract, null included")
+  func contractFields() throws {
+    var room = playingRoom(roundMillis: 20_000)
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 3_000))
+    let object = try json(room.view(for: .one))
+    for key in [
+      "room", "ruleset", "bestOf", "phase", "round", "you", "players", "history", "winner",
+      "deadline",
+    ] {
+      #expect(object.keys.contains(key), "missing \(key)")
+    }
+    #expect(object["room"] as? String == "den")
+    #expect(object["ruleset"] as? String == "classic")
+    #expect(object["bestOf"] as? Int == 3)
+    #expect(object["phase"] as? String == "choosing")
+    #expect(object["round"] as? Int == 1)
+    #expect(object["you"] as? Int == 1)
+    #expect(object["winner"] is NSNull)
+    #expect(object["deadline"] as? Int == 22_000)
+    let players = object["players"] as! [[String: Any]]
+    #expect(players.count == 2)
+    #expect(players[0]["seat"] as? Int == 1)
+    #expect(players[0]["name"] as? String == "Alice")
+    #expect(players[0]["connected"] as? Bool == true)
+    #expect(players[0]["chosen"] as? Bool == true)
+    #expect(players[0]["weapon"] as? String == "rock")
+    #expect(players[0]["score"] as? Int == 0)
+    #expect(players[1]["weapon"] is NSNull)
+    #expect(players[1]["chosen"] as? Bool == false)
+  }
+
+  @Test("a spectator's view has you: null and no weapons")
+  func spectatorView() throws {
+    var room = playingRoom()
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 3_000))
+    room.apply(.chose(seat: .two, round: 1, weapon: .paper, at: 3_000))
+    room.apply(.chose(seat: .two, round: 2, weapon: .scissors, at: 3_000))
+    let view = room.view(for: nil)
+    #expect(view.you == nil)
+    #expect(view.players.allSatisfy { $0.weapon == nil })
+    #expect(view.player(.two)?.chosen == true)
+    let object = try json(view)
+    #expect(object["you"] is NSNull)
+  }
+
+  @Test("history gives both weapons and winner 0 for a draw")
+  func historyEncoding() throws {
+    var room = playingRoom()
+    play(&room, .paper, .rock)
+    play(&room, .rock, .rock)
+    let history = try json(room.view(for: .two))["history"] as! [[String: Any]]
+    #expect(history[0]["round"] as? Int == 1)
+    #expect(history[0]["weapons"] as? [String] == ["paper", "rock"])
+    #expect(history[0]["winner"] as? Int == 1)
+    #expect(history[1]["winner"] as? Int == 0)
+  }
+
+  @Test("a view decodes from the contract's own example")
+  func decodesContractExample() throws {
+    let example = """
+      {"room": "den", "ruleset": "classic", "bestOf": 3, "phase": "waiting", "round": 2, "you": 1,
+       "players": [
+         {"seat": 1, "name": "Alice", "connected": true, "chosen": true,  "weapon": "rock", "score": 1},
+         {"seat": 2, "name": "Bob",   "connected": true, "chosen": false, "weapon": null,   "score": 0}],
+       "history": [ {"round": 1, "weapons": ["paper", "rock"], "winner": 1} ],
+       "winner": null, "deadline": null}
+      """
+    let view = try JSONDecoder().decode(RoomView.self, from: Data(example.utf8))
+    #expect(view.players[0].weapon == .rock)
+    #expect(view.history[0].winner == .one)
+    #expect(view.you == .one)
+    #expect(try JSONDecoder().decode(RoomView.self, from: JSONEncoder().encode(view)) == view)
+  }
+
+  @Test("the view for one seat is the same whatever the other seat picked")
+  func secrecy() throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    var base = playingRoom()
+    play(&base, .rock, .paper)
+    var seen: Set<Data> = []
+    var spectatorSeen: Set<Data> = []
+    for weapon in Ruleset.classic.weapons {
+      var room = base
+      room.apply(.chose(seat: .one, round: 2, weapon: weapon, at: 9_000))
+      seen.insert(try encoder.encode(room.view(for: .two)))
+      spectatorSeen.insert(try encoder.encode(room.view(for: nil)))
+      #expect(room.view(for: .one).player(.one)?.weapon == weapon)
+    }
+    #expect(seen.count == 1)
+    #expect(spectatorSeen.count == 1)
+  }
+}

@@ -1,0 +1,156 @@
+import RoshamboGame
+import Testing
+
+@Suite("Screen props")
+struct ScreenPropsTests {
+  let connected = ClientContext(connection: .connected, now: 10_000)
+
+  @Test("before any view: connecting")
+  func connecting() {
+    let props = makeProps(view: nil, context: ClientContext())
+    #expect(props.status == "connecting…")
+    #expect(props.keys == "[q]uit")
+  }
+
+  @Test("waiting for an opponent")
+  func waiting() {
+    var room = RoomState(name: "den")
+    room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+    let props = makeProps(view: room.view(for: .one), context: connected)
+    #expect(props.title == "Room den · classic · best of 3")
+    #expect(props.status == "Waiting for an opponent…")
+    #expect(props.prompt == nil)
+    #expect(props.round == nil)
+    #expect(props.players.map(\.name) == ["Alice"])
+    #expect(props.players[0].isYou)
+  }
+
+  @Test("choosing: the prompt and the keys")
+  func choosing() {
+    let props = makeProps(view: playingRoom().view(for: .one), context: connected)
+    #expect(props.status == "Your move.")
+    #expect(props.prompt == "Choose your weapon: [r]ock [p]aper [s]cissors")
+    #expect(props.keys == "[r/p/s] or [1-3] choose · [q]uit")
+    #expect(props.round == "Round 1")
+    #expect(props.players.map(\.status) == ["choosing", "choosing"])
+  }
+
+  @Test("lizard and Spock have their own keys")
+  func lizardSpockPrompt() {
+    let props = makeProps(
+      view: playingRoom(ruleset: .lizardSpock).view(for: .two), context: connected)
+    #expect(props.prompt == "Choose your weapon: [r]ock [p]aper [s]cissors [l]izard spoc[k]")
+    #expect(props.keys == "[r/p/s/l/k] or [1-5] choose · [q]uit")
+  }
+
+  @Test("the opponent has chosen: your move")
+  func opponentChosen() {
+    var room = playingRoom()
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 1))
+    let props = makeProps(view: room.view(for: .two), context: connected)
+    #expect(props.status == "Alice has chosen. Your move.")
+    #expect(props.players.map(\.status) == ["chosen", "choosing"])
+  }
+
+  @Test("a pending pick shows at once, then as confirmed")
+  func pendingThenConfirmed() {
+    var room = playingRoom()
+    var context = connected
+    context.pendingPick = .paper
+    #expect(
+      makeProps(view: room.view(for: .one), context: context).status
+        == "You picked paper (sending…)")
+    room.apply(.chose(seat: .one, round: 1, weapon: .paper, at: 1))
+    #expect(
+      makeProps(view: room.view(for: .one), context: context).status
+        == "You picked paper. Waiting for Bob…")
+  }
+
+  @Test("the reveal names the winner and the verb")
+  func reveal() {
+    var room = playingRoom()
+    play(&room, .rock, .scissors)
+    let props = makeProps(view: room.view(for: .two), context: connected)
+    #expect(props.reveal == "Alice wins the round: rock crushes scissors")
+    #expect(props.history == ["1. rock vs scissors: Alice"])
+    #expect(props.banner == nil)
+    #expect(props.players.map(\.score) == [1, 0])
+  }
+
+  @Test("a drawn round says DRAW!")
+  func drawBanner() {
+    var room = playingRoom()
+    play(&room, .paper, .paper)
+    let props = makeProps(view: room.view(for: .one), context: connected)
+    #expect(props.banner == "DRAW!")
+    #expect(props.reveal == "Round 1 is a draw: both chose paper")
+    #expect(props.history == ["1. paper vs paper: draw"])
+  }
+
+  @Test("match over: PLAYER 1 WINS! and the rematch key")
+  func matchOver() {
+    var room = playingRoom()
+    play(&room, .rock, .scissors)
+    play(&room, .paper, .scissors)
+    play(&room, .paper, .rock)
+    let mine = makeProps(view: room.view(for: .one), context: connected)
+    #expect(mine.banner == "PLAYER 1 WINS!")
+    #expect(mine.status == "You win the match 2–1! Press [n] for a rematch.")
+    #expect(mine.keys == "[n] rematch · [q]uit")
+    let theirs = makeProps(view: room.view(for: .two), context: connected)
+    #expect(theirs.status == "Alice wins the match 2–1. Press [n] for a rematch.")
+    room.apply(.rematchRequested(seat: .two, at: 1))
+    #expect(
+      makeProps(view: room.view(for: .one), context: connected).status
+        == "You win the match 2–1! Bob wants a rematch: press [n] to accept.")
+    #expect(
+      makeProps(view: room.view(for: .two), context: connected).status
+        == "Alice wins the match 2–1. Waiting for Alice to accept the rematch…")
+  }
+
+  @Test("a forfeit says who gave up")
+  func forfeit() {
+    var room = playingRoom()
+    room.apply(.left(seat: .two, at: 1))
+    let props = makeProps(view: room.view(for: .one), context: connected)
+    #expect(props.banner == "PLAYER 1 WINS!")
+    #expect(props.status == "Bob gave up the match: you win. Bob left; waiting for a new opponent…")
+    #expect(props.players.map(\.status) == ["connected", "left"])
+  }
+
+  @Test("a missed deadline says who ran out of time; the countdown counts down")
+  func deadlines() {
+    var room = playingRoom(roundMillis: 20_000)
+    var context = connected
+    context.now = 2_001
+    #expect(makeProps(view: room.view(for: .one), context: context).countdown == "20 s left")
+    context.now = 21_500
+    #expect(makeProps(view: room.view(for: .one), context: context).countdown == "1 s left")
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 5_000))
+    room.apply(.deadlinePassed(round: 1, at: 22_000))
+    #expect(
+      makeProps(view: room.view(for: .one), context: context).reveal
+        == "Alice wins the round: Bob ran out of time")
+  }
+
+  @Test("spectators see who has chosen, never what")
+  func spectator() {
+    var room = playingRoom()
+    room.apply(.chose(seat: .two, round: 1, weapon: .rock, at: 1))
+    let props = makeProps(view: room.view(for: nil), context: connected)
+    #expect(props.status == "Bob has chosen.")
+    #expect(props.prompt == nil)
+    #expect(!props.status.contains("rock"))
+  }
+
+  @Test("connection trouble and server notices get their own lines")
+  func connectionLines() {
+    var context = ClientContext(
+      connection: .reconnecting(attempt: 3), notice: "You already chose this round.")
+    let props = makeProps(view: playingRoom().view(for: .one), context: context)
+    #expect(props.connection == "reconnecting (attempt 3)…")
+    #expect(props.notice == "You already chose this round.")
+    context.connection = .connected
+    #expect(makeProps(view: playingRoom().view(for: .one), context: context).connection == nil)
+  }
+}
