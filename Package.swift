@@ -8,9 +8,11 @@ let package = Package(
     .library(name: "Redux", targets: ["Redux"]),
     .library(name: "ReduxTesting", targets: ["ReduxTesting"]),
     .library(name: "RoshamboGame", targets: ["RoshamboGame"]),
+    .library(name: "RoshamboTLS", targets: ["RoshamboTLS"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1")
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
     // A Redux-style store: reducers, middleware, subscriptions. No dependencies.
@@ -25,6 +27,22 @@ let package = Package(
       dependencies: [
         "RoshamboGame", "ReduxTesting",
         .product(name: "PropertyBased", package: "swift-property-based"),
+      ]),
+    // The system's OpenSSL 3 (libssl-dev), with shims for what Swift cannot import.
+    .systemLibrary(
+      name: "COpenSSL", pkgConfig: "openssl",
+      providers: [.apt(["libssl-dev", "pkg-config"]), .brew(["openssl@3"])]),
+    // TLS over OpenSSL as a SwiftNIO channel handler; certificates and trust.
+    .target(
+      name: "RoshamboTLS",
+      dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
+    .testTarget(
+      name: "RoshamboTLSTests",
+      dependencies: [
+        "RoshamboTLS",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]),
   ],
   swiftLanguageModes: [.v6]
