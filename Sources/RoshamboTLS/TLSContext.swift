@@ -72,7 +72,15 @@ public final class TLSContext: @unchecked Sendable {
         throw TLSError.configuration("\(chain) is not a PEM certificate chain")
       }
       guard SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1 else {
-        throw TLSError.configuration("\(key) is not a PEM private key")
+        let reasons = TLSError.drainErrorQueue()
+        let mismatch = reasons.contains { $0.contains("key values mismatch") }
+        throw TLSError(
+          .configuration,
+          mismatch
+            ? "\(key) is not the private key of the certificate in \(chain); use the key made "
+              + "with that certificate."
+            : "\(key) is not a PEM private key.",
+          reasons: reasons)
       }
       guard SSL_CTX_check_private_key(ctx) == 1 else {
         throw TLSError.configuration("\(key) is not the private key of the certificate in \(chain)")

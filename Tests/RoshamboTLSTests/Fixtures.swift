@@ -10,6 +10,7 @@ enum Fixtures {
   static let root: String = {
     let path = NSTemporaryDirectory() + "roshambo-tls-tests-\(getpid())"
     try? FileManager.default.removeItem(atPath: path)
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }()
 
