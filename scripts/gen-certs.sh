@@ -15,7 +15,7 @@ usage() {
 }
 
 out="$(cd "$(dirname "$0")/.." && pwd)/certs"
-days=825
+days=365
 hosts=()
 clients=()
 while [ $# -gt 0 ]; do

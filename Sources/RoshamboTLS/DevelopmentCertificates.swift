@@ -48,7 +48,7 @@ public enum DevelopmentCertificates {
   /// missing), replacing any there.
   @discardableResult
   public static func create(
-    in directory: String, hosts: [String] = defaultHosts(), validDays: Int = 825
+    in directory: String, hosts: [String] = defaultHosts(), validDays: Int = 365
   ) throws -> Files {
     let files = Files(directory: directory)
     try makeDirectory(files.directory)
@@ -83,7 +83,7 @@ public enum DevelopmentCertificates {
   /// TLS, into `<directory>/<name>.pem` and `<name>-key.pem`. Returns both paths.
   @discardableResult
   public static func issueClientCertificate(
-    name: String, files: Files, validDays: Int = 825
+    name: String, files: Files, validDays: Int = 365
   ) throws -> (certificate: String, key: String) {
     let caKey = try readKey(files.caKey)
     defer { EVP_PKEY_free(caKey) }

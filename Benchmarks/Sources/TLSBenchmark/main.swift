@@ -66,14 +66,16 @@ func pad(_ text: String, _ width: Int) -> String {
 
 // MARK: - Child modes
 
-/// `serve (--tls CERT KEY | --plain)`: a one-thread echo server; prints `PORT <n>`, then
+/// `serve (--tls CERT KEY [--allow-tls12] | --plain)`: a one-thread echo server; prints `PORT <n>`, then
 /// answers `rss` on stdin with `RSS <bytes>` until stdin closes.
 func serveMode(_ arguments: [String]) throws -> Never {
   let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   var tls: TLSContext?
   if let index = arguments.firstIndex(of: "--tls") {
     tls = try TLSContext(
-      .server(certificateChainFile: arguments[index + 1], privateKeyFile: arguments[index + 2]))
+      .server(
+        certificateChainFile: arguments[index + 1], privateKeyFile: arguments[index + 2],
+        allowTLS12: arguments.contains("--allow-tls12")))
   }
   let channel = try startServer(group: group, tls: tls)
   print("PORT \(channel.localAddress!.port!)")
@@ -187,7 +189,9 @@ final class Child {
         continue
       }
       let data = output.fileHandleForReading.availableData
-      if data.isEmpty { fatalError("child \(process.arguments ?? []) exited before printing \(prefix)") }
+      if data.isEmpty {
+        fatalError("child \(process.arguments ?? []) exited before printing \(prefix)")
+      }
       buffer += String(decoding: data, as: UTF8.self)
     }
   }
@@ -291,7 +295,8 @@ final class PingHandler: ChannelInboundHandler {
     received -= payload.readableBytes
     let elapsed = ContinuousClock.now - started
     if sent > warmup {
-      samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+      samples.append(
+        Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
     }
     if samples.count == count {
       done.succeed(samples)
@@ -371,7 +376,8 @@ default: break
 }
 
 let quick = arguments.contains("--quick")
-let executable = CommandLine.arguments[0].hasPrefix("/")
+let executable =
+  CommandLine.arguments[0].hasPrefix("/")
   ? CommandLine.arguments[0]
   : FileManager.default.currentDirectoryPath + "/" + CommandLine.arguments[0]
 let directory = NSTemporaryDirectory() + "roshambo-tls-bench-\(getpid())"
@@ -394,11 +400,16 @@ openssl.terminate()
 openssl.waitUntilExit()
 let oursBest = oursRate.sorted()[oursRate.count / 2]
 let opensslBest = opensslRate.sorted()[opensslRate.count / 2]
-print("1. Full TLS 1.3 handshakes per second (openssl s_time -new, 127.0.0.1, median of \(oursRate.count))")
+print(
+  "1. Full TLS 1.3 handshakes per second (openssl s_time -new, 127.0.0.1, median of \(oursRate.count))"
+)
 print(pad("server", 28) + pad("handshakes/s", 14) + "ratio")
-print(pad("roshambo TLSHandler", 28) + pad(format(oursBest, 0), 14) + format(oursBest / opensslBest, 2) + "x")
+print(
+  pad("roshambo TLSHandler", 28) + pad(format(oursBest, 0), 14) + format(oursBest / opensslBest, 2)
+    + "x")
 print(pad("openssl s_server", 28) + pad(format(opensslBest, 0), 14) + "1.00x")
-print("target: >= 0.80x of openssl s_server: \(oursBest / opensslBest >= 0.8 ? "met" : "NOT MET")\n")
+print(
+  "target: >= 0.80x of openssl s_server: \(oursBest / opensslBest >= 0.8 ? "met" : "NOT MET")\n")
 fflush(nil)
 
 // 2. Ping/pong.
@@ -418,9 +429,15 @@ let tlsP50 = percentile(tlsSamples, 0.5)
 let plainP50 = percentile(plainSamples, 0.5)
 print("2. 100-byte ping/pong round trip, µs (\(tlsSamples.count) each, same NIO pipeline)")
 print(pad("transport", 28) + pad("p50", 10) + pad("p99", 10))
-print(pad("TLS 1.3 (TLSHandler)", 28) + pad(format(tlsP50), 10) + pad(format(percentile(tlsSamples, 0.99)), 10))
-print(pad("plain TCP", 28) + pad(format(plainP50), 10) + pad(format(percentile(plainSamples, 0.99)), 10))
-print("TLS adds \(format(tlsP50 - plainP50)) µs at p50 (target <= 15 µs): \(tlsP50 - plainP50 <= 15 ? "met" : "NOT MET")\n")
+print(
+  pad("TLS 1.3 (TLSHandler)", 28) + pad(format(tlsP50), 10)
+    + pad(format(percentile(tlsSamples, 0.99)), 10))
+print(
+  pad("plain TCP", 28) + pad(format(plainP50), 10) + pad(format(percentile(plainSamples, 0.99)), 10)
+)
+print(
+  "TLS adds \(format(tlsP50 - plainP50)) µs at p50 (target <= 15 µs): \(tlsP50 - plainP50 <= 15 ? "met" : "NOT MET")\n"
+)
 fflush(nil)
 
 // 3. Memory per idle connection.
@@ -433,6 +450,12 @@ let tlsMemory = try memoryPerConnection(
   holdArguments: ["--ca", files.caCertificate], count: connections)
 print("3. Server memory per idle connection (RSS growth / connections, \(connections) open)")
 print(pad("connection", 28) + pad("KiB", 10) + "held")
-print(pad("TLS 1.3 (TLSHandler)", 28) + pad(format(tlsMemory.perConnection / 1024), 10) + "\(tlsMemory.held) (\(tlsMemory.failed) failed)")
-print(pad("plain TCP", 28) + pad(format(plainMemory.perConnection / 1024), 10) + "\(plainMemory.held) (\(plainMemory.failed) failed)")
-print("target: TLS <= 32 KiB per connection: \(tlsMemory.perConnection / 1024 <= 32 ? "met" : "NOT MET")")
+print(
+  pad("TLS 1.3 (TLSHandler)", 28) + pad(format(tlsMemory.perConnection / 1024), 10)
+    + "\(tlsMemory.held) (\(tlsMemory.failed) failed)")
+print(
+  pad("plain TCP", 28) + pad(format(plainMemory.perConnection / 1024), 10)
+    + "\(plainMemory.held) (\(plainMemory.failed) failed)")
+print(
+  "target: TLS <= 32 KiB per connection: \(tlsMemory.perConnection / 1024 <= 32 ? "met" : "NOT MET")"
+)
