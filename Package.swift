@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "ReduxTesting", targets: ["ReduxTesting"]),
     .library(name: "RoshamboGame", targets: ["RoshamboGame"]),
     .library(name: "RoshamboTLS", targets: ["RoshamboTLS"]),
+    .library(name: "RoshamboProtocol", targets: ["RoshamboProtocol"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -43,6 +44,17 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+      ]),
+    // The wire contract: messages, frames, protocol version.
+    .target(
+      name: "RoshamboProtocol",
+      dependencies: ["RoshamboGame", .product(name: "NIOCore", package: "swift-nio")]),
+    .testTarget(
+      name: "RoshamboProtocolTests",
+      dependencies: [
+        "RoshamboProtocol",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
       ]),
   ],
   swiftLanguageModes: [.v6]

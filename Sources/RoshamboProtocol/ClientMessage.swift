@@ -1,0 +1,172 @@
+import Foundation
+import RoshamboGame
+
+/// A message from a client, as the contract defines it, already checked: names are
+/// 1–24 printable characters, rooms match `[A-Za-z0-9_-]{1,32}`, weapons are known.
+///
+/// Invariant: a client message never names a seat; the server knows it from the
+/// connection.
+public enum ClientMessage: Sendable, Equatable {
+  public enum Role: String, Sendable, Equatable {
+    case player
+    case spectator
+  }
+
+  case hello(protocol: Int, name: String, role: Role, room: String?, resume: String?, id: Int?)
+  case choose(round: Int, weapon: Weapon, id: Int?)
+  case rematch(id: Int?)
+  case leave(id: Int?)
+  case ping(id: Int?)
+
+  /// The message's `id`, echoed as `re` on an error it causes.
+  public var id: Int? {
+    switch self {
+    case .hello(_, _, _, _, _, let id), .choose(_, _, let id), .rematch(let id), .leave(let id),
+      .ping(let id):
+      id
+    }
+  }
+
+  // MARK: - Decoding
+
+  private struct Envelope: Decodable {
+    var type: String?
+    var id: Int?
+    var `protocol`: Int?
+    var name: String?
+    var role: String?
+    var room: String?
+    var resume: String?
+    var round: Int?
+    var weapon: String?
+  }
+
+  /// Decodes one frame's payload. Not JSON, or not an object: `bad_frame` (fatal). A
+  /// missing or ill-typed field or an unknown type: `bad_message`, with the `id` when
+  /// one could be read. An unknown weapon: `invalid_weapon`.
+  public static func decode(_ bytes: some Collection<UInt8>) -> Result<ClientMessage, ProtocolError>
+  {
+    let data = Data(bytes)
+    let envelope: Envelope
+    do {
+      envelope = try JSONDecoder().decode(Envelope.self, from: data)
+    } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
+      let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return .failure(.badMessage("The field \(field) has the wrong type."))
+    } catch DecodingError.typeMismatch {
+      return .failure(.badFrame("A frame must hold one JSON object."))
+    } catch {
+      return .failure(.badFrame("The frame is not valid UTF-8 JSON."))
+    }
+    return validate(envelope)
+  }
+
+  private static func validate(_ e: Envelope) -> Result<ClientMessage, ProtocolError> {
+    guard let type = e.type else {
+      return .failure(.badMessage("Every message needs a string field \"type\"."))
+    }
+    switch type {
+    case "hello":
+      guard let version = e.protocol else {
+        return .failure(.badMessage("hello needs \"protocol\": \(WireProtocol.version)."))
+      }
+      guard let name = e.name, isValidName(name) else {
+        return .failure(.badMessage("hello needs a \"name\" of 1 to 24 printable characters."))
+      }
+      let role: Role
+      switch e.role {
+      case nil: role = .player
+      case let text?:
+        guard let known = Role(rawValue: text) else {
+          return .failure(
+            .badMessage("\"role\" must be \"player\" or \"spectator\", not \"\(text)\"."))
+        }
+        role = known
+      }
+      if let room = e.room, !isValidRoom(room) {
+        return .failure(.badMessage("\"room\" must be 1 to 32 of A-Z a-z 0-9 _ -."))
+      }
+      if role == .spectator, e.room == nil {
+        return .failure(.badMessage("A spectator must name a \"room\" to watch."))
+      }
+      if let resume = e.resume, resume.isEmpty || resume.count > 128 {
+        return .failure(.badMessage("\"resume\" must be the token the server gave you."))
+      }
+      return .success(
+        .hello(protocol: version, name: name, role: role, room: e.room, resume: e.resume, id: e.id))
+    case "choose":
+      guard let round = e.round else {
+        return .failure(.badMessage("choose needs an integer \"round\"."))
+      }
+      guard let text = e.weapon else {
+        return .failure(.badMessage("choose needs a string \"weapon\"."))
+      }
+      guard let weapon = Weapon(rawValue: text) else {
+        return .failure(
+          ProtocolError(code: "invalid_weapon", message: "\"\(text.prefix(32))\" is not a weapon."))
+      }
+      return .success(.choose(round: round, weapon: weapon, id: e.id))
+    case "rematch": return .success(.rematch(id: e.id))
+    case "leave": return .success(.leave(id: e.id))
+    case "ping": return .success(.ping(id: e.id))
+    default:
+      return .failure(.badMessage("Unknown message type \"\(type.prefix(32))\"."))
+    }
+  }
+
+  /// 1–24 characters, none of them control characters.
+  public static func isValidName(_ name: String) -> Bool {
+    (1...24).contains(name.count)
+      && name.unicodeScalars.allSatisfy { scalar in
+        switch scalar.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator,
+          .paragraphSeparator:
+          false
+        default: true
+        }
+      }
+      && !name.allSatisfy(\.isWhitespace)
+  }
+
+  /// `[A-Za-z0-9_-]{1,32}`.
+  public static func isValidRoom(_ room: String) -> Bool {
+    (1...32).contains(room.utf8.count)
+      && room.utf8.allSatisfy {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+          || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
+          || $0 == UInt8(ascii: "-")
+      }
+  }
+
+  // MARK: - Encoding (for clients: ours and the test client)
+
+  /// The message as JSON bytes. A `choose` is padded with trailing spaces so that its
+  /// length is the same whichever weapon it carries.
+  public func encoded() -> [UInt8] {
+    var object: [String: Any] = [:]
+    var padding = 0
+    switch self {
+    case .hello(let version, let name, let role, let room, let resume, let id):
+      object = ["type": "hello", "protocol": version, "name": name, "role": role.rawValue]
+      if let room { object["room"] = room }
+      if let resume { object["resume"] = resume }
+      if let id { object["id"] = id }
+    case .choose(let round, let weapon, let id):
+      object = ["type": "choose", "round": round, "weapon": weapon.rawValue]
+      if let id { object["id"] = id }
+      padding = WireProtocol.weaponFieldWidth - (weapon.rawValue.utf8.count + 2)
+    case .rematch(let id):
+      object = ["type": "rematch"]
+      if let id { object["id"] = id }
+    case .leave(let id):
+      object = ["type": "leave"]
+      if let id { object["id"] = id }
+    case .ping(let id):
+      object = ["type": "ping"]
+      if let id { object["id"] = id }
+    }
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    return Array(data) + Array(repeating: UInt8(ascii: " "), count: padding)
+  }
+}

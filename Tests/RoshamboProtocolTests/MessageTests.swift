@@ -1,0 +1,138 @@
+import Foundation
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+func decode(_ text: String) -> Result<ClientMessage, ProtocolError> {
+  ClientMessage.decode(Array(text.utf8))
+}
+
+@Suite("Client messages")
+struct ClientMessageTests {
+  @Test("valid messages decode to their cases")
+  func valid() throws {
+    #expect(
+      try decode(#"{"type":"hello","protocol":1,"name":"Alice","room":"den","id":7}"#).get()
+        == .hello(protocol: 1, name: "Alice", role: .player, room: "den", resume: nil, id: 7))
+    #expect(
+      try decode(#"{"type":"hello","protocol":1,"name":"Eve","role":"spectator","room":"den"}"#)
+        .get()
+        == .hello(protocol: 1, name: "Eve", role: .spectator, room: "den", resume: nil, id: nil))
+    #expect(
+      try decode(#"{"type":"choose","round":2,"weapon":"spock","extra":[1,2]}"#).get()
+        == .choose(round: 2, weapon: .spock, id: nil))
+    #expect(try decode(#"{"type":"rematch"}"#).get() == .rematch(id: nil))
+    #expect(try decode(#"{"type":"leave","id":3}"#).get() == .leave(id: 3))
+    #expect(try decode(#"{"type":"ping","id":99}"#).get() == .ping(id: 99))
+  }
+
+  @Test(
+    "malformed input gets the contract's code",
+    arguments: [
+      ("not json", "bad_frame"),
+      ("[1,2]", "bad_frame"),
+      ("\u{FF}\u{FE}", "bad_frame"),
+      (#"{"id":1}"#, "bad_message"),
+      (#"{"type":"dance"}"#, "bad_message"),
+      (#"{"type":"choose","round":"two","weapon":"rock"}"#, "bad_message"),
+      (#"{"type":"choose","weapon":"rock"}"#, "bad_message"),
+      (#"{"type":"choose","round":1}"#, "bad_message"),
+      (#"{"type":"choose","round":1,"weapon":"banana"}"#, "invalid_weapon"),
+      (#"{"type":"hello","name":"A"}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1,"name":""}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1,"name":"0123456789012345678901234"}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1,"name":"a\u0007b"}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1,"name":"A","room":"no spaces"}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1,"name":"A","role":"judge"}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1,"name":"A","role":"spectator"}"#, "bad_message"),
+    ])
+  func malformed(input: String, code: String) {
+    guard case .failure(let error) = decode(input) else {
+      Issue.record("\(input) was accepted")
+      return
+    }
+    #expect(error.code == code, "\(input): \(error.message)")
+    #expect(!error.message.isEmpty)
+  }
+
+  @Test("room names follow [A-Za-z0-9_-]{1,32}")
+  func roomNames() {
+    #expect(ClientMessage.isValidRoom("den_2-B"))
+    #expect(!ClientMessage.isValidRoom(""))
+    #expect(!ClientMessage.isValidRoom(String(repeating: "a", count: 33)))
+    #expect(!ClientMessage.isValidRoom("café"))
+  }
+
+  @Test("a choose has the same encoded length whatever the weapon")
+  func choosePadding() throws {
+    let lengths = Set(
+      Weapon.allCases.map { ClientMessage.choose(round: 3, weapon: $0, id: 5).encoded().count })
+    #expect(lengths.count == 1)
+    for weapon in Weapon.allCases {
+      #expect(
+        try decode(
+          String(
+            decoding: ClientMessage.choose(round: 3, weapon: weapon, id: 5).encoded(), as: UTF8.self
+          )
+        ).get() == .choose(round: 3, weapon: weapon, id: 5))
+    }
+  }
+}
+
+@Suite("Server messages")
+struct ServerMessageTests {
+  func object(_ message: ServerMessage) throws -> [String: Any] {
+    try JSONSerialization.jsonObject(with: Data(message.encoded())) as! [String: Any]
+  }
+
+  @Test("welcome, error and pong carry the contract's fields")
+  func fields() throws {
+    let welcome = try object(.welcome(room: "den", seat: .two, token: "abc"))
+    #expect(welcome["type"] as? String == "welcome")
+    #expect(welcome["protocol"] as? Int == 1)
+    #expect(welcome["seat"] as? Int == 2)
+    #expect(welcome["token"] as? String == "abc")
+    let spectator = try object(.welcome(room: "den", seat: nil, token: nil))
+    #expect(spectator["seat"] is NSNull)
+    #expect(spectator["token"] == nil)
+    let error = try object(.error(ProtocolError(code: "wrong_round", message: "m"), re: 4))
+    #expect(error["code"] as? String == "wrong_round")
+    #expect(error["fatal"] as? Bool == false)
+    #expect(error["re"] as? Int == 4)
+    #expect(try object(.pong(id: 9))["id"] as? Int == 9)
+  }
+
+  @Test("every server message decodes back to itself")
+  func roundTrip() throws {
+    var room = RoomState(name: "den")
+    room.apply(.playerJoined(name: "A", token: "a", at: 0))
+    room.apply(.playerJoined(name: "B", token: "b", at: 0))
+    let messages: [ServerMessage] = [
+      .welcome(room: "den", seat: .one, token: "t"), .state(seq: 2, view: room.view(for: .one)),
+      .error(ProtocolError(code: "room_full", message: "full", fatal: true), re: nil),
+      .pong(id: 1),
+    ]
+    for message in messages {
+      #expect(try ServerMessage.decode(message.encoded()) == message)
+    }
+  }
+
+  @Test("a state's length does not depend on the seat's own hidden pick")
+  func statePadding() {
+    var base = RoomState(name: "den", settings: .init(ruleset: .lizardSpock))
+    base.apply(.playerJoined(name: "A", token: "a", at: 0))
+    base.apply(.playerJoined(name: "B", token: "b", at: 0))
+    var lengths: Set<Int> = [
+      ServerMessage.state(seq: 2, view: base.view(for: .one)).encoded().count
+    ]
+    for weapon in Ruleset.lizardSpock.weapons {
+      var room = base
+      room.apply(.chose(seat: .one, round: 1, weapon: weapon, at: 1))
+      room.version = base.version  // compare bodies alike but for the pick
+      lengths.insert(ServerMessage.state(seq: 2, view: room.view(for: .one)).encoded().count + 1)
+    }
+    // "chosen": true is one byte shorter than false; that says that, not what.
+    #expect(lengths.count == 1)
+  }
+}
