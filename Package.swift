@@ -10,9 +10,14 @@ let package = Package(
     .library(name: "RoshamboGame", targets: ["RoshamboGame"]),
     .library(name: "RoshamboTLS", targets: ["RoshamboTLS"]),
     .library(name: "RoshamboProtocol", targets: ["RoshamboProtocol"]),
+    .library(name: "RoshamboServer", targets: ["RoshamboServer"]),
+    .executable(name: "roshambo-server", targets: ["roshambo-server"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
@@ -55,6 +60,32 @@ let package = Package(
         "RoshamboProtocol",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+      ]),
+    // The authoritative server: connections, lobby store, broadcast, timers, journal.
+    .target(
+      name: "RoshamboServer",
+      dependencies: [
+        "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "Redux",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    .executableTarget(
+      name: "roshambo-server",
+      dependencies: [
+        "RoshamboServer", "RoshamboTLS", "RoshamboGame",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(
+      name: "RoshamboServerTests",
+      dependencies: [
+        "RoshamboServer", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,197 @@
+import Logging
+import NIOCore
+import RoshamboProtocol
+import RoshamboTLS
+
+/// One client connection above TLS and the frame decoder: decodes messages, answers
+/// pings itself, enforces the hello deadline, the rate limit and the idle limit, and hands
+/// everything else to the hub.
+///
+/// Invariant: bad input from this connection is answered on this connection only (an
+/// `error`, closing it when the contract says fatal); it never reaches the hub.
+final class ConnectionHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+
+  private enum State {
+    /// Waiting for TLS and `hello`; the task closes the connection when time is up.
+    case awaitingHello(Scheduled<Void>?)
+    case joined
+    case closing
+  }
+
+  private var state = State.awaitingHello(nil)
+  private let id: Int
+  private let hub: HubHandle
+  private let limits: ServerConfiguration.Limits
+  private let admitted: Bool
+  private let logger: Logger
+  private var bucket: TokenBucket
+  private var excess = 0
+  private var link: ConnectionLink?
+
+  init(id: Int, hub: HubHandle, limits: ServerConfiguration.Limits, admitted: Bool, logger: Logger)
+  {
+    self.id = id
+    self.hub = hub
+    self.limits = limits
+    self.admitted = admitted
+    self.logger = logger
+    self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    link = ConnectionLink(id: id, channel: context.channel)
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    let seconds = limits.helloTimeoutSeconds
+    let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
+      self.fail(
+        context,
+        ProtocolError(
+          code: "timeout", message: "No hello within \(seconds) s of connecting; closing.",
+          fatal: true), re: nil)
+    }
+    state = .awaitingHello(timeout)
+    logger.debug(
+      "connected",
+      metadata: ["conn": "\(id)", "peer": "\(context.remoteAddress?.description ?? "?")"])
+    context.fireChannelActive()
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    if case .awaitingHello(let timeout) = state { timeout?.cancel() }
+    state = .closing
+    if let link { hub.execute { $0.detach(link) } }
+    context.fireChannelInactive()
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if event is TLSHandshakeCompleted, !admitted {
+      fail(
+        context,
+        ProtocolError(
+          code: "server_full",
+          message:
+            "The server has its maximum of \(limits.maxConnections) connections; try again later.",
+          fatal: true), re: nil)
+    } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+      fail(
+        context,
+        ProtocolError(
+          code: "timeout",
+          message:
+            "No message for \(limits.idleTimeoutSeconds) s; closing (send ping to stay connected).",
+          fatal: true), re: nil)
+    }
+    context.fireUserInboundEventTriggered(event)
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    if case .closing = state { return }
+    guard bucket.take(at: NIODeadline.now()) else {
+      excess += 1
+      let fatal = excess > limits.frameBurst
+      if excess == 1 || fatal {
+        fail(
+          context,
+          ProtocolError(
+            code: "rate_limited",
+            message: "More than \(limits.framesPerSecond) messages per second; slow down"
+              + (fatal ? ". Closing." : " (messages are being dropped)."),
+            fatal: fatal), re: nil)
+      }
+      return
+    }
+    excess = 0
+    let frame = unwrapInboundIn(data)
+    let message: ClientMessage
+    switch frame.withUnsafeReadableBytes({ ClientMessage.decode($0) }) {
+    case .failure(let error):
+      fail(context, error, re: nil)
+      return
+    case .success(let decoded):
+      message = decoded
+    }
+    switch (state, message) {
+    case (_, .ping(let id)):
+      write(context, .pong(id: id))
+    case (.awaitingHello(let timeout), .hello):
+      timeout?.cancel()
+      state = .joined
+      forward(message)
+    case (.awaitingHello, _):
+      fail(
+        context,
+        ProtocolError(code: "hello_first", message: "Send hello before anything else."),
+        re: message.id)
+    case (.joined, _):
+      forward(message)
+    case (.closing, _):
+      break
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    switch error {
+    case let error as ProtocolError:
+      fail(context, error, re: nil)
+    case let error as TLSError:
+      logger.info("TLS failed", metadata: ["conn": "\(id)", "error": "\(error)"])
+      context.close(promise: nil)
+    default:
+      logger.debug("connection error", metadata: ["conn": "\(id)", "error": "\(error)"])
+      context.close(promise: nil)
+    }
+  }
+
+  private func forward(_ message: ClientMessage) {
+    guard let link else { return }
+    hub.execute { $0.receive(message, from: link) }
+  }
+
+  private func write(_ context: ChannelHandlerContext, _ message: ServerMessage) {
+    context.writeAndFlush(wrapOutboundOut(.frame(message.encoded())), promise: nil)
+  }
+
+  /// Sends an error; a fatal one closes the connection once it has been written.
+  private func fail(_ context: ChannelHandlerContext, _ error: ProtocolError, re: Int?) {
+    logger.info(
+      "refused", metadata: ["conn": "\(id)", "code": "\(error.code)", "fatal": "\(error.fatal)"])
+    if error.fatal {
+      if case .awaitingHello(let timeout) = state { timeout?.cancel() }
+      state = .closing
+      context.writeAndFlush(wrapOutboundOut(.frame(ServerMessage.error(error, re: re).encoded())))
+        .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    } else {
+      write(context, .error(error, re: re))
+    }
+  }
+}
+
+/// A token bucket: `perSecond` tokens a second, at most `burst` saved up.
+struct TokenBucket {
+  let perSecond: Int
+  let burst: Int
+  private var tokens: Double
+  private var last: NIODeadline?
+
+  init(perSecond: Int, burst: Int) {
+    self.perSecond = perSecond
+    self.burst = burst
+    self.tokens = Double(burst)
+  }
+
+  /// Takes a token if there is one.
+  mutating func take(at now: NIODeadline) -> Bool {
+    if let last {
+      let elapsed = Double((now - last).nanoseconds) / 1e9
+      tokens = min(Double(burst), tokens + elapsed * Double(perSecond))
+    }
+    last = now
+    guard tokens >= 1 else { return false }
+    tokens -= 1
+    return true
+  }
+}

@@ -1,0 +1,445 @@
+import Foundation
+import Logging
+import NIOCore
+import Redux
+import RoshamboGame
+import RoshamboProtocol
+
+/// A connection as the hub knows it: an id and the channel to write frames to.
+struct ConnectionLink: Sendable, Hashable {
+  let id: Int
+  let channel: any Channel
+
+  static func == (lhs: ConnectionLink, rhs: ConnectionLink) -> Bool { lhs.id == rhs.id }
+  func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// The single writer of the game: the lobby store, who is connected where, the timers,
+/// the journal, and the broadcast of each change.
+///
+/// Invariants: everything here runs on `loop` (one serial executor, no locks); an
+/// accepted action is journaled before any connection is sent its result; state leaves
+/// only through `RoomState.view(for:)`, encoded once per audience. Not `Sendable`: other
+/// threads reach it through ``HubHandle``.
+final class GameHub {
+  private struct Member {
+    var room: String
+    var seat: Seat?
+  }
+
+  private struct Audience {
+    var seats: [Seat: ConnectionLink] = [:]
+    var spectators: Set<ConnectionLink> = []
+  }
+
+  private enum Outgoing {
+    case message(ConnectionLink, ServerMessage)
+    /// The room's latest state to everyone in it (sent once per flush).
+    case roomState(String)
+    /// The room's latest state to one connection only.
+    case stateTo(ConnectionLink, String)
+    case close(ConnectionLink)
+  }
+
+  let loop: any EventLoop
+  private let store: Store<LobbyState, LobbyAction>
+  private let journal: Journal?
+  private let logger: Logger
+  private let now: @Sendable () -> Int64
+  private var members: [Int: Member] = [:]
+  private var audiences: [String: Audience] = [:]
+  private var outbox: [Outgoing] = []
+  private var pendingActions: [LobbyAction] = []
+  private var pendingMatches: [FinishedMatch] = []
+  private var flushScheduled = false
+  private var deadlineTimers: [String: (deadline: Int64, task: Scheduled<Void>)] = [:]
+  private var graceTimers: [String: Scheduled<Void>] = [:]
+
+  init(
+    loop: any EventLoop, lobby: LobbyState, journal: Journal?, logger: Logger,
+    now: @escaping @Sendable () -> Int64
+  ) {
+    self.loop = loop
+    self.store = Store(initialState: lobby, reducer: LobbyReducer())
+    self.journal = journal
+    self.logger = logger
+    self.now = now
+  }
+
+  var lobby: LobbyState { store.state }
+
+  // MARK: - Start and stop
+
+  /// After a restart no connection is attached: every seat that was connected starts its
+  /// grace now, and every deadline and grace is scheduled again.
+  func restore() {
+    let at = now()
+    for (name, room) in store.state.rooms {
+      for (seat, held) in room.seats where !held.hasLeft {
+        if held.connected {
+          perform(.room(name, .disconnected(seat: seat, at: at)))
+        } else if let ends = held.graceEndsAt {
+          scheduleGrace(room: name, seat: seat, endsAt: ends)
+        }
+      }
+      if let room = store.state.rooms[name] { scheduleDeadline(room) }
+    }
+    flush()
+  }
+
+  /// Makes everything pending durable and sends it.
+  func shutdown() {
+    flush()
+    for timer in deadlineTimers.values { timer.task.cancel() }
+    for timer in graceTimers.values { timer.cancel() }
+  }
+
+  // MARK: - From connections
+
+  func receive(_ message: ClientMessage, from link: ConnectionLink) {
+    switch message {
+    case .hello(let version, let name, let role, let room, let resume, let id):
+      hello(link, version: version, name: name, role: role, room: room, resume: resume, id: id)
+    case .choose(let round, let weapon, let id):
+      guard let (room, seat) = seat(of: link, re: id) else { break }
+      logger.debug(
+        "chose",
+        metadata: [
+          "conn": "\(link.id)", "room": "\(room)", "seat": "\(seat.rawValue)", "round": "\(round)",
+        ])
+      if perform(
+        .room(room, .chose(seat: seat, round: round, weapon: weapon, at: now())), re: id,
+        replyTo: link)
+      {
+        publish(room)
+      }
+    case .rematch(let id):
+      guard let (room, seat) = seat(of: link, re: id) else { break }
+      if perform(.room(room, .rematchRequested(seat: seat, at: now())), re: id, replyTo: link) {
+        publish(room)
+      }
+    case .leave(let id):
+      guard let member = members.removeValue(forKey: link.id) else {
+        reply(link, .notPlaying("You have not joined a room."), re: id)
+        break
+      }
+      forget(link, member)
+      let action: RoomAction = member.seat.map { .left(seat: $0, at: now()) } ?? .spectatorLeft
+      if perform(.room(member.room, action)) { publish(member.room) }
+      logger.info("left", metadata: ["conn": "\(link.id)", "room": "\(member.room)"])
+      outbox.append(.close(link))
+      scheduleFlush()
+    case .ping(let id):
+      outbox.append(.message(link, .pong(id: id)))
+      scheduleFlush()
+    }
+  }
+
+  /// The connection is gone: its seat starts its grace, or its spectator leaves.
+  func detach(_ link: ConnectionLink) {
+    guard let member = members.removeValue(forKey: link.id) else { return }
+    forget(link, member)
+    let at = now()
+    if let seat = member.seat {
+      if perform(.room(member.room, .disconnected(seat: seat, at: at))),
+        let ends = store.state.rooms[member.room]?.seats[seat]?.graceEndsAt
+      {
+        scheduleGrace(room: member.room, seat: seat, endsAt: ends)
+      }
+      logger.info("disconnected", metadata: ["conn": "\(link.id)", "room": "\(member.room)"])
+    } else {
+      perform(.room(member.room, .spectatorLeft))
+    }
+    publish(member.room)
+  }
+
+  private func hello(
+    _ link: ConnectionLink, version: Int, name: String, role: ClientMessage.Role, room: String?,
+    resume: String?, id: Int?
+  ) {
+    guard members[link.id] == nil else {
+      reply(link, .badMessage("hello was already accepted on this connection."), re: id)
+      return
+    }
+    guard version == WireProtocol.version else {
+      reply(
+        link,
+        ProtocolError(
+          code: "unsupported_protocol",
+          message: "This server speaks protocol \(WireProtocol.version), not \(version).",
+          fatal: true),
+        re: id)
+      return
+    }
+    if let token = resume {
+      resumeSeat(link, token: token, id: id)
+    } else if role == .spectator, let room {
+      guard perform(.spectate(room: room), re: id, replyTo: link) else { return }
+      members[link.id] = Member(room: room, seat: nil)
+      audiences[room, default: Audience()].spectators.insert(link)
+      outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
+      publish(room)
+      logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])
+    } else {
+      let token = Self.makeToken()
+      let target = store.state.roomForJoin(requested: room)
+      guard perform(.join(room: room, name: name, token: token, at: now()), re: id, replyTo: link),
+        let seat = store.state.rooms[target]?.seat(holding: token)
+      else { return }
+      attach(link, room: target, seat: seat)
+      outbox.append(.message(link, .welcome(room: target, seat: seat, token: token)))
+      publish(target)
+      logger.info(
+        "joined",
+        metadata: [
+          "conn": "\(link.id)", "room": "\(target)", "seat": "\(seat.rawValue)", "name": "\(name)",
+        ])
+    }
+  }
+
+  private func resumeSeat(_ link: ConnectionLink, token: String, id: Int?) {
+    guard let (room, seat) = store.state.locate(token: token) else {
+      reply(
+        link,
+        ProtocolError(
+          code: "bad_token",
+          message:
+            "That resume token holds no seat (the match may have ended); join again without it.",
+          fatal: true),
+        re: id)
+      return
+    }
+    if let old = audiences[room]?.seats[seat], old != link {
+      // The same player on a new connection: the old one is stale.
+      members[old.id] = nil
+      outbox.append(.close(old))
+    }
+    attach(link, room: room, seat: seat)
+    graceTimers.removeValue(forKey: "\(room)#\(seat.rawValue)")?.cancel()
+    outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
+    if store.state.rooms[room]?.seats[seat]?.connected == false {
+      perform(.room(room, .reconnected(seat: seat, at: now())))
+      publish(room)
+    } else {
+      outbox.append(.stateTo(link, room))
+      scheduleFlush()
+    }
+    logger.info(
+      "resumed", metadata: ["conn": "\(link.id)", "room": "\(room)", "seat": "\(seat.rawValue)"])
+  }
+
+  private func attach(_ link: ConnectionLink, room: String, seat: Seat) {
+    members[link.id] = Member(room: room, seat: seat)
+    audiences[room, default: Audience()].seats[seat] = link
+  }
+
+  private func forget(_ link: ConnectionLink, _ member: Member) {
+    if let seat = member.seat {
+      if audiences[member.room]?.seats[seat] == link { audiences[member.room]?.seats[seat] = nil }
+    } else {
+      audiences[member.room]?.spectators.remove(link)
+    }
+    if let audience = audiences[member.room], audience.seats.isEmpty, audience.spectators.isEmpty {
+      audiences[member.room] = nil
+    }
+  }
+
+  private func seat(of link: ConnectionLink, re: Int?) -> (String, Seat)? {
+    guard let member = members[link.id] else {
+      reply(link, .notPlaying("You have not joined a room; send hello first."), re: re)
+      return nil
+    }
+    guard let seat = member.seat else {
+      reply(link, .notPlaying("Spectators watch; they do not play."), re: re)
+      return nil
+    }
+    return (member.room, seat)
+  }
+
+  // MARK: - Actions
+
+  /// Applies `action` if the rules accept it: dispatch, journal, timers, logs. A refusal
+  /// goes back to `link` as an error (stale timer events are dropped silently).
+  @discardableResult
+  private func perform(
+    _ action: LobbyAction, re: Int? = nil, replyTo link: ConnectionLink? = nil
+  ) -> Bool {
+    if let refusal = store.state.refusal(for: action) {
+      if case .stale = refusal { return false }
+      if let link {
+        reply(link, ProtocolError(refusal), re: re)
+        logger.info("refused", metadata: ["conn": "\(link.id)", "code": "\(refusal.code)"])
+      }
+      return false
+    }
+    let name: String
+    switch action {
+    case .join(let room, _, _, _): name = store.state.roomForJoin(requested: room)
+    case .spectate(let room), .room(let room, _): name = room
+    }
+    let before = store.state.rooms[name]
+    store.dispatch(action)
+    pendingActions.append(action)
+    if let room = store.state.rooms[name] {
+      if room.history.count > before?.history.count ?? 0, let result = room.history.last {
+        // Resolved: the picks are public now.
+        logger.info(
+          "round",
+          metadata: [
+            "room": "\(name)", "round": "\(result.round)",
+            "weapons": "\(result.weapons.map { $0?.rawValue ?? "none" })",
+            "winner": "\(result.winner?.rawValue ?? 0)",
+          ])
+      }
+      if room.phase == .over, before?.phase != .over {
+        let match = FinishedMatch(room: room, at: now())
+        pendingMatches.append(match)
+        logger.info(
+          "match over",
+          metadata: ["room": "\(name)", "winner": "\(match.winner)", "score": "\(match.scores)"])
+      }
+      scheduleDeadline(room)
+    }
+    scheduleFlush()
+    return true
+  }
+
+  private func reply(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
+    outbox.append(.message(link, .error(error, re: re)))
+    if error.fatal { outbox.append(.close(link)) }
+    scheduleFlush()
+  }
+
+  private func publish(_ room: String) {
+    outbox.append(.roomState(room))
+    scheduleFlush()
+  }
+
+  // MARK: - Timers
+
+  private func scheduleDeadline(_ room: RoomState) {
+    guard let deadline = room.deadline, room.phase == .choosing else {
+      deadlineTimers.removeValue(forKey: room.name)?.task.cancel()
+      return
+    }
+    if deadlineTimers[room.name]?.deadline == deadline { return }
+    deadlineTimers[room.name]?.task.cancel()
+    let name = room.name
+    let round = room.round
+    let task = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, deadline - now()))) {
+      self.deadlineTimers[name] = nil
+      if self.perform(.room(name, .deadlinePassed(round: round, at: max(self.now(), deadline)))) {
+        self.publish(name)
+      }
+    }
+    deadlineTimers[name] = (deadline, task)
+  }
+
+  private func scheduleGrace(room: String, seat: Seat, endsAt: Int64) {
+    let key = "\(room)#\(seat.rawValue)"
+    graceTimers[key]?.cancel()
+    graceTimers[key] = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, endsAt - now())))
+    {
+      self.graceTimers[key] = nil
+      if self.perform(.room(room, .graceExpired(seat: seat, at: max(self.now(), endsAt)))) {
+        self.logger.info(
+          "grace expired", metadata: ["room": "\(room)", "seat": "\(seat.rawValue)"])
+        self.publish(room)
+      }
+    }
+  }
+
+  // MARK: - Save, then send
+
+  private func scheduleFlush() {
+    guard !flushScheduled else { return }
+    flushScheduled = true
+    // Runs after whatever else is queued on the loop now, so busy moments commit many
+    // actions in one transaction.
+    loop.assumeIsolated().execute { self.flush() }
+  }
+
+  private func flush() {
+    flushScheduled = false
+    if !pendingActions.isEmpty || !pendingMatches.isEmpty {
+      do {
+        try journal?.append(pendingActions, matches: pendingMatches)
+      } catch {
+        logger.critical(
+          "journal write failed; results are not durable",
+          metadata: ["error": "\(error)", "path": "\(journal?.path ?? "")"])
+      }
+      pendingActions.removeAll(keepingCapacity: true)
+      pendingMatches.removeAll()
+    }
+    var sent: Set<String> = []
+    let items = outbox
+    outbox.removeAll(keepingCapacity: true)
+    for item in items {
+      switch item {
+      case .message(let link, let message):
+        send(link, message.encoded())
+      case .roomState(let room):
+        if sent.insert(room).inserted { broadcast(room) }
+      case .stateTo(let link, let room):
+        guard let state = store.state.rooms[room] else { continue }
+        let seat = members[link.id]?.seat
+        send(link, ServerMessage.state(seq: state.version, view: state.view(for: seat)).encoded())
+      case .close(let link):
+        link.channel.close(promise: nil)
+      }
+    }
+  }
+
+  /// The room's state to everyone in it: one encoding per audience (seat 1, seat 2,
+  /// spectators), never one per connection.
+  private func broadcast(_ name: String) {
+    guard let room = store.state.rooms[name], let audience = audiences[name] else { return }
+    for (seat, link) in audience.seats {
+      send(link, ServerMessage.state(seq: room.version, view: room.view(for: seat)).encoded())
+    }
+    if !audience.spectators.isEmpty {
+      let frame = ByteBuffer.frame(
+        ServerMessage.state(seq: room.version, view: room.view(for: nil)).encoded())
+      for link in audience.spectators { link.channel.writeAndFlush(frame, promise: nil) }
+    }
+  }
+
+  private func send(_ link: ConnectionLink, _ payload: [UInt8]) {
+    link.channel.writeAndFlush(ByteBuffer.frame(payload), promise: nil)
+  }
+
+  /// 128 random bits as hex: the secret that takes a seat back.
+  static func makeToken() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let hex = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - hex.count) + hex
+    }.joined()
+  }
+}
+
+extension ProtocolError {
+  fileprivate static func notPlaying(_ message: String) -> ProtocolError {
+    ProtocolError(code: "not_playing", message: message)
+  }
+}
+
+/// The `Sendable` way to the hub from other event loops: each call hops to the hub's loop.
+struct HubHandle: Sendable {
+  let loop: any EventLoop
+  private let hub: NIOLoopBound<GameHub>
+
+  init(_ hub: GameHub) {
+    self.loop = hub.loop
+    self.hub = NIOLoopBound(hub, eventLoop: hub.loop)
+  }
+
+  func execute(_ body: @escaping @Sendable (GameHub) -> Void) {
+    loop.execute { body(self.hub.value) }
+  }
+
+  func submit<T: Sendable>(_ body: @escaping @Sendable (GameHub) -> T) -> EventLoopFuture<T> {
+    loop.submit { body(self.hub.value) }
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+import RoshamboGame
+
+/// A finished match, kept for `roshambo-server history`.
+public struct FinishedMatch: Sendable, Equatable, Codable {
+  public var room: String
+  public var finishedAt: Int64
+  public var ruleset: String
+  public var bestOf: Int
+  public var players: [String]
+  public var scores: [Int]
+  /// The winner's name.
+  public var winner: String
+  /// Whether the loser gave up (left or never came back).
+  public var forfeit: Bool
+
+  /// The finished match of `room`, which must be over.
+  init(room: RoomState, at: Int64) {
+    let seats = Seat.allCases.map { room.seats[$0] }
+    self.room = room.name
+    self.finishedAt = at
+    self.ruleset = room.settings.ruleset.rawValue
+    self.bestOf = room.settings.bestOf
+    self.players = seats.map { $0?.name ?? "?" }
+    self.scores = seats.map { $0?.score ?? 0 }
+    self.winner = room.winner.flatMap { room.seats[$0]?.name } ?? "?"
+    self.forfeit = seats.contains { $0?.hasLeft == true } && !self.scores.contains(room.winsNeeded)
+  }
+}
+
+/// The server's durable memory in one SQLite file: the journal of accepted lobby actions
+/// (and a snapshot it folds onto), and the finished matches.
+///
+/// Invariant: an action is in the journal (committed, in WAL mode) before any client
+/// sees its result; replaying snapshot then journal gives the lobby as it was.
+/// Not `Sendable`: used only from the game hub's event loop.
+final class Journal {
+  private let database: DatabaseQueue
+  let path: String
+
+  /// Opens (or creates) `roshambo.sqlite` in `directory`.
+  init(directory: String) throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    path = (directory as NSString).appendingPathComponent("roshambo.sqlite")
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+      // WAL: a commit is an append to the log, durable across a crash of the process.
+      try db.execute(sql: "PRAGMA journal_mode = WAL")
+      try db.execute(sql: "PRAGMA synchronous = NORMAL")
+    }
+    database = try DatabaseQueue(path: path, configuration: configuration)
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT NOT NULL);
+          CREATE TABLE snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL);
+          CREATE TABLE matches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, finished_at INTEGER NOT NULL,
+            ruleset TEXT NOT NULL, best_of INTEGER NOT NULL, player1 TEXT NOT NULL,
+            player2 TEXT NOT NULL, score1 INTEGER NOT NULL, score2 INTEGER NOT NULL,
+            winner TEXT NOT NULL, forfeit INTEGER NOT NULL);
+          """)
+    }
+    try migrator.migrate(database)
+  }
+
+  /// The lobby as saved: the snapshot with every journaled action folded onto it.
+  func load(defaults: RoomState.Settings) throws -> (lobby: LobbyState, actions: Int) {
+    try database.read { db in
+      var lobby = LobbyState(defaults: defaults)
+      if let text = try String.fetchOne(db, sql: "SELECT state FROM snapshot WHERE id = 1") {
+        lobby = try JSONDecoder().decode(LobbyState.self, from: Data(text.utf8))
+      }
+      lobby.defaults = defaults
+      var count = 0
+      let decoder = JSONDecoder()
+      let rows = try String.fetchCursor(db, sql: "SELECT action FROM journal ORDER BY seq")
+      while let text = try rows.next() {
+        lobby.apply(try decoder.decode(LobbyAction.self, from: Data(text.utf8)))
+        count += 1
+      }
+      return (lobby, count)
+    }
+  }
+
+  /// Replaces snapshot and journal with one snapshot of `lobby`.
+  func compact(_ lobby: LobbyState) throws {
+    let text = String(decoding: try JSONEncoder().encode(lobby), as: UTF8.self)
+    try database.write { db in
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO snapshot (id, state) VALUES (1, ?)", arguments: [text])
+      try db.execute(sql: "DELETE FROM journal")
+    }
+  }
+
+  /// Commits `actions` and `matches` in one transaction.
+  func append(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
+    let encoder = JSONEncoder()
+    let texts = try actions.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+    try database.write { db in
+      for text in texts {
+        try db.execute(sql: "INSERT INTO journal (action) VALUES (?)", arguments: [text])
+      }
+      for match in matches {
+        try db.execute(
+          sql: """
+            INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
+              score2, winner, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+          arguments: [
+            match.room, match.finishedAt, match.ruleset, match.bestOf, match.players[0],
+            match.players[1], match.scores[0], match.scores[1], match.winner, match.forfeit,
+          ])
+      }
+    }
+  }
+
+  /// The most recent finished matches, newest first.
+  func recentMatches(limit: Int) throws -> [FinishedMatch] {
+    try database.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT room, finished_at, ruleset, best_of, player1, player2, score1, score2, winner,
+            forfeit FROM matches ORDER BY id DESC LIMIT ?
+          """, arguments: [limit]
+      ).map { row in
+        var match = FinishedMatch(room: RoomState(name: row["room"]), at: row["finished_at"])
+        match.ruleset = row["ruleset"]
+        match.bestOf = row["best_of"]
+        match.players = [row["player1"], row["player2"]]
+        match.scores = [row["score1"], row["score2"]]
+        match.winner = row["winner"]
+        match.forfeit = row["forfeit"]
+        return match
+      }
+    }
+  }
+
+  /// Players by matches won, then by fewest lost: (name, won, lost).
+  func leaderboard(limit: Int) throws -> [(name: String, won: Int, lost: Int)] {
+    try database.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          WITH played AS (
+            SELECT player1 AS name, winner FROM matches UNION ALL
+            SELECT player2 AS name, winner FROM matches)
+          SELECT name, SUM(name = winner) AS won, SUM(name != winner) AS lost FROM played
+          GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
+          """, arguments: [limit]
+      ).map { ($0["name"], $0["won"], $0["lost"]) }
+    }
+  }
+}

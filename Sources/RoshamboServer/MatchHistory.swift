@@ -1,0 +1,34 @@
+import Foundation
+
+/// Finished matches and the leaderboard, read from a server's journal, as text.
+///
+/// Invariant: read-only; it never changes the journal.
+public struct MatchHistory {
+  private let journal: Journal
+
+  public init(dataDirectory: String) throws {
+    journal = try Journal(directory: dataDirectory)
+  }
+
+  /// Recent matches, newest first, then the leaderboard.
+  public func report(limit: Int) throws -> String {
+    let matches = try journal.recentMatches(limit: limit)
+    var lines = ["Recent matches (newest first):"]
+    if matches.isEmpty { lines.append("  none yet") }
+    for match in matches {
+      let when = Date(timeIntervalSince1970: Double(match.finishedAt) / 1000)
+      let score = "\(match.players[0]) \(match.scores[0])–\(match.scores[1]) \(match.players[1])"
+      lines.append(
+        "  \(when.formatted(.iso8601))  \(match.room)  \(score)  winner: \(match.winner)"
+          + (match.forfeit ? " (forfeit)" : ""))
+    }
+    lines.append("")
+    lines.append("Leaderboard (matches won, lost):")
+    let board = try journal.leaderboard(limit: 10)
+    if board.isEmpty { lines.append("  none yet") }
+    for (rank, entry) in board.enumerated() {
+      lines.append("  \(rank + 1). \(entry.name)  \(entry.won) won, \(entry.lost) lost")
+    }
+    return lines.joined(separator: "\n")
+  }
+}

@@ -1,0 +1,41 @@
+import NIOCore
+import RoshamboGame
+
+/// Everything a server needs to run: where to listen, its certificate, where to keep
+/// its data, how rooms play, and its limits.
+///
+/// Invariant: plain data; ``GameServer/start(_:logger:)`` checks it (files, values).
+public struct ServerConfiguration: Sendable {
+  /// The limits that keep bad or greedy clients cheap.
+  public struct Limits: Sendable {
+    public var maxConnections = 10_000
+    /// TLS and `hello` must be done within this many seconds of connecting.
+    public var helloTimeoutSeconds: Int64 = 10
+    /// A connection with no frame for this long is closed.
+    public var idleTimeoutSeconds: Int64 = 60
+    public var framesPerSecond = 20
+    /// Frames a connection may send at once before the rate applies; this many frames
+    /// over the rate in a row closes it.
+    public var frameBurst = 40
+
+    public init() {}
+  }
+
+  public var host = "0.0.0.0"
+  public var port = 7443
+  public var certificateChainFile: String
+  public var privateKeyFile: String
+  /// Where the SQLite journal lives; nil keeps everything in memory (tests, benchmarks).
+  public var dataDirectory: String?
+  public var roomSettings = RoomState.Settings()
+  public var allowTLS12 = false
+  public var limits = Limits()
+  /// Event loop threads for connections (the hub has one of them).
+  public var threads = System.coreCount
+
+  public init(certificateChainFile: String, privateKeyFile: String, dataDirectory: String?) {
+    self.certificateChainFile = certificateChainFile
+    self.privateKeyFile = privateKeyFile
+    self.dataDirectory = dataDirectory
+  }
+}

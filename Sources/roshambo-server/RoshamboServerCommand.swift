@@ -1,0 +1,250 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import RoshamboGame
+import RoshamboServer
+import RoshamboTLS
+
+@main
+struct RoshamboServerCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "roshambo-server",
+    abstract: "The authoritative Roshambo game server.",
+    discussion: """
+      Holds every room of rock-paper-scissors, reduces what players send, and sends each \
+      player the state their seat may see, over TLS 1.3 (port 7443 by default). Results \
+      are saved in an SQLite journal before anyone sees them, so a restarted server \
+      resumes every match; players take their seats back with their resume tokens.
+
+      With no certificate options, the server uses certs/server.pem and \
+      certs/server-key.pem, and creates them (with the game's own CA in certs/ca.pem) \
+      when they do not exist.
+      """,
+    subcommands: [Serve.self, History.self],
+    defaultSubcommand: Serve.self)
+}
+
+/// Exit codes from sysexits(3).
+enum Exit {
+  static let usage = ExitCode(64)
+  static let dataError = ExitCode(65)
+  static let noInput = ExitCode(66)
+  static let unavailable = ExitCode(69)
+}
+
+/// Prints one line to standard error, prefixed with the program's name.
+func complain(_ message: String) {
+  FileHandle.standardError.write(Data("roshambo-server: \(message)\n".utf8))
+}
+
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run the server (the default).",
+    discussion: """
+      Prints a line containing "listening on" with the address, then how players on other \
+      machines join. SIGINT or SIGTERM stops it cleanly: no new connections, everything \
+      saved, every connection closed with TLS close_notify, exit status 0.
+      """)
+
+  @Option(help: "The address to listen on.")
+  var host = "0.0.0.0"
+
+  @Option(help: "The TCP port; 0 picks a free one and prints it.")
+  var port = 7443
+
+  @Option(help: ArgumentHelp("The certificate chain, PEM (leaf first).", valueName: "file"))
+  var cert: String?
+
+  @Option(help: ArgumentHelp("The certificate's private key, PEM.", valueName: "file"))
+  var key: String?
+
+  @Option(help: ArgumentHelp("Where the journal (roshambo.sqlite) is kept.", valueName: "dir"))
+  var dataDir = "data"
+
+  @Option(help: "Rounds in a match: an odd number from 1 to 99.")
+  var bestOf = 3
+
+  @Option(help: "classic (rock, paper, scissors) or lizardSpock (adds lizard and Spock).")
+  var ruleset = "classic"
+
+  @Option(help: "Seconds a round may last before missing picks lose it; 0 for no limit.")
+  var roundSeconds: Double = 0
+
+  @Option(help: "Seconds a dropped player's seat is held for them to come back.")
+  var graceSeconds: Double = 30
+
+  @Option(help: "Connections allowed at once; more are refused with server_full.")
+  var maxConnections = 10_000
+
+  @Flag(help: "Also accept TLS 1.2 (ECDHE with AEAD suites only).")
+  var allowTLS12 = false
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical.")
+  var logLevel = "info"
+
+  func validate() throws {
+    guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+    guard bestOf >= 1, bestOf <= 99, bestOf % 2 == 1 else {
+      throw ValidationError("--best-of must be an odd number from 1 to 99, not \(bestOf).")
+    }
+    guard Ruleset.ID(rawValue: ruleset) != nil else {
+      throw ValidationError("--ruleset must be classic or lizardSpock, not \(ruleset).")
+    }
+    guard roundSeconds >= 0, roundSeconds <= 86_400 else {
+      throw ValidationError("--round-seconds must be from 0 (no limit) to 86400.")
+    }
+    guard graceSeconds >= 0, graceSeconds <= 86_400 else {
+      throw ValidationError("--grace-seconds must be from 0 to 86400.")
+    }
+    guard maxConnections >= 1 else {
+      throw ValidationError("--max-connections must be at least 1.")
+    }
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError(
+        "--log-level must be trace, debug, info, notice, warning, error or critical.")
+    }
+  }
+
+  func run() async throws {
+    let level = Logger.Level(rawValue: logLevel)!
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "roshambo.server")
+
+    let files = DevelopmentCertificates.Files(directory: "certs")
+    let certFile = cert ?? files.serverCertificate
+    let keyFile = key ?? files.serverKey
+    if cert == nil, key == nil, !files.serverFilesExist {
+      do {
+        try DevelopmentCertificates.create(in: files.directory)
+        print("created development certificates in certs/ (players trust certs/ca.pem)")
+      } catch {
+        complain("cannot create development certificates in certs/: \(error)")
+        throw Exit.noInput
+      }
+    }
+    for (flag, path) in [("--cert", certFile), ("--key", keyFile)]
+    where !FileManager.default.isReadableFile(atPath: path) {
+      complain("cannot read \(path) (\(flag)); check the path, or run scripts/gen-certs.sh.")
+      throw Exit.noInput
+    }
+
+    var configuration = ServerConfiguration(
+      certificateChainFile: certFile, privateKeyFile: keyFile, dataDirectory: dataDir)
+    configuration.host = host
+    configuration.port = port
+    configuration.allowTLS12 = allowTLS12
+    configuration.roomSettings = RoomState.Settings(
+      ruleset: Ruleset.ID(rawValue: ruleset)!, bestOf: bestOf,
+      roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000))
+    configuration.limits.maxConnections = maxConnections
+
+    let server: GameServer
+    do {
+      server = try await GameServer.start(configuration, logger: logger)
+    } catch let error as TLSError {
+      complain("\(error)")
+      throw Exit.dataError
+    } catch let error as IOError {
+      complain(
+        "cannot listen on \(host):\(port): \(error); pick another with --port (0 picks a free one)."
+      )
+      throw Exit.unavailable
+    } catch {
+      complain("cannot start: \(error)")
+      throw Exit.unavailable
+    }
+    for warning in server.warnings { logger.warning("\(warning)") }
+
+    let versions = allowTLS12 ? "TLS 1.2 and 1.3" : "TLS 1.3"
+    print(
+      "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset), best of \(bestOf))"
+    )
+    print("certificate SHA-256 fingerprint: \(server.fingerprint)")
+    let addresses = LocalNetwork.addresses()
+    if addresses.isEmpty {
+      print("players on this machine join with:")
+      print("  roshambo play --host 127.0.0.1 --port \(server.port)")
+    } else {
+      print("players on other machines join with (one of):")
+      for address in addresses {
+        let shown = address.contains(":") ? "[\(address)]" : address
+        print("  roshambo play --host \(shown) --port \(server.port) --pin \(server.fingerprint)")
+      }
+      print(
+        "or copy \(cert == nil ? files.caCertificate : "your CA file") to their machine and use --ca ca.pem"
+      )
+    }
+    fflush(nil)
+
+    await waitForTerminationSignal()
+    logger.info("stopping: saving and closing connections")
+    try await server.stop()
+    print("roshambo-server stopped")
+  }
+}
+
+/// Returns when SIGINT or SIGTERM arrives.
+func waitForTerminationSignal() async {
+  signal(SIGINT, SIG_IGN)
+  signal(SIGTERM, SIG_IGN)
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    let once = SignalOnce(continuation)
+    for number in [SIGINT, SIGTERM] {
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+      source.setEventHandler { once.fire() }
+      source.resume()
+      once.keep(source)
+    }
+  }
+}
+
+/// Resumes a continuation once, from whichever signal comes first.
+///
+/// `@unchecked Sendable`: `continuation` and `sources` are only touched under `lock`.
+final class SignalOnce: @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Void, Never>?
+  private var sources: [any DispatchSourceSignal] = []
+
+  init(_ continuation: CheckedContinuation<Void, Never>) {
+    self.continuation = continuation
+  }
+
+  func keep(_ source: any DispatchSourceSignal) {
+    lock.withLock { sources.append(source) }
+  }
+
+  func fire() {
+    let continuation = lock.withLock {
+      let c = self.continuation
+      self.continuation = nil
+      return c
+    }
+    continuation?.resume()
+  }
+}
+
+struct History: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print recent matches and a leaderboard from the journal.")
+
+  @Option(help: ArgumentHelp("Where the journal (roshambo.sqlite) is kept.", valueName: "dir"))
+  var dataDir = "data"
+
+  @Option(help: "How many recent matches to show.")
+  var limit = 20
+
+  func run() throws {
+    guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
+      complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")
+      throw Exit.noInput
+    }
+    let history = try MatchHistory(dataDirectory: dataDir)
+    print(try history.report(limit: limit))
+  }
+}

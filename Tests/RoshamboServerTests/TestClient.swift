@@ -1,0 +1,234 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import RoshamboGame
+import RoshamboProtocol
+import RoshamboServer
+import RoshamboTLS
+import Synchronization
+import Testing
+
+/// Certificates for every server test, made once.
+enum TestCertificates {
+  static let files: DevelopmentCertificates.Files = {
+    let path = NSTemporaryDirectory() + "roshambo-server-tests-\(getpid())/certs"
+    return try! DevelopmentCertificates.create(in: path, hosts: ["localhost", "127.0.0.1"])
+  }()
+
+  static let client: TLSContext = try! TLSContext(.client(trust: .caFile(files.caCertificate)))
+}
+
+/// A fresh data directory for one test.
+func temporaryDataDirectory() -> String {
+  NSTemporaryDirectory() + "roshambo-server-tests-\(getpid())/data-\(UUID().uuidString)"
+}
+
+/// Starts an in-process server on 127.0.0.1 and a free port.
+func startServer(
+  settings: RoomState.Settings = .init(), dataDirectory: String? = temporaryDataDirectory(),
+  limits: (inout ServerConfiguration.Limits) -> Void = { _ in }
+) async throws -> GameServer {
+  var configuration = ServerConfiguration(
+    certificateChainFile: TestCertificates.files.serverCertificate,
+    privateKeyFile: TestCertificates.files.serverKey, dataDirectory: dataDirectory)
+  configuration.host = "127.0.0.1"
+  configuration.port = 0
+  configuration.roomSettings = settings
+  configuration.threads = 2
+  limits(&configuration.limits)
+  var logger = Logger(label: "test.server")
+  logger.logLevel = .warning
+  return try await GameServer.start(configuration, logger: logger)
+}
+
+/// What a test client has received: every frame's bytes, decoded messages, the close.
+final class Inbox: Sendable {
+  private struct State {
+    var frames: [[UInt8]] = []
+    var messages: [ServerMessage] = []
+    var closed = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let state = Mutex(State())
+
+  func deliver(frame: [UInt8]) {
+    let message = try? ServerMessage.decode(frame)
+    let waiters = state.withLock { state in
+      state.frames.append(frame)
+      if let message { state.messages.append(message) }
+      let waiters = state.waiters
+      state.waiters = []
+      return waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  func close() {
+    let waiters = state.withLock { state in
+      state.closed = true
+      let waiters = state.waiters
+      state.waiters = []
+      return waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  var frames: [[UInt8]] { state.withLock { $0.frames } }
+  var messages: [ServerMessage] { state.withLock { $0.messages } }
+  var isClosed: Bool { state.withLock { $0.closed } }
+
+  /// Waits until `count` messages have arrived or the connection closed.
+  func wait(forCount count: Int) async {
+    while true {
+      let ready = state.withLock { $0.messages.count >= count || $0.closed }
+      if ready { return }
+      await withCheckedContinuation { continuation in
+        let resumeNow = state.withLock { state in
+          if state.messages.count >= count || state.closed { return true }
+          state.waiters.append(continuation)
+          return false
+        }
+        if resumeNow { continuation.resume() }
+      }
+    }
+  }
+}
+
+final class InboxHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  let inbox: Inbox
+  init(inbox: Inbox) { self.inbox = inbox }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    inbox.deliver(frame: Array(buffer: unwrapInboundIn(data)))
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    inbox.close()
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    context.close(promise: nil)
+  }
+}
+
+/// A protocol-level client: real TLS, real frames, and a cursor over what it received.
+final class TestClient: @unchecked Sendable {
+  // `@unchecked Sendable`: `cursor` is used by one test task at a time; the rest is
+  // immutable or the `Sendable` inbox.
+  let channel: any Channel
+  let inbox: Inbox
+  private var cursor = 0
+  var token: String?
+  var seat: Seat?
+  var room: String?
+
+  private init(channel: any Channel, inbox: Inbox) {
+    self.channel = channel
+    self.inbox = inbox
+  }
+
+  static func connect(port: Int) async throws -> TestClient {
+    let inbox = Inbox()
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(
+            TLSHandler(context: TestCertificates.client, serverName: "127.0.0.1"))
+          try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder()))
+          try channel.pipeline.syncOperations.addHandler(InboxHandler(inbox: inbox))
+        }
+      }
+      .connect(host: "127.0.0.1", port: port).get()
+    return TestClient(channel: channel, inbox: inbox)
+  }
+
+  func send(_ message: ClientMessage) {
+    channel.writeAndFlush(ByteBuffer.frame(message.encoded()), promise: nil)
+  }
+
+  func sendRaw(_ bytes: [UInt8]) {
+    channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+  }
+
+  /// The next message, in order; fails the test if none comes within 10 s.
+  func next(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ServerMessage {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { await self.inbox.wait(forCount: self.cursor + 1) }
+      group.addTask {
+        try await Task.sleep(for: .seconds(10))
+        throw TestClientError.timeout
+      }
+      try await group.next()
+      group.cancelAll()
+    }
+    let messages = inbox.messages
+    guard cursor < messages.count else {
+      throw TestClientError.closed("connection closed after \(messages.count) messages")
+    }
+    cursor += 1
+    return messages[cursor - 1]
+  }
+
+  /// The next `state`, skipping nothing: it must be the next message.
+  func nextState(sourceLocation: SourceLocation = #_sourceLocation) async throws -> (
+    seq: Int, view: RoomView
+  ) {
+    let message = try await next()
+    guard case .state(let seq, let view) = message else {
+      throw TestClientError.unexpected("expected a state, got \(message)")
+    }
+    return (seq, view)
+  }
+
+  /// Skips states until one satisfies `condition`.
+  func state(where condition: (RoomView) -> Bool) async throws -> RoomView {
+    while true {
+      let message = try await next()
+      if case .state(_, let view) = message, condition(view) { return view }
+      if case .error(let error, _) = message {
+        throw TestClientError.unexpected("error \(error.code): \(error.message)")
+      }
+    }
+  }
+
+  /// The next message must be an error with `code`.
+  func expectError(_ code: String) async throws -> (error: ProtocolError, re: Int?) {
+    let message = try await next()
+    guard case .error(let error, let re) = message, error.code == code else {
+      throw TestClientError.unexpected("expected error \(code), got \(message)")
+    }
+    return (error, re)
+  }
+
+  /// Sends hello and reads the welcome.
+  @discardableResult
+  func hello(
+    name: String, room: String? = nil, role: ClientMessage.Role = .player, resume: String? = nil
+  ) async throws -> ServerMessage {
+    send(.hello(protocol: 1, name: name, role: role, room: room, resume: resume, id: 1))
+    let message = try await next()
+    if case .welcome(let room, let seat, let token) = message {
+      self.room = room
+      self.seat = seat
+      self.token = token ?? self.token
+    }
+    return message
+  }
+
+  func waitUntilClosed() async {
+    await inbox.wait(forCount: Int.max)
+  }
+
+  func close() async {
+    try? await channel.close()
+  }
+}
+
+enum TestClientError: Error {
+  case timeout
+  case closed(String)
+  case unexpected(String)
+}
