@@ -1,0 +1,166 @@
+import Foundation
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+/// The `roshambo-server` binary that `swift build` made.
+func serverBinary() throws -> String {
+  let path = repositoryRoot + "/.build/debug/roshambo-server"
+  guard FileManager.default.isExecutableFile(atPath: path) else {
+    throw TestClientError.unexpected("\(path) is missing: run `swift build` before `swift test`")
+  }
+  return path
+}
+
+/// A `roshambo-server` process, with what it printed.
+final class ServerProcess: @unchecked Sendable {
+  // `@unchecked Sendable`: `output` is only touched under `lock`.
+  let process = Process()
+  private let lock = NSLock()
+  private var output = ""
+  private let pipe = Pipe()
+
+  init(_ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: try serverBinary())
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+  }
+
+  /// Reads output until a line contains `text`; returns that line.
+  func line(containing text: String) throws -> String {
+    while true {
+      let found = lock.withLock { output.split(separator: "\n").first { $0.contains(text) } }
+      if let found { return String(found) }
+      let data = pipe.fileHandleForReading.availableData
+      if data.isEmpty { throw TestClientError.closed("server exited: \(printed)") }
+      lock.withLock { output += String(decoding: data, as: UTF8.self) }
+    }
+  }
+
+  var printed: String { lock.withLock { output } }
+
+  /// Waits for the exit; returns the status and everything printed.
+  func finish() -> (Int32, String) {
+    let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    lock.withLock { output += String(decoding: rest, as: UTF8.self) }
+    return (process.terminationStatus, printed)
+  }
+
+  var port: Int {
+    get throws {
+      let line = try line(containing: "listening on")
+      let address = line.split(separator: " ").first { $0.contains(":") }!
+      return Int(address.split(separator: ":").last!)!
+    }
+  }
+}
+
+@Suite("roshambo-server, the executable", .serialized)
+struct ExecutableTests {
+  func arguments(data: String) -> [String] {
+    [
+      "--host", "127.0.0.1", "--port", "0", "--data-dir", data,
+      "--cert", TestCertificates.files.serverCertificate,
+      "--key", TestCertificates.files.serverKey, "--log-level", "warning",
+    ]
+  }
+
+  @Test("killed hard mid-match and restarted: every room exactly as before, seats resumed")
+  func crashAndRestart() async throws {
+    let data = temporaryDataDirectory()
+    let first = try ServerProcess(arguments(data: data) + ["--grace-seconds", "60"])
+    let port = try first.port
+    let (alice, bob) = try await seatTwo(port: port)
+    _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+    bob.send(.choose(round: 2, weapon: .paper, id: nil))
+    let beforeAlice = try await alice.state { $0.player(.two)?.chosen == true }
+    let beforeBob = try await bob.state { $0.player(.two)?.weapon == .paper }
+    let spare = try await TestClient.connect(port: port)
+    try await spare.hello(name: "Carol", room: "other")
+    _ = try await spare.nextState()
+
+    kill(first.process.processIdentifier, SIGKILL)
+    _ = first.finish()
+
+    let second = try ServerProcess(arguments(data: data) + ["--grace-seconds", "60"])
+    let newPort = try second.port
+    let alice2 = try await TestClient.connect(port: newPort)
+    let bob2 = try await TestClient.connect(port: newPort)
+    #expect(
+      try await alice2.hello(name: "Alice", resume: alice.token)
+        == .welcome(room: "den", seat: .one, token: alice.token))
+    _ = try await alice2.nextState()
+    #expect(
+      try await bob2.hello(name: "Bob", resume: bob.token)
+        == .welcome(room: "den", seat: .two, token: bob.token))
+    let afterBob = try await bob2.state { $0.players.allSatisfy(\.connected) }
+    let afterAlice = try await alice2.state { $0.players.allSatisfy(\.connected) }
+    for (before, after) in [(beforeAlice, afterAlice), (beforeBob, afterBob)] {
+      #expect(after.phase == before.phase)
+      #expect(after.round == before.round)
+      #expect(after.history == before.history)
+      #expect(after.players.map(\.score) == before.players.map(\.score))
+      #expect(after.players.map(\.chosen) == before.players.map(\.chosen))
+      #expect(after.players.map(\.weapon) == before.players.map(\.weapon))
+    }
+    // The match goes on from where it was.
+    alice2.send(.choose(round: 2, weapon: .scissors, id: nil))
+    let resolved = try await alice2.state { $0.history.count == 2 }
+    #expect(resolved.history[1].weapons == [.scissors, .paper])
+    #expect(resolved.player(.one)?.score == 2)
+    #expect(resolved.phase == .over)
+    let carol = try await TestClient.connect(port: newPort)
+    #expect(
+      try await carol.hello(name: "Carol", resume: spare.token)
+        == .welcome(room: "other", seat: .one, token: spare.token))
+
+    second.process.terminate()
+    let (status, printed) = second.finish()
+    #expect(status == 0, "\(printed)")
+    #expect(printed.contains("roshambo-server stopped"))
+    // Finished matches are kept.
+    let history = try ServerProcess(["history", "--data-dir", data])
+    let (historyStatus, report) = history.finish()
+    #expect(historyStatus == 0)
+    #expect(report.contains("Alice 2–0 Bob  winner: Alice"))
+    #expect(report.contains("1. Alice  1 won, 0 lost"))
+  }
+
+  @Test("the listening line and how players on other machines join")
+  func startupOutput() throws {
+    let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
+    let line = try server.line(containing: "listening on")
+    #expect(line.contains("roshambo-server listening on 127.0.0.1:"))
+    _ = try server.line(containing: "certificate SHA-256 fingerprint")
+    server.process.interrupt()
+    let (status, printed) = server.finish()
+    #expect(status == 0)
+    #expect(printed.contains("--pin") || printed.contains("roshambo play --host 127.0.0.1"))
+  }
+
+  @Test(
+    "bad flags and unreadable files give one clear line and exit 64 or 66",
+    arguments: [
+      (["--best-of", "4"], Int32(64), "--best-of must be an odd number"),
+      (["--ruleset", "chess"], 64, "--ruleset must be classic or lizardSpock"),
+      (["--port", "70000"], 64, "--port must be 0 to 65535"),
+      (["--bogus"], 64, "Unknown option '--bogus'"),
+      (
+        ["--cert", "/nonexistent/server.pem", "--key", "/nonexistent/key.pem"], 66,
+        "cannot read /nonexistent/server.pem"
+      ),
+    ])
+  func badInput(extra: [String], status: Int32, message: String) throws {
+    let server = try ServerProcess(["--port", "0", "--data-dir", temporaryDataDirectory()] + extra)
+    let (code, printed) = server.finish()
+    #expect(code == status, "\(printed)")
+    #expect(printed.contains(message), "\(printed)")
+  }
+}
