@@ -143,6 +143,7 @@ struct Serve: AsyncParsableCommand {
       roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000))
     configuration.limits.maxConnections = maxConnections
 
+    let signals = TerminationSignals()
     let server: GameServer
     do {
       server = try await GameServer.start(configuration, logger: logger)
@@ -181,51 +182,53 @@ struct Serve: AsyncParsableCommand {
     }
     fflush(nil)
 
-    await waitForTerminationSignal()
+    await signals.wait()
     logger.info("stopping: saving and closing connections")
     try await server.stop()
     print("roshambo-server stopped")
   }
 }
 
-/// Returns when SIGINT or SIGTERM arrives.
-func waitForTerminationSignal() async {
-  signal(SIGINT, SIG_IGN)
-  signal(SIGTERM, SIG_IGN)
-  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-    let once = SignalOnce(continuation)
-    for number in [SIGINT, SIGTERM] {
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-      source.setEventHandler { once.fire() }
-      source.resume()
-      once.keep(source)
-    }
-  }
-}
-
-/// Resumes a continuation once, from whichever signal comes first.
+/// SIGINT and SIGTERM, caught from the moment this is made (so a signal that arrives
+/// right after the listening line is printed still stops the server cleanly).
 ///
-/// `@unchecked Sendable`: `continuation` and `sources` are only touched under `lock`.
-final class SignalOnce: @unchecked Sendable {
+/// `@unchecked Sendable`: `continuation` and `arrived` are only touched under `lock`.
+final class TerminationSignals: @unchecked Sendable {
   private let lock = NSLock()
   private var continuation: CheckedContinuation<Void, Never>?
+  private var arrived = false
   private var sources: [any DispatchSourceSignal] = []
 
-  init(_ continuation: CheckedContinuation<Void, Never>) {
-    self.continuation = continuation
+  init() {
+    for number in [SIGINT, SIGTERM] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { [weak self] in self?.fire() }
+      source.resume()
+      sources.append(source)
+    }
   }
 
-  func keep(_ source: any DispatchSourceSignal) {
-    lock.withLock { sources.append(source) }
-  }
-
-  func fire() {
-    let continuation = lock.withLock {
-      let c = self.continuation
-      self.continuation = nil
+  private func fire() {
+    let waiting = lock.withLock {
+      arrived = true
+      let c = continuation
+      continuation = nil
       return c
     }
-    continuation?.resume()
+    waiting?.resume()
+  }
+
+  /// Returns once a signal has arrived (at once if one already has).
+  func wait() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = lock.withLock {
+        if arrived { return true }
+        self.continuation = continuation
+        return false
+      }
+      if now { continuation.resume() }
+    }
   }
 }
 

@@ -133,6 +133,34 @@ struct ExecutableTests {
     #expect(report.contains("1. Alice  1 won, 0 lost"))
   }
 
+  @Test("two bots written in Python from the contract alone finish a match")
+  func pythonBots() throws {
+    let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
+    let port = try server.port
+    let bots = try (0..<2).map { _ in
+      let bot = Process()
+      bot.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      bot.arguments = [
+        "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
+        "127.0.0.1", "\(port)",
+      ]
+      let output = Pipe()
+      bot.standardOutput = output
+      bot.standardError = output
+      try bot.run()
+      return (bot, output)
+    }
+    for (bot, output) in bots {
+      let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      bot.waitUntilExit()
+      #expect(bot.terminationStatus == 0, "\(text)")
+      #expect(text.contains("winner: seat"), "\(text)")
+      #expect(!text.contains("error:"), "\(text)")
+    }
+    server.process.terminate()
+    #expect(server.finish().0 == 0)
+  }
+
   @Test("the listening line and how players on other machines join")
   func startupOutput() throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
