@@ -9,6 +9,7 @@ let package = Package(
   dependencies: [
     .package(name: "Roshambo", path: ".."),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     .executableTarget(
@@ -24,6 +25,19 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Sources/TLSBenchmark"
+    ),
+    .executableTarget(
+      name: "server-bench",
+      dependencies: [
+        .product(name: "RoshamboServer", package: "Roshambo"),
+        .product(name: "RoshamboProtocol", package: "Roshambo"),
+        .product(name: "RoshamboTLS", package: "Roshambo"),
+        .product(name: "RoshamboGame", package: "Roshambo"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Sources/ServerBenchmark"
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -2,7 +2,7 @@
 /// (plus the documented extension fields `spectators`, `rematch`, `left` and `reason`).
 ///
 /// Invariant: a view made for one audience holds no other seat's pick for a round that
-/// is not resolved. ``RoomState/view(for:)`` is the only way to make one from a room.
+/// is not resolved, and at most ``historyLimit`` rounds of history, so it always fits a frame. ``RoomState/view(for:)`` is the only way to make one from a room.
 public struct RoomView: Codable, Sendable, Equatable {
   public var room: String
   public var ruleset: Ruleset.ID
@@ -80,6 +80,11 @@ public struct RoomView: Codable, Sendable, Equatable {
 
   /// The player in `seat`, if the seat is held.
   public func player(_ seat: Seat) -> PlayerView? { players.first { $0.seat == seat } }
+
+  /// The most rounds a view's `history` carries (the latest ones). Draws do not end a
+  /// match, so without a bound two bots that always draw would, after about 900 rounds,
+  /// need a `state` frame over the protocol's 64 KiB limit.
+  public static let historyLimit = 100
 }
 
 /// One seat as a viewer sees it.
@@ -196,7 +201,7 @@ extension RoomState {
           seat: seat, name: held.name, connected: held.connected, chosen: held.pick != nil,
           weapon: seat == viewer ? held.pick : nil, score: held.score, left: held.hasLeft)
       },
-      history: history.map {
+      history: history.suffix(RoomView.historyLimit).map {
         RoundView(round: $0.round, weapons: $0.weapons, winner: $0.winner, reason: $0.reason)
       },
       winner: winner,

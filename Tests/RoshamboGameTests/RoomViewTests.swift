@@ -101,4 +101,16 @@ struct RoomViewTests {
     #expect(seen.count == 1)
     #expect(spectatorSeen.count == 1)
   }
+
+  @Test("endless draws never make a view too big for one frame")
+  func boundedHistory() throws {
+    var room = playingRoom()
+    for _ in 0..<2_000 { play(&room, .rock, .rock) }
+    #expect(room.history.count == 2_000)
+    let view = room.view(for: .one)
+    #expect(view.history.count == RoomView.historyLimit)
+    #expect(view.history.first?.round == 1_901)
+    #expect(view.history.last?.round == 2_000)
+    #expect(try JSONEncoder().encode(view).count < 65_536 / 4)
+  }
 }

@@ -1,0 +1,509 @@
+// Server benchmarks, each printed beside its baseline from the same run:
+//   1. round trip of a pick (a client sends choose → the new state has arrived at both
+//      seats), next to ping/pong on the same connections (the floor);
+//   2. capacity: N rooms (2N TLS connections) playing at once for S seconds: picks per
+//      second, latency of a pick (choose → own state back) p50/p99, server memory per
+//      connection; with durability on, next to the same run with durability off.
+//
+// Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
+// (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import RoshamboGame
+import RoshamboProtocol
+import RoshamboServer
+import RoshamboTLS
+
+// MARK: - Measurements
+
+/// Latencies and counters from every connection, across threads.
+final class Stats: @unchecked Sendable {
+  // `@unchecked Sendable`: every field is only touched under `lock`.
+  private let lock = NSLock()
+  private var latencies: [Double] = []
+  private var picks = 0
+  private var errors: [String: Int] = [:]
+  private var recording = false
+
+  func record(latencyMicros: Double) {
+    lock.withLock {
+      guard recording else { return }
+      latencies.append(latencyMicros)
+      picks += 1
+    }
+  }
+
+  func error(_ code: String) { lock.withLock { errors[code, default: 0] += 1 } }
+
+  func start() { lock.withLock { recording = true } }
+
+  func stop() -> (latencies: [Double], picks: Int, errors: [String: Int]) {
+    lock.withLock {
+      recording = false
+      return (latencies.sorted(), picks, errors)
+    }
+  }
+}
+
+func micros(since start: NIODeadline) -> Double {
+  Double((NIODeadline.now() - start).nanoseconds) / 1000
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+  sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+func pad(_ text: String, _ width: Int) -> String {
+  text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}
+
+func send(_ context: ChannelHandlerContext, _ message: ClientMessage) {
+  context.writeAndFlush(NIOAny(ByteBuffer.frame(message.encoded())), promise: nil)
+}
+
+// MARK: - A playing bot
+
+/// Plays forever: picks a random weapon in each round, asks for a rematch after each
+/// match, and records how long each pick takes to come back in its own state.
+final class BotHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  let room: String
+  let stats: Stats
+  let seated: EventLoopPromise<Void>
+  /// Mean time between this bot's picks; each wait is drawn from 0.5 to 1.5 times it.
+  let paceMillis: Int64
+  private var seat: Seat?
+  private var pickedRound = 0
+  private var pickSentAt: NIODeadline?
+  private var askedRematch = false
+  private var generator = SystemRandomNumberGenerator()
+
+  init(room: String, stats: Stats, seated: EventLoopPromise<Void>, paceMillis: Int64) {
+    self.room = room
+    self.stats = stats
+    self.seated = seated
+    self.paceMillis = paceMillis
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    send(context, .hello(protocol: 1, name: "bot", role: .player, room: room, resume: nil, id: nil))
+    context.fireChannelActive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let frame = unwrapInboundIn(data)
+    guard let message = try? frame.withUnsafeReadableBytes({ try ServerMessage.decode($0) }) else {
+      stats.error("undecodable")
+      return
+    }
+    switch message {
+    case .welcome(_, let seat, _):
+      self.seat = seat
+    case .state(_, let view):
+      guard let seat, let me = view.player(seat) else { return }
+      if let sent = pickSentAt,
+        me.chosen || view.history.count >= pickedRound || view.phase == .over
+      {
+        stats.record(latencyMicros: micros(since: sent))
+        pickSentAt = nil
+      }
+      switch view.phase {
+      case .waiting:
+        break
+      case .choosing:
+        seated.succeed()
+        askedRematch = false
+        if !me.chosen, pickedRound != view.round {
+          pickedRound = view.round
+          let weapon = [Weapon.rock, .paper, .scissors][Int(generator.next() % 3)]
+          let round = view.round
+          let wait = paceMillis / 2 + Int64(generator.next() % UInt64(max(1, paceMillis)))
+          context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(wait)) {
+            self.pickSentAt = .now()
+            send(context, .choose(round: round, weapon: weapon, id: nil))
+          }
+        }
+      case .over:
+        pickedRound = 0
+        if !askedRematch, !view.rematch.contains(seat) {
+          askedRematch = true
+          send(context, .rematch(id: nil))
+        }
+      }
+    case .error(let error, _):
+      stats.error(error.code)
+    case .pong:
+      break
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    stats.error("\(type(of: error))")
+    seated.fail(error)
+    context.close(promise: nil)
+  }
+}
+
+func connectBot(
+  group: any EventLoopGroup, port: Int, tls: TLSContext, room: String, stats: Stats,
+  paceMillis: Int64
+) -> EventLoopFuture<any Channel> {
+  let loop = group.next()
+  let seated = loop.makePromise(of: Void.self)
+  return ClientBootstrap(group: loop)
+    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+    .channelInitializer { channel in
+      channel.eventLoop.makeCompletedFuture {
+        try channel.pipeline.syncOperations.addHandlers([
+          try TLSHandler(context: tls, serverName: "127.0.0.1"),
+          ByteToMessageHandler(FrameDecoder()),
+          BotHandler(room: room, stats: stats, seated: seated, paceMillis: paceMillis),
+        ])
+      }
+    }
+    .connect(host: "127.0.0.1", port: port)
+    .flatMap { channel in seated.futureResult.map { channel } }
+}
+
+// MARK: - The latency probe
+
+/// Drives two seats of one room in lock step from their event loop, alternating a ping
+/// on seat 1 (the floor) with a pick that resolves a best-of-1 match (seat 1 has already
+/// picked; seat 2's pick resolves it, and both seats must receive the result).
+final class LatencyProbe: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  enum Step { case hello, ping, firstPick, secondPick, rematch }
+
+  final class Shared {
+    var contexts: [Seat: ChannelHandlerContext] = [:]
+    var step = Step.hello
+    var started = NIODeadline.now()
+    var resolvedSeen: Set<Seat> = []
+    var rematchSeen: Set<Seat> = []
+    var round = 0
+    var pings: [Double] = []
+    var picks: [Double] = []
+    var iterations: Int
+    let done: EventLoopPromise<([Double], [Double])>
+
+    init(iterations: Int, done: EventLoopPromise<([Double], [Double])>) {
+      self.iterations = iterations
+      self.done = done
+    }
+
+    func next() {
+      if picks.count >= iterations {
+        done.succeed((pings.sorted(), picks.sorted()))
+        return
+      }
+      step = .ping
+      started = .now()
+      send(contexts[.one]!, .ping(id: round))
+    }
+  }
+
+  let shared: Shared
+  let name: String
+  private var seat: Seat?
+
+  init(shared: Shared, name: String) {
+    self.shared = shared
+    self.name = name
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    send(
+      context, .hello(protocol: 1, name: name, role: .player, room: "probe", resume: nil, id: nil))
+    context.fireChannelActive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let frame = unwrapInboundIn(data)
+    guard let message = try? frame.withUnsafeReadableBytes({ try ServerMessage.decode($0) }) else {
+      return
+    }
+    switch message {
+    case .welcome(_, let seat, _):
+      self.seat = seat
+      shared.contexts[seat!] = context
+    case .pong:
+      shared.pings.append(micros(since: shared.started))
+      shared.step = .firstPick
+      send(shared.contexts[.one]!, .choose(round: 1, weapon: .rock, id: nil))
+    case .state(_, let view):
+      guard let seat else { return }
+      switch shared.step {
+      case .hello:
+        if view.phase == .choosing, shared.contexts.count == 2, seat == .two { shared.next() }
+      case .firstPick:
+        if seat == .one, view.player(.one)?.chosen == true {
+          shared.step = .secondPick
+          shared.resolvedSeen = []
+          shared.started = .now()
+          send(shared.contexts[.two]!, .choose(round: 1, weapon: .scissors, id: nil))
+        }
+      case .secondPick:
+        if view.phase == .over {
+          shared.resolvedSeen.insert(seat)
+          if shared.resolvedSeen.count == 2 {
+            shared.picks.append(micros(since: shared.started))
+            shared.step = .rematch
+            shared.rematchSeen = []
+            send(shared.contexts[.one]!, .rematch(id: nil))
+            send(shared.contexts[.two]!, .rematch(id: nil))
+          }
+        }
+      case .rematch:
+        if view.phase == .choosing {
+          shared.rematchSeen.insert(seat)
+          if shared.rematchSeen.count == 2 {
+            shared.round += 1
+            shared.next()
+          }
+        }
+      case .ping:
+        break
+      }
+    case .error(let error, _):
+      shared.done.fail(
+        TLSError(.protocolFailure, "probe got error \(error.code): \(error.message)"))
+    }
+  }
+}
+
+func probeLatency(port: Int, tls: TLSContext, iterations: Int) throws -> (
+  pings: [Double], picks: [Double]
+) {
+  let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+  defer { try? group.syncShutdownGracefully() }
+  let loop = group.next()
+  let done = loop.makePromise(of: ([Double], [Double]).self)
+  let shared = try loop.submit {
+    NIOLoopBound(LatencyProbe.Shared(iterations: iterations, done: done), eventLoop: loop)
+  }.wait()
+  for name in ["probe-a", "probe-b"] {
+    _ = try ClientBootstrap(group: loop)
+      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandlers([
+            try TLSHandler(context: tls, serverName: "127.0.0.1"),
+            ByteToMessageHandler(FrameDecoder()),
+            LatencyProbe(shared: shared.value, name: name),
+          ])
+        }
+      }
+      .connect(host: "127.0.0.1", port: port).wait()
+  }
+  let (pings, picks) = try done.futureResult.wait()
+  return (pings, picks)
+}
+
+// MARK: - The server child
+
+func residentBytes() -> Int {
+  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+  let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+  return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+}
+
+func serveMode(_ arguments: [String]) async throws -> Never {
+  func value(_ flag: String) -> String? {
+    arguments.firstIndex(of: flag).map { arguments[$0 + 1] }
+  }
+  var configuration = ServerConfiguration(
+    certificateChainFile: value("--cert")!, privateKeyFile: value("--key")!,
+    dataDirectory: value("--data-dir"))
+  configuration.host = "127.0.0.1"
+  configuration.port = 0
+  configuration.limits.maxConnections = 100_000
+  // The bots play as fast as the server answers, far above any person's pace; the
+  // per-connection rate limit (a policy, tested in the test suite) would cap them.
+  configuration.limits.framesPerSecond = 1_000_000
+  configuration.limits.frameBurst = 1_000_000
+  configuration.roomSettings.bestOf = Int(value("--best-of") ?? "3")!
+  var logger = Logger(label: "bench.server")
+  logger.logLevel = .error
+  let server = try await GameServer.start(configuration, logger: logger)
+  print("PORT \(server.port)")
+  fflush(nil)
+  while let line = readLine() {
+    if line == "rss" {
+      print("RSS \(residentBytes())")
+      fflush(nil)
+    }
+  }
+  try await server.stop()
+  exit(0)
+}
+
+final class Child {
+  let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  private var buffer = ""
+
+  init(_ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = arguments
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+  }
+
+  func value(_ prefix: String) -> Int {
+    while true {
+      if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+        buffer = ""
+        return Int(line.split(separator: " ")[1])!
+      }
+      let data = output.fileHandleForReading.availableData
+      if data.isEmpty { fatalError("server child exited") }
+      buffer += String(decoding: data, as: UTF8.self)
+    }
+  }
+
+  func rss() -> Int {
+    input.fileHandleForWriting.write(Data("rss\n".utf8))
+    return value("RSS")
+  }
+
+  func stop() {
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+  }
+}
+
+// MARK: - Main
+
+func raiseFileLimit() {
+  var limit = rlimit()
+  getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+  limit.rlim_cur = limit.rlim_max
+  setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+raiseFileLimit()
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "serve" { try await serveMode(arguments) }
+
+let quick = arguments.contains("--quick")
+let rooms =
+  arguments.firstIndex(of: "--rooms").map { Int(arguments[$0 + 1])! } ?? (quick ? 500 : 5_000)
+let seconds =
+  arguments.firstIndex(of: "--seconds").map { Int(arguments[$0 + 1])! } ?? (quick ? 5 : 20)
+/// The offered load: picks per second across all bots. A round lasts until the later of
+/// its two picks (about 7/6 of the mean wait) and a finished match costs a rematch
+/// exchange, so each bot waits 2 × rooms / rate / 1.25 seconds on average.
+let rate = arguments.firstIndex(of: "--rate").map { Int(arguments[$0 + 1])! } ?? 5_000
+let paceMillis = Int64(Double(2 * rooms * 1000) / Double(rate) / 1.25)
+let root = NSTemporaryDirectory() + "roshambo-server-bench-\(getpid())"
+let files = try DevelopmentCertificates.create(in: root + "/certs", hosts: ["127.0.0.1"])
+defer { try? FileManager.default.removeItem(atPath: root) }
+let clientTLS = try TLSContext(.client(trust: .caFile(files.caCertificate)))
+
+func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (Child, Int) {
+  var args = [
+    "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
+  ]
+  if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
+  let child = try Child(args)
+  return (child, child.value("PORT"))
+}
+
+// 1. Round trip of a pick beside ping/pong, with durability on (and off, to show what
+// the journal costs).
+do {
+  var rows: [(String, [Double], [Double])] = []
+  for durable in [true, false] {
+    let (server, port) = try startServerChild(durable: durable, bestOf: 1)
+    let (pings, picks) = try probeLatency(
+      port: port, tls: clientTLS, iterations: quick ? 500 : 3_000)
+    server.stop()
+    rows.append((durable ? "on" : "off", pings, picks))
+  }
+  print("1. Round trip, µs (\(rows[0].2.count) each; the same two TLS connections)")
+  print(pad("measure", 50) + pad("p50", 10) + pad("p99", 10) + "ratio p50")
+  for (durability, pings, picks) in rows {
+    let ratio = percentile(picks, 0.5) / percentile(pings, 0.5)
+    print(
+      pad("pick → state at both seats (durability \(durability))", 50)
+        + pad(format(percentile(picks, 0.5)), 10) + pad(format(percentile(picks, 0.99)), 10)
+        + format(ratio, 2) + "x")
+    print(
+      pad("ping → pong, floor (durability \(durability))", 50)
+        + pad(format(percentile(pings, 0.5)), 10) + pad(format(percentile(pings, 0.99)), 10)
+        + "1.00x")
+  }
+  let ratio = percentile(rows[0].2, 0.5) / percentile(rows[0].1, 0.5)
+  print("target: pick p50 <= 1.5x the floor (durability on): \(ratio <= 1.5 ? "met" : "NOT MET")\n")
+  fflush(nil)
+}
+
+// 2. Capacity, durability on and off.
+struct Capacity {
+  var picksPerSecond: Double
+  var p50: Double
+  var p99: Double
+  var bytesPerConnection: Double
+  var errors: [String: Int]
+  var connected: Int
+}
+
+func capacity(durable: Bool) throws -> Capacity {
+  let (server, port) = try startServerChild(durable: durable)
+  defer { server.stop() }
+  let baseline = server.rss()
+  let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+  defer { try? group.syncShutdownGracefully() }
+  let stats = Stats()
+  var channels: [any Channel] = []
+  for start in stride(from: 0, to: rooms, by: 250) {
+    let batch = (start..<min(rooms, start + 250)).flatMap { room in
+      (0..<2).map { _ in
+        connectBot(
+          group: group, port: port, tls: clientTLS, room: "r\(room)", stats: stats,
+          paceMillis: paceMillis)
+      }
+    }
+    for future in batch { channels.append(try future.wait()) }
+  }
+  let connected = channels.count
+  let memory = Double(server.rss() - baseline) / Double(connected)
+  stats.start()
+  let started = NIODeadline.now()
+  Thread.sleep(forTimeInterval: Double(seconds))  // the measuring window, not a guess
+  let result = stats.stop()
+  let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+  for channel in channels { channel.close(promise: nil) }
+  return Capacity(
+    picksPerSecond: Double(result.picks) / elapsed, p50: percentile(result.latencies, 0.5),
+    p99: percentile(result.latencies, 0.99), bytesPerConnection: memory, errors: result.errors,
+    connected: connected)
+}
+
+let durableRun = try capacity(durable: true)
+let memoryRun = try capacity(durable: false)
+print(
+  "2. Capacity: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for \(seconds) s "
+    + "(each bot picks every \(paceMillis) ms on average)")
+print(
+  pad("server", 20) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("KiB/conn", 10)
+    + "errors")
+for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)] {
+  print(
+    pad(name, 20) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
+      + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.bytesPerConnection / 1024), 10)
+      + (run.errors.isEmpty ? "none" : "\(run.errors)"))
+}
+print(
+  "durability costs \(format((1 - durableRun.picksPerSecond / memoryRun.picksPerSecond) * 100))% of throughput"
+)
+print(
+  "targets (5,000 rooms): >= 5,000 picks/s: \(durableRun.picksPerSecond >= 5_000 ? "met" : "NOT MET"); "
+    + "p99 < 50 ms: \(durableRun.p99 < 50_000 ? "met" : "NOT MET"); "
+    + "<= 48 KiB/conn: \(durableRun.bytesPerConnection <= 48 * 1024 ? "met" : "NOT MET")")
