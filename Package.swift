@@ -12,6 +12,8 @@ let package = Package(
     .library(name: "RoshamboProtocol", targets: ["RoshamboProtocol"]),
     .library(name: "RoshamboServer", targets: ["RoshamboServer"]),
     .executable(name: "roshambo-server", targets: ["roshambo-server"]),
+    .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
+    .executable(name: "roshambo", targets: ["roshambo"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -86,6 +88,27 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+      ]),
+    // The client: connection, replica store, bots, terminal screen.
+    .target(
+      name: "RoshamboClient",
+      dependencies: [
+        "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]),
+    .executableTarget(
+      name: "roshambo",
+      dependencies: [
+        "RoshamboClient", "RoshamboServer", "RoshamboTLS", "RoshamboGame",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(
+      name: "RoshamboClientTests",
+      dependencies: [
+        "RoshamboClient", "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        "ReduxTesting", .product(name: "Logging", package: "swift-log"),
       ]),
   ],
   swiftLanguageModes: [.v6]

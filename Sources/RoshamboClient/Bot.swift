@@ -1,0 +1,100 @@
+import Redux
+import RoshamboGame
+
+/// A player without a screen: it watches its session's view, picks with a strategy,
+/// asks for rematches until it has played its matches, then leaves.
+///
+/// Invariant: it acts only through the session's store, like a person at the keys.
+@MainActor
+public final class Bot {
+  /// What the bot has played.
+  public struct Tally: Equatable, Sendable {
+    public var matchesWon = 0
+    public var matchesLost = 0
+    public var roundsWon = 0
+    public var roundsLost = 0
+    public var roundsDrawn = 0
+    public var matches: Int { matchesWon + matchesLost }
+  }
+
+  public private(set) var tally = Tally()
+  private let session: ClientSession
+  private let strategy: BotStrategy
+  private let matches: Int
+  private let log: (String) -> Void
+  private var random = SystemRandomNumberGenerator()
+  private var subscription: Subscription?
+  private var seenRounds = 0
+  private var finished = false
+
+  public init(
+    session: ClientSession, strategy: BotStrategy, matches: Int, log: @escaping (String) -> Void
+  ) {
+    self.session = session
+    self.strategy = strategy
+    self.matches = matches
+    self.log = log
+  }
+
+  public func start() {
+    subscription = session.store.subscribe(select: \.view) { [weak self] view in
+      guard let self, let view else { return }
+      self.react(to: view)
+    }
+  }
+
+  private func react(to view: RoomView) {
+    guard let me = view.you else { return }
+    let name = { (seat: Seat) in view.player(seat)?.name ?? "seat \(seat.rawValue)" }
+    if view.history.count < seenRounds { seenRounds = 0 }
+    for round in view.history.dropFirst(seenRounds) {
+      let mine = round.weapons[me.rawValue - 1]?.rawValue ?? "nothing"
+      let theirs = round.weapons[me.opponent.rawValue - 1]?.rawValue ?? "nothing"
+      let outcome: String
+      switch round.winner {
+      case nil:
+        outcome = "draw"
+        tally.roundsDrawn += 1
+      case me?:
+        outcome = "win"
+        tally.roundsWon += 1
+      default:
+        outcome = "loss"
+        tally.roundsLost += 1
+      }
+      log("round \(round.round): \(mine) vs \(theirs) (\(name(me.opponent))): \(outcome)")
+    }
+    seenRounds = view.history.count
+    switch view.phase {
+    case .waiting:
+      break
+    case .choosing:
+      finished = false
+      if let weapon = Optional(
+        strategy.pick(
+          history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset), random: &random)),
+        session.store.state.canPick(weapon)
+      {
+        session.store.dispatch(.choose(weapon))
+      }
+    case .over:
+      guard !finished else { return }
+      finished = true
+      if view.winner == me { tally.matchesWon += 1 } else { tally.matchesLost += 1 }
+      log(
+        "match \(tally.matches): \(view.winner == me ? "won" : "lost") against \(name(me.opponent))"
+      )
+      if tally.matches >= matches {
+        session.store.dispatch(.quit)
+      } else if view.player(me.opponent)?.left != true {
+        session.store.dispatch(.rematch)
+      }
+    }
+  }
+
+  /// "3 matches: 2 won, 1 lost; rounds: 5 won, 3 lost, 2 drawn".
+  public var summary: String {
+    "\(tally.matches) matches: \(tally.matchesWon) won, \(tally.matchesLost) lost; rounds: "
+      + "\(tally.roundsWon) won, \(tally.roundsLost) lost, \(tally.roundsDrawn) drawn"
+  }
+}

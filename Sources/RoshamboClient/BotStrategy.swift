@@ -1,0 +1,56 @@
+import RoshamboGame
+
+/// How a bot picks, from the rounds it has seen. Pure: the randomness comes in.
+///
+/// Invariant: a strategy only ever picks a weapon of the room's ruleset.
+public enum BotStrategy: String, CaseIterable, Sendable {
+  case random, rock, paper, scissors, cycle, frequency, markov
+
+  /// The pick for the next round, given the resolved rounds (oldest first) and which
+  /// seat this bot is.
+  public func pick(
+    history: [RoundView], seat: Seat, ruleset: Ruleset, random: inout some RandomNumberGenerator
+  ) -> Weapon {
+    let weapons = ruleset.weapons
+    let theirs = history.compactMap { $0.weapons[seat.opponent.rawValue - 1] }
+    switch self {
+    case .random:
+      return weapons.randomElement(using: &random)!
+    case .rock: return .rock
+    case .paper: return .paper
+    case .scissors: return .scissors
+    case .cycle:
+      return weapons[history.count % weapons.count]
+    case .frequency:
+      // Beat what the opponent has played most.
+      let counts = Dictionary(theirs.map { ($0, 1) }, uniquingKeysWith: +)
+      guard
+        let favourite = counts.max(by: {
+          $0.value < $1.value || $0.value == $1.value && $0.key.rawValue > $1.key.rawValue
+        })?.key
+      else { return weapons.randomElement(using: &random)! }
+      return counter(to: favourite, in: ruleset, random: &random)
+    case .markov:
+      // Predict the opponent's next from what followed their last pick before.
+      guard let last = theirs.last, theirs.count >= 2 else {
+        return weapons.randomElement(using: &random)!
+      }
+      var next: [Weapon: Int] = [:]
+      for (a, b) in zip(theirs, theirs.dropFirst()) where a == last { next[b, default: 0] += 1 }
+      guard
+        let predicted = next.max(by: {
+          $0.value < $1.value || $0.value == $1.value && $0.key.rawValue > $1.key.rawValue
+        })?.key
+      else { return weapons.randomElement(using: &random)! }
+      return counter(to: predicted, in: ruleset, random: &random)
+    }
+  }
+
+  /// A weapon that beats `weapon` (a random one of them, if several do).
+  func counter(to weapon: Weapon, in ruleset: Ruleset, random: inout some RandomNumberGenerator)
+    -> Weapon
+  {
+    let beaters = ruleset.weapons.filter { ruleset.rule($0, beats: weapon) != nil }
+    return beaters.randomElement(using: &random) ?? weapon
+  }
+}

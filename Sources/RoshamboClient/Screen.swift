@@ -1,0 +1,149 @@
+import Foundation
+import Redux
+import RoshamboGame
+import RoshamboProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The player's screen over a session: renders the props whenever they change (and only
+/// then), turns keys into actions, and restores the terminal on every way out. When
+/// standard output is not a terminal it prints one plain line per change instead.
+///
+/// Invariant: the terminal is restored before `play` returns, whatever ended it.
+@MainActor
+public final class Screen {
+  private let session: ClientSession
+  private let terminal = Terminal()
+  private var subscription: Subscription?
+  private var signalSources: [any DispatchSourceSignal] = []
+  private var ticker: Task<Void, Never>?
+  private var lastProps: ScreenProps?
+
+  public init(session: ClientSession) {
+    self.session = session
+  }
+
+  /// Joins and plays until the connection ends or the player quits; returns an exit status.
+  public func play(name: String, room: String?, role: ClientMessage.Role) async -> Int32 {
+    let interactive = Terminal.isInteractive
+    let color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    if interactive {
+      terminal.enterFullScreen()
+      watchSignals()
+      startKeyReader()
+    }
+    subscription = session.store.subscribe(select: \.props) { [weak self] props in
+      self?.show(props, interactive: interactive, color: color)
+    }
+    ticker = Task { @MainActor [weak self] in
+      while !Task.isCancelled {
+        self?.session.store.dispatch(.tick(now: Int64(Date().timeIntervalSince1970 * 1000)))
+        try? await Task.sleep(for: .milliseconds(500))
+      }
+    }
+    session.join(name: name, room: room, role: role)
+    let (error, fatal) = await session.run()
+    ticker?.cancel()
+    terminal.restore()
+    subscription = nil
+    if let props = lastProps, interactive {
+      // Leave the last screen's essentials on the main screen.
+      for line in [props.banner, props.reveal, props.status].compactMap({ $0 }) { print(line) }
+    }
+    if let fatal {
+      FileHandle.standardError.write(Data("roshambo: \(fatal.message)\n".utf8))
+      return 1
+    }
+    if let error, !quitting {
+      FileHandle.standardError.write(Data("roshambo: the connection ended: \(error)\n".utf8))
+      return 1
+    }
+    return 0
+  }
+
+  private var quitting = false
+
+  private func show(_ props: ScreenProps, interactive: Bool, color: Bool) {
+    defer { lastProps = props }
+    if interactive {
+      let size = Terminal.size
+      terminal.draw(ScreenRenderer(width: size.columns, color: color).lines(for: props))
+    } else if props.status != lastProps?.status || props.reveal != lastProps?.reveal
+      || props.notice != lastProps?.notice
+    {
+      // One plain line per change, for pipes and scripts.
+      let parts = [props.reveal, props.banner, props.status, props.notice.map { "! " + $0 }]
+      print(parts.compactMap { $0 }.joined(separator: " | "))
+      fflush(nil)
+    }
+  }
+
+  /// Keys arrive on a thread of their own and are handled on the main actor.
+  private func startKeyReader() {
+    let thread = Thread { [weak self] in
+      while let key = Terminal.readKey() {
+        Task { @MainActor in self?.handle(key) }
+      }
+    }
+    thread.start()
+  }
+
+  private func handle(_ byte: UInt8) {
+    let state = session.store.state
+    let ruleset = state.view.map { Ruleset.named($0.ruleset) } ?? .classic
+    switch Character(UnicodeScalar(byte)) {
+    case "q", "Q":
+      quitting = true
+      session.store.dispatch(.quit)
+      Task { await session.connection.close() }
+    case "n", "N":
+      session.store.dispatch(.rematch)
+    case let digit where ("1"..."5").contains(digit):
+      let index = Int(String(digit))! - 1
+      if index < ruleset.weapons.count { pick(ruleset.weapons[index]) }
+    case let letter:
+      if let weapon = ruleset.weapons.first(where: {
+        RoshamboGame.key(for: $0) == Character(letter.lowercased())
+      }) {
+        pick(weapon)
+      }
+    }
+  }
+
+  private func pick(_ weapon: Weapon) {
+    if session.store.state.canPick(weapon) {
+      session.store.dispatch(.choose(weapon))
+    }
+  }
+
+  /// Ctrl-C and SIGTERM restore the terminal and end the game; a resize redraws.
+  private func watchSignals() {
+    for number in [SIGINT, SIGTERM, SIGHUP] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+      source.setEventHandler { [weak self] in
+        MainActor.assumeIsolated {
+          self?.terminal.restore()
+          self?.quitting = true
+          self?.session.store.dispatch(.quit)
+          Task { await self?.session.connection.close() }
+        }
+      }
+      source.resume()
+      signalSources.append(source)
+    }
+    let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+    signal(SIGWINCH, SIG_IGN)
+    resize.setEventHandler { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self, let props = self.lastProps else { return }
+        let size = Terminal.size
+        self.terminal.draw(ScreenRenderer(width: size.columns, color: true).lines(for: props))
+      }
+    }
+    resize.resume()
+    signalSources.append(resize)
+  }
+}

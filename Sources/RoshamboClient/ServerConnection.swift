@@ -1,0 +1,107 @@
+import NIOCore
+import NIOPosix
+import RoshamboProtocol
+import RoshamboTLS
+
+/// What happens on a connection to the server.
+public enum ConnectionEvent: Sendable {
+  case message(ServerMessage)
+  /// The connection closed; the error says why, when it was not a clean close.
+  case closed((any Error)?)
+}
+
+/// One TLS connection to a Roshambo server, speaking frames: send `ClientMessage`s,
+/// read `ConnectionEvent`s in order.
+///
+/// Invariant: `events` ends with exactly one `.closed`.
+public final class ServerConnection: Sendable {
+  public let events: AsyncStream<ConnectionEvent>
+  private let channel: any Channel
+
+  private init(channel: any Channel, events: AsyncStream<ConnectionEvent>) {
+    self.channel = channel
+    self.events = events
+  }
+
+  /// Connects and completes the TLS handshake (its failure is thrown, with the
+  /// `TLSError` that says which check failed).
+  public static func connect(
+    host: String, port: Int, tls: TLSContext,
+    group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+  ) async throws -> ServerConnection {
+    let (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
+    let loop = group.next()
+    let handshake = loop.makePromise(of: Void.self)
+    let channel = try await ClientBootstrap(group: loop)
+      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+      .connectTimeout(.seconds(10))
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandlers([
+            try TLSHandler(context: tls, serverName: host),
+            ByteToMessageHandler(FrameDecoder()),
+            EventHandler(continuation: continuation, handshake: handshake),
+          ])
+        }
+      }
+      .connect(host: host, port: port).get()
+    do {
+      try await handshake.futureResult.get()
+    } catch {
+      try? await channel.close()
+      throw error
+    }
+    return ServerConnection(channel: channel, events: events)
+  }
+
+  public func send(_ message: ClientMessage) {
+    channel.writeAndFlush(ByteBuffer.frame(message.encoded()), promise: nil)
+  }
+
+  /// Closes the connection (TLS close_notify first).
+  public func close() async {
+    try? await channel.close()
+  }
+}
+
+/// Turns frames into events, and reports the handshake.
+final class EventHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  private let continuation: AsyncStream<ConnectionEvent>.Continuation
+  private let handshake: EventLoopPromise<Void>
+  private var failure: (any Error)?
+
+  init(continuation: AsyncStream<ConnectionEvent>.Continuation, handshake: EventLoopPromise<Void>) {
+    self.continuation = continuation
+    self.handshake = handshake
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if event is TLSHandshakeCompleted { handshake.succeed() }
+    context.fireUserInboundEventTriggered(event)
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let frame = unwrapInboundIn(data)
+    do {
+      let message = try frame.withUnsafeReadableBytes { try ServerMessage.decode($0) }
+      continuation.yield(.message(message))
+    } catch {
+      failure = ProtocolError.badMessage(
+        "The server sent a message this client cannot read: \(error)")
+      context.close(promise: nil)
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    if failure == nil { failure = error }
+    handshake.fail(error)
+    context.close(promise: nil)
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    handshake.fail(failure ?? ChannelError.eof)
+    continuation.yield(.closed(failure))
+    continuation.finish()
+  }
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The terminal as a full-screen program uses it: raw keys, the alternate screen,
+/// drawing whole frames, and putting everything back.
+///
+/// Invariant: `restore()` (called on every exit path) leaves the terminal as it was.
+public final class Terminal: @unchecked Sendable {
+  // `@unchecked Sendable`: `saved` is written once in `enterFullScreen` before any other
+  // thread can call `restore`, and `restore` is idempotent under `lock`.
+  private var saved = termios()
+  private var active = false
+  private let lock = NSLockLite()
+
+  public init() {}
+
+  /// Whether standard output is a terminal.
+  public static var isInteractive: Bool { isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1 }
+
+  /// Columns and rows, or 80×24 when unknown.
+  public static var size: (columns: Int, rows: Int) {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else {
+      return (80, 24)
+    }
+    return (Int(size.ws_col), Int(size.ws_row))
+  }
+
+  /// Raw keys (no echo, no line buffering), the alternate screen, the cursor hidden.
+  public func enterFullScreen() {
+    tcgetattr(STDIN_FILENO, &saved)
+    var raw = saved
+    raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
+    raw.c_cc.6 = 1  // VMIN
+    raw.c_cc.5 = 0  // VTIME
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
+    write("\u{1B}[?1049h\u{1B}[?25l")
+    lock.withLock { active = true }
+  }
+
+  /// Puts the terminal back: cooked keys, the main screen, the cursor shown.
+  public func restore() {
+    let wasActive = lock.withLock { () -> Bool in
+      let was = active
+      active = false
+      return was
+    }
+    guard wasActive else { return }
+    write("\u{1B}[?25h\u{1B}[?1049l")
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+  }
+
+  /// Draws a whole frame: home, each line cleared to its end, the rest cleared.
+  public func draw(_ lines: [String]) {
+    var frame = "\u{1B}[H"
+    for line in lines { frame += line + "\u{1B}[K\r\n" }
+    frame += "\u{1B}[J"
+    write(frame)
+  }
+
+  public func write(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let n = Glibc.write(STDOUT_FILENO, &bytes[offset], bytes.count - offset)
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+
+  /// Blocks until a key is pressed; nil at end of input.
+  public static func readKey() -> UInt8? {
+    var byte: UInt8 = 0
+    return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
+  }
+}
+
+/// A tiny mutex over pthread, so this file needs nothing but libc.
+final class NSLockLite: @unchecked Sendable {
+  // `@unchecked Sendable`: the pthread mutex is the protection.
+  private var mutex = pthread_mutex_t()
+  init() { pthread_mutex_init(&mutex, nil) }
+  deinit { pthread_mutex_destroy(&mutex) }
+  func withLock<T>(_ body: () -> T) -> T {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    return body()
+  }
+}

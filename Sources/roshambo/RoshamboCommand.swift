@@ -1,0 +1,249 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RoshamboClient
+import RoshamboGame
+import RoshamboServer
+import RoshamboTLS
+
+@main
+struct RoshamboCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "roshambo",
+    abstract: "Play rock-paper-scissors against people or bots over TLS.",
+    discussion: """
+      `roshambo play --vs-bot` starts a game on this machine at once. To play on a LAN, \
+      one machine runs roshambo-server and players run `roshambo play --host ADDRESS`, \
+      trusting the server with the CA file it made (--ca ca.pem) or the fingerprint it \
+      printed (--pin).
+      """,
+    subcommands: [Play.self, Watch.self, BotCommand.self],
+    defaultSubcommand: Play.self)
+}
+
+func complain(_ message: String) {
+  FileHandle.standardError.write(Data("roshambo: \(message)\n".utf8))
+}
+
+/// Where the server is and how to trust it.
+struct ServerOptions: ParsableArguments {
+  @Option(help: "The server's host name or IP address.")
+  var host = "127.0.0.1"
+
+  @Option(help: "The server's port.")
+  var port = 7443
+
+  @Option(
+    help: ArgumentHelp("Trust the server's certificate if this CA signed it.", valueName: "file"))
+  var ca: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Trust the server whose certificate has this SHA-256 fingerprint.", valueName: "sha256"))
+  var pin: String?
+
+  func validate() throws {
+    guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535.") }
+    if ca != nil, pin != nil { throw ValidationError("Use --ca or --pin, not both.") }
+  }
+
+  /// The TLS context: --ca, --pin, or certs/ca.pem when present.
+  func tlsContext() throws -> TLSContext {
+    let trust: ServerTrust
+    if let pin {
+      trust = .pinnedSHA256(pin)
+    } else if let ca {
+      trust = .caFile(ca)
+    } else if FileManager.default.isReadableFile(atPath: "certs/ca.pem") {
+      trust = .caFile("certs/ca.pem")
+    } else {
+      throw ValidationError(
+        "No way to trust the server: copy ca.pem from the server machine and use --ca ca.pem, "
+          + "or use --pin with the fingerprint the server printed.")
+    }
+    do {
+      return try TLSContext(.client(trust: trust))
+    } catch let error as TLSError {
+      complain(error.message)
+      throw ExitCode(error.message.hasPrefix("cannot read") ? 66 : 65)
+    }
+  }
+}
+
+/// Connects, saying what to do when it fails.
+func connect(_ server: ServerOptions, tls: TLSContext) async throws -> ServerConnection {
+  do {
+    return try await ServerConnection.connect(host: server.host, port: server.port, tls: tls)
+  } catch let error as TLSError {
+    complain("cannot connect to \(server.host):\(server.port): \(error.message)")
+    throw ExitCode(69)
+  } catch {
+    complain(
+      "cannot connect to \(server.host):\(server.port): \(error); check that roshambo-server "
+        + "runs there and that the port is right.")
+    throw ExitCode(69)
+  }
+}
+
+// MARK: - play
+
+struct Play: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Play a match (the default).",
+    discussion: """
+      Keys: r, p, s (and l, k for lizard and Spock, or 1–5) pick; n asks for a rematch; \
+      q quits. When standard output is not a terminal, one plain line is printed per \
+      change instead of a full screen, so the client works in pipes and scripts.
+      """)
+
+  @OptionGroup var server: ServerOptions
+
+  @Option(help: "Your name, 1 to 24 characters.")
+  var name = ProcessInfo.processInfo.environment["USER"] ?? "player"
+
+  @Option(help: "The room to join; without it, quick match with the next waiting player.")
+  var room: String?
+
+  @Flag(help: "Start a server and a bot opponent on this machine and play against it.")
+  var vsBot = false
+
+  @Option(
+    help:
+      "The bot's strategy with --vs-bot: \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))."
+  )
+  var strategy = "random"
+
+  func validate() throws {
+    guard BotStrategy(rawValue: strategy) != nil else {
+      throw ValidationError(
+        "--strategy must be one of \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))."
+      )
+    }
+  }
+
+  func run() async throws {
+    var server = self.server
+    var room = self.room
+    var local: GameServer?
+    var tls: TLSContext
+    if vsBot {
+      let files = DevelopmentCertificates.Files(directory: "certs")
+      if !files.serverFilesExist { try DevelopmentCertificates.create(in: files.directory) }
+      var configuration = ServerConfiguration(
+        certificateChainFile: files.serverCertificate, privateKeyFile: files.serverKey,
+        dataDirectory: nil)
+      configuration.host = "127.0.0.1"
+      configuration.port = 0
+      var logger = Logger(label: "roshambo.local-server")
+      logger.logLevel = .critical
+      local = try await GameServer.start(configuration, logger: logger)
+      server.host = "127.0.0.1"
+      server.port = local!.port
+      tls = try TLSContext(.client(trust: .caFile(files.caCertificate)))
+      room = room ?? "vs-bot-\(UInt32.random(in: 1...UInt32.max))"
+      let botConnection = try await connect(server, tls: tls)
+      let strategy = BotStrategy(rawValue: strategy)!
+      let botRoom = room
+      Task { @MainActor in
+        let session = ClientSession(connection: botConnection)
+        let bot = Bot(session: session, strategy: strategy, matches: .max) { _ in }
+        bot.start()
+        session.join(name: "Bot (\(strategy.rawValue))", room: botRoom)
+        _ = await session.run()
+      }
+    } else {
+      tls = try server.tlsContext()
+    }
+    let connection = try await connect(server, tls: tls)
+    let status = await MainActor.run { () -> Task<Int32, Never> in
+      let session = ClientSession(connection: connection)
+      let screen = Screen(session: session)
+      return Task { @MainActor in
+        await screen.play(name: name, room: room, role: .player)
+      }
+    }.value
+    try? await local?.stop()
+    if status != 0 { throw ExitCode(status) }
+  }
+}
+
+// MARK: - watch
+
+struct Watch: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Watch a room as a spectator.")
+
+  @OptionGroup var server: ServerOptions
+
+  @Option(help: "The room to watch.")
+  var room: String
+
+  func run() async throws {
+    let connection = try await connect(server, tls: try server.tlsContext())
+    let status = await MainActor.run { () -> Task<Int32, Never> in
+      let screen = Screen(session: ClientSession(connection: connection))
+      return Task { @MainActor in await screen.play(name: "spectator", room: room, role: .spectator)
+      }
+    }.value
+    if status != 0 { throw ExitCode(status) }
+  }
+}
+
+// MARK: - bot
+
+struct BotCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "bot",
+    abstract: "Play without a screen: one line per round, then a summary.",
+    discussion: "Exits 0 once its matches are played, non-zero with a message otherwise.")
+
+  @OptionGroup var server: ServerOptions
+
+  @Option(
+    help: "How the bot picks: \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", ")).")
+  var strategy = "random"
+
+  @Option(help: "Matches to play before leaving.")
+  var matches = 1
+
+  @Option(help: "The room to join; without it, quick match.")
+  var room: String?
+
+  @Option(help: "The bot's name.")
+  var name = "bot"
+
+  func validate() throws {
+    guard BotStrategy(rawValue: strategy) != nil else {
+      throw ValidationError(
+        "--strategy must be one of \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))."
+      )
+    }
+    guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
+  }
+
+  func run() async throws {
+    let connection = try await connect(server, tls: try server.tlsContext())
+    let strategy = BotStrategy(rawValue: strategy)!
+    let (played, summary, closing) = await MainActor.run {
+      () -> Task<(Int, String, String?), Never> in
+      let session = ClientSession(connection: connection)
+      let bot = Bot(session: session, strategy: strategy, matches: matches) { line in
+        print(line)
+        fflush(nil)
+      }
+      bot.start()
+      session.join(name: name, room: room)
+      return Task { @MainActor in
+        let (error, fatal) = await session.run()
+        let why = fatal.map { "the server refused: \($0.message)" } ?? error.map { "\($0)" }
+        return (bot.tally.matches, bot.summary, why)
+      }
+    }.value
+    print(summary)
+    if played < matches {
+      complain(
+        "played \(played) of \(matches) matches before the connection ended"
+          + (closing.map { ": \($0)" } ?? "."))
+      throw ExitCode(1)
+    }
+  }
+}
