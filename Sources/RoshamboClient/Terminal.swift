@@ -62,12 +62,14 @@ public final class Terminal: @unchecked Sendable {
   }
 
   public func write(_ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let n = Glibc.write(STDOUT_FILENO, &bytes[offset], bytes.count - offset)
-      if n <= 0 { return }
-      offset += n
+    let bytes = Array(text.utf8)
+    bytes.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let n = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+        if n <= 0 { return }
+        offset += n
+      }
     }
   }
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Two players in real terminals: starts roshambo-server, runs `roshambo play` for Alice
+# and Bob in tmux (80x24), types their keys with send-keys, and checks what each screen
+# shows with capture-pane, through a whole match. Exits non-zero on the first screen
+# that is not as expected, printing it. Needs `swift build` first, and tmux.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$root/.build/debug"
+[ -x "$bin/roshambo" ] && [ -x "$bin/roshambo-server" ] || { echo "tmux-play: run swift build first" >&2; exit 66; }
+command -v tmux >/dev/null || { echo "tmux-play: tmux is not installed (apt-get install tmux)" >&2; exit 69; }
+
+work="$(mktemp -d)"
+sock="roshambo-tmux-$$"
+server_pid=""
+cleanup() {
+  tmux -L "$sock" kill-server 2>/dev/null || true
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cd "$work"
+"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error > server.out 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do grep -q 'listening on' server.out && break; sleep 0.1; done
+port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
+[ -n "$port" ] || { echo "tmux-play: the server did not start:"; cat server.out; exit 1; }
+
+start_player() {  # name
+  tmux -L "$sock" new-session -d -s "$1" -x 80 -y 24 \
+    "cd '$work' && '$bin/roshambo' play --port $port --name $1 --room duel; echo EXIT=\$?; sleep 60"
+}
+
+# Waits (up to 10 s) until the player's screen shows the text.
+expect_screen() {  # name text
+  for _ in $(seq 100); do
+    if tmux -L "$sock" capture-pane -p -t "$1" | grep -qF -- "$2"; then return 0; fi
+    sleep 0.1
+  done
+  echo "tmux-play: $1's screen never showed: $2"; echo "--- $1's screen:"
+  tmux -L "$sock" capture-pane -p -t "$1"
+  exit 1
+}
+
+press() { tmux -L "$sock" send-keys -t "$1" "$2"; }
+
+start_player Alice
+expect_screen Alice "Waiting for an opponent"
+start_player Bob
+expect_screen Alice "Choose your weapon: [r]ock [p]aper [s]cissors"
+expect_screen Bob "Choose your weapon: [r]ock [p]aper [s]cissors"
+
+press Alice r
+expect_screen Alice "You picked rock"
+expect_screen Bob "Alice has chosen. Your move."
+press Bob s
+expect_screen Alice "Alice wins the round: rock crushes scissors"
+expect_screen Bob "1. rock vs scissors: Alice"
+
+press Bob p
+expect_screen Alice "Bob has chosen. Your move."
+press Alice 2     # the second weapon: paper
+expect_screen Bob "Round 2 is a draw: both chose paper"
+
+press Alice s
+press Bob p
+expect_screen Alice "PLAYER 1 WINS!"
+expect_screen Alice "You win the match 2–0!"
+expect_screen Bob "Alice wins the match 2–0."
+echo "--- Bob's screen at the end of the match:"
+tmux -L "$sock" capture-pane -p -t Bob | sed '/^$/N;/^\n$/D'
+
+press Alice q
+press Bob q
+expect_screen Alice "EXIT=0"
+expect_screen Bob "EXIT=0"
+echo "tmux-play: a whole match in two terminals: OK"
