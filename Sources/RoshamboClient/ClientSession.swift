@@ -11,11 +11,37 @@ import RoshamboProtocol
 @MainActor
 public final class ClientSession {
   public let store: Store<ClientState, ClientAction>
-  public let connection: ServerConnection
+  /// The connection in use now (a new one after each reconnection).
+  public private(set) var connection: ServerConnection
+  private let reconnect: (@Sendable () async throws -> ServerConnection)?
+  private let backoff: @Sendable (Int) -> Duration
+  private let maxAttempts: Int
+  private let outbox: Outbox
   private var nextID = 1
+  private var hello: (name: String, room: String?, role: ClientMessage.Role)?
 
-  public init(connection: ServerConnection) {
+  /// Where the middleware sends: the current connection, and whether the player quit.
+  final class Outbox {
+    var connection: ServerConnection
+    var quitting = false
+    init(_ connection: ServerConnection) { self.connection = connection }
+  }
+
+  /// A session over `connection`. With `reconnect`, a connection that drops is replaced:
+  /// up to `maxAttempts` tries, waiting `backoff(attempt)` before each, resuming the seat
+  /// with its token.
+  public init(
+    connection: ServerConnection,
+    reconnect: (@Sendable () async throws -> ServerConnection)? = nil,
+    maxAttempts: Int = 6,
+    backoff: @escaping @Sendable (Int) -> Duration = { .milliseconds(250 << min($0 - 1, 5)) }
+  ) {
     self.connection = connection
+    self.reconnect = reconnect
+    self.maxAttempts = maxAttempts
+    self.backoff = backoff
+    let outbox = Outbox(connection)
+    self.outbox = outbox
     var sendingID = 1
     let sending = Middleware<ClientState, ClientAction>.effect { action, context in
       switch action {
@@ -25,11 +51,12 @@ public final class ClientSession {
           return
         }
         sendingID += 1
-        connection.send(.choose(round: view.round, weapon: weapon, id: sendingID))
+        outbox.connection.send(.choose(round: view.round, weapon: weapon, id: sendingID))
       case .rematch:
-        connection.send(.rematch(id: nil))
+        outbox.connection.send(.rematch(id: nil))
       case .quit:
-        connection.send(.leave(id: nil))
+        outbox.quitting = true
+        outbox.connection.send(.leave(id: nil))
       default:
         break
       }
@@ -42,14 +69,50 @@ public final class ClientSession {
   public func join(
     name: String, room: String?, role: ClientMessage.Role = .player, resume: String? = nil
   ) {
+    hello = (name, room, role)
     nextID += 1
     connection.send(
       .hello(protocol: 1, name: name, role: role, room: room, resume: resume, id: nextID))
   }
 
-  /// Feeds the connection's events to the store until it closes; returns why it closed
-  /// (nil for a clean close) and the last fatal error from the server, if any.
+  /// Feeds the connection's events to the store until it closes for good: the player
+  /// quit, the server refused fatally, or reconnecting gave up. Returns why it closed (nil
+  /// for a clean close) and the last fatal error from the server, if any.
   public func run() async -> (error: (any Error)?, fatal: ProtocolError?) {
+    while true {
+      let (error, fatal) = await consume(connection)
+      guard fatal == nil, !outbox.quitting, let reconnect, let hello,
+        let token = store.state.token ?? (hello.role == .spectator ? "" : nil)
+      else {
+        store.dispatch(.connection(.closed(closingReason(error, fatal))))
+        return (error, fatal)
+      }
+      var replaced = false
+      for attempt in 1...maxAttempts {
+        store.dispatch(.connection(.reconnecting(attempt: attempt)))
+        try? await Task.sleep(for: backoff(attempt))
+        guard let fresh = try? await reconnect() else { continue }
+        connection = fresh
+        outbox.connection = fresh
+        nextID += 1
+        fresh.send(
+          .hello(
+            protocol: 1, name: hello.name, role: hello.role, room: hello.room,
+            resume: token.isEmpty ? nil : token, id: nextID))
+        store.dispatch(.connection(.connected))
+        replaced = true
+        break
+      }
+      if !replaced {
+        let reason =
+          "gave up reconnecting after \(maxAttempts) attempts; check that the server is running"
+        store.dispatch(.connection(.closed(reason)))
+        return (error ?? ReconnectFailed(message: reason), nil)
+      }
+    }
+  }
+
+  private func consume(_ connection: ServerConnection) async -> ((any Error)?, ProtocolError?) {
     var fatal: ProtocolError?
     for await event in connection.events {
       switch event {
@@ -63,13 +126,21 @@ public final class ClientSession {
       case .message(.pong):
         break
       case .closed(let error):
-        store.dispatch(
-          .connection(
-            .closed(fatal?.message ?? (error.map { "\($0)" } ?? "the server closed the connection"))
-          ))
         return (error, fatal)
       }
     }
     return (nil, fatal)
   }
+
+  private func closingReason(_ error: (any Error)?, _ fatal: ProtocolError?) -> String {
+    if let fatal { return fatal.message }
+    if outbox.quitting { return "you left the game" }
+    return error.map { "the connection ended: \($0)" } ?? "the server closed the connection"
+  }
+}
+
+/// Reconnecting was given up.
+public struct ReconnectFailed: Error, CustomStringConvertible {
+  public let message: String
+  public var description: String { message }
 }

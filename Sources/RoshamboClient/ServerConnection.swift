@@ -32,7 +32,7 @@ public final class ServerConnection: Sendable {
     let (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
     let loop = group.next()
     let handshake = loop.makePromise(of: Void.self)
-    let channel = try await ClientBootstrap(group: loop)
+    let bootstrap = ClientBootstrap(group: loop)
       .channelOption(.socketOption(.tcp_nodelay), value: 1)
       .connectTimeout(.seconds(10))
       .channelInitializer { channel in
@@ -44,7 +44,14 @@ public final class ServerConnection: Sendable {
           ])
         }
       }
-      .connect(host: host, port: port).get()
+    let channel: any Channel
+    do {
+      channel = try await bootstrap.connect(host: host, port: port).get()
+    } catch {
+      handshake.fail(error)  // no channel, so no handler will ever complete it
+      continuation.finish()
+      throw error
+    }
     do {
       try await handshake.futureResult.get()
     } catch {

@@ -70,6 +70,15 @@ struct ServerOptions: ParsableArguments {
   }
 }
 
+/// How a session gets a new connection after one drops.
+func reconnector(_ server: ServerOptions, tls: TLSContext)
+  -> @Sendable () async throws -> ServerConnection
+{
+  let host = server.host
+  let port = server.port
+  return { try await ServerConnection.connect(host: host, port: port, tls: tls) }
+}
+
 /// Connects, saying what to do when it fails.
 func connect(_ server: ServerOptions, tls: TLSContext) async throws -> ServerConnection {
   do {
@@ -155,8 +164,9 @@ struct Play: AsyncParsableCommand {
       tls = try server.tlsContext()
     }
     let connection = try await connect(server, tls: tls)
+    let reconnect = reconnector(server, tls: tls)
     let status = await MainActor.run { () -> Task<Int32, Never> in
-      let session = ClientSession(connection: connection)
+      let session = ClientSession(connection: connection, reconnect: reconnect)
       let screen = Screen(session: session)
       return Task { @MainActor in
         await screen.play(name: name, room: room, role: .player)
@@ -178,9 +188,11 @@ struct Watch: AsyncParsableCommand {
   var room: String
 
   func run() async throws {
-    let connection = try await connect(server, tls: try server.tlsContext())
+    let tls = try server.tlsContext()
+    let connection = try await connect(server, tls: tls)
+    let reconnect = reconnector(server, tls: tls)
     let status = await MainActor.run { () -> Task<Int32, Never> in
-      let screen = Screen(session: ClientSession(connection: connection))
+      let screen = Screen(session: ClientSession(connection: connection, reconnect: reconnect))
       return Task { @MainActor in await screen.play(name: "spectator", room: room, role: .spectator)
       }
     }.value

@@ -95,3 +95,87 @@ struct BotMatchTests {
     #expect(server.terminationStatus == 0)
   }
 }
+
+@Suite("Reconnecting", .serialized)
+struct ReconnectTests {
+  func configuration(port: Int, data: String) -> ServerConfiguration {
+    var configuration = ServerConfiguration(
+      certificateChainFile: ClientTestCertificates.files.serverCertificate,
+      privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: data)
+    configuration.host = "127.0.0.1"
+    configuration.port = port
+    return configuration
+  }
+
+  @Test("a dropped connection shows reconnecting, then resumes the seat with its token")
+  @MainActor
+  func resumesAfterServerRestart() async throws {
+    var logger = Logger(label: "test")
+    logger.logLevel = .critical
+    let data =
+      NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/data-\(UUID().uuidString)"
+    let first = try await GameServer.start(configuration(port: 0, data: data), logger: logger)
+    let port = first.port
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    let session = ClientSession(
+      connection: connection,
+      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+      maxAttempts: 40, backoff: { _ in .milliseconds(50) })
+    var connections: [ClientContext.Connection] = []
+    let watching = session.store.subscribe(select: \.context.connection) { connections.append($0) }
+    let seated = AsyncStream.makeStream(of: Int.self)
+    let seats = session.store.subscribe(select: \.seq) { seated.continuation.yield($0) }
+    session.join(name: "Alice", room: "den")
+    let run = Task { @MainActor in await session.run() }
+    for await seq in seated.stream where seq >= 1 { break }
+    let token = try #require(session.store.state.token)
+
+    try await first.stop()
+    let second = try await GameServer.start(configuration(port: port, data: data), logger: logger)
+    var iterator = seated.stream.makeAsyncIterator()
+    while session.store.state.context.connection != .connected
+      || session.store.state.view?.players.first?.connected != true
+    {
+      _ = await iterator.next()
+    }
+    #expect(connections.contains(.reconnecting(attempt: 1)))
+    #expect(session.store.state.token == token)
+    #expect(session.store.state.seat == .one)
+    #expect(session.store.state.props.connection == nil)
+    session.store.dispatch(.quit)
+    _ = await run.value
+    try await second.stop()
+    _ = (watching, seats)
+  }
+
+  @Test("when the server does not come back, it gives up with a clear line")
+  @MainActor
+  func givesUp() async throws {
+    var logger = Logger(label: "test")
+    logger.logLevel = .critical
+    let server = try await GameServer.start(
+      configuration(port: 0, data: NSTemporaryDirectory() + "rc-\(UUID().uuidString)"),
+      logger: logger)
+    let port = server.port
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    let session = ClientSession(
+      connection: connection,
+      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+      maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+    let seated = AsyncStream.makeStream(of: Int.self)
+    let seats = session.store.subscribe(select: \.seq) { seated.continuation.yield($0) }
+    session.join(name: "Alice", room: "den")
+    let run = Task { @MainActor in await session.run() }
+    for await seq in seated.stream where seq >= 1 { break }
+    try await server.stop()
+    let (error, fatal) = await run.value
+    #expect(fatal == nil)
+    #expect("\(error!)".contains("gave up reconnecting after 3 attempts"))
+    #expect(
+      session.store.state.props.connection
+        == "gave up reconnecting after 3 attempts; check that the server is running")
+    _ = seats
+  }
+}
