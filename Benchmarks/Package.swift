@@ -30,6 +30,7 @@ let package = Package(
       name: "server-bench",
       dependencies: [
         .product(name: "RoshamboServer", package: "Roshambo"),
+        .product(name: "RoshamboClient", package: "Roshambo"),
         .product(name: "RoshamboProtocol", package: "Roshambo"),
         .product(name: "RoshamboTLS", package: "Roshambo"),
         .product(name: "RoshamboGame", package: "Roshambo"),

@@ -17,7 +17,7 @@ struct RoshamboCommand: AsyncParsableCommand {
       trusting the server with the CA file it made (--ca ca.pem) or the fingerprint it \
       printed (--pin).
       """,
-    subcommands: [Play.self, Watch.self, BotCommand.self],
+    subcommands: [Play.self, Watch.self, BotCommand.self, Load.self],
     defaultSubcommand: Play.self)
 }
 
@@ -257,5 +257,67 @@ struct BotCommand: AsyncParsableCommand {
           + (closing.map { ": \($0)" } ?? "."))
       throw ExitCode(1)
     }
+  }
+}
+
+// MARK: - load
+
+struct Load: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Load a server with many bot pairs and measure it.",
+    discussion: """
+      Seats N pairs of bots (rooms load-0 … load-N-1) in this one process, lets them play \
+      for the given seconds, and prints throughput, the latency of a pick's round trip \
+      (choose sent → the bot's own state back) at p50, p90, p99 and max, and the errors \
+      the server sent. The server's rate limit (20 messages/s per connection) applies, so \
+      use --pace-ms to keep each bot below it.
+      """)
+
+  @OptionGroup var server: ServerOptions
+
+  @Option(help: "Rooms, each with two bots.")
+  var rooms = 10
+
+  @Option(help: "Seconds to measure, after every bot is seated.")
+  var duration: Double = 10
+
+  @Option(help: "Mean milliseconds each bot waits before a pick (0: as fast as answered).")
+  var paceMs = 200
+
+  @Option(help: "Event loop threads for the bots.")
+  var threads = 1
+
+  func validate() throws {
+    guard rooms >= 1 else { throw ValidationError("--rooms must be at least 1.") }
+    guard duration > 0 else { throw ValidationError("--duration must be more than 0 seconds.") }
+    guard paceMs >= 0 else { throw ValidationError("--pace-ms must be 0 or more.") }
+    guard threads >= 1 else { throw ValidationError("--threads must be at least 1.") }
+  }
+
+  func run() async throws {
+    let tls = try server.tlsContext()
+    let report: LoadReport
+    do {
+      report = try await LoadGenerator.run(
+        host: server.host, port: server.port, tls: tls, rooms: rooms, seconds: duration,
+        paceMillis: Int64(paceMs), threads: threads)
+    } catch {
+      complain("could not seat every bot on \(server.host):\(server.port): \(error)")
+      throw ExitCode(69)
+    }
+    func ms(_ micros: Double) -> String { String(format: "%.2f ms", micros / 1000) }
+    print("connections: \(report.connections) (\(rooms) rooms)")
+    print(
+      String(
+        format: "throughput: %.0f picks/s (%d picks in %.1f s)", report.picksPerSecond,
+        report.picks, report.seconds))
+    print(
+      "latency: p50 \(ms(report.percentile(0.5))), p90 \(ms(report.percentile(0.9))), "
+        + "p99 \(ms(report.percentile(0.99))), max \(ms(report.latencies.last ?? .nan))")
+    print(
+      "errors: "
+        + (report.errors.isEmpty
+          ? "none" : report.errors.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))
+    )
   }
 }

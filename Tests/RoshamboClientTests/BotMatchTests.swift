@@ -179,3 +179,26 @@ struct ReconnectTests {
     _ = seats
   }
 }
+
+@Suite("Load generator")
+struct LoadGeneratorTests {
+  @Test("bot pairs seat themselves, play under the rate limit, and report picks without errors")
+  func loads() async throws {
+    var configuration = ServerConfiguration(
+      certificateChainFile: ClientTestCertificates.files.serverCertificate,
+      privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: nil)
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    var logger = Logger(label: "test")
+    logger.logLevel = .critical
+    let server = try await GameServer.start(configuration, logger: logger)
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let report = try await LoadGenerator.run(
+      host: "127.0.0.1", port: server.port, tls: tls, rooms: 5, seconds: 1, paceMillis: 60)
+    try await server.stop()
+    #expect(report.connections == 10)
+    #expect(report.picks > 10)
+    #expect(report.errors.isEmpty, "\(report.errors)")
+    #expect(report.percentile(0.5) <= report.percentile(0.99))
+  }
+}

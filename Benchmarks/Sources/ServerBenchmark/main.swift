@@ -11,41 +11,14 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
+import Synchronization
 
 // MARK: - Measurements
-
-/// Latencies and counters from every connection, across threads.
-final class Stats: @unchecked Sendable {
-  // `@unchecked Sendable`: every field is only touched under `lock`.
-  private let lock = NSLock()
-  private var latencies: [Double] = []
-  private var picks = 0
-  private var errors: [String: Int] = [:]
-  private var recording = false
-
-  func record(latencyMicros: Double) {
-    lock.withLock {
-      guard recording else { return }
-      latencies.append(latencyMicros)
-      picks += 1
-    }
-  }
-
-  func error(_ code: String) { lock.withLock { errors[code, default: 0] += 1 } }
-
-  func start() { lock.withLock { recording = true } }
-
-  func stop() -> (latencies: [Double], picks: Int, errors: [String: Int]) {
-    lock.withLock {
-      recording = false
-      return (latencies.sorted(), picks, errors)
-    }
-  }
-}
 
 func micros(since start: NIODeadline) -> Double {
   Double((NIODeadline.now() - start).nanoseconds) / 1000
@@ -63,110 +36,6 @@ func pad(_ text: String, _ width: Int) -> String {
 
 func send(_ context: ChannelHandlerContext, _ message: ClientMessage) {
   context.writeAndFlush(NIOAny(ByteBuffer.frame(message.encoded())), promise: nil)
-}
-
-// MARK: - A playing bot
-
-/// Plays forever: picks a random weapon in each round, asks for a rematch after each
-/// match, and records how long each pick takes to come back in its own state.
-final class BotHandler: ChannelInboundHandler {
-  typealias InboundIn = ByteBuffer
-  let room: String
-  let stats: Stats
-  let seated: EventLoopPromise<Void>
-  /// Mean time between this bot's picks; each wait is drawn from 0.5 to 1.5 times it.
-  let paceMillis: Int64
-  private var seat: Seat?
-  private var pickedRound = 0
-  private var pickSentAt: NIODeadline?
-  private var askedRematch = false
-  private var generator = SystemRandomNumberGenerator()
-
-  init(room: String, stats: Stats, seated: EventLoopPromise<Void>, paceMillis: Int64) {
-    self.room = room
-    self.stats = stats
-    self.seated = seated
-    self.paceMillis = paceMillis
-  }
-
-  func channelActive(context: ChannelHandlerContext) {
-    send(context, .hello(protocol: 1, name: "bot", role: .player, room: room, resume: nil, id: nil))
-    context.fireChannelActive()
-  }
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    let frame = unwrapInboundIn(data)
-    guard let message = try? frame.withUnsafeReadableBytes({ try ServerMessage.decode($0) }) else {
-      stats.error("undecodable")
-      return
-    }
-    switch message {
-    case .welcome(_, let seat, _):
-      self.seat = seat
-    case .state(_, let view):
-      guard let seat, let me = view.player(seat) else { return }
-      if let sent = pickSentAt,
-        me.chosen || view.history.count >= pickedRound || view.phase == .over
-      {
-        stats.record(latencyMicros: micros(since: sent))
-        pickSentAt = nil
-      }
-      switch view.phase {
-      case .waiting:
-        break
-      case .choosing:
-        seated.succeed()
-        askedRematch = false
-        if !me.chosen, pickedRound != view.round {
-          pickedRound = view.round
-          let weapon = [Weapon.rock, .paper, .scissors][Int(generator.next() % 3)]
-          let round = view.round
-          let wait = paceMillis / 2 + Int64(generator.next() % UInt64(max(1, paceMillis)))
-          context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(wait)) {
-            self.pickSentAt = .now()
-            send(context, .choose(round: round, weapon: weapon, id: nil))
-          }
-        }
-      case .over:
-        pickedRound = 0
-        if !askedRematch, !view.rematch.contains(seat) {
-          askedRematch = true
-          send(context, .rematch(id: nil))
-        }
-      }
-    case .error(let error, _):
-      stats.error(error.code)
-    case .pong:
-      break
-    }
-  }
-
-  func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    stats.error("\(type(of: error))")
-    seated.fail(error)
-    context.close(promise: nil)
-  }
-}
-
-func connectBot(
-  group: any EventLoopGroup, port: Int, tls: TLSContext, room: String, stats: Stats,
-  paceMillis: Int64
-) -> EventLoopFuture<any Channel> {
-  let loop = group.next()
-  let seated = loop.makePromise(of: Void.self)
-  return ClientBootstrap(group: loop)
-    .channelOption(.socketOption(.tcp_nodelay), value: 1)
-    .channelInitializer { channel in
-      channel.eventLoop.makeCompletedFuture {
-        try channel.pipeline.syncOperations.addHandlers([
-          try TLSHandler(context: tls, serverName: "127.0.0.1"),
-          ByteToMessageHandler(FrameDecoder()),
-          BotHandler(room: room, stats: stats, seated: seated, paceMillis: paceMillis),
-        ])
-      }
-    }
-    .connect(host: "127.0.0.1", port: port)
-    .flatMap { channel in seated.futureResult.map { channel } }
 }
 
 // MARK: - The latency probe
@@ -341,7 +210,8 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   exit(0)
 }
 
-final class Child {
+/// `@unchecked Sendable`: its pipes are used by one caller at a time (the run is sequential).
+final class Child: @unchecked Sendable {
   let process = Process()
   private let input = Pipe()
   private let output = Pipe()
@@ -454,40 +324,23 @@ struct Capacity {
   var connected: Int
 }
 
-func capacity(durable: Bool) throws -> Capacity {
+func capacity(durable: Bool) async throws -> Capacity {
   let (server, port) = try startServerChild(durable: durable)
   defer { server.stop() }
   let baseline = server.rss()
-  let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-  defer { try? group.syncShutdownGracefully() }
-  let stats = Stats()
-  var channels: [any Channel] = []
-  for start in stride(from: 0, to: rooms, by: 250) {
-    let batch = (start..<min(rooms, start + 250)).flatMap { room in
-      (0..<2).map { _ in
-        connectBot(
-          group: group, port: port, tls: clientTLS, room: "r\(room)", stats: stats,
-          paceMillis: paceMillis)
-      }
-    }
-    for future in batch { channels.append(try future.wait()) }
-  }
-  let connected = channels.count
-  let memory = Double(server.rss() - baseline) / Double(connected)
-  stats.start()
-  let started = NIODeadline.now()
-  Thread.sleep(forTimeInterval: Double(seconds))  // the measuring window, not a guess
-  let result = stats.stop()
-  let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
-  for channel in channels { channel.close(promise: nil) }
+  let seatedRSS = Mutex(0)
+  let report = try await LoadGenerator.run(
+    host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
+    paceMillis: paceMillis, threads: 1, connected: { seatedRSS.withLock { $0 = server.rss() } })
   return Capacity(
-    picksPerSecond: Double(result.picks) / elapsed, p50: percentile(result.latencies, 0.5),
-    p99: percentile(result.latencies, 0.99), bytesPerConnection: memory, errors: result.errors,
-    connected: connected)
+    picksPerSecond: report.picksPerSecond, p50: report.percentile(0.5),
+    p99: report.percentile(0.99),
+    bytesPerConnection: Double(seatedRSS.withLock { $0 } - baseline) / Double(report.connections),
+    errors: report.errors, connected: report.connections)
 }
 
-let durableRun = try capacity(durable: true)
-let memoryRun = try capacity(durable: false)
+let durableRun = try await capacity(durable: true)
+let memoryRun = try await capacity(durable: false)
 print(
   "2. Capacity: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for \(seconds) s "
     + "(each bot picks every \(paceMillis) ms on average)")

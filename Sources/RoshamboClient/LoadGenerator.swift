@@ -1,0 +1,208 @@
+import NIOCore
+import NIOPosix
+import RoshamboGame
+import RoshamboProtocol
+import RoshamboTLS
+import Synchronization
+
+/// What a load run measured.
+public struct LoadReport: Sendable {
+  public var connections: Int
+  public var seconds: Double
+  public var picks: Int
+  /// Pick latencies (choose sent → own state back), in µs, sorted.
+  public var latencies: [Double]
+  public var errors: [String: Int]
+
+  public var picksPerSecond: Double { Double(picks) / seconds }
+
+  public func percentile(_ p: Double) -> Double {
+    latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+  }
+}
+
+/// Many bot pairs in one process, each connection a small NIO state machine (no actor
+/// hops, no per-message tasks), for loading a server and measuring it.
+///
+/// Invariant: latencies are recorded only inside the measuring window.
+public enum LoadGenerator {
+  /// Seats `rooms` pairs of bots (rooms `load-0`…), lets them play for `seconds`, each
+  /// bot waiting about `paceMillis` before each pick (0: as fast as the server answers),
+  /// and reports. `connected` runs once every bot is seated, before measuring starts.
+  public static func run(
+    host: String, port: Int, tls: TLSContext, rooms: Int, seconds: Double, paceMillis: Int64,
+    threads: Int = 1, connected: @Sendable () -> Void = {}
+  ) async throws -> LoadReport {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+    let stats = LoadStats()
+    var channels: [any Channel] = []
+    do {
+      for start in stride(from: 0, to: rooms, by: 250) {
+        var batch: [EventLoopFuture<any Channel>] = []
+        for room in start..<min(rooms, start + 250) {
+          for _ in 0..<2 {
+            batch.append(
+              connect(
+                group: group, host: host, port: port, tls: tls, room: "load-\(room)", stats: stats,
+                paceMillis: paceMillis))
+          }
+        }
+        for future in batch { channels.append(try await future.get()) }
+      }
+      connected()
+      stats.start()
+      let started = ContinuousClock.now
+      try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))  // the measuring window
+      let elapsed = ContinuousClock.now - started
+      let result = stats.stop()
+      for channel in channels { channel.close(promise: nil) }
+      try await group.shutdownGracefully()
+      return LoadReport(
+        connections: channels.count,
+        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+        picks: result.latencies.count, latencies: result.latencies, errors: result.errors)
+    } catch {
+      for channel in channels { channel.close(promise: nil) }
+      try? await group.shutdownGracefully()
+      throw error
+    }
+  }
+
+  static func connect(
+    group: any EventLoopGroup, host: String, port: Int, tls: TLSContext, room: String,
+    stats: LoadStats, paceMillis: Int64
+  ) -> EventLoopFuture<any Channel> {
+    let loop = group.next()
+    let seated = loop.makePromise(of: Void.self)
+    return ClientBootstrap(group: loop)
+      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandlers([
+            try TLSHandler(context: tls, serverName: host),
+            ByteToMessageHandler(FrameDecoder()),
+            LoadBotHandler(room: room, stats: stats, seated: seated, paceMillis: paceMillis),
+          ])
+        }
+      }
+      .connect(host: host, port: port)
+      .flatMapError { error in
+        seated.fail(error)
+        return loop.makeFailedFuture(error)
+      }
+      .flatMap { channel in seated.futureResult.map { channel } }
+  }
+}
+
+/// Latencies and error counts from every connection, across event loops.
+final class LoadStats: Sendable {
+  private struct State {
+    var latencies: [Double] = []
+    var errors: [String: Int] = [:]
+    var recording = false
+  }
+
+  private let state = Mutex(State())
+
+  func record(latencyMicros: Double) {
+    state.withLock { if $0.recording { $0.latencies.append(latencyMicros) } }
+  }
+
+  func error(_ code: String) { state.withLock { $0.errors[code, default: 0] += 1 } }
+
+  func start() { state.withLock { $0.recording = true } }
+
+  func stop() -> (latencies: [Double], errors: [String: Int]) {
+    state.withLock {
+      $0.recording = false
+      return ($0.latencies.sorted(), $0.errors)
+    }
+  }
+}
+
+/// One bot as a channel handler: picks a random weapon each round (after its pace),
+/// asks for a rematch after each match, and records how long each pick takes to come
+/// back in its own state.
+final class LoadBotHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+  private let room: String
+  private let stats: LoadStats
+  private let seated: EventLoopPromise<Void>
+  private let paceMillis: Int64
+  private var seat: Seat?
+  private var pickedRound = 0
+  private var pickSentAt: NIODeadline?
+  private var askedRematch = false
+  private var generator = SystemRandomNumberGenerator()
+
+  init(room: String, stats: LoadStats, seated: EventLoopPromise<Void>, paceMillis: Int64) {
+    self.room = room
+    self.stats = stats
+    self.seated = seated
+    self.paceMillis = paceMillis
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    send(
+      context, .hello(protocol: 1, name: "load", role: .player, room: room, resume: nil, id: nil))
+    context.fireChannelActive()
+  }
+
+  private func send(_ context: ChannelHandlerContext, _ message: ClientMessage) {
+    context.writeAndFlush(wrapOutboundOut(.frame(message.encoded())), promise: nil)
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let frame = unwrapInboundIn(data)
+    guard let message = try? frame.withUnsafeReadableBytes({ try ServerMessage.decode($0) }) else {
+      stats.error("undecodable")
+      return
+    }
+    switch message {
+    case .welcome(_, let seat, _):
+      self.seat = seat
+    case .state(_, let view):
+      guard let seat, let me = view.player(seat) else { return }
+      if let sent = pickSentAt,
+        me.chosen || view.history.count >= pickedRound || view.phase == .over
+      {
+        stats.record(latencyMicros: Double((NIODeadline.now() - sent).nanoseconds) / 1000)
+        pickSentAt = nil
+      }
+      switch view.phase {
+      case .waiting:
+        break
+      case .choosing:
+        seated.succeed()
+        askedRematch = false
+        guard !me.chosen, pickedRound != view.round else { return }
+        pickedRound = view.round
+        let weapon = [Weapon.rock, .paper, .scissors][Int(generator.next() % 3)]
+        let round = view.round
+        let wait =
+          paceMillis == 0 ? 0 : paceMillis / 2 + Int64(generator.next() % UInt64(paceMillis))
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(wait)) {
+          self.pickSentAt = .now()
+          self.send(context, .choose(round: round, weapon: weapon, id: nil))
+        }
+      case .over:
+        pickedRound = 0
+        if !askedRematch, !view.rematch.contains(seat) {
+          askedRematch = true
+          send(context, .rematch(id: nil))
+        }
+      }
+    case .error(let error, _):
+      stats.error(error.code)
+    case .pong:
+      break
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    stats.error((error as? TLSError).map { "tls: \($0.kind)" } ?? "\(type(of: error))")
+    seated.fail(error)
+    context.close(promise: nil)
+  }
+}
