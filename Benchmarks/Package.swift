@@ -12,6 +12,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
+    .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
     .executableTarget(
       name: "redux-bench",
       dependencies: [.product(name: "Redux", package: "Roshambo")],
@@ -20,6 +21,7 @@ let package = Package(
     .executableTarget(
       name: "tls-bench",
       dependencies: [
+        "BenchmarkSupport",
         .product(name: "RoshamboTLS", package: "Roshambo"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -29,6 +31,7 @@ let package = Package(
     .executableTarget(
       name: "server-bench",
       dependencies: [
+        "BenchmarkSupport",
         .product(name: "RoshamboServer", package: "Roshambo"),
         .product(name: "RoshamboClient", package: "Roshambo"),
         .product(name: "RoshamboProtocol", package: "Roshambo"),

@@ -23,27 +23,32 @@ public enum BotStrategy: String, CaseIterable, Sendable {
       return weapons[history.count % weapons.count]
     case .frequency:
       // Beat what the opponent has played most.
-      let counts = Dictionary(theirs.map { ($0, 1) }, uniquingKeysWith: +)
-      guard
-        let favourite = counts.max(by: {
-          $0.value < $1.value || $0.value == $1.value && $0.key.rawValue > $1.key.rawValue
-        })?.key
-      else { return weapons.randomElement(using: &random)! }
+      guard let favourite = mostCommon(theirs) else {
+        return weapons.randomElement(using: &random)!
+      }
       return counter(to: favourite, in: ruleset, random: &random)
     case .markov:
       // Predict the opponent's next from what followed their last pick before.
       guard let last = theirs.last, theirs.count >= 2 else {
         return weapons.randomElement(using: &random)!
       }
-      var next: [Weapon: Int] = [:]
-      for (a, b) in zip(theirs, theirs.dropFirst()) where a == last { next[b, default: 0] += 1 }
-      guard
-        let predicted = next.max(by: {
-          $0.value < $1.value || $0.value == $1.value && $0.key.rawValue > $1.key.rawValue
-        })?.key
-      else { return weapons.randomElement(using: &random)! }
+      let followers = zip(theirs, theirs.dropFirst()).filter { $0.0 == last }.map(\.1)
+      guard let predicted = mostCommon(followers) else {
+        return weapons.randomElement(using: &random)!
+      }
       return counter(to: predicted, in: ruleset, random: &random)
     }
+  }
+
+  /// The weapon that occurs most often (ties go to the name first in the alphabet, so
+  /// the choice is deterministic), or nil for none.
+  func mostCommon(_ weapons: [Weapon]) -> Weapon? {
+    var counts: [Weapon: Int] = [:]
+    for weapon in weapons { counts[weapon, default: 0] += 1 }
+    let ranked = counts.sorted { a, b in
+      a.value != b.value ? a.value > b.value : a.key.rawValue < b.key.rawValue
+    }
+    return ranked.first?.key
   }
 
   /// A weapon that beats `weapon` (a random one of them, if several do).

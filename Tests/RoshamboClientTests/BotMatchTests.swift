@@ -11,6 +11,18 @@ enum ClientTestCertificates {
     in: NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/certs", hosts: ["127.0.0.1"])
 }
 
+/// An in-process server on 127.0.0.1 and a free port (or `port`), quiet in the logs.
+func startTestServer(port: Int = 0, dataDirectory: String? = nil) async throws -> GameServer {
+  var configuration = ServerConfiguration(
+    certificateChainFile: ClientTestCertificates.files.serverCertificate,
+    privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: dataDirectory)
+  configuration.host = "127.0.0.1"
+  configuration.port = port
+  var logger = Logger(label: "test")
+  logger.logLevel = .critical
+  return try await GameServer.start(configuration, logger: logger)
+}
+
 let repositoryRoot = URL(fileURLWithPath: #filePath)
   .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
@@ -19,14 +31,7 @@ struct BotMatchTests {
   @Test("two bots in one process finish their matches through real TLS")
   @MainActor
   func inProcess() async throws {
-    var configuration = ServerConfiguration(
-      certificateChainFile: ClientTestCertificates.files.serverCertificate,
-      privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: nil)
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    var logger = Logger(label: "test")
-    logger.logLevel = .critical
-    let server = try await GameServer.start(configuration, logger: logger)
+    let server = try await startTestServer()
     let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
     var bots: [Bot] = []
     var runs: [Task<Void, Never>] = []
@@ -98,23 +103,12 @@ struct BotMatchTests {
 
 @Suite("Reconnecting", .serialized)
 struct ReconnectTests {
-  func configuration(port: Int, data: String) -> ServerConfiguration {
-    var configuration = ServerConfiguration(
-      certificateChainFile: ClientTestCertificates.files.serverCertificate,
-      privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: data)
-    configuration.host = "127.0.0.1"
-    configuration.port = port
-    return configuration
-  }
-
   @Test("a dropped connection shows reconnecting, then resumes the seat with its token")
   @MainActor
   func resumesAfterServerRestart() async throws {
-    var logger = Logger(label: "test")
-    logger.logLevel = .critical
     let data =
       NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/data-\(UUID().uuidString)"
-    let first = try await GameServer.start(configuration(port: 0, data: data), logger: logger)
+    let first = try await startTestServer(dataDirectory: data)
     let port = first.port
     let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
@@ -132,7 +126,7 @@ struct ReconnectTests {
     let token = try #require(session.store.state.token)
 
     try await first.stop()
-    let second = try await GameServer.start(configuration(port: port, data: data), logger: logger)
+    let second = try await startTestServer(port: port, dataDirectory: data)
     var iterator = seated.stream.makeAsyncIterator()
     while session.store.state.context.connection != .connected
       || session.store.state.view?.players.first?.connected != true
@@ -152,11 +146,7 @@ struct ReconnectTests {
   @Test("when the server does not come back, it gives up with a clear line")
   @MainActor
   func givesUp() async throws {
-    var logger = Logger(label: "test")
-    logger.logLevel = .critical
-    let server = try await GameServer.start(
-      configuration(port: 0, data: NSTemporaryDirectory() + "rc-\(UUID().uuidString)"),
-      logger: logger)
+    let server = try await startTestServer()
     let port = server.port
     let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
@@ -184,14 +174,7 @@ struct ReconnectTests {
 struct LoadGeneratorTests {
   @Test("bot pairs seat themselves, play under the rate limit, and report picks without errors")
   func loads() async throws {
-    var configuration = ServerConfiguration(
-      certificateChainFile: ClientTestCertificates.files.serverCertificate,
-      privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: nil)
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    var logger = Logger(label: "test")
-    logger.logLevel = .critical
-    let server = try await GameServer.start(configuration, logger: logger)
+    let server = try await startTestServer()
     let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
     let report = try await LoadGenerator.run(
       host: "127.0.0.1", port: server.port, tls: tls, rooms: 5, seconds: 1, paceMillis: 60)

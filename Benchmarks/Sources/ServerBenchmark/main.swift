@@ -7,6 +7,7 @@
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
+import BenchmarkSupport
 import Foundation
 import Logging
 import NIOCore
@@ -22,16 +23,6 @@ import Synchronization
 
 func micros(since start: NIODeadline) -> Double {
   Double((NIODeadline.now() - start).nanoseconds) / 1000
-}
-
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
-  sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-}
-
-func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
-
-func pad(_ text: String, _ width: Int) -> String {
-  text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
 }
 
 func send(_ context: ChannelHandlerContext, _ message: ClientMessage) {
@@ -174,12 +165,6 @@ func probeLatency(port: Int, tls: TLSContext, iterations: Int) throws -> (
 
 // MARK: - The server child
 
-func residentBytes() -> Int {
-  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-  let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-  return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
-}
-
 func serveMode(_ arguments: [String]) async throws -> Never {
   func value(_ flag: String) -> String? {
     arguments.firstIndex(of: flag).map { arguments[$0 + 1] }
@@ -200,62 +185,12 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   let server = try await GameServer.start(configuration, logger: logger)
   print("PORT \(server.port)")
   fflush(nil)
-  while let line = readLine() {
-    if line == "rss" {
-      print("RSS \(residentBytes())")
-      fflush(nil)
-    }
-  }
+  answerMemoryQueries()
   try await server.stop()
   exit(0)
 }
 
-/// `@unchecked Sendable`: its pipes are used by one caller at a time (the run is sequential).
-final class Child: @unchecked Sendable {
-  let process = Process()
-  private let input = Pipe()
-  private let output = Pipe()
-  private var buffer = ""
-
-  init(_ arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = arguments
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-  }
-
-  func value(_ prefix: String) -> Int {
-    while true {
-      if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
-        buffer = ""
-        return Int(line.split(separator: " ")[1])!
-      }
-      let data = output.fileHandleForReading.availableData
-      if data.isEmpty { fatalError("server child exited") }
-      buffer += String(decoding: data, as: UTF8.self)
-    }
-  }
-
-  func rss() -> Int {
-    input.fileHandleForWriting.write(Data("rss\n".utf8))
-    return value("RSS")
-  }
-
-  func stop() {
-    try? input.fileHandleForWriting.close()
-    process.waitUntilExit()
-  }
-}
-
 // MARK: - Main
-
-func raiseFileLimit() {
-  var limit = rlimit()
-  getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-  limit.rlim_cur = limit.rlim_max
-  setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-}
 
 raiseFileLimit()
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -276,12 +211,12 @@ let files = try DevelopmentCertificates.create(in: root + "/certs", hosts: ["127
 defer { try? FileManager.default.removeItem(atPath: root) }
 let clientTLS = try TLSContext(.client(trust: .caFile(files.caCertificate)))
 
-func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (Child, Int) {
+func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
   ]
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
-  let child = try Child(args)
+  let child = try ChildProcess(args)
   return (child, child.value("PORT"))
 }
 

@@ -7,6 +7,7 @@
 //
 // Usage: swift run -c release tls-bench [--quick]
 // (internal modes used by the run itself: `serve`, `hold`)
+import BenchmarkSupport
 import Foundation
 import NIOCore
 import NIOPosix
@@ -45,25 +46,6 @@ func startServer(
     .bind(host: "127.0.0.1", port: port).wait()
 }
 
-func residentBytes() -> Int {
-  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-  let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-  let kib = Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-  return kib * 1024
-}
-
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
-  sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-}
-
-func format(_ value: Double, _ digits: Int = 1) -> String {
-  String(format: "%.\(digits)f", value)
-}
-
-func pad(_ text: String, _ width: Int) -> String {
-  text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-}
-
 // MARK: - Child modes
 
 /// `serve (--tls CERT KEY [--allow-tls12] | --plain)`: a one-thread echo server; prints `PORT <n>`, then
@@ -80,12 +62,7 @@ func serveMode(_ arguments: [String]) throws -> Never {
   let channel = try startServer(group: group, tls: tls)
   print("PORT \(channel.localAddress!.port!)")
   fflush(nil)
-  while let line = readLine() {
-    if line == "rss" {
-      print("RSS \(residentBytes())")
-      fflush(nil)
-    }
-  }
+  answerMemoryQueries()
   exit(0)
 }
 
@@ -160,51 +137,6 @@ func holdMode(_ arguments: [String]) throws -> Never {
   fflush(nil)
   while readLine() != nil {}
   exit(0)
-}
-
-// MARK: - Child processes
-
-/// A child process speaking the line protocol of the modes above.
-final class Child {
-  let process = Process()
-  private let input = Pipe()
-  private let output = Pipe()
-  private var buffer = ""
-
-  init(_ executable: String, _ arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-  }
-
-  /// The next line the child prints that starts with `prefix`.
-  func line(startingWith prefix: String) -> String {
-    while true {
-      if let range = buffer.range(of: "\n") {
-        let line = String(buffer[..<range.lowerBound])
-        buffer.removeSubrange(...range.lowerBound)
-        if line.hasPrefix(prefix) { return line }
-        continue
-      }
-      let data = output.fileHandleForReading.availableData
-      if data.isEmpty {
-        fatalError("child \(process.arguments ?? []) exited before printing \(prefix)")
-      }
-      buffer += String(decoding: data, as: UTF8.self)
-    }
-  }
-
-  func send(_ line: String) {
-    input.fileHandleForWriting.write(Data((line + "\n").utf8))
-  }
-
-  func stop() {
-    try? input.fileHandleForWriting.close()
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-  }
 }
 
 // MARK: - 1. Handshakes per second
@@ -344,28 +276,19 @@ func pingPong(tls: (server: TLSContext, client: TLSContext)?, count: Int) throws
 func memoryPerConnection(
   executable: String, serverArguments: [String], holdArguments: [String], count: Int
 ) throws -> (perConnection: Double, held: Int, failed: Int) {
-  let server = try Child(executable, ["serve"] + serverArguments)
+  let server = try ChildProcess(["serve"] + serverArguments, executable: executable)
   defer { server.stop() }
-  let port = server.line(startingWith: "PORT").split(separator: " ")[1]
-  server.send("rss")
-  let before = Int(server.line(startingWith: "RSS").split(separator: " ")[1])!
-  let holder = try Child(
-    executable, ["hold", "--port", String(port), "--count", "\(count)"] + holdArguments)
+  let port = server.value("PORT")
+  let before = server.rss()
+  let holder = try ChildProcess(
+    ["hold", "--port", "\(port)", "--count", "\(count)"] + holdArguments, executable: executable)
   defer { holder.stop() }
   let held = holder.line(startingWith: "HELD").split(separator: " ")
-  server.send("rss")
-  let after = Int(server.line(startingWith: "RSS").split(separator: " ")[1])!
+  let after = server.rss()
   return (Double(after - before) / Double(count), Int(held[1])!, Int(held[3])!)
 }
 
 // MARK: - Main
-
-func raiseFileLimit() {
-  var limit = rlimit()
-  getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-  limit.rlim_cur = limit.rlim_max
-  setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-}
 
 raiseFileLimit()
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -386,8 +309,9 @@ defer { try? FileManager.default.removeItem(atPath: directory) }
 
 // 1. Handshakes per second.
 let seconds = quick ? 2 : 5
-let ours = try Child(executable, ["serve", "--tls", files.serverCertificate, files.serverKey])
-let oursPort = Int(ours.line(startingWith: "PORT").split(separator: " ")[1])!
+let ours = try ChildProcess(
+  ["serve", "--tls", files.serverCertificate, files.serverKey], executable: executable)
+let oursPort = ours.value("PORT")
 let (openssl, opensslPort) = try startOpenSSLServer(files: files)
 var oursRate: [Double] = []
 var opensslRate: [Double] = []
