@@ -20,6 +20,7 @@ public final class Screen {
   private var signalSources: [any DispatchSourceSignal] = []
   private var ticker: Task<Void, Never>?
   private var lastProps: ScreenProps?
+  private var color = false
 
   public init(session: ClientSession) {
     self.session = session
@@ -28,14 +29,14 @@ public final class Screen {
   /// Joins and plays until the connection ends or the player quits; returns an exit status.
   public func play(name: String, room: String?, role: ClientMessage.Role) async -> Int32 {
     let interactive = Terminal.isInteractive
-    let color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if interactive {
       terminal.enterFullScreen()
       watchSignals()
       startKeyReader()
     }
     subscription = session.store.subscribe(select: \.props) { [weak self] props in
-      self?.show(props, interactive: interactive, color: color)
+      self?.show(props, interactive: interactive)
     }
     ticker = Task { @MainActor [weak self] in
       while !Task.isCancelled {
@@ -65,11 +66,10 @@ public final class Screen {
 
   private var quitting = false
 
-  private func show(_ props: ScreenProps, interactive: Bool, color: Bool) {
+  private func show(_ props: ScreenProps, interactive: Bool) {
     defer { lastProps = props }
     if interactive {
-      let size = Terminal.size
-      terminal.draw(ScreenRenderer(width: size.columns, color: color).lines(for: props))
+      draw(props)
     } else if props.status != lastProps?.status || props.reveal != lastProps?.reveal
       || props.notice != lastProps?.notice
     {
@@ -78,6 +78,11 @@ public final class Screen {
       print(parts.compactMap { $0 }.joined(separator: " | "))
       fflush(nil)
     }
+  }
+
+  /// Draws `props` at the terminal's current width.
+  private func draw(_ props: ScreenProps) {
+    terminal.draw(ScreenRenderer(width: Terminal.size.columns, color: color).lines(for: props))
   }
 
   /// Keys arrive on a thread of their own and are handled on the main actor.
@@ -139,8 +144,7 @@ public final class Screen {
     resize.setEventHandler { [weak self] in
       MainActor.assumeIsolated {
         guard let self, let props = self.lastProps else { return }
-        let size = Terminal.size
-        self.terminal.draw(ScreenRenderer(width: size.columns, color: true).lines(for: props))
+        self.draw(props)
       }
     }
     resize.resume()
