@@ -372,15 +372,20 @@ final class GameHub {
       pendingActions.removeAll(keepingCapacity: true)
       pendingMatches.removeAll()
     }
-    var sent: Set<String> = []
     let items = outbox
     outbox.removeAll(keepingCapacity: true)
-    for item in items {
+    // A room's state goes out once, at its last place in the outbox: after every
+    // welcome queued for that room, so no connection sees a state before its welcome.
+    var lastPlace: [String: Int] = [:]
+    for (index, item) in items.enumerated() {
+      if case .roomState(let room) = item { lastPlace[room] = index }
+    }
+    for (index, item) in items.enumerated() {
       switch item {
       case .message(let link, let message):
         send(link, message.encoded())
       case .roomState(let room):
-        if sent.insert(room).inserted { broadcast(room) }
+        if lastPlace[room] == index { broadcast(room) }
       case .stateTo(let link, let room):
         guard let state = store.state.rooms[room] else { continue }
         let seat = members[link.id]?.seat

@@ -197,4 +197,25 @@ struct MatchTests {
     }
     try await server.stop()
   }
+
+  @Test("every player hears welcome before any state, even when both hellos arrive together")
+  func welcomeComesFirst() async throws {
+    let server = try await startServer()
+    var clients: [TestClient] = []
+    for _ in 0..<60 { clients.append(try await TestClient.connect(port: server.port)) }
+    // Both players of a room say hello at once, so the hub often takes both in one tick.
+    for (index, client) in clients.enumerated() {
+      client.send(
+        .hello(
+          protocol: 1, name: "P\(index)", role: .player, room: "r\(index / 2)", resume: nil, id: nil
+        ))
+    }
+    for client in clients {
+      guard case .welcome = try await client.next() else {
+        Issue.record("the first message was not welcome: \(client.inbox.messages)")
+        continue
+      }
+    }
+    try await server.stop()
+  }
 }
