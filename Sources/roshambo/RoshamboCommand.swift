@@ -27,7 +27,9 @@ func complain(_ message: String) {
 
 /// Where the server is and how to trust it.
 struct ServerOptions: ParsableArguments {
-  @Option(help: "The server's host name or IP address.")
+  @Option(
+    help: "The server's host name or IP address (an IPv6 address may be in brackets).",
+    transform: { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 })
   var host = "127.0.0.1"
 
   @Option(help: "The server's port.")
