@@ -88,6 +88,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // The client: connection, replica store, bots, terminal screen.
     .target(

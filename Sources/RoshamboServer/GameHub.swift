@@ -52,14 +52,17 @@ final class GameHub {
   private var pendingActions: [LobbyAction] = []
   private var pendingMatches: [FinishedMatch] = []
   private var flushScheduled = false
+  private let compactionInterval: Int
+  private var journaledSinceCompaction = 0
   private var deadlineTimers: [String: (deadline: Int64, task: Scheduled<Void>)] = [:]
   private var graceTimers: [String: Scheduled<Void>] = [:]
 
   init(
     loop: any EventLoop, lobby: LobbyState, journal: Journal?, logger: Logger,
-    now: @escaping @Sendable () -> Int64
+    compactionInterval: Int = 10_000, now: @escaping @Sendable () -> Int64
   ) {
     self.loop = loop
+    self.compactionInterval = compactionInterval
     self.store = Store(initialState: lobby, reducer: LobbyReducer())
     self.journal = journal
     self.logger = logger
@@ -364,6 +367,13 @@ final class GameHub {
     if !pendingActions.isEmpty || !pendingMatches.isEmpty {
       do {
         try journal?.append(pendingActions, matches: pendingMatches)
+        journaledSinceCompaction += pendingActions.count
+        if journaledSinceCompaction >= compactionInterval {
+          // Every reduced action is in the journal now, so the state is exactly what
+          // it holds: fold it into a snapshot and start the journal afresh.
+          try journal?.compact(store.state)
+          journaledSinceCompaction = 0
+        }
       } catch {
         logger.critical(
           "journal write failed; results are not durable",

@@ -87,7 +87,9 @@ public final class GameServer: Sendable {
               "actions": "\(loaded.actions)",
             ])
         }
-        let hub = GameHub(loop: hubLoop, lobby: lobby, journal: journal, logger: logger, now: now)
+        let hub = GameHub(
+          loop: hubLoop, lobby: lobby, journal: journal, logger: logger,
+          compactionInterval: max(1, configuration.journalCompactionInterval), now: now)
         hub.restore()
         return HubHandle(hub)
       }.get()

@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable {
   public var roomSettings = RoomState.Settings()
   public var allowTLS12 = false
   public var limits = Limits()
+  /// After this many journaled actions the journal is folded into a snapshot, so it
+  /// stays bounded however long the server runs.
+  public var journalCompactionInterval = 10_000
   /// Event loop threads for connections (the hub has one of them).
   public var threads = System.coreCount
 

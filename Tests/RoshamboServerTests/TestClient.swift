@@ -27,6 +27,7 @@ func temporaryDataDirectory() -> String {
 /// Starts an in-process server on 127.0.0.1 and a free port.
 func startServer(
   settings: RoomState.Settings = .init(), dataDirectory: String? = temporaryDataDirectory(),
+  compactionInterval: Int = 10_000,
   limits: (inout ServerConfiguration.Limits) -> Void = { _ in }
 ) async throws -> GameServer {
   var configuration = ServerConfiguration(
@@ -36,6 +37,7 @@ func startServer(
   configuration.port = 0
   configuration.roomSettings = settings
   configuration.threads = 2
+  configuration.journalCompactionInterval = compactionInterval
   limits(&configuration.limits)
   var logger = Logger(label: "test.server")
   logger.logLevel = .warning
