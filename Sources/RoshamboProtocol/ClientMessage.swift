@@ -144,29 +144,42 @@ public enum ClientMessage: Sendable, Equatable {
   /// The message as JSON bytes. A `choose` is padded with trailing spaces so that its
   /// length is the same whichever weapon it carries.
   public func encoded() -> [UInt8] {
-    var object: [String: Any] = [:]
-    var padding = 0
-    switch self {
-    case .hello(let version, let name, let role, let room, let resume, let id):
-      object = ["type": "hello", "protocol": version, "name": name, "role": role.rawValue]
-      if let room { object["room"] = room }
-      if let resume { object["resume"] = resume }
-      if let id { object["id"] = id }
-    case .choose(let round, let weapon, let id):
-      object = ["type": "choose", "round": round, "weapon": weapon.rawValue]
-      if let id { object["id"] = id }
-      padding = WireProtocol.weaponFieldWidth - (weapon.rawValue.utf8.count + 2)
-    case .rematch(let id):
-      object = ["type": "rematch"]
-      if let id { object["id"] = id }
-    case .leave(let id):
-      object = ["type": "leave"]
-      if let id { object["id"] = id }
-    case .ping(let id):
-      object = ["type": "ping"]
-      if let id { object["id"] = id }
+    var json = JSONText(capacity: 96)
+    func id(_ id: Int?) {
+      if let id { json.comma(); json.key("id"); json.int(id) }
     }
-    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-    return Array(data) + Array(repeating: UInt8(ascii: " "), count: padding)
+    switch self {
+    case .hello(let version, let name, let role, let room, let resume, let messageID):
+      json.raw("{\"type\":\"hello\",")
+      json.key("protocol"); json.int(version); json.comma()
+      json.key("name"); json.string(name); json.comma()
+      json.key("role"); json.string(role.rawValue)
+      if let room { json.comma(); json.key("room"); json.string(room) }
+      if let resume { json.comma(); json.key("resume"); json.string(resume) }
+      id(messageID)
+      json.raw("}")
+    case .choose(let round, let weapon, let messageID):
+      json.raw("{\"type\":\"choose\",")
+      json.key("round"); json.int(round); json.comma()
+      json.key("weapon"); json.string(weapon.rawValue)
+      id(messageID)
+      json.raw("}")
+      for _ in 0..<(WireProtocol.weaponFieldWidth - (weapon.rawValue.utf8.count + 2)) {
+        json.raw(" ")
+      }
+    case .rematch(let messageID):
+      json.raw("{\"type\":\"rematch\"")
+      id(messageID)
+      json.raw("}")
+    case .leave(let messageID):
+      json.raw("{\"type\":\"leave\"")
+      id(messageID)
+      json.raw("}")
+    case .ping(let messageID):
+      json.raw("{\"type\":\"ping\"")
+      id(messageID)
+      json.raw("}")
+    }
+    return json.bytes
   }
 }

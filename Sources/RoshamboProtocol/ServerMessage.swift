@@ -11,30 +11,21 @@ public enum ServerMessage: Sendable, Equatable {
   case error(ProtocolError, re: Int?)
   case pong(id: Int?)
 
-  private struct Welcome: Codable {
+  private struct Welcome: Decodable {
     var type = "welcome"
     var `protocol`: Int
     var room: String
     var seat: Seat?
     var token: String?
-
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(type, forKey: .type)
-      try c.encode(self.protocol, forKey: .protocol)
-      try c.encode(room, forKey: .room)
-      try c.encode(seat, forKey: .seat)  // null for spectators
-      try c.encodeIfPresent(token, forKey: .token)
-    }
   }
 
-  private struct State: Codable {
+  private struct State: Decodable {
     var type = "state"
     var seq: Int
     var view: RoomView
   }
 
-  private struct ErrorBody: Codable {
+  private struct ErrorBody: Decodable {
     var type = "error"
     var code: String
     var message: String
@@ -42,15 +33,9 @@ public enum ServerMessage: Sendable, Equatable {
     var re: Int?
   }
 
-  private struct Pong: Codable {
+  private struct Pong: Decodable {
     var type = "pong"
     var id: Int?
-
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(type, forKey: .type)
-      try c.encode(id, forKey: .id)
-    }
   }
 
   private struct TypeOnly: Decodable {
@@ -59,26 +44,37 @@ public enum ServerMessage: Sendable, Equatable {
 
   /// The message as JSON bytes (see the invariant above for `state`).
   public func encoded() -> [UInt8] {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
+    var json = JSONText()
     switch self {
     case .welcome(let room, let seat, let token):
-      return Array(
-        try! encoder.encode(
-          Welcome(protocol: WireProtocol.version, room: room, seat: seat, token: token)))
+      json.raw("{\"type\":\"welcome\",")
+      json.key("protocol"); json.int(WireProtocol.version); json.comma()
+      json.key("room"); json.string(room); json.comma()
+      json.key("seat"); json.optionalInt(seat?.rawValue)  // null for spectators
+      if let token { json.comma(); json.key("token"); json.string(token) }
+      json.raw("}")
     case .state(let seq, let view):
-      var bytes = Array(try! encoder.encode(State(seq: seq, view: view)))
+      json = JSONText(capacity: 640)
+      json.raw("{\"type\":\"state\",")
+      json.key("seq"); json.int(seq); json.comma()
+      json.key("view"); json.view(view)
+      json.raw("}")
       let own = view.you.flatMap { view.player($0)?.weapon }
       let width = own.map { $0.rawValue.utf8.count + 2 } ?? 4  // "rock" with quotes, or null
-      bytes += Array(repeating: UInt8(ascii: " "), count: WireProtocol.weaponFieldWidth - width)
-      return bytes
+      for _ in 0..<(WireProtocol.weaponFieldWidth - width) { json.raw(" ") }
     case .error(let error, let re):
-      return Array(
-        try! encoder.encode(
-          ErrorBody(code: error.code, message: error.message, fatal: error.fatal, re: re)))
+      json.raw("{\"type\":\"error\",")
+      json.key("code"); json.string(error.code); json.comma()
+      json.key("message"); json.string(error.message); json.comma()
+      json.key("fatal"); json.bool(error.fatal)
+      if let re { json.comma(); json.key("re"); json.int(re) }
+      json.raw("}")
     case .pong(let id):
-      return Array(try! encoder.encode(Pong(id: id)))
+      json.raw("{\"type\":\"pong\",")
+      json.key("id"); json.optionalInt(id)
+      json.raw("}")
     }
+    return json.bytes
   }
 
   /// Decodes a server message (for clients). Unknown fields are ignored.

@@ -136,3 +136,65 @@ struct ServerMessageTests {
     #expect(lengths.count == 1)
   }
 }
+
+@Suite("Hand-written JSON")
+struct JSONEncodingTests {
+  static let awkwardNames = [
+    "Alice", "O\"Brien", "back\\slash", "tab\there", "Zoë 🎲", "new\nline", "\u{01}ctl", "日本語",
+  ]
+
+  @Test(
+    "names with quotes, backslashes, control characters and non-ASCII survive",
+    arguments: awkwardNames)
+  func awkwardStrings(name: String) throws {
+    var room = RoomState(name: "den")
+    room.apply(.playerJoined(name: name, token: "t\"1", at: 0))
+    let messages: [ServerMessage] = [
+      .state(seq: 1, view: room.view(for: .one)),
+      .error(ProtocolError(code: "bad_message", message: name, fatal: true), re: 3),
+      .welcome(room: "den", seat: .one, token: name),
+    ]
+    for message in messages {
+      let bytes = message.encoded()
+      #expect(try JSONSerialization.jsonObject(with: Data(bytes)) is [String: Any])
+      #expect(try ServerMessage.decode(bytes) == message)
+    }
+    let hello = ClientMessage.hello(
+      protocol: 1, name: name, role: .player, room: "r", resume: "x\\y", id: 2)
+    #expect(try JSONSerialization.jsonObject(with: Data(hello.encoded())) is [String: Any])
+  }
+
+  @Test("every client message decodes back to itself")
+  func clientRoundTrips() throws {
+    let messages: [ClientMessage] = [
+      .hello(protocol: 1, name: "Alice", role: .spectator, room: "den", resume: nil, id: nil),
+      .hello(protocol: 1, name: "Bob", role: .player, room: nil, resume: "tok", id: 9),
+      .choose(round: 12, weapon: .lizard, id: nil), .rematch(id: 1), .rematch(id: nil),
+      .leave(id: 4), .ping(id: nil), .ping(id: 77),
+    ]
+    for message in messages {
+      #expect(try decode(String(decoding: message.encoded(), as: UTF8.self)).get() == message)
+    }
+  }
+
+  @Test("states of played games decode to the views they were made from")
+  func stateRoundTrips() throws {
+    var room = RoomState(
+      name: "den", settings: .init(ruleset: .lizardSpock, bestOf: 5, roundMillis: 9_000))
+    room.apply(.playerJoined(name: "A", token: "a", at: 0))
+    room.apply(.playerJoined(name: "B", token: "b", at: 0))
+    room.apply(.spectatorJoined)
+    let picks: [(Weapon, Weapon)] = [(.spock, .rock), (.lizard, .lizard), (.paper, .scissors)]
+    for (round, (a, b)) in picks.enumerated() {
+      room.apply(.chose(seat: .one, round: round + 1, weapon: a, at: 1))
+      for viewer in [Seat.one, .two, nil] {
+        let message = ServerMessage.state(seq: room.version, view: room.view(for: viewer))
+        #expect(try ServerMessage.decode(message.encoded()) == message)
+      }
+      room.apply(.chose(seat: .two, round: round + 1, weapon: b, at: 1))
+    }
+    room.apply(.deadlinePassed(round: 4, at: 100_000))
+    let message = ServerMessage.state(seq: room.version, view: room.view(for: .two))
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+  }
+}

@@ -220,6 +220,33 @@ func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (ChildProcess, I
   return (child, child.value("PORT"))
 }
 
+// 0. What one pick costs in codec work, per call (µs), to see where the round trip goes.
+do {
+  var room = RoomState(name: "den")
+  room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+  room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+  for round in 1...2 {
+    room.apply(.chose(seat: .one, round: round, weapon: .rock, at: 1))
+    room.apply(.chose(seat: .two, round: round, weapon: .rock, at: 1))
+  }
+  let state = ServerMessage.state(seq: room.version, view: room.view(for: .one))
+  let stateBytes = state.encoded()
+  let chooseBytes = ClientMessage.choose(round: 3, weapon: .paper, id: 7).encoded()
+  func cost(_ label: String, _ body: () -> Void) {
+    for _ in 0..<200 { body() }
+    let start = NIODeadline.now()
+    for _ in 0..<2_000 { body() }
+    print(pad(label, 44) + format(Double((NIODeadline.now() - start).nanoseconds) / 2_000 / 1000, 2))
+  }
+  print("0. Codec work per call, µs (a state of \(stateBytes.count) bytes)")
+  cost("encode state (server, per seat)") { _ = state.encoded() }
+  cost("decode state (client)") { _ = try? ServerMessage.decode(stateBytes) }
+  cost("decode choose (server)") { _ = ClientMessage.decode(chooseBytes) }
+  cost("encode choose (client)") { _ = ClientMessage.choose(round: 3, weapon: .paper, id: 7).encoded() }
+  print("")
+  fflush(nil)
+}
+
 // 1. Round trip of a pick beside ping/pong, with durability on (and off, to show what
 // the journal costs).
 do {
