@@ -70,11 +70,9 @@ public final class Bot {
       break
     case .choosing:
       finished = false
-      if let weapon = Optional(
-        strategy.pick(
-          history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset), random: &random)),
-        session.store.state.canPick(weapon)
-      {
+      if session.store.state.isMyMove {
+        let weapon = strategy.pick(
+          history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset), random: &random)
         session.store.dispatch(.choose(weapon))
       }
     case .over:

@@ -17,14 +17,21 @@ public final class ClientSession {
   private let backoff: @Sendable (Int) -> Duration
   private let maxAttempts: Int
   private let outbox: Outbox
-  private var nextID = 1
   private var hello: (name: String, room: String?, role: ClientMessage.Role)?
 
-  /// Where the middleware sends: the current connection, and whether the player quit.
+  /// Where the middleware sends: the current connection, whether the player quit, and
+  /// the `id` of the last message sent.
   final class Outbox {
     var connection: ServerConnection
     var quitting = false
+    private var lastID = 0
     init(_ connection: ServerConnection) { self.connection = connection }
+
+    /// A fresh message `id`.
+    func nextID() -> Int {
+      lastID += 1
+      return lastID
+    }
   }
 
   /// A session over `connection`. With `reconnect`, a connection that drops is replaced:
@@ -42,7 +49,6 @@ public final class ClientSession {
     self.backoff = backoff
     let outbox = Outbox(connection)
     self.outbox = outbox
-    var sendingID = 1
     let sending = Middleware<ClientState, ClientAction>.effect { action, context in
       switch action {
       case .choose(let weapon):
@@ -50,8 +56,7 @@ public final class ClientSession {
         guard context.state.context.pendingPick == weapon, let view = context.state.view else {
           return
         }
-        sendingID += 1
-        outbox.connection.send(.choose(round: view.round, weapon: weapon, id: sendingID))
+        outbox.connection.send(.choose(round: view.round, weapon: weapon, id: outbox.nextID()))
       case .rematch:
         outbox.connection.send(.rematch(id: nil))
       case .quit:
@@ -70,9 +75,9 @@ public final class ClientSession {
     name: String, room: String?, role: ClientMessage.Role = .player, resume: String? = nil
   ) {
     hello = (name, room, role)
-    nextID += 1
     connection.send(
-      .hello(protocol: 1, name: name, role: role, room: room, resume: resume, id: nextID))
+      .hello(
+        protocol: 1, name: name, role: role, room: room, resume: resume, id: outbox.nextID()))
   }
 
   /// Feeds the connection's events to the store until it closes for good: the player
@@ -94,11 +99,10 @@ public final class ClientSession {
         guard let fresh = try? await reconnect() else { continue }
         connection = fresh
         outbox.connection = fresh
-        nextID += 1
         fresh.send(
           .hello(
             protocol: 1, name: hello.name, role: hello.role, room: hello.room,
-            resume: token.isEmpty ? nil : token, id: nextID))
+            resume: token.isEmpty ? nil : token, id: outbox.nextID()))
         store.dispatch(.connection(.connected))
         replaced = true
         break

@@ -85,9 +85,14 @@ extension ClientState {
   /// Whether a pick of `weapon` now makes sense: a seated player, the round open, this
   /// seat not chosen yet, the weapon in the ruleset.
   public func canPick(_ weapon: Weapon) -> Bool {
-    guard let view, let you = view.you, view.phase == .choosing,
-      view.player(you)?.chosen == false, !pickedRounds.contains(view.round)
-    else { return false }
+    guard isMyMove, let view else { return false }
     return Ruleset.named(view.ruleset).allows(weapon)
+  }
+
+  /// Whether this client is a seated player whose pick for the open round is still to
+  /// be made (and not already sent).
+  public var isMyMove: Bool {
+    guard let view, let you = view.you, view.phase == .choosing else { return false }
+    return view.player(you)?.chosen == false && !pickedRounds.contains(view.round)
   }
 }
