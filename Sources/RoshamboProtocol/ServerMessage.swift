@@ -1,4 +1,3 @@
-import Foundation
 import RoshamboGame
 
 /// A message from the server, as the contract defines it.
@@ -10,37 +9,6 @@ public enum ServerMessage: Sendable, Equatable {
   case state(seq: Int, view: RoomView)
   case error(ProtocolError, re: Int?)
   case pong(id: Int?)
-
-  private struct Welcome: Decodable {
-    var type = "welcome"
-    var `protocol`: Int
-    var room: String
-    var seat: Seat?
-    var token: String?
-  }
-
-  private struct State: Decodable {
-    var type = "state"
-    var seq: Int
-    var view: RoomView
-  }
-
-  private struct ErrorBody: Decodable {
-    var type = "error"
-    var code: String
-    var message: String
-    var fatal: Bool
-    var re: Int?
-  }
-
-  private struct Pong: Decodable {
-    var type = "pong"
-    var id: Int?
-  }
-
-  private struct TypeOnly: Decodable {
-    var type: String
-  }
 
   /// The message as JSON bytes (see the invariant above for `state`).
   public func encoded() -> [UInt8] {
@@ -77,25 +45,178 @@ public enum ServerMessage: Sendable, Equatable {
     return json.bytes
   }
 
-  /// Decodes a server message (for clients). Unknown fields are ignored.
+  /// Decodes a server message (for clients), in any key order. Unknown fields are
+  /// ignored; a missing or ill-typed field, or an unknown type, throws an error that
+  /// names it.
   public static func decode(_ bytes: some Collection<UInt8>) throws -> ServerMessage {
-    let data = Data(bytes)
-    let decoder = JSONDecoder()
-    switch try decoder.decode(TypeOnly.self, from: data).type {
-    case "welcome":
-      let w = try decoder.decode(Welcome.self, from: data)
-      return .welcome(room: w.room, seat: w.seat, token: w.token)
-    case "state":
-      let s = try decoder.decode(State.self, from: data)
-      return .state(seq: s.seq, view: s.view)
-    case "error":
-      let e = try decoder.decode(ErrorBody.self, from: data)
-      return .error(ProtocolError(code: e.code, message: e.message, fatal: e.fatal), re: e.re)
-    case "pong":
-      return .pong(id: try decoder.decode(Pong.self, from: data).id)
-    case let other:
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: [], debugDescription: "unknown server message type \(other)"))
+    try JSONReader.read(bytes) { reader in
+      var type: String?
+      var room: String?
+      var seat: Seat?
+      var token: String?
+      var seq: Int?
+      var view: RoomView?
+      var code: String?
+      var message: String?
+      var fatal: Bool?
+      var re: Int?
+      var id: Int?
+      var version: Int?
+      try reader.object { reader, key in
+        switch key {
+        case "type": type = try reader.string()
+        case "protocol": version = try reader.int()
+        case "room": room = try reader.string()
+        case "seat": seat = try reader.optionalSeat()
+        case "token": token = try reader.optionalString()
+        case "seq": seq = try reader.int()
+        case "view": view = try reader.view()
+        case "code": code = try reader.string()
+        case "message": message = try reader.string()
+        case "fatal": fatal = try reader.bool()
+        case "re": re = try reader.optionalInt()
+        case "id": id = try reader.optionalInt()
+        default: try reader.skipValue()
+        }
+      }
+      func required<T>(_ value: T?, _ field: String) throws -> T {
+        guard let value else {
+          throw reader.failure("a \(type ?? "server") message without \"\(field)\"")
+        }
+        return value
+      }
+      switch try required(type, "type") {
+      case "welcome":
+        _ = try required(version, "protocol")
+        return .welcome(room: try required(room, "room"), seat: seat, token: token)
+      case "state":
+        return .state(seq: try required(seq, "seq"), view: try required(view, "view"))
+      case "error":
+        let error = ProtocolError(
+          code: try required(code, "code"), message: try required(message, "message"),
+          fatal: try required(fatal, "fatal"))
+        return .error(error, re: re)
+      case "pong":
+        return .pong(id: id)
+      case let other:
+        throw reader.failure("unknown server message type \"\(other.prefix(32))\"")
+      }
     }
+  }
+}
+
+extension JSONReader {
+  fileprivate mutating func seat() throws -> Seat {
+    let number = try int()
+    guard let seat = Seat(rawValue: number) else {
+      throw failure("a seat must be 1 or 2, not \(number)")
+    }
+    return seat
+  }
+
+  fileprivate mutating func optionalSeat() throws -> Seat? {
+    try null() ? nil : seat()
+  }
+
+  fileprivate mutating func raw<T: RawRepresentable<String>>(_: T.Type, _ what: String) throws -> T
+  {
+    let text = try string()
+    guard let value = T(rawValue: text) else {
+      throw failure("\"\(text.prefix(32))\" is not a \(what)")
+    }
+    return value
+  }
+
+  /// The contract's `view` object (see ``RoomView``).
+  fileprivate mutating func view() throws -> RoomView {
+    var room: String?
+    var ruleset: Ruleset.ID?
+    var bestOf: Int?
+    var phase: RoomState.Phase?
+    var round: Int?
+    var you: Seat?
+    var players: [PlayerView]?
+    var history: [RoundView]?
+    var winner: Seat?
+    var deadline: Int?
+    var spectators = 0
+    var rematch: [Seat] = []
+    try object { reader, key in
+      switch key {
+      case "room": room = try reader.string()
+      case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
+      case "bestOf": bestOf = try reader.int()
+      case "phase": phase = try reader.raw(RoomState.Phase.self, "phase")
+      case "round": round = try reader.int()
+      case "you": you = try reader.optionalSeat()
+      case "players": players = try reader.array(of: { try $0.player() })
+      case "history": history = try reader.array(of: { try $0.roundView() })
+      case "winner": winner = try reader.optionalSeat()
+      case "deadline": deadline = try reader.optionalInt()
+      case "spectators": spectators = try reader.null() ? 0 : reader.int()
+      case "rematch": rematch = try reader.null() ? [] : reader.array(of: { try $0.seat() })
+      default: try reader.skipValue()
+      }
+    }
+    guard let room, let ruleset, let bestOf, let phase, let round, let players, let history
+    else {
+      throw failure("a view without one of room, ruleset, bestOf, phase, round, players, history")
+    }
+    return RoomView(
+      room: room, ruleset: ruleset, bestOf: bestOf, phase: phase, round: round, you: you,
+      players: players, history: history, winner: winner, deadline: deadline.map(Int64.init),
+      spectators: spectators, rematch: rematch)
+  }
+
+  fileprivate mutating func player() throws -> PlayerView {
+    var seat: Seat?
+    var name: String?
+    var connected: Bool?
+    var chosen: Bool?
+    var weapon: Weapon?
+    var score: Int?
+    var left = false
+    try object { reader, key in
+      switch key {
+      case "seat": seat = try reader.seat()
+      case "name": name = try reader.string()
+      case "connected": connected = try reader.bool()
+      case "chosen": chosen = try reader.bool()
+      case "weapon": weapon = try reader.null() ? nil : reader.raw(Weapon.self, "weapon")
+      case "score": score = try reader.int()
+      case "left": left = try reader.null() ? false : reader.bool()
+      default: try reader.skipValue()
+      }
+    }
+    guard let seat, let name, let connected, let chosen, let score else {
+      throw failure("a player without one of seat, name, connected, chosen, score")
+    }
+    return PlayerView(
+      seat: seat, name: name, connected: connected, chosen: chosen, weapon: weapon, score: score,
+      left: left)
+  }
+
+  fileprivate mutating func roundView() throws -> RoundView {
+    var round: Int?
+    var weapons: [Weapon?]?
+    var winner: Int?
+    var reason: String?
+    try object { reader, key in
+      switch key {
+      case "round": round = try reader.int()
+      case "weapons":
+        weapons = try reader.array(of: { try $0.null() ? nil : $0.raw(Weapon.self, "weapon") })
+      case "winner": winner = try reader.int()
+      case "reason": reason = try reader.optionalString()
+      default: try reader.skipValue()
+      }
+    }
+    guard let round, let weapons, let winner else {
+      throw failure("a round without one of round, weapons, winner")
+    }
+    guard winner == 0 || Seat(rawValue: winner) != nil else {
+      throw failure("a round's winner must be 0, 1 or 2, not \(winner)")
+    }
+    return RoundView(round: round, weapons: weapons, winner: Seat(rawValue: winner), reason: reason)
   }
 }
