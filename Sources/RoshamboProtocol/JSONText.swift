@@ -5,29 +5,32 @@ import RoshamboGame
 ///
 /// Invariant: everything it writes is valid JSON that `JSONDecoder` reads back to the
 /// same values (tested by round trips of every message).
-struct JSONText {
-  private(set) var bytes: [UInt8] = []
+package struct JSONText {
+  package private(set) var bytes: [UInt8] = []
 
-  init(capacity: Int = 256) {
+  package init(capacity: Int = 256) {
     bytes.reserveCapacity(capacity)
   }
 
-  mutating func raw(_ text: StaticString) {
+  /// Empties the text, keeping its storage for the next one.
+  package mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+  package mutating func raw(_ text: StaticString) {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
-  mutating func int<I: BinaryInteger>(_ value: I) {
+  package mutating func int<I: BinaryInteger>(_ value: I) {
     bytes.append(contentsOf: String(value).utf8)
   }
 
-  mutating func bool(_ value: Bool) {
+  package mutating func bool(_ value: Bool) {
     value ? raw("true") : raw("false")
   }
 
-  mutating func null() { raw("null") }
+  package mutating func null() { raw("null") }
 
   /// A JSON string: quotes, backslashes and control characters escaped.
-  mutating func string(_ value: String) {
+  package mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
     for byte in value.utf8 {
       switch byte {
@@ -47,25 +50,25 @@ struct JSONText {
     bytes.append(UInt8(ascii: "\""))
   }
 
-  mutating func optionalString(_ value: String?) {
+  package mutating func optionalString(_ value: String?) {
     if let value { string(value) } else { null() }
   }
 
-  mutating func optionalInt<I: BinaryInteger>(_ value: I?) {
+  package mutating func optionalInt<I: BinaryInteger>(_ value: I?) {
     if let value { int(value) } else { null() }
   }
 
   /// `"key":`
-  mutating func key(_ name: StaticString) {
+  package mutating func key(_ name: StaticString) {
     bytes.append(UInt8(ascii: "\""))
     raw(name)
     raw("\":")
   }
 
-  mutating func comma() { bytes.append(UInt8(ascii: ",")) }
+  package mutating func comma() { bytes.append(UInt8(ascii: ",")) }
 
   /// The contract's `view` object, every key present.
-  mutating func view(_ view: RoomView) {
+  package mutating func view(_ view: RoomView) {
     raw("{")
     key("room"); string(view.room); comma()
     key("ruleset"); string(view.ruleset.rawValue); comma()

@@ -6,6 +6,7 @@
 //      connection; with durability on, next to the same run with durability off.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
+//        [--only codec|latency|capacity]
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
 import BenchmarkSupport
 import Foundation
@@ -98,7 +99,12 @@ final class LatencyProbe: ChannelInboundHandler {
       guard let seat else { return }
       switch shared.step {
       case .hello:
-        if view.phase == .choosing, shared.contexts.count == 2, seat == .two { shared.next() }
+        // Each seat must have its welcome and the first choosing state, in whichever
+        // order the two connections are read.
+        if view.phase == .choosing {
+          shared.rematchSeen.insert(seat)
+          if shared.rematchSeen.count == 2 { shared.next() }
+        }
       case .firstPick:
         if seat == .one, view.player(.one)?.chosen == true {
           shared.step = .secondPick
@@ -180,6 +186,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.limits.framesPerSecond = 1_000_000
   configuration.limits.frameBurst = 1_000_000
   configuration.roomSettings.bestOf = Int(value("--best-of") ?? "3")!
+  if let threads = value("--threads") { configuration.threads = Int(threads)! }
   var logger = Logger(label: "bench.server")
   logger.logLevel = .error
   let server = try await GameServer.start(configuration, logger: logger)
@@ -197,6 +204,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "serve" { try await serveMode(arguments) }
 
 let quick = arguments.contains("--quick")
+let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
+let serverThreads = arguments.firstIndex(of: "--threads").map { Int(arguments[$0 + 1])! }
+func runs(_ section: String) -> Bool { only == nil || only == section }
 let rooms =
   arguments.firstIndex(of: "--rooms").map { Int(arguments[$0 + 1])! } ?? (quick ? 500 : 5_000)
 let seconds =
@@ -216,12 +226,13 @@ func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (ChildProcess, I
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
   ]
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
+  if let threads = serverThreads { args += ["--threads", "\(threads)"] }
   let child = try ChildProcess(args)
   return (child, child.value("PORT"))
 }
 
 // 0. What one pick costs in codec work, per call (µs), to see where the round trip goes.
-do {
+if runs("codec") {
   var room = RoomState(name: "den")
   room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
   room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
@@ -249,7 +260,7 @@ do {
 
 // 1. Round trip of a pick beside ping/pong, with durability on (and off, to show what
 // the journal costs).
-do {
+if runs("latency") {
   var rows: [(String, [Double], [Double])] = []
   for durable in [true, false] {
     let (server, port) = try startServerChild(durable: durable, bestOf: 1)
@@ -301,6 +312,7 @@ func capacity(durable: Bool) async throws -> Capacity {
     errors: report.errors, connected: report.connections)
 }
 
+if !runs("capacity") { exit(0) }
 let durableRun = try await capacity(durable: true)
 let memoryRun = try await capacity(durable: false)
 print(

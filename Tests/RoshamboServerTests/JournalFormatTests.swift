@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+@Suite("Server: the journal's format")
+struct JournalFormatTests {
+  static let actions: [LobbyAction] = [
+    .join(room: "den", name: "Zoë \"Z\" 🎲", token: "t\\1", at: 1),
+    .join(room: nil, name: "tab\there", token: "t2", at: 2),
+    .spectate(room: "den"),
+    .room("den", .playerJoined(name: "new\nline", token: "t3", at: 3)),
+    .room("den", .spectatorJoined), .room("den", .spectatorLeft),
+    .room("den", .chose(seat: .one, round: 4, weapon: .spock, at: 4)),
+    .room("den", .disconnected(seat: .two, at: 5)), .room("den", .reconnected(seat: .two, at: 6)),
+    .room("den", .left(seat: .one, at: 7)), .room("den", .deadlinePassed(round: 2, at: 8)),
+    .room("den", .graceExpired(seat: .two, at: 9)),
+    .room("den", .rematchRequested(seat: .one, at: Int64.max)),
+  ]
+
+  @Test("every hand-written action reads back through its Codable conformance")
+  func handWrittenMatchesCodable() throws {
+    for action in Self.actions {
+      var json = JSONText()
+      json.lobbyAction(action)
+      #expect(try JSONDecoder().decode(LobbyAction.self, from: Data(json.bytes)) == action)
+    }
+  }
+
+  @Test("a journal in the first layout (AUTOINCREMENT) is migrated with its actions")
+  func migratesFirstLayout() throws {
+    let directory = temporaryDataDirectory()
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let old = try DatabaseQueue(path: directory + "/roshambo.sqlite")
+    let encoder = JSONEncoder()
+    let journaled: [LobbyAction] = [
+      .join(room: "den", name: "Alice", token: "a", at: 1),
+      .join(room: "den", name: "Bob", token: "b", at: 2),
+      .room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 3)),
+    ]
+    try old.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+          INSERT INTO grdb_migrations VALUES ('v1');
+          CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT NOT NULL);
+          CREATE TABLE snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL);
+          CREATE TABLE matches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, finished_at INTEGER NOT NULL,
+            ruleset TEXT NOT NULL, best_of INTEGER NOT NULL, player1 TEXT NOT NULL,
+            player2 TEXT NOT NULL, score1 INTEGER NOT NULL, score2 INTEGER NOT NULL,
+            winner TEXT NOT NULL, forfeit INTEGER NOT NULL);
+          """)
+      for action in journaled {
+        try db.execute(
+          sql: "INSERT INTO journal (action) VALUES (?)",
+          arguments: [String(decoding: try encoder.encode(action), as: UTF8.self)])
+      }
+    }
+    try old.close()
+    let journal = try Journal(directory: directory)
+    try journal.append(Self.actions.suffix(1), matches: [])
+    var expected = LobbyState(defaults: .init())
+    for action in journaled + Self.actions.suffix(1) { expected.apply(action) }
+    let loaded = try journal.load(defaults: .init())
+    #expect(loaded.actions == 4)
+    #expect(loaded.lobby == expected)
+    #expect(loaded.lobby.rooms["den"]?.seats[.one]?.pick == .rock)
+  }
+}
