@@ -54,6 +54,8 @@ final class GameHub {
   private var flushScheduled = false
   private let compactionInterval: Int
   private var journaledSinceCompaction = 0
+  /// The snapshot being written, if one is.
+  private var compaction: EventLoopFuture<Void>?
   private var deadlineTimers: [String: (deadline: Int64, task: Scheduled<Void>)] = [:]
   private var graceTimers: [String: Scheduled<Void>] = [:]
 
@@ -90,11 +92,13 @@ final class GameHub {
     flush()
   }
 
-  /// Makes everything pending durable and sends it.
-  func shutdown() {
+  /// Makes everything pending durable and sends it; the future completes once a
+  /// snapshot being written has been written too.
+  func shutdown() -> EventLoopFuture<Void> {
     flush()
     for timer in deadlineTimers.values { timer.task.cancel() }
     for timer in graceTimers.values { timer.cancel() }
+    return compaction ?? loop.makeSucceededVoidFuture()
   }
 
   // MARK: - From connections
@@ -362,17 +366,43 @@ final class GameHub {
     loop.assumeIsolated().execute { self.flush() }
   }
 
+  /// Folds the journal into a snapshot without stopping the game: every reduced action
+  /// is journaled at this point, so the state now is the lobby after the journal's last
+  /// row. The state (a value) is encoded on another thread; the hub writes it when it
+  /// comes back, while later actions go on being journaled after that row.
+  private func compact() {
+    guard let through = journal?.lastSeq else { return }
+    let lobby = store.state
+    journaledSinceCompaction = 0
+    let promise = loop.makePromise(of: Void.self)
+    compaction = promise.futureResult
+    let hub = NIOLoopBound(self, eventLoop: loop)
+    let loop = self.loop
+    DispatchQueue.global(qos: .utility).async {
+      let text = Result { try Journal.snapshotText(lobby) }
+      loop.execute {
+        let hub = hub.value
+        do {
+          try hub.journal?.writeSnapshot(try text.get(), through: through)
+        } catch {
+          hub.logger.error(
+            "snapshot failed; the journal keeps every action and grows until one succeeds",
+            metadata: ["error": "\(error)", "path": "\(hub.journal?.path ?? "")"])
+        }
+        hub.compaction = nil
+        promise.succeed()
+      }
+    }
+  }
+
   private func flush() {
     flushScheduled = false
     if !pendingActions.isEmpty || !pendingMatches.isEmpty {
       do {
         try journal?.append(pendingActions, matches: pendingMatches)
         journaledSinceCompaction += pendingActions.count
-        if journaledSinceCompaction >= compactionInterval {
-          // Every reduced action is in the journal now, so the state is exactly what
-          // it holds: fold it into a snapshot and start the journal afresh.
-          try journal?.compact(store.state)
-          journaledSinceCompaction = 0
+        if journaledSinceCompaction >= compactionInterval, compaction == nil {
+          compact()
         }
       } catch {
         logger.critical(

@@ -135,7 +135,7 @@ public final class GameServer: Sendable {
   /// close_notify, and stops the event loops.
   public func stop() async throws {
     try? await listener.close()
-    try await hub.submit { $0.shutdown() }.get()
+    try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     for channel in connections.all {
       try? await channel.close()
     }

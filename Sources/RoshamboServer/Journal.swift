@@ -35,11 +35,15 @@ public struct FinishedMatch: Sendable, Equatable, Codable {
 /// (and a snapshot it folds onto), and the finished matches.
 ///
 /// Invariant: an action is in the journal (committed, in WAL mode) before any client
-/// sees its result; replaying snapshot then journal gives the lobby as it was.
-/// Not `Sendable`: used only from the game hub's event loop.
+/// sees its result; the snapshot is the lobby after the journal's row `through`, and
+/// replaying the rows after it gives the lobby as it was. Rows are numbered by the
+/// journal itself, one up per action, never reused. Not `Sendable`: used only from the
+/// game hub's event loop.
 final class Journal {
   private let database: DatabaseQueue
   let path: String
+  /// The number of the last journaled action.
+  private(set) var lastSeq: Int64 = 0
 
   /// Opens (or creates) `roshambo.sqlite` in `directory`.
   init(directory: String) throws {
@@ -65,31 +69,45 @@ final class Journal {
             winner TEXT NOT NULL, forfeit INTEGER NOT NULL);
           """)
     }
-    migrator.registerMigration("v2: journal rows without AUTOINCREMENT") { db in
-      // AUTOINCREMENT wrote a second page (sqlite_sequence) on every commit; rowids
-      // in insertion order are all the journal needs.
+    migrator.registerMigration("v2: rows numbered by the journal; snapshot through a row") { db in
+      // AUTOINCREMENT wrote a second page (sqlite_sequence) on every commit; the journal
+      // numbers its rows itself. The snapshot says which row it includes, so it can be
+      // written while later rows are appended. (In v1 every row came after the snapshot.)
       try db.execute(
         sql: """
           CREATE TABLE journal_v2 (seq INTEGER PRIMARY KEY, action TEXT NOT NULL);
           INSERT INTO journal_v2 (seq, action) SELECT seq, action FROM journal;
           DROP TABLE journal;
           ALTER TABLE journal_v2 RENAME TO journal;
+          ALTER TABLE snapshot ADD COLUMN through INTEGER NOT NULL DEFAULT 0;
           """)
     }
     try migrator.migrate(database)
+    lastSeq = try database.read { db in
+      try Int64.fetchOne(
+        db,
+        sql: """
+          SELECT MAX(COALESCE((SELECT MAX(seq) FROM journal), 0),
+            COALESCE((SELECT through FROM snapshot WHERE id = 1), 0))
+          """) ?? 0
+    }
   }
 
   /// The lobby as saved: the snapshot with every journaled action folded onto it.
   func load(defaults: RoomState.Settings) throws -> (lobby: LobbyState, actions: Int) {
     try database.read { db in
       var lobby = LobbyState(defaults: defaults)
-      if let text = try String.fetchOne(db, sql: "SELECT state FROM snapshot WHERE id = 1") {
+      var through: Int64 = 0
+      if let row = try Row.fetchOne(db, sql: "SELECT state, through FROM snapshot WHERE id = 1") {
+        let text: String = row["state"]
         lobby = try JSONDecoder().decode(LobbyState.self, from: Data(text.utf8))
+        through = row["through"]
       }
       lobby.defaults = defaults
       var count = 0
       let decoder = JSONDecoder()
-      let rows = try String.fetchCursor(db, sql: "SELECT action FROM journal ORDER BY seq")
+      let rows = try String.fetchCursor(
+        db, sql: "SELECT action FROM journal WHERE seq > ? ORDER BY seq", arguments: [through])
       while let text = try rows.next() {
         lobby.apply(try decoder.decode(LobbyAction.self, from: Data(text.utf8)))
         count += 1
@@ -98,13 +116,26 @@ final class Journal {
     }
   }
 
-  /// Replaces snapshot and journal with one snapshot of `lobby`.
+  /// Replaces snapshot and journal with one snapshot of `lobby`, which must be the
+  /// lobby after every journaled action.
   func compact(_ lobby: LobbyState) throws {
-    let text = String(decoding: try JSONEncoder().encode(lobby), as: UTF8.self)
+    try writeSnapshot(try Self.snapshotText(lobby), through: lastSeq)
+  }
+
+  /// A lobby as the snapshot stores it. Pure and `Sendable`, so the server encodes it
+  /// away from the hub's loop: for thousands of rooms it takes tens of milliseconds.
+  static func snapshotText(_ lobby: LobbyState) throws -> String {
+    String(decoding: try JSONEncoder().encode(lobby), as: UTF8.self)
+  }
+
+  /// Stores `text` (the lobby after row `through`) as the snapshot and drops the rows
+  /// it includes, in one transaction.
+  func writeSnapshot(_ text: String, through: Int64) throws {
     try database.write { db in
       try db.execute(
-        sql: "INSERT OR REPLACE INTO snapshot (id, state) VALUES (1, ?)", arguments: [text])
-      try db.execute(sql: "DELETE FROM journal")
+        sql: "INSERT OR REPLACE INTO snapshot (id, state, through) VALUES (1, ?, ?)",
+        arguments: [text, through])
+      try db.execute(sql: "DELETE FROM journal WHERE seq <= ?", arguments: [through])
     }
   }
 
@@ -117,16 +148,17 @@ final class Journal {
     try database.writeWithoutTransaction { db in
       try Self.step(try db.cachedStatement(sql: "BEGIN IMMEDIATE"), db)
       do {
-        let insert = try db.cachedStatement(sql: "INSERT INTO journal (action) VALUES (?)")
+        let insert = try db.cachedStatement(sql: "INSERT INTO journal (seq, action) VALUES (?, ?)")
         var json = JSONText(capacity: 128)
-        for action in actions {
+        for (offset, action) in actions.enumerated() {
           json.removeAll()
           json.lobbyAction(action)
+          sqlite3_bind_int64(insert.sqliteStatement, 1, lastSeq + Int64(offset) + 1)
           try json.bytes.withUnsafeBufferPointer { text in
             // Bound without a copy (no destructor): the bytes outlive the step, and the
             // binding is cleared before they go.
             _ = sqlite3_bind_text(
-              insert.sqliteStatement, 1,
+              insert.sqliteStatement, 2,
               UnsafeRawPointer(text.baseAddress!).assumingMemoryBound(to: CChar.self),
               Int32(text.count), nil)
             defer { sqlite3_clear_bindings(insert.sqliteStatement) }
@@ -147,6 +179,7 @@ final class Journal {
           }
         }
         try Self.step(try db.cachedStatement(sql: "COMMIT"), db)
+        lastSeq += Int64(actions.count)
       } catch {
         try? db.execute(sql: "ROLLBACK")
         throw error

@@ -70,4 +70,38 @@ struct JournalFormatTests {
     #expect(loaded.lobby == expected)
     #expect(loaded.lobby.rooms["den"]?.seats[.one]?.pick == .rock)
   }
+
+  @Test("a snapshot written while later actions are journaled keeps those actions")
+  func snapshotWhileAppending() throws {
+    let directory = temporaryDataDirectory()
+    let journal = try Journal(directory: directory)
+    let actions: [LobbyAction] = [
+      .join(room: "den", name: "Alice", token: "a", at: 1),
+      .join(room: "den", name: "Bob", token: "b", at: 2),
+      .room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 3)),
+      .room("den", .chose(seat: .two, round: 1, weapon: .paper, at: 4)),
+      .room("den", .chose(seat: .one, round: 2, weapon: .spock, at: 5)),
+    ]
+    var lobby = LobbyState(defaults: .init())
+    for action in actions.prefix(3) { lobby.apply(action) }
+    try journal.append(Array(actions.prefix(3)), matches: [])
+    // The snapshot point: the lobby after row 3, encoded while rows 4 and 5 are added.
+    let text = try Journal.snapshotText(lobby)
+    let through = journal.lastSeq
+    try journal.append(Array(actions.suffix(2)), matches: [])
+    try journal.writeSnapshot(text, through: through)
+    for action in actions.suffix(2) { lobby.apply(action) }
+    let loaded = try Journal(directory: directory).load(defaults: .init())
+    #expect(through == 3)
+    #expect(loaded.actions == 2)
+    #expect(loaded.lobby == lobby)
+    // Numbers go on after the snapshot even when it took every row.
+    let reopened = try Journal(directory: directory)
+    try reopened.compact(lobby)
+    #expect(reopened.lastSeq == 5)
+    try reopened.append(
+      [.room("den", .chose(seat: .two, round: 2, weapon: .rock, at: 6))], matches: [])
+    lobby.apply(.room("den", .chose(seat: .two, round: 2, weapon: .rock, at: 6)))
+    #expect(try Journal(directory: directory).load(defaults: .init()).lobby == lobby)
+  }
 }

@@ -187,6 +187,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.limits.frameBurst = 1_000_000
   configuration.roomSettings.bestOf = Int(value("--best-of") ?? "3")!
   if let threads = value("--threads") { configuration.threads = Int(threads)! }
+  if let every = value("--compaction") { configuration.journalCompactionInterval = Int(every)! }
   var logger = Logger(label: "bench.server")
   logger.logLevel = .error
   let server = try await GameServer.start(configuration, logger: logger)
@@ -206,6 +207,7 @@ if arguments.first == "serve" { try await serveMode(arguments) }
 let quick = arguments.contains("--quick")
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let serverThreads = arguments.firstIndex(of: "--threads").map { Int(arguments[$0 + 1])! }
+let compaction = arguments.firstIndex(of: "--compaction").map { Int(arguments[$0 + 1])! }
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rooms =
   arguments.firstIndex(of: "--rooms").map { Int(arguments[$0 + 1])! } ?? (quick ? 500 : 5_000)
@@ -227,6 +229,7 @@ func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (ChildProcess, I
   ]
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
   if let threads = serverThreads { args += ["--threads", "\(threads)"] }
+  if let every = compaction { args += ["--compaction", "\(every)"] }
   let child = try ChildProcess(args)
   return (child, child.value("PORT"))
 }
