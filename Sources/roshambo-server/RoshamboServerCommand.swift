@@ -80,6 +80,16 @@ struct Serve: AsyncParsableCommand {
   @Flag(help: "Also accept TLS 1.2 (ECDHE with AEAD suites only).")
   var allowTLS12 = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Event loop threads for connections.",
+      discussion: """
+        With 1 (the default) every connection and the game share one thread, so a pick \
+        never waits for a hand-over between threads. More threads spread the TLS work \
+        of many connections over more cores, at the cost of those hand-overs.
+        """))
+  var threads = 1
+
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
   var logLevel = "info"
 
@@ -99,6 +109,9 @@ struct Serve: AsyncParsableCommand {
     }
     guard maxConnections >= 1 else {
       throw ValidationError("--max-connections must be at least 1.")
+    }
+    guard (1...256).contains(threads) else {
+      throw ValidationError("--threads must be from 1 to 256, not \(threads).")
     }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError(
@@ -138,6 +151,7 @@ struct Serve: AsyncParsableCommand {
     configuration.host = host
     configuration.port = port
     configuration.allowTLS12 = allowTLS12
+    configuration.threads = threads
     configuration.roomSettings = RoomState.Settings(
       ruleset: Ruleset.ID(rawValue: ruleset)!, bestOf: bestOf,
       roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000))
