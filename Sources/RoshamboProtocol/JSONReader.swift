@@ -27,23 +27,15 @@ struct JSONReader {
 
   /// Reads the whole text with `body` and checks that only whitespace follows.
   static func read<T>(
-    _ bytes: some Collection<UInt8>, _ body: (inout JSONReader) throws -> T
+    _ buffer: UnsafeRawBufferPointer, _ body: (inout JSONReader) throws -> T
   ) throws -> T {
-    func run(_ buffer: UnsafeRawBufferPointer) throws -> T {
-      var reader = JSONReader(buffer)
-      let value = try body(&reader)
-      reader.skipWhitespace()
-      guard reader.index == buffer.count else {
-        throw reader.failure("unexpected text after the JSON value")
-      }
-      return value
+    var reader = JSONReader(buffer)
+    let value = try body(&reader)
+    reader.skipWhitespace()
+    guard reader.index == buffer.count else {
+      throw reader.failure("unexpected text after the JSON value")
     }
-    if let result = try bytes.withContiguousStorageIfAvailable({
-      try run(UnsafeRawBufferPointer($0))
-    }) {
-      return result
-    }
-    return try Array(bytes).withUnsafeBytes { try run($0) }
+    return value
   }
 
   // MARK: - Structure
@@ -183,17 +175,20 @@ struct JSONReader {
     let start = index
     try expect(UInt8(ascii: "\""))
     let first = index
+    var ascii = true
     // The common case: no escapes, so the bytes are the string.
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[first..<index])
         index += 1
+        if ascii { return String(decoding: slice, as: UTF8.self) }
         guard let text = String(validating: slice, as: UTF8.self) else {
           throw failure("the string is not valid UTF-8", at: start)
         }
         return text
       }
+      ascii = ascii && byte < 0x80
       if byte == UInt8(ascii: "\\") { break }
       guard byte >= 0x20 else { throw failure("a control character inside a string") }
       index += 1

@@ -49,7 +49,17 @@ public enum ServerMessage: Sendable, Equatable {
   /// ignored; a missing or ill-typed field, or an unknown type, throws an error that
   /// names it.
   public static func decode(_ bytes: some Collection<UInt8>) throws -> ServerMessage {
-    try JSONReader.read(bytes) { reader in
+    if let message = try bytes.withContiguousStorageIfAvailable({
+      try decode(UnsafeRawBufferPointer($0))
+    }) {
+      return message
+    }
+    return try Array(bytes).withUnsafeBytes { try decode($0) }
+  }
+
+  /// Decodes a server message from a frame's bytes (see the generic overload).
+  public static func decode(_ buffer: UnsafeRawBufferPointer) throws -> ServerMessage {
+    try JSONReader.read(buffer) { reader in
       var type: String?
       var room: String?
       var seat: Seat?
