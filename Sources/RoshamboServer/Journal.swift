@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import GRDBSQLite
 import RoshamboGame
 import RoshamboProtocol
+import Synchronization
 
 /// A finished match, kept for `roshambo-server history`.
 public struct FinishedMatch: Sendable, Equatable, Codable {
@@ -40,7 +40,18 @@ public struct FinishedMatch: Sendable, Equatable, Codable {
 /// journal itself, one up per action, never reused. Not `Sendable`: used only from the
 /// game hub's event loop.
 final class Journal {
+  /// Migrations, loading, history and checkpoints.
   private let database: DatabaseQueue
+  /// What the hub writes while the game runs.
+  private let writer: JournalWriter
+  private var commitsSinceCheckpoint = 0
+  /// Whether a checkpoint is running (shared with the thread that runs it).
+  private let checkpointing = Flag()
+  private let checkpoints = DispatchGroup()
+
+  private final class Flag: Sendable {
+    let value = Mutex(false)
+  }
   let path: String
   /// The number of the last journaled action.
   private(set) var lastSeq: Int64 = 0
@@ -83,6 +94,7 @@ final class Journal {
           """)
     }
     try migrator.migrate(database)
+    writer = try JournalWriter(path: path)
     lastSeq = try database.read { db in
       try Int64.fetchOne(
         db,
@@ -131,72 +143,66 @@ final class Journal {
   /// Stores `text` (the lobby after row `through`) as the snapshot and drops the rows
   /// it includes, in one transaction.
   func writeSnapshot(_ text: String, through: Int64) throws {
-    try database.write { db in
-      try db.execute(
-        sql: "INSERT OR REPLACE INTO snapshot (id, state, through) VALUES (1, ?, ?)",
-        arguments: [text, through])
-      try db.execute(sql: "DELETE FROM journal WHERE seq <= ?", arguments: [through])
+    try writer.transaction {
+      try writer.run(
+        "INSERT OR REPLACE INTO snapshot (id, state, through) VALUES (1, ?, ?)", .text(text),
+        .int(through))
+      try writer.run("DELETE FROM journal WHERE seq <= ?", .int(through))
     }
   }
 
-  /// Commits `actions` and `matches` in one transaction.
-  ///
-  /// The hot path of durability (one call per loop tick with changes): cached
-  /// statements stepped through SQLite's C API, since GRDB's conveniences around each
-  /// statement cost more than SQLite's own work here.
+  /// Commits `actions` and `matches` in one transaction, on the hub's own connection.
   func append(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
-    try database.writeWithoutTransaction { db in
-      try Self.step(try db.cachedStatement(sql: "BEGIN IMMEDIATE"), db)
-      do {
-        let insert = try db.cachedStatement(sql: "INSERT INTO journal (seq, action) VALUES (?, ?)")
-        var json = JSONText(capacity: 128)
-        for (offset, action) in actions.enumerated() {
-          json.removeAll()
-          json.lobbyAction(action)
-          sqlite3_bind_int64(insert.sqliteStatement, 1, lastSeq + Int64(offset) + 1)
-          try json.bytes.withUnsafeBufferPointer { text in
-            // Bound without a copy (no destructor): the bytes outlive the step, and the
-            // binding is cleared before they go.
-            _ = sqlite3_bind_text(
-              insert.sqliteStatement, 2,
-              UnsafeRawPointer(text.baseAddress!).assumingMemoryBound(to: CChar.self),
-              Int32(text.count), nil)
-            defer { sqlite3_clear_bindings(insert.sqliteStatement) }
-            try Self.step(insert, db)
-          }
+    var json = JSONText(capacity: 128)
+    try writer.transaction {
+      for (offset, action) in actions.enumerated() {
+        json.removeAll()
+        json.lobbyAction(action)
+        try json.bytes.withUnsafeBufferPointer { text in
+          try writer.run(
+            "INSERT INTO journal (seq, action) VALUES (?, ?)", .int(lastSeq + Int64(offset) + 1),
+            .bytes(text))
         }
-        if !matches.isEmpty {
-          let record = try db.cachedStatement(
-            sql: """
-              INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
-                score2, winner, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-              """)
-          for match in matches {
-            try record.execute(arguments: [
-              match.room, match.finishedAt, match.ruleset, match.bestOf, match.players[0],
-              match.players[1], match.scores[0], match.scores[1], match.winner, match.forfeit,
-            ])
-          }
-        }
-        try Self.step(try db.cachedStatement(sql: "COMMIT"), db)
-        lastSeq += Int64(actions.count)
-      } catch {
-        try? db.execute(sql: "ROLLBACK")
-        throw error
+      }
+      for match in matches {
+        try writer.run(
+          """
+          INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
+            score2, winner, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
+          .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
+          .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
+          .int(match.forfeit ? 1 : 0))
       }
     }
+    lastSeq += Int64(actions.count)
+    commitsSinceCheckpoint += 1
+    if commitsSinceCheckpoint >= Self.checkpointInterval { checkpointInBackground() }
   }
 
-  /// Runs a statement without results once, and resets it.
-  private static func step(_ statement: Statement, _ db: Database) throws {
-    let code = sqlite3_step(statement.sqliteStatement)
-    sqlite3_reset(statement.sqliteStatement)
-    guard code == SQLITE_DONE else {
-      throw DatabaseError(
-        resultCode: ResultCode(rawValue: code),
-        message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+  /// Commits between checkpoints: each commit adds at least one page to the WAL.
+  static let checkpointInterval = 500
+
+  /// Copies the WAL's pages into the database file on another thread and connection
+  /// (a passive checkpoint never waits for the writer), so the fsyncs it takes never
+  /// hold up the hub; the WAL is then reused from its start.
+  private func checkpointInBackground() {
+    let idle = checkpointing.value.withLock { running in
+      defer { running = true }
+      return !running
+    }
+    guard idle else { return }
+    commitsSinceCheckpoint = 0
+    let database = self.database
+    let checkpointing = self.checkpointing
+    DispatchQueue.global(qos: .utility).async(group: checkpoints) {
+      _ = try? database.writeWithoutTransaction { try $0.checkpoint(.passive) }
+      checkpointing.value.withLock { $0 = false }
     }
   }
+
+  /// Waits for a checkpoint that is running (for tests and shutdown).
+  func waitForCheckpoints() { checkpoints.wait() }
 
   /// The most recent finished matches, newest first.
   func recentMatches(limit: Int) throws -> [FinishedMatch] {

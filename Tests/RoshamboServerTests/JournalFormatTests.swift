@@ -104,4 +104,27 @@ struct JournalFormatTests {
     lobby.apply(.room("den", .chose(seat: .two, round: 2, weapon: .rock, at: 6)))
     #expect(try Journal(directory: directory).load(defaults: .init()).lobby == lobby)
   }
+
+  @Test("checkpoints run on another connection every so many commits, not in the writer's")
+  func checkpointsInBackground() throws {
+    let directory = temporaryDataDirectory()
+    let journal = try Journal(directory: directory)
+    let file = directory + "/roshambo.sqlite"
+    func size() throws -> Int {
+      try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+    }
+    let empty = try size()
+    let name = String(repeating: "n", count: 20)
+    for index in 0..<(Journal.checkpointInterval - 1) {
+      try journal.append([.join(room: "r\(index)", name: name, token: "t", at: 1)], matches: [])
+    }
+    journal.waitForCheckpoints()
+    // Every commit is still in the WAL only: the writer never checkpoints itself.
+    #expect(try size() == empty)
+    try journal.append([.join(room: "last", name: name, token: "t", at: 1)], matches: [])
+    journal.waitForCheckpoints()
+    #expect(try size() > empty + 8 * 4096)
+    let loaded = try Journal(directory: directory).load(defaults: .init())
+    #expect(loaded.actions == Journal.checkpointInterval)
+  }
 }

@@ -1,0 +1,114 @@
+import GRDBSQLite
+
+/// The journal's own SQLite connection for what the hub writes while the game runs:
+/// prepared statements stepped through SQLite's C API, with nothing between them and
+/// the hub (GRDB's queue and hooks around each transaction cost more than SQLite's own
+/// work on this path).
+///
+/// Invariant: used from one thread at a time (the hub's loop); every transaction it
+/// begins is committed or rolled back before a call returns. Automatic checkpoints are
+/// off here: they fsync, so the journal runs them on another connection and thread.
+final class JournalWriter {
+  /// A failed step, with SQLite's message.
+  struct Failure: Error, CustomStringConvertible {
+    var code: Int32
+    var message: String
+    var description: String { "SQLite error \(code): \(message)" }
+  }
+
+  private let connection: OpaquePointer
+  private var statements: [String: OpaquePointer] = [:]
+
+  /// Opens `path`, which must already hold the journal's tables.
+  init(path: String) throws {
+    var handle: OpaquePointer?
+    let code = sqlite3_open_v2(
+      path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+    guard code == SQLITE_OK, let handle else {
+      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+      sqlite3_close_v2(handle)
+      throw Failure(code: code, message: "\(message) (\(path))")
+    }
+    connection = handle
+    for pragma in [
+      "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA wal_autocheckpoint = 0",
+      "PRAGMA busy_timeout = 5000",
+    ] {
+      guard sqlite3_exec(connection, pragma, nil, nil, nil) == SQLITE_OK else {
+        let failure = Failure(code: sqlite3_errcode(connection), message: lastMessage)
+        sqlite3_close_v2(connection)
+        throw failure
+      }
+    }
+  }
+
+  deinit {
+    for statement in statements.values { sqlite3_finalize(statement) }
+    sqlite3_close_v2(connection)
+  }
+
+  /// Runs `body` in one transaction (BEGIN IMMEDIATE … COMMIT), rolled back if it throws.
+  func transaction(_ body: () throws -> Void) throws {
+    try run("BEGIN IMMEDIATE")
+    do {
+      try body()
+      try run("COMMIT")
+    } catch {
+      if sqlite3_get_autocommit(connection) == 0 {
+        sqlite3_exec(connection, "ROLLBACK", nil, nil, nil)
+      }
+      throw error
+    }
+  }
+
+  /// A value to bind to a statement's next parameter.
+  enum Value {
+    case int(Int64)
+    case text(String)
+    /// UTF-8 bytes bound without a copy: they live until the step returns.
+    case bytes(UnsafeBufferPointer<UInt8>)
+  }
+
+  /// Runs a statement that returns no rows, once, with `values` bound in order.
+  func run(_ sql: String, _ values: Value...) throws {
+    let statement = try prepared(sql)
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+    }
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      let code: Int32
+      switch value {
+      case .int(let number):
+        code = sqlite3_bind_int64(statement, index, number)
+      case .text(let text):
+        code = sqlite3_bind_text(statement, index, text, -1, Self.transient)
+      case .bytes(let bytes):
+        code = bytes.withMemoryRebound(to: CChar.self) {
+          sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), nil)
+        }
+      }
+      guard code == SQLITE_OK else { throw Failure(code: code, message: lastMessage) }
+    }
+    let code = sqlite3_step(statement)
+    guard code == SQLITE_DONE else { throw Failure(code: code, message: lastMessage) }
+  }
+
+  private func prepared(_ sql: String) throws -> OpaquePointer {
+    if let statement = statements[sql] { return statement }
+    var statement: OpaquePointer?
+    let code = sqlite3_prepare_v3(
+      connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard code == SQLITE_OK, let statement else {
+      throw Failure(code: code, message: "\(lastMessage) in \(sql)")
+    }
+    statements[sql] = statement
+    return statement
+  }
+
+  private var lastMessage: String { String(cString: sqlite3_errmsg(connection)) }
+
+  /// SQLite copies the text before the bind returns (`SQLITE_TRANSIENT`).
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
