@@ -368,8 +368,9 @@ final class GameHub {
 
   /// Folds the journal into a snapshot without stopping the game: every reduced action
   /// is journaled at this point, so the state now is the lobby after the journal's last
-  /// row. The state (a value) is encoded on another thread; the hub writes it when it
-  /// comes back, while later actions go on being journaled after that row.
+  /// row. The state (a value) is encoded on another thread; the hub then writes it a
+  /// part per loop turn, between the game's own commits, while later actions go on
+  /// being journaled after that row.
   private func compact() {
     guard let through = journal?.lastSeq else { return }
     let lobby = store.state
@@ -379,20 +380,45 @@ final class GameHub {
     let hub = NIOLoopBound(self, eventLoop: loop)
     let loop = self.loop
     DispatchQueue.global(qos: .utility).async {
-      let text = Result { try Journal.snapshotText(lobby) }
+      let parts = Result { try Journal.snapshotParts(lobby) }
       loop.execute {
         let hub = hub.value
-        do {
-          try hub.journal?.writeSnapshot(try text.get(), through: through)
-        } catch {
-          hub.logger.error(
-            "snapshot failed; the journal keeps every action and grows until one succeeds",
-            metadata: ["error": "\(error)", "path": "\(hub.journal?.path ?? "")"])
+        switch parts {
+        case .success(let parts):
+          if let journal = hub.journal {
+            hub.writeSnapshot(journal.beginSnapshot(parts, through: through), promise: promise)
+          }
+        case .failure(let error):
+          hub.snapshotFailed(error, promise: promise)
         }
-        hub.compaction = nil
-        promise.succeed()
       }
     }
+  }
+
+  private func writeSnapshot(
+    _ snapshot: Journal.PendingSnapshot, promise: EventLoopPromise<Void>
+  ) {
+    var snapshot = snapshot
+    do {
+      if try journal?.writeNextPart(of: &snapshot) == true {
+        // The rest after whatever the loop has queued now: the game goes first.
+        loop.assumeIsolated().execute { self.writeSnapshot(snapshot, promise: promise) }
+        return
+      }
+    } catch {
+      snapshotFailed(error, promise: promise)
+      return
+    }
+    compaction = nil
+    promise.succeed()
+  }
+
+  private func snapshotFailed(_ error: any Error, promise: EventLoopPromise<Void>) {
+    logger.error(
+      "snapshot failed; the journal keeps every action and grows until one succeeds",
+      metadata: ["error": "\(error)", "path": "\(journal?.path ?? "")"])
+    compaction = nil
+    promise.succeed()
   }
 
   private func flush() {

@@ -55,6 +55,8 @@ final class Journal {
   let path: String
   /// The number of the last journaled action.
   private(set) var lastSeq: Int64 = 0
+  /// The generation of the snapshot's parts (0: the snapshot is in `snapshot.state`).
+  private var generation: Int64 = 0
 
   /// Opens (or creates) `roshambo.sqlite` in `directory`.
   init(directory: String) throws {
@@ -93,8 +95,22 @@ final class Journal {
           ALTER TABLE snapshot ADD COLUMN through INTEGER NOT NULL DEFAULT 0;
           """)
     }
+    migrator.registerMigration("v3: snapshots in parts") { db in
+      // A snapshot of thousands of rooms is megabytes; written in one transaction it
+      // held the hub's loop for tens of milliseconds. Now it is written a part per
+      // transaction, and `generation` says which parts are the snapshot (0: `state`).
+      try db.execute(
+        sql: """
+          CREATE TABLE snapshot_part (
+            generation INTEGER NOT NULL, part INTEGER NOT NULL, bytes BLOB NOT NULL,
+            PRIMARY KEY (generation, part));
+          ALTER TABLE snapshot ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+          """)
+    }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
+    generation =
+      try database.read { try Int64.fetchOne($0, sql: "SELECT generation FROM snapshot") } ?? 0
     lastSeq = try database.read { db in
       try Int64.fetchOne(
         db,
@@ -110,9 +126,20 @@ final class Journal {
     try database.read { db in
       var lobby = LobbyState(defaults: defaults)
       var through: Int64 = 0
-      if let row = try Row.fetchOne(db, sql: "SELECT state, through FROM snapshot WHERE id = 1") {
-        let text: String = row["state"]
-        lobby = try JSONDecoder().decode(LobbyState.self, from: Data(text.utf8))
+      if let row = try Row.fetchOne(
+        db, sql: "SELECT state, through, generation FROM snapshot WHERE id = 1")
+      {
+        let generation: Int64 = row["generation"]
+        var bytes = Data()
+        if generation == 0 {
+          bytes = Data((row["state"] as String).utf8)
+        } else {
+          let parts = try Data.fetchCursor(
+            db, sql: "SELECT bytes FROM snapshot_part WHERE generation = ? ORDER BY part",
+            arguments: [generation])
+          while let part = try parts.next() { bytes.append(part) }
+        }
+        lobby = try JSONDecoder().decode(LobbyState.self, from: bytes)
         through = row["through"]
       }
       lobby.defaults = defaults
@@ -131,24 +158,63 @@ final class Journal {
   /// Replaces snapshot and journal with one snapshot of `lobby`, which must be the
   /// lobby after every journaled action.
   func compact(_ lobby: LobbyState) throws {
-    try writeSnapshot(try Self.snapshotText(lobby), through: lastSeq)
+    var snapshot = beginSnapshot(try Self.snapshotParts(lobby), through: lastSeq)
+    while try writeNextPart(of: &snapshot) {}
   }
 
-  /// A lobby as the snapshot stores it. Pure and `Sendable`, so the server encodes it
-  /// away from the hub's loop: for thousands of rooms it takes tens of milliseconds.
-  static func snapshotText(_ lobby: LobbyState) throws -> String {
-    String(decoding: try JSONEncoder().encode(lobby), as: UTF8.self)
+  /// The most bytes of snapshot written in one transaction (32 pages).
+  static let snapshotPartSize = 128 * 1024
+
+  /// A lobby as the snapshot stores it, in parts of at most ``snapshotPartSize`` bytes.
+  /// Pure and `Sendable`, so the server encodes it away from the hub's loop: for
+  /// thousands of rooms it takes tens of milliseconds.
+  static func snapshotParts(_ lobby: LobbyState) throws -> [[UInt8]] {
+    let bytes = try JSONEncoder().encode(lobby)
+    return stride(from: 0, to: bytes.count, by: snapshotPartSize).map {
+      [UInt8](bytes[$0..<min($0 + snapshotPartSize, bytes.count)])
+    }
   }
 
-  /// Stores `text` (the lobby after row `through`) as the snapshot and drops the rows
-  /// it includes, in one transaction.
-  func writeSnapshot(_ text: String, through: Int64) throws {
+  /// A snapshot being written: the lobby after row `through`, in parts.
+  struct PendingSnapshot: Sendable {
+    let generation: Int64
+    let through: Int64
+    let parts: [[UInt8]]
+    fileprivate(set) var written = 0
+  }
+
+  /// Starts a snapshot of the lobby after row `through`, as `parts` made by
+  /// ``snapshotParts(_:)``; ``writeNextPart(of:)`` writes it.
+  func beginSnapshot(_ parts: [[UInt8]], through: Int64) -> PendingSnapshot {
+    PendingSnapshot(generation: generation + 1, through: through, parts: parts)
+  }
+
+  /// Writes the snapshot's next part, one transaction each; after the last, makes it
+  /// the snapshot and drops the rows and parts it replaces, in one more. Returns
+  /// whether there is more to write. Until that last transaction the journal loads as
+  /// before, so a crash in the middle loses nothing.
+  func writeNextPart(of snapshot: inout PendingSnapshot) throws -> Bool {
+    if snapshot.written < snapshot.parts.count {
+      try snapshot.parts[snapshot.written].withUnsafeBytes { bytes in
+        try writer.transaction {
+          try writer.run(
+            "INSERT OR REPLACE INTO snapshot_part (generation, part, bytes) VALUES (?, ?, ?)",
+            .int(snapshot.generation), .int(Int64(snapshot.written)), .blob(bytes))
+        }
+      }
+      snapshot.written += 1
+      return true
+    }
     try writer.transaction {
       try writer.run(
-        "INSERT OR REPLACE INTO snapshot (id, state, through) VALUES (1, ?, ?)", .text(text),
-        .int(through))
-      try writer.run("DELETE FROM journal WHERE seq <= ?", .int(through))
+        """
+        INSERT OR REPLACE INTO snapshot (id, state, through, generation) VALUES (1, '', ?, ?)
+        """, .int(snapshot.through), .int(snapshot.generation))
+      try writer.run("DELETE FROM journal WHERE seq <= ?", .int(snapshot.through))
+      try writer.run("DELETE FROM snapshot_part WHERE generation != ?", .int(snapshot.generation))
     }
+    generation = snapshot.generation
+    return false
   }
 
   /// Commits `actions` and `matches` in one transaction, on the hub's own connection.

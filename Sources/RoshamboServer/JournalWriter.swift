@@ -67,6 +67,8 @@ final class JournalWriter {
     case text(String)
     /// UTF-8 bytes bound without a copy: they live until the step returns.
     case bytes(UnsafeBufferPointer<UInt8>)
+    /// A blob bound without a copy: it lives until the step returns.
+    case blob(UnsafeRawBufferPointer)
   }
 
   /// Runs a statement that returns no rows, once, with `values` bound in order.
@@ -88,6 +90,8 @@ final class JournalWriter {
         code = bytes.withMemoryRebound(to: CChar.self) {
           sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), nil)
         }
+      case .blob(let bytes):
+        code = sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), nil)
       }
       guard code == SQLITE_OK else { throw Failure(code: code, message: lastMessage) }
     }
