@@ -427,7 +427,10 @@ final class GameHub {
       do {
         try journal?.append(pendingActions, matches: pendingMatches)
         journaledSinceCompaction += pendingActions.count
-        if journaledSinceCompaction >= compactionInterval, compaction == nil {
+        // A snapshot costs in proportion to the rooms; taking one at most every 10
+        // actions per room keeps its cost per action flat as the lobby grows.
+        let interval = max(compactionInterval, 10 * store.state.rooms.count)
+        if journaledSinceCompaction >= interval, compaction == nil {
           compact()
         }
       } catch {

@@ -180,7 +180,9 @@ final class Journal {
     let generation: Int64
     let through: Int64
     let parts: [[UInt8]]
-    fileprivate(set) var written = 0
+    fileprivate var written = 0
+    fileprivate var switched = false
+    fileprivate var rowsLeft = true
   }
 
   /// Starts a snapshot of the lobby after row `through`, as `parts` made by
@@ -189,10 +191,14 @@ final class Journal {
     PendingSnapshot(generation: generation + 1, through: through, parts: parts)
   }
 
-  /// Writes the snapshot's next part, one transaction each; after the last, makes it
-  /// the snapshot and drops the rows and parts it replaces, in one more. Returns
-  /// whether there is more to write. Until that last transaction the journal loads as
-  /// before, so a crash in the middle loses nothing.
+  /// Rows or old parts dropped per transaction once a snapshot has taken over.
+  static let cleanupBatch = 2_000
+
+  /// Takes the snapshot's next step in one small transaction, and returns whether
+  /// there are more: each part; then the switch (from here on loading starts from the
+  /// new snapshot: until then it loads as before, so a crash in between loses
+  /// nothing); then dropping the rows it includes and the old parts, a batch at a time
+  /// (what a crash leaves of those is ignored, and dropped by the next snapshot).
   func writeNextPart(of snapshot: inout PendingSnapshot) throws -> Bool {
     if snapshot.written < snapshot.parts.count {
       try snapshot.parts[snapshot.written].withUnsafeBytes { bytes in
@@ -203,18 +209,35 @@ final class Journal {
         }
       }
       snapshot.written += 1
-      return true
+    } else if !snapshot.switched {
+      try writer.transaction {
+        try writer.run(
+          """
+          INSERT OR REPLACE INTO snapshot (id, state, through, generation) VALUES (1, '', ?, ?)
+          """, .int(snapshot.through), .int(snapshot.generation))
+      }
+      generation = snapshot.generation
+      snapshot.switched = true
+    } else if snapshot.rowsLeft {
+      try writer.transaction {
+        try writer.run(
+          """
+          DELETE FROM journal WHERE seq IN (
+            SELECT seq FROM journal WHERE seq <= ? ORDER BY seq LIMIT \(Self.cleanupBatch))
+          """, .int(snapshot.through))
+      }
+      snapshot.rowsLeft = writer.changes == Self.cleanupBatch
+    } else {
+      try writer.transaction {
+        try writer.run(
+          """
+          DELETE FROM snapshot_part WHERE rowid IN (
+            SELECT rowid FROM snapshot_part WHERE generation != ? LIMIT 32)
+          """, .int(snapshot.generation))
+      }
+      return writer.changes == 32
     }
-    try writer.transaction {
-      try writer.run(
-        """
-        INSERT OR REPLACE INTO snapshot (id, state, through, generation) VALUES (1, '', ?, ?)
-        """, .int(snapshot.through), .int(snapshot.generation))
-      try writer.run("DELETE FROM journal WHERE seq <= ?", .int(snapshot.through))
-      try writer.run("DELETE FROM snapshot_part WHERE generation != ?", .int(snapshot.generation))
-    }
-    generation = snapshot.generation
-    return false
+    return true
   }
 
   /// Commits `actions` and `matches` in one transaction, on the hub's own connection.

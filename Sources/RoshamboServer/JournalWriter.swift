@@ -111,6 +111,9 @@ final class JournalWriter {
     return statement
   }
 
+  /// Rows changed by the last statement run.
+  var changes: Int { Int(sqlite3_changes(connection)) }
+
   private var lastMessage: String { String(cString: sqlite3_errmsg(connection)) }
 
   /// SQLite copies the text before the bind returns (`SQLITE_TRANSIENT`).

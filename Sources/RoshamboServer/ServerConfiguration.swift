@@ -30,8 +30,8 @@ public struct ServerConfiguration: Sendable {
   public var roomSettings = RoomState.Settings()
   public var allowTLS12 = false
   public var limits = Limits()
-  /// After this many journaled actions the journal is folded into a snapshot, so it
-  /// stays bounded however long the server runs.
+  /// After this many journaled actions (or 10 per room, if that is more) the journal is
+  /// folded into a snapshot, so it stays bounded however long the server runs.
   public var journalCompactionInterval = 10_000
   /// Event loop threads for connections; the hub runs on the first. With one, a
   /// connection and the game never hand work to each other across threads (on the

@@ -96,7 +96,7 @@ struct JournalFormatTests {
     let midway = try Journal(directory: directory).load(defaults: .init())
     #expect(midway.actions == 5)
     #expect(midway.lobby == lobby)
-    #expect(try journal.writeNextPart(of: &snapshot) == false)
+    while try journal.writeNextPart(of: &snapshot) {}
     let loaded = try Journal(directory: directory).load(defaults: .init())
     #expect(loaded.actions == 2)
     #expect(loaded.lobby == lobby)
@@ -159,5 +159,37 @@ struct JournalFormatTests {
       try Int.fetchAll($0, sql: "SELECT DISTINCT generation FROM snapshot_part")
     }
     #expect(generations == [2])
+  }
+
+  @Test("after the switch, the rows a snapshot includes are ignored, then dropped in batches")
+  func cleanupInBatches() throws {
+    let directory = temporaryDataDirectory()
+    let journal = try Journal(directory: directory)
+    var lobby = LobbyState(defaults: .init())
+    let count = Journal.cleanupBatch * 2 + 10
+    let actions: [LobbyAction] = (0..<count).map {
+      .join(room: "r\($0 / 2)", name: "p\($0)", token: "t\($0)", at: Int64($0))
+    }
+    for action in actions { lobby.apply(action) }
+    try journal.append(actions, matches: [])
+    var snapshot = journal.beginSnapshot(
+      try Journal.snapshotParts(lobby), through: journal.lastSeq)
+    for _ in snapshot.parts { #expect(try journal.writeNextPart(of: &snapshot)) }
+    #expect(try journal.writeNextPart(of: &snapshot))  // the switch
+    func rows() throws -> Int {
+      try DatabaseQueue(path: journal.path).read {
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM journal") ?? -1
+      }
+    }
+    #expect(try rows() == count)
+    let switched = try Journal(directory: directory).load(defaults: .init())
+    #expect(switched.actions == 0)
+    #expect(switched.lobby == lobby)
+    #expect(try journal.writeNextPart(of: &snapshot))
+    #expect(try rows() == count - Journal.cleanupBatch)
+    var steps = 0
+    while try journal.writeNextPart(of: &snapshot) { steps += 1 }
+    #expect(try rows() == 0)
+    #expect(steps >= 1)
   }
 }
