@@ -380,16 +380,11 @@ final class GameHub {
     let hub = NIOLoopBound(self, eventLoop: loop)
     let loop = self.loop
     DispatchQueue.global(qos: .utility).async {
-      let parts = Result { try Journal.snapshotParts(lobby) }
+      let parts = Journal.snapshotParts(lobby)
       loop.execute {
         let hub = hub.value
-        switch parts {
-        case .success(let parts):
-          if let journal = hub.journal {
-            hub.writeSnapshot(journal.beginSnapshot(parts, through: through), promise: promise)
-          }
-        case .failure(let error):
-          hub.snapshotFailed(error, promise: promise)
+        if let journal = hub.journal {
+          hub.writeSnapshot(journal.beginSnapshot(parts, through: through), promise: promise)
         }
       }
     }

@@ -158,7 +158,7 @@ final class Journal {
   /// Replaces snapshot and journal with one snapshot of `lobby`, which must be the
   /// lobby after every journaled action.
   func compact(_ lobby: LobbyState) throws {
-    var snapshot = beginSnapshot(try Self.snapshotParts(lobby), through: lastSeq)
+    var snapshot = beginSnapshot(Self.snapshotParts(lobby), through: lastSeq)
     while try writeNextPart(of: &snapshot) {}
   }
 
@@ -168,8 +168,10 @@ final class Journal {
   /// A lobby as the snapshot stores it, in parts of at most ``snapshotPartSize`` bytes.
   /// Pure and `Sendable`, so the server encodes it away from the hub's loop: for
   /// thousands of rooms it takes tens of milliseconds.
-  static func snapshotParts(_ lobby: LobbyState) throws -> [[UInt8]] {
-    let bytes = try JSONEncoder().encode(lobby)
+  static func snapshotParts(_ lobby: LobbyState) -> [[UInt8]] {
+    var json = JSONText(capacity: 64 + 512 * lobby.rooms.count)
+    json.lobby(lobby)
+    let bytes = json.bytes
     return stride(from: 0, to: bytes.count, by: snapshotPartSize).map {
       [UInt8](bytes[$0..<min($0 + snapshotPartSize, bytes.count)])
     }
