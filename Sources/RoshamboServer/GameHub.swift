@@ -368,9 +368,9 @@ final class GameHub {
 
   /// Folds the journal into a snapshot without stopping the game: every reduced action
   /// is journaled at this point, so the state now is the lobby after the journal's last
-  /// row. The state (a value) is encoded on another thread; the hub then writes it a
-  /// part per loop turn, between the game's own commits, while later actions go on
-  /// being journaled after that row.
+  /// row. The state (a value) is encoded on another thread; the hub then writes it in
+  /// small steps, one per turn of the loop with I/O in between, while later actions go
+  /// on being journaled after that row.
   private func compact() {
     guard let through = journal?.lastSeq else { return }
     let lobby = store.state
@@ -396,8 +396,11 @@ final class GameHub {
     var snapshot = snapshot
     do {
       if try journal?.writeNextPart(of: &snapshot) == true {
-        // The rest after whatever the loop has queued now: the game goes first.
-        loop.assumeIsolated().execute { self.writeSnapshot(snapshot, promise: promise) }
+        // The next step in a later turn of the loop, after the sockets have been read:
+        // a task queued with `execute` would run in this same turn, before any I/O.
+        loop.assumeIsolated().scheduleTask(in: .milliseconds(1)) {
+          self.writeSnapshot(snapshot, promise: promise)
+        }
         return
       }
     } catch {
