@@ -1,4 +1,3 @@
-import Foundation
 import RoshamboGame
 
 /// A message from a client, as the contract defines it, already checked: names are
@@ -29,7 +28,8 @@ public enum ClientMessage: Sendable, Equatable {
 
   // MARK: - Decoding
 
-  private struct Envelope: Decodable {
+  /// The fields any client message may carry, each read only if it has its type.
+  private struct Envelope {
     var type: String?
     var id: Int?
     var `protocol`: Int?
@@ -41,22 +41,87 @@ public enum ClientMessage: Sendable, Equatable {
     var weapon: String?
   }
 
+  /// The envelope's fields, in the order a wrong type among several is reported.
+  private enum Field: String, CaseIterable, Comparable {
+    case type, id, `protocol`, name, role, room, resume, round, weapon
+
+    var isInteger: Bool { self == .id || self == .protocol || self == .round }
+
+    static func < (lhs: Field, rhs: Field) -> Bool {
+      allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+  }
+
   /// Decodes one frame's payload. Not JSON, or not an object: `bad_frame` (fatal). A
-  /// missing or ill-typed field or an unknown type: `bad_message`, with the `id` when
-  /// one could be read. An unknown weapon: `invalid_weapon`.
+  /// missing or ill-typed field or an unknown type: `bad_message`. An unknown weapon:
+  /// `invalid_weapon`.
   public static func decode(_ bytes: some Collection<UInt8>) -> Result<ClientMessage, ProtocolError>
   {
-    let data = Data(bytes)
-    let envelope: Envelope
+    if let result = bytes.withContiguousStorageIfAvailable({
+      decode(UnsafeRawBufferPointer($0))
+    }) {
+      return result
+    }
+    return Array(bytes).withUnsafeBytes { decode($0) }
+  }
+
+  /// Decodes one frame's payload (see the generic overload): read with ``JSONReader``,
+  /// the whole frame is checked as JSON before any field is judged, so a frame that is
+  /// not JSON is `bad_frame` wherever its fault is.
+  public static func decode(_ buffer: UnsafeRawBufferPointer) -> Result<
+    ClientMessage, ProtocolError
+  > {
+    var envelope = Envelope()
+    var wrongType: Field?
+    var seen: Set<Field> = []
     do {
-      envelope = try JSONDecoder().decode(Envelope.self, from: data)
-    } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
-      let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-      return .failure(.badMessage("The field \(field) has the wrong type."))
-    } catch DecodingError.typeMismatch {
-      return .failure(.badFrame("A frame must hold one JSON object."))
+      let isObject = try JSONReader.read(buffer) { reader in
+        guard try reader.kind() == .object else {
+          try reader.skipValue()
+          return false
+        }
+        try reader.object { reader, key in
+          // A repeated key counts once, the first time, as JSONDecoder read it.
+          guard let field = Field(rawValue: key), seen.insert(field).inserted else {
+            return try reader.skipValue()
+          }
+          let kind = try reader.kind()
+          if kind == .null { return try reader.skipValue() }
+          var integer: Int?
+          var text: String?
+          if field.isInteger, kind == .number {
+            integer = try reader.exactInt()
+          } else if !field.isInteger, kind == .string {
+            text = try reader.string()
+          } else {
+            try reader.skipValue()
+          }
+          guard integer != nil || text != nil else {
+            wrongType = min(wrongType ?? field, field)
+            return
+          }
+          switch field {
+          case .type: envelope.type = text
+          case .id: envelope.id = integer
+          case .protocol: envelope.protocol = integer
+          case .name: envelope.name = text
+          case .role: envelope.role = text
+          case .room: envelope.room = text
+          case .resume: envelope.resume = text
+          case .round: envelope.round = integer
+          case .weapon: envelope.weapon = text
+          }
+        }
+        return true
+      }
+      guard isObject else { return .failure(.badFrame("A frame must hold one JSON object.")) }
     } catch {
       return .failure(.badFrame("The frame is not valid UTF-8 JSON."))
+    }
+    if let field = wrongType {
+      let what = field.isInteger ? "an integer" : "a string"
+      return .failure(
+        .badMessage("The field \(field.rawValue) has the wrong type: it must be \(what)."))
     }
     return validate(envelope)
   }

@@ -134,9 +134,37 @@ struct JSONReader {
     }
   }
 
+  /// What kind of value comes next.
+  enum Kind: Equatable {
+    case object, array, string, number, bool, null
+  }
+
+  /// The kind of the next value, without reading it.
+  mutating func kind() throws -> Kind {
+    skipWhitespace()
+    guard let byte = peek() else { throw failure("the text ends early") }
+    switch byte {
+    case UInt8(ascii: "{"): return .object
+    case UInt8(ascii: "["): return .array
+    case UInt8(ascii: "\""): return .string
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+    case UInt8(ascii: "n"): return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+    default: throw failure("expected a value")
+    }
+  }
+
   /// An integer. A number with a fraction or exponent is accepted when it is exactly
   /// an integer that fits (`2.0`, `1e3`), as `JSONDecoder` does.
   mutating func int() throws -> Int {
+    let start = index
+    guard let value = try exactInt() else { throw failure("expected an integer", at: start) }
+    return value
+  }
+
+  /// A number, as an integer if it is exactly one that fits; nil if it is a valid
+  /// number that is not (`1.5`, `1e30`).
+  mutating func exactInt() throws -> Int? {
     skipWhitespace()
     let start = index
     try skipNumber()
@@ -157,16 +185,11 @@ struct JSONReader {
       let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
       let (sum, overflow2) =
         negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-      guard !overflow1, !overflow2 else {
-        throw failure("the number does not fit an integer", at: start)
-      }
+      guard !overflow1, !overflow2 else { return nil }
       value = sum
     }
     if integral { return value }
-    guard let double = Double(String(decoding: text, as: UTF8.self)),
-      let exact = Int(exactly: double)
-    else { throw failure("expected an integer", at: start) }
-    return exact
+    return Double(String(decoding: text, as: UTF8.self)).flatMap { Int(exactly: $0) }
   }
 
   /// A string, escapes resolved; the bytes must be UTF-8.
