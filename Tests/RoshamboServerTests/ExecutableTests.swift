@@ -179,6 +179,7 @@ struct ExecutableTests {
       (["--best-of", "4"], Int32(64), "--best-of must be an odd number"),
       (["--ruleset", "chess"], 64, "--ruleset must be classic or lizardSpock"),
       (["--port", "70000"], 64, "--port must be 0 to 65535"),
+      (["--threads", "0"], 64, "--threads must be from 1 to 256, not 0"),
       (["--bogus"], 64, "Unknown option '--bogus'"),
       (
         ["--cert", "/nonexistent/server.pem", "--key", "/nonexistent/key.pem"], 66,
