@@ -6,7 +6,9 @@
 //      connection; with durability on, next to the same run with durability off.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|capacity]
+//        [--only codec|latency|capacity] [--threads N] [--pin]
+// (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
+// clients keep to core 1)
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
 import BenchmarkSupport
 import Foundation
@@ -224,6 +226,8 @@ let quick = arguments.contains("--quick")
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let serverThreads = arguments.firstIndex(of: "--threads").map { Int(arguments[$0 + 1])! }
 let compaction = arguments.firstIndex(of: "--compaction").map { Int(arguments[$0 + 1])! }
+/// The server child on core 0 (run this program under `taskset -c 1` for the clients).
+let pinned = arguments.contains("--pin")
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rooms =
   arguments.firstIndex(of: "--rooms").map { Int(arguments[$0 + 1])! } ?? (quick ? 500 : 5_000)
@@ -246,6 +250,13 @@ func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (ChildProcess, I
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
   if let threads = serverThreads { args += ["--threads", "\(threads)"] }
   if let every = compaction { args += ["--compaction", "\(every)"] }
+  if pinned {
+    // The server on core 0; with this process under `taskset -c 1`, neither takes the
+    // other's core.
+    let child = try ChildProcess(
+      ["-c", "0", CommandLine.arguments[0]] + args, executable: "/usr/bin/taskset")
+    return (child, child.value("PORT"))
+  }
   let child = try ChildProcess(args)
   return (child, child.value("PORT"))
 }
