@@ -107,6 +107,21 @@ final class Journal {
           ALTER TABLE snapshot ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
           """)
     }
+    migrator.registerMigration("v4: matches without AUTOINCREMENT") { db in
+      // Matches are never deleted, so rowids are never reused anyway; AUTOINCREMENT
+      // only wrote the sqlite_sequence page on every commit that ended a match.
+      try db.execute(
+        sql: """
+          CREATE TABLE matches_v4 (
+            id INTEGER PRIMARY KEY, room TEXT NOT NULL, finished_at INTEGER NOT NULL,
+            ruleset TEXT NOT NULL, best_of INTEGER NOT NULL, player1 TEXT NOT NULL,
+            player2 TEXT NOT NULL, score1 INTEGER NOT NULL, score2 INTEGER NOT NULL,
+            winner TEXT NOT NULL, forfeit INTEGER NOT NULL);
+          INSERT INTO matches_v4 SELECT * FROM matches;
+          DROP TABLE matches;
+          ALTER TABLE matches_v4 RENAME TO matches;
+          """)
+    }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
     generation =

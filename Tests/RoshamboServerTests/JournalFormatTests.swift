@@ -30,7 +30,7 @@ struct JournalFormatTests {
     }
   }
 
-  @Test("a journal in the first layout (AUTOINCREMENT) is migrated with its actions")
+  @Test("a journal in the first layout (AUTOINCREMENT) is migrated with its actions and matches")
   func migratesFirstLayout() throws {
     let directory = temporaryDataDirectory()
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -53,6 +53,8 @@ struct JournalFormatTests {
             ruleset TEXT NOT NULL, best_of INTEGER NOT NULL, player1 TEXT NOT NULL,
             player2 TEXT NOT NULL, score1 INTEGER NOT NULL, score2 INTEGER NOT NULL,
             winner TEXT NOT NULL, forfeit INTEGER NOT NULL);
+          INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
+            score2, winner, forfeit) VALUES ('old', 5, 'classic', 3, 'Ann', 'Ben', 2, 0, 'Ann', 0);
           """)
       for action in journaled {
         try db.execute(
@@ -62,7 +64,12 @@ struct JournalFormatTests {
     }
     try old.close()
     let journal = try Journal(directory: directory)
-    try journal.append(Self.actions.suffix(1), matches: [])
+    var finished = RoomState(name: "new")
+    finished.apply(.playerJoined(name: "Cy", token: "c", at: 1))
+    finished.apply(.playerJoined(name: "Di", token: "d", at: 1))
+    finished.apply(.left(seat: .two, at: 2))
+    try journal.append(Self.actions.suffix(1), matches: [FinishedMatch(room: finished, at: 9)])
+    #expect(try journal.recentMatches(limit: 5).map(\.room) == ["new", "old"])
     var expected = LobbyState(defaults: .init())
     for action in journaled + Self.actions.suffix(1) { expected.apply(action) }
     let loaded = try journal.load(defaults: .init())
