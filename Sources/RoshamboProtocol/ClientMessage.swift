@@ -57,12 +57,7 @@ public enum ClientMessage: Sendable, Equatable {
   /// `invalid_weapon`.
   public static func decode(_ bytes: some Collection<UInt8>) -> Result<ClientMessage, ProtocolError>
   {
-    if let result = bytes.withContiguousStorageIfAvailable({
-      decode(UnsafeRawBufferPointer($0))
-    }) {
-      return result
-    }
-    return Array(bytes).withUnsafeBytes { decode($0) }
+    JSONReader.withBuffer(bytes) { decode($0) }
   }
 
   /// Decodes one frame's payload (see the generic overload): read with ``JSONReader``,

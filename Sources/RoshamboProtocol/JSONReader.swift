@@ -25,6 +25,19 @@ struct JSONReader {
     self.bytes = bytes
   }
 
+  /// Calls `body` with `bytes` as one buffer: their own storage when they have one
+  /// (`[UInt8]`, a buffer pointer), a copy otherwise.
+  static func withBuffer<T>(
+    _ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) throws -> T
+  ) rethrows -> T {
+    if let result = try bytes.withContiguousStorageIfAvailable({
+      try body(UnsafeRawBufferPointer($0))
+    }) {
+      return result
+    }
+    return try Array(bytes).withUnsafeBytes(body)
+  }
+
   /// Reads the whole text with `body` and checks that only whitespace follows.
   static func read<T>(
     _ buffer: UnsafeRawBufferPointer, _ body: (inout JSONReader) throws -> T
@@ -284,11 +297,8 @@ struct JSONReader {
   }
 
   private mutating func literal(_ word: StaticString) throws {
-    let count = word.utf8CodeUnitCount
-    guard index + count <= bytes.count,
-      word.withUTF8Buffer({ $0.elementsEqual(bytes[index..<index + count]) })
-    else { throw failure("expected \(word)") }
-    index += count
+    guard literalFollows(word) else { throw failure("expected \(word)") }
+    index += word.utf8CodeUnitCount
   }
 
   /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`

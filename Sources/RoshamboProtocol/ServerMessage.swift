@@ -49,12 +49,7 @@ public enum ServerMessage: Sendable, Equatable {
   /// ignored; a missing or ill-typed field, or an unknown type, throws an error that
   /// names it.
   public static func decode(_ bytes: some Collection<UInt8>) throws -> ServerMessage {
-    if let message = try bytes.withContiguousStorageIfAvailable({
-      try decode(UnsafeRawBufferPointer($0))
-    }) {
-      return message
-    }
-    return try Array(bytes).withUnsafeBytes { try decode($0) }
+    try JSONReader.withBuffer(bytes) { try decode($0) }
   }
 
   /// Decodes a server message from a frame's bytes (see the generic overload).
