@@ -67,6 +67,16 @@ package struct JSONText {
 
   package mutating func comma() { bytes.append(UInt8(ascii: ",")) }
 
+  /// A round's weapons by seat, `null` for a seat that did not pick.
+  package mutating func weapons(_ weapons: [Weapon?]) {
+    raw("[")
+    for (index, weapon) in weapons.enumerated() {
+      if index > 0 { comma() }
+      optionalString(weapon?.rawValue)
+    }
+    raw("]")
+  }
+
   /// The contract's `view` object, every key present.
   package mutating func view(_ view: RoomView) {
     raw("{")
@@ -95,12 +105,7 @@ package struct JSONText {
       if index > 0 { comma() }
       raw("{")
       key("round"); int(round.round); comma()
-      key("weapons"); raw("[")
-      for (w, weapon) in round.weapons.enumerated() {
-        if w > 0 { comma() }
-        optionalString(weapon?.rawValue)
-      }
-      raw("]"); comma()
+      key("weapons"); weapons(round.weapons); comma()
       key("winner"); int(round.winner?.rawValue ?? 0); comma()
       key("reason"); optionalString(round.reason)
       raw("}")

@@ -111,12 +111,7 @@ extension JSONText {
       if index > 0 { comma() }
       raw("{")
       key("round"); int(result.round); comma()
-      key("weapons"); raw("[")
-      for (w, weapon) in result.weapons.enumerated() {
-        if w > 0 { comma() }
-        optionalString(weapon?.rawValue)
-      }
-      raw("],")
+      key("weapons"); weapons(result.weapons); comma()
       key("winner"); optionalInt(result.winner?.rawValue); comma()
       key("reason"); optionalString(result.reason)
       raw("}")
