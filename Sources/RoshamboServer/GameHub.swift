@@ -372,34 +372,33 @@ final class GameHub {
   /// small steps, one per turn of the loop with I/O in between, while later actions go
   /// on being journaled after that row.
   private func compact() {
-    guard let through = journal?.lastSeq else { return }
+    guard let journal else { return }
+    let through = journal.lastSeq
     let lobby = store.state
     journaledSinceCompaction = 0
     let promise = loop.makePromise(of: Void.self)
     compaction = promise.futureResult
-    let hub = NIOLoopBound(self, eventLoop: loop)
+    let bound = NIOLoopBound((hub: self, journal: journal), eventLoop: loop)
     let loop = self.loop
     DispatchQueue.global(qos: .utility).async {
       let parts = Journal.snapshotParts(lobby)
       loop.execute {
-        let hub = hub.value
-        if let journal = hub.journal {
-          hub.writeSnapshot(journal.beginSnapshot(parts, through: through), promise: promise)
-        }
+        let (hub, journal) = bound.value
+        hub.writeSnapshot(journal.beginSnapshot(parts, through: through), in: journal, promise)
       }
     }
   }
 
   private func writeSnapshot(
-    _ snapshot: Journal.PendingSnapshot, promise: EventLoopPromise<Void>
+    _ snapshot: Journal.PendingSnapshot, in journal: Journal, _ promise: EventLoopPromise<Void>
   ) {
     var snapshot = snapshot
     do {
-      if try journal?.writeNextPart(of: &snapshot) == true {
+      if try journal.writeNextPart(of: &snapshot) {
         // The next step in a later turn of the loop, after the sockets have been read:
         // a task queued with `execute` would run in this same turn, before any I/O.
         loop.assumeIsolated().scheduleTask(in: .milliseconds(1)) {
-          self.writeSnapshot(snapshot, promise: promise)
+          self.writeSnapshot(snapshot, in: journal, promise)
         }
         return
       }

@@ -124,15 +124,15 @@ final class Journal {
     }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
-    generation =
-      try database.read { try Int64.fetchOne($0, sql: "SELECT generation FROM snapshot") } ?? 0
-    lastSeq = try database.read { db in
-      try Int64.fetchOne(
+    (lastSeq, generation) = try database.read { db in
+      let row = try Row.fetchOne(
         db,
         sql: """
           SELECT MAX(COALESCE((SELECT MAX(seq) FROM journal), 0),
-            COALESCE((SELECT through FROM snapshot WHERE id = 1), 0))
-          """) ?? 0
+            COALESCE((SELECT through FROM snapshot WHERE id = 1), 0)) AS last,
+            COALESCE((SELECT generation FROM snapshot WHERE id = 1), 0) AS generation
+          """)
+      return (row?["last"] ?? 0, row?["generation"] ?? 0)
     }
   }
 
