@@ -77,7 +77,7 @@ let package = Package(
     .executableTarget(
       name: "roshambo-server",
       dependencies: [
-        "RoshamboServer", "RoshamboTLS", "RoshamboGame",
+        "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -87,6 +87,7 @@ let package = Package(
       dependencies: [
         "RoshamboServer", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
@@ -102,7 +103,7 @@ let package = Package(
     .executableTarget(
       name: "roshambo",
       dependencies: [
-        "RoshamboClient", "RoshamboServer", "RoshamboTLS", "RoshamboGame",
+        "RoshamboClient", "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -111,6 +112,8 @@ let package = Package(
       dependencies: [
         "RoshamboClient", "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
         "ReduxTesting", .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]),
   ],
   swiftLanguageModes: [.v6]

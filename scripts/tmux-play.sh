@@ -20,7 +20,9 @@ cleanup() {
 trap cleanup EXIT
 
 cd "$work"
-"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error > server.out 2>&1 &
+# A short idle limit, so the test can think for longer than it (and the players ping).
+"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error \
+  --idle-seconds 6 > server.out 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do grep -q 'listening on' server.out && break; sleep 0.1; done
 port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
@@ -28,7 +30,7 @@ port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
 
 start_player() {  # name
   tmux -L "$sock" new-session -d -s "$1" -x 80 -y 24 \
-    "cd '$work' && '$bin/roshambo' play --port $port --name $1 --room duel; echo EXIT=\$?; sleep 60"
+    "cd '$work' && '$bin/roshambo' play --port $port --name $1 --room duel --keepalive 2; echo EXIT=\$?; sleep 60"
 }
 
 # Waits (up to 10 s) until the player's screen shows the text.
@@ -48,6 +50,11 @@ start_player Alice
 expect_screen Alice "Waiting for an opponent"
 start_player Bob
 expect_screen Alice "Choose your weapon: [r]ock [p]aper [s]cissors"
+expect_screen Bob "Choose your weapon: [r]ock [p]aper [s]cissors"
+
+# Both think for longer than the server's idle limit: the clients' pings keep them in.
+sleep 9
+expect_screen Alice "ping "
 expect_screen Bob "Choose your weapon: [r]ock [p]aper [s]cissors"
 
 press Alice r

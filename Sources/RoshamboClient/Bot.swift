@@ -48,8 +48,8 @@ public final class Bot {
     let name = { (seat: Seat) in view.player(seat)?.name ?? "seat \(seat.rawValue)" }
     if view.history.count < seenRounds { seenRounds = 0 }
     for round in view.history.dropFirst(seenRounds) {
-      let mine = round.weapons[me.rawValue - 1]?.rawValue ?? "nothing"
-      let theirs = round.weapons[me.opponent.rawValue - 1]?.rawValue ?? "nothing"
+      let mine = round.weapon(of: me)?.rawValue ?? "nothing"
+      let theirs = round.weapon(of: me.opponent)?.rawValue ?? "nothing"
       let outcome: String
       switch round.winner {
       case nil:

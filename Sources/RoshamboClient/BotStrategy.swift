@@ -12,7 +12,7 @@ public enum BotStrategy: String, CaseIterable, Sendable {
     history: [RoundView], seat: Seat, ruleset: Ruleset, random: inout some RandomNumberGenerator
   ) -> Weapon {
     let weapons = ruleset.weapons
-    let theirs = history.compactMap { $0.weapons[seat.opponent.rawValue - 1] }
+    let theirs = history.compactMap { $0.weapon(of: seat.opponent) }
     switch self {
     case .random:
       return weapons.randomElement(using: &random)!

@@ -16,15 +16,19 @@ public final class ClientSession {
   private let reconnect: (@Sendable () async throws -> ServerConnection)?
   private let backoff: @Sendable (Int) -> Duration
   private let maxAttempts: Int
+  private let keepalive: Duration
   private let outbox: Outbox
   private var hello: (name: String, room: String?, role: ClientMessage.Role)?
 
-  /// Where the middleware sends: the current connection, whether the player quit, and
-  /// the `id` of the last message sent.
+  /// Where the middleware sends: the current connection, whether the player quit, the
+  /// `id` of the last message sent, and when something was last sent.
   final class Outbox {
-    var connection: ServerConnection
+    var connection: ServerConnection {
+      didSet { lastSent = .now }
+    }
     var quitting = false
     private var lastID = 0
+    private(set) var lastSent = ContinuousClock.now
     init(_ connection: ServerConnection) { self.connection = connection }
 
     /// A fresh message `id`.
@@ -32,20 +36,34 @@ public final class ClientSession {
       lastID += 1
       return lastID
     }
+
+    func send(_ message: ClientMessage) {
+      lastSent = .now
+      connection.send(message)
+    }
   }
+
+  /// The ping in flight: its id and when it was sent.
+  private var ping: (id: Int, sent: ContinuousClock.Instant)?
 
   /// A session over `connection`. With `reconnect`, a connection that drops is replaced:
   /// up to `maxAttempts` tries, waiting `backoff(attempt)` before each, resuming the seat
   /// with its token.
+  ///
+  /// After `keepalive` without sending anything it sends a `ping` (well inside the
+  /// server's idle limit), so a player who thinks is never dropped; the `pong`'s round
+  /// trip is shown.
   public init(
     connection: ServerConnection,
     reconnect: (@Sendable () async throws -> ServerConnection)? = nil,
     maxAttempts: Int = 6,
+    keepalive: Duration = .seconds(15),
     backoff: @escaping @Sendable (Int) -> Duration = { .milliseconds(250 << min($0 - 1, 5)) }
   ) {
     self.connection = connection
     self.reconnect = reconnect
     self.maxAttempts = maxAttempts
+    self.keepalive = keepalive
     self.backoff = backoff
     let outbox = Outbox(connection)
     self.outbox = outbox
@@ -56,12 +74,12 @@ public final class ClientSession {
         guard context.state.context.pendingPick == weapon, let view = context.state.view else {
           return
         }
-        outbox.connection.send(.choose(round: view.round, weapon: weapon, id: outbox.nextID()))
+        outbox.send(.choose(round: view.round, weapon: weapon, id: outbox.nextID()))
       case .rematch:
-        outbox.connection.send(.rematch(id: nil))
+        outbox.send(.rematch(id: nil))
       case .quit:
         outbox.quitting = true
-        outbox.connection.send(.leave(id: nil))
+        outbox.send(.leave(id: nil))
       default:
         break
       }
@@ -75,17 +93,37 @@ public final class ClientSession {
     name: String, room: String?, role: ClientMessage.Role = .player, resume: String? = nil
   ) {
     hello = (name, room, role)
-    connection.send(
+    outbox.send(
       .hello(
         protocol: 1, name: name, role: role, room: room, resume: resume, id: outbox.nextID()))
+  }
+
+  /// Sends a `ping` whenever nothing has been sent for `keepalive`, until cancelled.
+  private func keepAlive() async {
+    while !Task.isCancelled {
+      let due = outbox.lastSent + keepalive
+      if ContinuousClock.now >= due {
+        let id = outbox.nextID()
+        ping = (id, .now)
+        outbox.send(.ping(id: id))
+        continue
+      }
+      try? await Task.sleep(until: due, clock: .continuous)
+    }
   }
 
   /// Feeds the connection's events to the store until it closes for good: the player
   /// quit, the server refused fatally, or reconnecting gave up. Returns why it closed (nil
   /// for a clean close) and the last fatal error from the server, if any.
   public func run() async -> (error: (any Error)?, fatal: ProtocolError?) {
+    let pinger = Task { @MainActor [weak self] in await self?.keepAlive() }
+    defer { pinger.cancel() }
     while true {
       let (error, fatal) = await consume(connection)
+      if let violation = error as? ProtocolViolation {
+        store.dispatch(.connection(.closed(violation.description)))
+        return (violation, nil)
+      }
       guard fatal == nil, !outbox.quitting, let reconnect, let hello,
         let token = store.state.token ?? (hello.role == .spectator ? "" : nil)
       else {
@@ -99,7 +137,7 @@ public final class ClientSession {
         guard let fresh = try? await reconnect() else { continue }
         connection = fresh
         outbox.connection = fresh
-        fresh.send(
+        outbox.send(
           .hello(
             protocol: 1, name: hello.name, role: hello.role, room: hello.room,
             resume: token.isEmpty ? nil : token, id: outbox.nextID()))
@@ -118,19 +156,38 @@ public final class ClientSession {
 
   private func consume(_ connection: ServerConnection) async -> ((any Error)?, ProtocolError?) {
     var fatal: ProtocolError?
+    var welcomed = false
     for await event in connection.events {
-      switch event {
-      case .message(.welcome(let room, let seat, let token)):
+      guard case .message(let raw) = event else {
+        if case .closed(let error) = event { return (error, fatal) }
+        continue
+      }
+      switch raw.sanitized() {
+      case .welcome(let room, let seat, let token):
+        welcomed = true
         store.dispatch(.welcome(room: room, seat: seat, token: token))
-      case .message(.state(let seq, let view)):
+      case .state(let seq, let view):
+        let state = store.state
+        var violation = view.contractViolation(seat: state.seat, welcomed: welcomed)
+        if violation == nil, view.room == state.view?.room, seq <= state.seq {
+          violation = "seq went from \(state.seq) to \(seq); it must only rise"
+        }
+        if let violation {
+          await connection.close()
+          return (ProtocolViolation(message: violation), nil)
+        }
         store.dispatch(.synced(view: view, seq: seq))
-      case .message(.error(let error, _)):
+      case .error(let error, _):
         if error.fatal { fatal = error }
         store.dispatch(.serverError(error))
-      case .message(.pong):
-        break
-      case .closed(let error):
-        return (error, fatal)
+      case .pong(let id):
+        if let ping, ping.id == id {
+          let elapsed = ContinuousClock.now - ping.sent
+          let (seconds, attoseconds) = elapsed.components
+          store.dispatch(
+            .roundTrip(millis: Double(seconds) * 1000 + Double(attoseconds) / 1e15))
+          self.ping = nil
+        }
       }
     }
     return (nil, fatal)

@@ -34,6 +34,8 @@ public enum ClientAction: Equatable, Sendable {
   case rematch
   case quit
   case tick(now: Int64)
+  /// A `pong` came back this long after its `ping`.
+  case roundTrip(millis: Double)
 }
 
 /// The client's reducer: pure, like the server's.
@@ -77,6 +79,8 @@ public struct ClientReducer: Reducer {
       state.context.notice = nil
     case .tick(let now):
       state.context.now = now
+    case .roundTrip(let millis):
+      state.context.roundTripMillis = millis
     }
   }
 }

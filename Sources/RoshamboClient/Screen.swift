@@ -32,6 +32,7 @@ public final class Screen {
     color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if interactive {
       terminal.enterFullScreen()
+      Terminal.restoreOnCrash()
       watchSignals()
       startKeyReader()
     }
@@ -53,18 +54,27 @@ public final class Screen {
       // Leave the last screen's essentials on the main screen.
       for line in [props.banner, props.reveal, props.status].compactMap({ $0 }) { print(line) }
     }
+    if let violation = error as? ProtocolViolation {
+      Self.complain(violation.description)
+      return ExitStatus.protocolViolation
+    }
     if let fatal {
-      FileHandle.standardError.write(Data("roshambo: \(fatal.message)\n".utf8))
-      return 1
+      Self.complain(fatal.message)
+      return ExitStatus.failure
     }
     if let error, !quitting {
-      FileHandle.standardError.write(Data("roshambo: the connection ended: \(error)\n".utf8))
-      return 1
+      Self.complain("the connection ended: \(error)")
+      return ExitStatus.failure
     }
-    return 0
+    return ExitStatus.success
   }
 
   private var quitting = false
+
+  /// One line on standard error; nothing from the network reaches the terminal raw.
+  static func complain(_ line: String) {
+    FileHandle.standardError.write(Data("roshambo: \(TerminalText.sanitized(line))\n".utf8))
+  }
 
   private func show(_ props: ScreenProps, interactive: Bool) {
     defer { lastProps = props }

@@ -26,7 +26,8 @@ public struct ScreenRenderer: Sendable {
         "P\(player.seat.rawValue) \(player.name)\(you)  score \(player.score)  \(player.status)",
         player.isYou ? .bold : .plain)
     }
-    var roundLine = [props.round, props.countdown].compactMap { $0 }.joined(separator: " · ")
+    var roundLine = [props.round, props.countdown, props.latency].compactMap { $0 }.joined(
+      separator: " · ")
     if roundLine.isEmpty { roundLine = " " }
     add(roundLine)
     out.append("")

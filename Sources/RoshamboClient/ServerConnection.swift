@@ -94,8 +94,7 @@ final class EventHandler: ChannelInboundHandler {
       let message = try frame.withUnsafeReadableBytes { try ServerMessage.decode($0) }
       continuation.yield(.message(message))
     } catch {
-      failure = ProtocolError.badMessage(
-        "The server sent a message this client cannot read: \(error)")
+      failure = ProtocolViolation(message: "a message this client cannot read: \(error)")
       context.close(promise: nil)
     }
   }

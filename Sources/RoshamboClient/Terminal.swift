@@ -32,6 +32,7 @@ public final class Terminal: @unchecked Sendable {
   /// Raw keys (no echo, no line buffering), the alternate screen, the cursor hidden.
   public func enterFullScreen() {
     tcgetattr(STDIN_FILENO, &saved)
+    crashRestoreTermios = saved
     var raw = saved
     raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
     raw.c_cc.6 = 1  // VMIN
@@ -51,6 +52,17 @@ public final class Terminal: @unchecked Sendable {
     guard wasActive else { return }
     write("\u{1B}[?25h\u{1B}[?1049l")
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+    crashRestoreTermios = nil
+  }
+
+  /// On a crash (SIGABRT, SIGILL, SIGSEGV, SIGBUS, SIGTRAP, SIGFPE) the terminal is put
+  /// back before the process dies with the same signal, so a bug never leaves a shell in
+  /// raw mode on the alternate screen. The handler calls only async-signal-safe
+  /// functions (write, tcsetattr, signal, raise).
+  public static func restoreOnCrash() {
+    for number in [SIGABRT, SIGILL, SIGSEGV, SIGBUS, SIGTRAP, SIGFPE] {
+      signal(number, crashHandler)
+    }
   }
 
   /// Draws a whole frame: home, each line cleared to its end, the rest cleared.
@@ -78,6 +90,21 @@ public final class Terminal: @unchecked Sendable {
     var byte: UInt8 = 0
     return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
   }
+}
+
+/// The terminal's settings to put back if the process crashes while it is raw (read by
+/// the signal handler, which may run on any thread at any moment: written only while no
+/// crash is in progress).
+nonisolated(unsafe) private var crashRestoreTermios: termios?
+
+private let crashHandler: @convention(c) (Int32) -> Void = { number in
+  if var saved = crashRestoreTermios {
+    let reset: StaticString = "\u{1B}[?25h\u{1B}[?1049l"
+    _ = reset.withUTF8Buffer { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+  }
+  signal(number, SIG_DFL)
+  raise(number)
 }
 
 /// A tiny mutex over pthread, so this file needs nothing but libc.

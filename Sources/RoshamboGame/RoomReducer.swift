@@ -158,6 +158,11 @@ extension RoomState {
     }
     history.append(
       RoundResult(round: round, weapons: [first, second], winner: roundWinner, reason: reason))
+    if history.count > RoomView.historyLimit {
+      // Endless draws must not grow the room: keep what a view can show (the scores are
+      // in the seats, and rounds keep their numbers).
+      history.removeFirst(history.count - RoomView.historyLimit)
+    }
     for seat in seats.keys { seats[seat]!.pick = nil }
     if let roundWinner {
       seats[roundWinner]!.score += 1

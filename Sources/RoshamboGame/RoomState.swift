@@ -3,7 +3,8 @@
 ///
 /// Invariants: `version` rises by exactly one with every accepted action and never
 /// otherwise; a seat's `pick` is only non-nil while `phase` is `.choosing`; no seat's
-/// score exceeds `winsNeeded`.
+/// score exceeds `winsNeeded`; `history` holds at most ``RoomView/historyLimit`` rounds
+/// (the latest), so a room's size is bounded however long its match runs.
 public struct RoomState: Codable, Sendable, Equatable {
   /// The phase of the room's match.
   public enum Phase: String, Codable, Sendable {

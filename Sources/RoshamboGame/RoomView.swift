@@ -157,6 +157,12 @@ public struct RoundView: Codable, Sendable, Equatable {
     self.reason = reason
   }
 
+  /// The weapon `seat` played, or nil (none in time, or a round with fewer weapons).
+  public func weapon(of seat: Seat) -> Weapon? {
+    let index = seat.rawValue - 1
+    return weapons.indices.contains(index) ? weapons[index] : nil
+  }
+
   enum CodingKeys: String, CodingKey {
     case round, weapons, winner, reason
   }

@@ -18,6 +18,8 @@ public struct ClientContext: Equatable, Sendable {
   public var notice: String?
   /// Now, in ms since 1970, for the countdown.
   public var now: Int64
+  /// The last measured ping round trip to the server, in ms.
+  public var roundTripMillis: Double?
 
   public init(
     connection: Connection = .connecting, pendingPick: Weapon? = nil, notice: String? = nil,
@@ -68,6 +70,8 @@ public struct ScreenProps: Equatable, Sendable {
   public var notice: String?
   /// "reconnecting (attempt 3)…", or nil while connected.
   public var connection: String?
+  /// "ping 0.4 ms" once a round trip has been measured.
+  public var latency: String? = nil
 }
 
 /// The screen for the latest view and this client's own context.
@@ -82,7 +86,7 @@ public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
   let ruleset = Ruleset.named(view.ruleset)
   let me = view.you.flatMap { view.player($0) }
   let opponent = view.you.flatMap { view.player($0.opponent) }
-  let names = Dictionary(uniqueKeysWithValues: view.players.map { ($0.seat, $0.name) })
+  let names = Dictionary(view.players.map { ($0.seat, $0.name) }, uniquingKeysWith: { a, _ in a })
   func name(_ seat: Seat) -> String { names[seat] ?? "Player \(seat.rawValue)" }
 
   var status: String
@@ -150,7 +154,15 @@ public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
     countdown: countdown(deadline: view.deadline, now: context.now),
     status: status, prompt: prompt, reveal: reveal, banner: banner,
     history: view.history.map { historyRow($0, name: name) },
-    keys: keys, notice: context.notice, connection: connection)
+    keys: keys, notice: context.notice, connection: connection,
+    latency: context.roundTripMillis.map(latencyLine))
+}
+
+/// "ping 0.4 ms", "ping 12 ms".
+private func latencyLine(_ millis: Double) -> String {
+  let tenths = (millis * 10).rounded()
+  return millis < 10
+    ? "ping \(Int(tenths) / 10).\(Int(tenths) % 10) ms" : "ping \(Int(millis.rounded())) ms"
 }
 
 /// "Choose your weapon: [r]ock [p]aper [s]cissors".

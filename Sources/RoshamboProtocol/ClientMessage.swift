@@ -1,7 +1,8 @@
 import RoshamboGame
 
-/// A message from a client, as the contract defines it, already checked: names are
-/// 1–24 printable characters, rooms match `[A-Za-z0-9_-]{1,32}`, weapons are known.
+/// A message from a client, as the contract defines it, already checked: names keep
+/// ``PlayerName``'s rule (and are in NFC), rooms match `[A-Za-z0-9_-]{1,32}`, weapons are
+/// known.
 ///
 /// Invariant: a client message never names a seat; the server knows it from the
 /// connection.
@@ -66,6 +67,15 @@ public enum ClientMessage: Sendable, Equatable {
   public static func decode(_ buffer: UnsafeRawBufferPointer) -> Result<
     ClientMessage, ProtocolError
   > {
+    decodeReadingID(buffer).result
+  }
+
+  /// Decodes one frame's payload (see ``decode(_:)-(UnsafeRawBufferPointer)``), and
+  /// returns the message's `id` too whenever it could be read, so that an error about
+  /// the message can echo it as `re` even when the message itself is refused.
+  public static func decodeReadingID(_ buffer: UnsafeRawBufferPointer) -> (
+    result: Result<ClientMessage, ProtocolError>, id: Int?
+  ) {
     var envelope = Envelope()
     var wrongType: Field?
     var seen: Set<Field> = []
@@ -109,16 +119,21 @@ public enum ClientMessage: Sendable, Equatable {
         }
         return true
       }
-      guard isObject else { return .failure(.badFrame("A frame must hold one JSON object.")) }
+      guard isObject else {
+        return (.failure(.badFrame("A frame must hold one JSON object.")), nil)
+      }
     } catch {
-      return .failure(.badFrame("The frame is not valid UTF-8 JSON."))
+      return (.failure(.badFrame("The frame is not valid UTF-8 JSON.")), nil)
     }
     if let field = wrongType {
       let what = field.isInteger ? "an integer" : "a string"
-      return .failure(
-        .badMessage("The field \(field.rawValue) has the wrong type: it must be \(what)."))
+      return (
+        .failure(
+          .badMessage("The field \(field.rawValue) has the wrong type: it must be \(what).")),
+        envelope.id
+      )
     }
-    return validate(envelope)
+    return (validate(envelope), envelope.id)
   }
 
   private static func validate(_ e: Envelope) -> Result<ClientMessage, ProtocolError> {
@@ -130,8 +145,14 @@ public enum ClientMessage: Sendable, Equatable {
       guard let version = e.protocol else {
         return .failure(.badMessage("hello needs \"protocol\": \(WireProtocol.version)."))
       }
-      guard let name = e.name, isValidName(name) else {
-        return .failure(.badMessage("hello needs a \"name\" of 1 to 24 printable characters."))
+      guard let raw = e.name else {
+        return .failure(.badMessage("hello needs a string \"name\"."))
+      }
+      let name: String
+      switch PlayerName.normalize(raw) {
+      case .success(let normalized): name = normalized
+      case .failure(let problem):
+        return .failure(.badMessage("The \"name\" is refused: \(problem)."))
       }
       let role: Role
       switch e.role {
@@ -163,29 +184,16 @@ public enum ClientMessage: Sendable, Equatable {
       }
       guard let weapon = Weapon(rawValue: text) else {
         return .failure(
-          ProtocolError(code: "invalid_weapon", message: "\"\(text.prefix(32))\" is not a weapon."))
+          ProtocolError(
+            code: "invalid_weapon", message: "\"\(LogText.cut(text))\" is not a weapon."))
       }
       return .success(.choose(round: round, weapon: weapon, id: e.id))
     case "rematch": return .success(.rematch(id: e.id))
     case "leave": return .success(.leave(id: e.id))
     case "ping": return .success(.ping(id: e.id))
     default:
-      return .failure(.badMessage("Unknown message type \"\(type.prefix(32))\"."))
+      return .failure(.badMessage("Unknown message type \"\(LogText.cut(type))\"."))
     }
-  }
-
-  /// 1–24 characters, none of them control characters.
-  public static func isValidName(_ name: String) -> Bool {
-    (1...24).contains(name.count)
-      && name.unicodeScalars.allSatisfy { scalar in
-        switch scalar.properties.generalCategory {
-        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator,
-          .paragraphSeparator:
-          false
-        default: true
-        }
-      }
-      && !name.allSatisfy(\.isWhitespace)
   }
 
   /// `[A-Za-z0-9_-]{1,32}`.

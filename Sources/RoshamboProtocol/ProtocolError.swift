@@ -23,6 +23,14 @@ public struct ProtocolError: Error, Sendable, Equatable {
     ProtocolError(code: "bad_message", message: message)
   }
 
+  /// The server cannot save right now (its disk is failing): nothing of the message
+  /// happened; try again. Play resumes by itself once the server can save again.
+  public static func unavailable() -> ProtocolError {
+    ProtocolError(
+      code: "unavailable",
+      message: "The server cannot save right now, so nothing was done; try again shortly.")
+  }
+
   /// The contract's form of a refusal by the game's rules.
   public init(_ refusal: Refusal) {
     self.init(code: refusal.code, message: refusal.message)

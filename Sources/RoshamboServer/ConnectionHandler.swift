@@ -13,6 +13,15 @@ final class ConnectionHandler: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
 
+  /// Whether the connection may stay, decided when it was accepted.
+  enum Admission {
+    case admitted
+    /// The server holds its maximum of connections.
+    case serverFull
+    /// The peer's address holds its maximum of connections.
+    case addressFull
+  }
+
   private enum State {
     /// Waiting for TLS and `hello`; the task closes the connection when time is up.
     case awaitingHello(Scheduled<Void>?)
@@ -24,18 +33,24 @@ final class ConnectionHandler: ChannelInboundHandler {
   private let id: Int
   private let hub: HubHandle
   private let limits: ServerConfiguration.Limits
-  private let admitted: Bool
+  private let admission: Admission
+  private let handshakeFailures: HandshakeFailureLog
   private let logger: Logger
   private var bucket: TokenBucket
   private var excess = 0
   private var link: ConnectionLink?
+  /// Closes the connection if it stays unwritable (its peer does not read) too long.
+  private var stall: Scheduled<Void>?
 
-  init(id: Int, hub: HubHandle, limits: ServerConfiguration.Limits, admitted: Bool, logger: Logger)
-  {
+  init(
+    id: Int, hub: HubHandle, limits: ServerConfiguration.Limits, admission: Admission,
+    handshakeFailures: HandshakeFailureLog, logger: Logger
+  ) {
     self.id = id
     self.hub = hub
     self.limits = limits
-    self.admitted = admitted
+    self.admission = admission
+    self.handshakeFailures = handshakeFailures
     self.logger = logger
     self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
   }
@@ -62,20 +77,20 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   func channelInactive(context: ChannelHandlerContext) {
     if case .awaitingHello(let timeout) = state { timeout?.cancel() }
+    stall?.cancel()
     state = .closing
     if let link { hub.execute { $0.detach(link) } }
     context.fireChannelInactive()
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    if event is TLSHandshakeCompleted, !admitted {
-      fail(
-        context,
-        ProtocolError(
-          code: "server_full",
-          message:
-            "The server has its maximum of \(limits.maxConnections) connections; try again later.",
-          fatal: true), re: nil)
+    if event is TLSHandshakeCompleted, admission != .admitted {
+      let message =
+        admission == .serverFull
+        ? "The server has its maximum of \(limits.maxConnections) connections; try again later."
+        : "Your address has its maximum of \(limits.maxConnectionsPerAddress) connections to "
+          + "this server; close one and try again."
+      fail(context, ProtocolError(code: "server_full", message: message, fatal: true), re: nil)
     } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
       fail(
         context,
@@ -107,9 +122,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     excess = 0
     let frame = unwrapInboundIn(data)
     let message: ClientMessage
-    switch frame.withUnsafeReadableBytes({ ClientMessage.decode($0) }) {
+    let (result, id) = frame.withUnsafeReadableBytes { ClientMessage.decodeReadingID($0) }
+    switch result {
     case .failure(let error):
-      fail(context, error, re: nil)
+      fail(context, error, re: id)
       return
     case .success(let decoded):
       message = decoded
@@ -138,12 +154,33 @@ final class ConnectionHandler: ChannelInboundHandler {
     case let error as ProtocolError:
       fail(context, error, re: nil)
     case let error as TLSError:
-      logger.info("TLS failed", metadata: ["conn": "\(id)", "error": "\(error)"])
+      handshakeFailures.record(
+        address: context.remoteAddress?.ipAddress ?? "?", error: error)
       context.close(promise: nil)
     default:
       logger.debug("connection error", metadata: ["conn": "\(id)", "error": "\(error)"])
       context.close(promise: nil)
     }
+  }
+
+  /// A peer that does not read makes the connection unwritable: the hub then keeps only
+  /// the newest state for it; if it stays so for the stall limit, it is closed.
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    if context.channel.isWritable {
+      stall?.cancel()
+      stall = nil
+      if let link { hub.execute { $0.writable(link) } }
+    } else if stall == nil {
+      let seconds = limits.stallTimeoutSeconds
+      stall = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
+        self.logger.info(
+          "closing a connection that read nothing for \(seconds) s",
+          metadata: ["conn": "\(self.id)"])
+        self.state = .closing
+        context.close(promise: nil)
+      }
+    }
+    context.fireChannelWritabilityChanged()
   }
 
   private func forward(_ message: ClientMessage) {

@@ -18,14 +18,38 @@ struct ConnectionLink: Sendable, Hashable {
 /// the journal, and the broadcast of each change.
 ///
 /// Invariants: everything here runs on `loop` (one serial executor, no locks); an
-/// accepted action is journaled before any connection is sent its result; state leaves
-/// only through `RoomState.view(for:)`, encoded once per audience. Not `Sendable`: other
-/// threads reach it through ``HubHandle``.
+/// accepted action is journaled before any connection is sent its result, and when the
+/// journal cannot be written the lobby goes back to exactly what it holds and nothing of
+/// the failed commit is sent; state leaves only through `RoomState.view(for:)`, encoded
+/// once per audience; what waits for a connection that does not read is bounded (its
+/// newest state and a few control messages). Not `Sendable`: other threads reach it
+/// through ``HubHandle``.
 final class GameHub {
   private struct Member {
+    var link: ConnectionLink
     var room: String
     var seat: Seat?
+    /// What the lobby stores for this player's resume token (players only).
+    var token: String?
   }
+
+  /// What waits for a connection that cannot take more now: its newest `state` (older
+  /// ones are skipped; `seq` still only rises) and the other messages in order.
+  private struct Backlog {
+    var control: [ByteBuffer] = []
+    var state: ByteBuffer?
+  }
+
+  /// Whether the journal can be written.
+  private enum Saving {
+    case healthy
+    /// A commit failed: client actions are answered `unavailable` until a probe succeeds.
+    case failing(retry: Scheduled<Void>?)
+  }
+
+  /// The most non-state messages kept for a connection that does not read; past it the
+  /// connection is closed.
+  static let backlogLimit = 32
 
   private struct Audience {
     var seats: [Seat: ConnectionLink] = [:]
@@ -42,7 +66,7 @@ final class GameHub {
   }
 
   let loop: any EventLoop
-  private let store: Store<LobbyState, LobbyAction>
+  private var store: Store<LobbyState, LobbyAction>
   private let journal: Journal?
   private let logger: Logger
   private let now: @Sendable () -> Int64
@@ -51,6 +75,13 @@ final class GameHub {
   private var outbox: [Outgoing] = []
   private var pendingActions: [LobbyAction] = []
   private var pendingMatches: [FinishedMatch] = []
+  /// Who sent the actions waiting to be committed, to answer them if the commit fails.
+  private var pendingOrigins: [(link: ConnectionLink, id: Int?)] = []
+  /// Connections whose membership rests on actions not committed yet.
+  private var joinedInBatch: Set<Int> = []
+  private var backlogs: [Int: Backlog] = [:]
+  private var saving = Saving.healthy
+  private let retryMillis: Int64
   private var flushScheduled = false
   private let compactionInterval: Int
   private var journaledSinceCompaction = 0
@@ -61,10 +92,12 @@ final class GameHub {
 
   init(
     loop: any EventLoop, lobby: LobbyState, journal: Journal?, logger: Logger,
-    compactionInterval: Int = 10_000, now: @escaping @Sendable () -> Int64
+    compactionInterval: Int = 10_000, retryMillis: Int64 = 1_000,
+    now: @escaping @Sendable () -> Int64
   ) {
     self.loop = loop
     self.compactionInterval = compactionInterval
+    self.retryMillis = max(1, retryMillis)
     self.store = Store(initialState: lobby, reducer: LobbyReducer())
     self.journal = journal
     self.logger = logger
@@ -73,21 +106,40 @@ final class GameHub {
 
   var lobby: LobbyState { store.state }
 
+  /// The journal, for tests that make it fail.
+  var journalForTests: Journal? { journal }
+
   // MARK: - Start and stop
 
   /// After a restart no connection is attached: every seat that was connected starts its
-  /// grace now, and every deadline and grace is scheduled again.
+  /// grace now, spectators are gone, and every deadline and grace is scheduled again.
   func restore() {
+    reconcile()
+  }
+
+  /// Makes the lobby agree with the connections the hub holds: a seat marked connected
+  /// with no connection starts its grace, spectators nobody holds are removed (a room left
+  /// empty goes away), and every deadline and grace is scheduled. Run after a restart and
+  /// when the journal can be written again after failing.
+  private func reconcile() {
     let at = now()
     for (name, room) in store.state.rooms {
-      for (seat, held) in room.seats where !held.hasLeft {
-        if held.connected {
-          perform(.room(name, .disconnected(seat: seat, at: at)))
-        } else if let ends = held.graceEndsAt {
-          scheduleGrace(room: name, seat: seat, endsAt: ends)
+      let audience = audiences[name]
+      for (seat, held) in room.seats where !held.hasLeft && held.connected {
+        if audience?.seats[seat] == nil, perform(.room(name, .disconnected(seat: seat, at: at))) {
+          publish(name)
         }
       }
-      if let room = store.state.rooms[name] { scheduleDeadline(room) }
+      let watching = audience?.spectators.count ?? 0
+      for _ in 0..<max(0, room.spectators - watching) {
+        if perform(.room(name, .spectatorLeft)) { publish(name) }
+      }
+    }
+    for (name, room) in store.state.rooms {
+      for (seat, held) in room.seats where !held.hasLeft && !held.connected {
+        if let ends = held.graceEndsAt { scheduleGrace(room: name, seat: seat, endsAt: ends) }
+      }
+      scheduleDeadline(room)
     }
     flush()
   }
@@ -98,6 +150,7 @@ final class GameHub {
     flush()
     for timer in deadlineTimers.values { timer.task.cancel() }
     for timer in graceTimers.values { timer.cancel() }
+    if case .failing(let retry) = saving { retry?.cancel() }
     return compaction ?? loop.makeSucceededVoidFuture()
   }
 
@@ -130,9 +183,9 @@ final class GameHub {
         reply(link, .notPlaying("You have not joined a room."), re: id)
         break
       }
-      forget(link, member)
+      forget(member)
       let action: RoomAction = member.seat.map { .left(seat: $0, at: now()) } ?? .spectatorLeft
-      if perform(.room(member.room, action)) { publish(member.room) }
+      if perform(.room(member.room, action), re: id, replyTo: link) { publish(member.room) }
       logger.info("left", metadata: ["conn": "\(link.id)", "room": "\(member.room)"])
       outbox.append(.close(link))
       scheduleFlush()
@@ -144,8 +197,10 @@ final class GameHub {
 
   /// The connection is gone: its seat starts its grace, or its spectator leaves.
   func detach(_ link: ConnectionLink) {
+    backlogs[link.id] = nil
+    joinedInBatch.remove(link.id)
     guard let member = members.removeValue(forKey: link.id) else { return }
-    forget(link, member)
+    forget(member)
     let at = now()
     if let seat = member.seat {
       if perform(.room(member.room, .disconnected(seat: seat, at: at))),
@@ -182,30 +237,36 @@ final class GameHub {
       resumeSeat(link, token: token, id: id)
     } else if role == .spectator, let room {
       guard perform(.spectate(room: room), re: id, replyTo: link) else { return }
-      members[link.id] = Member(room: room, seat: nil)
+      members[link.id] = Member(link: link, room: room, seat: nil, token: nil)
+      joinedInBatch.insert(link.id)
       audiences[room, default: Audience()].spectators.insert(link)
       outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
       publish(room)
       logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])
     } else {
-      let token = Self.makeToken()
+      let token = ResumeToken.make()
+      let stored = ResumeToken.stored(token)
       let target = store.state.roomForJoin(requested: room)
-      guard perform(.join(room: room, name: name, token: token, at: now()), re: id, replyTo: link),
-        let seat = store.state.rooms[target]?.seat(holding: token)
+      guard
+        perform(.join(room: room, name: name, token: stored, at: now()), re: id, replyTo: link),
+        let seat = store.state.rooms[target]?.seat(holding: stored)
       else { return }
-      attach(link, room: target, seat: seat)
+      attach(link, room: target, seat: seat, token: stored)
+      joinedInBatch.insert(link.id)
       outbox.append(.message(link, .welcome(room: target, seat: seat, token: token)))
       publish(target)
       logger.info(
         "joined",
         metadata: [
-          "conn": "\(link.id)", "room": "\(target)", "seat": "\(seat.rawValue)", "name": "\(name)",
+          "conn": "\(link.id)", "room": "\(target)", "seat": "\(seat.rawValue)",
+          "name": "\(LogText.quoted(name))",
         ])
     }
   }
 
   private func resumeSeat(_ link: ConnectionLink, token: String, id: Int?) {
-    guard let (room, seat) = store.state.locate(token: token) else {
+    let stored = ResumeToken.stored(token)
+    guard let (room, seat) = store.state.locate(token: stored) else {
       reply(
         link,
         ProtocolError(
@@ -216,16 +277,22 @@ final class GameHub {
         re: id)
       return
     }
+    let reconnecting = store.state.rooms[room]?.seats[seat]?.connected == false
+    if reconnecting {
+      guard perform(.room(room, .reconnected(seat: seat, at: now())), re: id, replyTo: link)
+      else { return }
+      joinedInBatch.insert(link.id)
+    }
     if let old = audiences[room]?.seats[seat], old != link {
       // The same player on a new connection: the old one is stale.
       members[old.id] = nil
       outbox.append(.close(old))
     }
-    attach(link, room: room, seat: seat)
+    attach(link, room: room, seat: seat, token: stored)
     graceTimers.removeValue(forKey: "\(room)#\(seat.rawValue)")?.cancel()
+    // The welcome first: a room's state goes out at its last place in the outbox.
     outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
-    if store.state.rooms[room]?.seats[seat]?.connected == false {
-      perform(.room(room, .reconnected(seat: seat, at: now())))
+    if reconnecting {
       publish(room)
     } else {
       outbox.append(.stateTo(link, room))
@@ -235,12 +302,13 @@ final class GameHub {
       "resumed", metadata: ["conn": "\(link.id)", "room": "\(room)", "seat": "\(seat.rawValue)"])
   }
 
-  private func attach(_ link: ConnectionLink, room: String, seat: Seat) {
-    members[link.id] = Member(room: room, seat: seat)
+  private func attach(_ link: ConnectionLink, room: String, seat: Seat, token: String) {
+    members[link.id] = Member(link: link, room: room, seat: seat, token: token)
     audiences[room, default: Audience()].seats[seat] = link
   }
 
-  private func forget(_ link: ConnectionLink, _ member: Member) {
+  private func forget(_ member: Member) {
+    let link = member.link
     if let seat = member.seat {
       if audiences[member.room]?.seats[seat] == link { audiences[member.room]?.seats[seat] = nil }
     } else {
@@ -271,6 +339,12 @@ final class GameHub {
   private func perform(
     _ action: LobbyAction, re: Int? = nil, replyTo link: ConnectionLink? = nil
   ) -> Bool {
+    if case .failing = saving {
+      // Nothing may run ahead of the journal: timers and dropped connections are
+      // reconciled once it can be written again.
+      if let link { reply(link, .unavailable(), re: re) }
+      return false
+    }
     if let refusal = store.state.refusal(for: action) {
       if case .stale = refusal { return false }
       if let link {
@@ -287,6 +361,7 @@ final class GameHub {
     let before = store.state.rooms[name]
     store.dispatch(action)
     pendingActions.append(action)
+    if let link { pendingOrigins.append((link, re)) }
     if let room = store.state.rooms[name] {
       if room.history.count > before?.history.count ?? 0, let result = room.history.last {
         // Resolved: the picks are public now.
@@ -431,12 +506,12 @@ final class GameHub {
           compact()
         }
       } catch {
-        logger.critical(
-          "journal write failed; results are not durable",
-          metadata: ["error": "\(error)", "path": "\(journal?.path ?? "")"])
+        journalFailed(error)
       }
       pendingActions.removeAll(keepingCapacity: true)
       pendingMatches.removeAll()
+      pendingOrigins.removeAll(keepingCapacity: true)
+      joinedInBatch.removeAll(keepingCapacity: true)
     }
     let items = outbox
     outbox.removeAll(keepingCapacity: true)
@@ -449,17 +524,97 @@ final class GameHub {
     for (index, item) in items.enumerated() {
       switch item {
       case .message(let link, let message):
-        send(link, message.encoded())
+        send(link, message)
       case .roomState(let room):
         if lastPlace[room] == index { broadcast(room) }
       case .stateTo(let link, let room):
         guard let state = store.state.rooms[room] else { continue }
         let seat = members[link.id]?.seat
-        send(link, ServerMessage.state(seq: state.version, view: state.view(for: seat)).encoded())
+        send(link, .state(seq: state.version, view: state.view(for: seat)))
       case .close(let link):
         link.channel.close(promise: nil)
       }
     }
+  }
+
+  /// The commit failed: nothing of it is sent, its senders are answered `unavailable`,
+  /// and the lobby goes back to exactly what the journal holds; client actions are then
+  /// refused until a probe write succeeds (``retrySaving()``).
+  private func journalFailed(_ error: any Error) {
+    logger.critical(
+      """
+      journal write failed: nothing of it was sent and play is paused; it resumes by itself \
+      once the journal can be written (check free space on the data directory's disk)
+      """,
+      metadata: ["error": "\(error)", "path": "\(journal?.path ?? "")"])
+    // Only errors, pongs and closes may still go out: every state and welcome in the
+    // outbox came from what was not saved.
+    outbox.removeAll { item in
+      switch item {
+      case .message(_, .error), .message(_, .pong), .close: false
+      default: true
+      }
+    }
+    var answered: Set<Int> = []
+    for (link, id) in pendingOrigins {
+      answered.insert(link.id)
+      outbox.append(.message(link, .error(.unavailable(), re: id)))
+    }
+    for id in joinedInBatch {
+      if let member = members.removeValue(forKey: id) { forget(member) }
+    }
+    if let journal {
+      do {
+        let loaded = try journal.load(defaults: store.state.defaults)
+        store = Store(initialState: loaded.lobby, reducer: LobbyReducer())
+      } catch {
+        logger.critical(
+          "cannot reload the journal after a failed write",
+          metadata: ["error": "\(error)", "path": "\(journal.path)"])
+      }
+    }
+    // Anyone whose seat the saved lobby does not give them is no longer in a room.
+    for (id, member) in members {
+      let room = store.state.rooms[member.room]
+      let holds =
+        if let seat = member.seat {
+          room?.seats[seat].map { !$0.hasLeft && $0.token == member.token } ?? false
+        } else {
+          room != nil
+        }
+      if !holds {
+        members[id] = nil
+        forget(member)
+        if !answered.contains(id) {
+          outbox.append(.message(member.link, .error(.unavailable(), re: nil)))
+        }
+      }
+    }
+    scheduleRetry()
+  }
+
+  private func scheduleRetry() {
+    let task = loop.assumeIsolated().scheduleTask(in: .milliseconds(retryMillis)) {
+      self.retrySaving()
+    }
+    saving = .failing(retry: task)
+  }
+
+  /// Tries one small write; when it succeeds play resumes: the lobby is reconciled with
+  /// the connections (seats whose connection went meanwhile start their grace) and the
+  /// timers are scheduled again.
+  private func retrySaving() {
+    guard let journal else { return }
+    do {
+      try journal.probe(at: now())
+    } catch {
+      scheduleRetry()
+      return
+    }
+    saving = .healthy
+    logger.notice(
+      "journal writes succeed again; play resumes", metadata: ["path": "\(journal.path)"])
+    reconcile()
   }
 
   /// The room's state to everyone in it: one encoding per audience (seat 1, seat 2,
@@ -467,27 +622,70 @@ final class GameHub {
   private func broadcast(_ name: String) {
     guard let room = store.state.rooms[name], let audience = audiences[name] else { return }
     for (seat, link) in audience.seats {
-      send(link, ServerMessage.state(seq: room.version, view: room.view(for: seat)).encoded())
+      send(link, .state(seq: room.version, view: room.view(for: seat)))
     }
-    if !audience.spectators.isEmpty {
-      let frame = ByteBuffer.frame(
-        ServerMessage.state(seq: room.version, view: room.view(for: nil)).encoded())
-      for link in audience.spectators { link.channel.writeAndFlush(frame, promise: nil) }
+    if !audience.spectators.isEmpty,
+      let frame = frame(.state(seq: room.version, view: room.view(for: nil)), room: name)
+    {
+      for link in audience.spectators { deliver(frame, to: link, conflatable: true) }
     }
   }
 
-  private func send(_ link: ConnectionLink, _ payload: [UInt8]) {
-    link.channel.writeAndFlush(ByteBuffer.frame(payload), promise: nil)
+  private func send(_ link: ConnectionLink, _ message: ServerMessage) {
+    guard let frame = frame(message, room: members[link.id]?.room) else { return }
+    if case .state = message {
+      deliver(frame, to: link, conflatable: true)
+    } else {
+      deliver(frame, to: link, conflatable: false)
+    }
   }
 
-  /// 128 random bits as hex: the secret that takes a seat back.
-  static func makeToken() -> String {
-    var generator = SystemRandomNumberGenerator()
-    return (0..<2).map { _ in
-      let hex = String(generator.next() as UInt64, radix: 16)
-      return String(repeating: "0", count: 16 - hex.count) + hex
-    }.joined()
+  /// The message as a frame, or nil (logged as critical) if it would be over the
+  /// protocol's limit: a peer could not read it, so it is a server bug never to send.
+  private func frame(_ message: ServerMessage, room: String?) -> ByteBuffer? {
+    let payload = message.encoded()
+    guard payload.count <= WireProtocol.maxFrameLength else {
+      logger.critical(
+        "a frame over the protocol's limit was not sent (a server bug: please report it)",
+        metadata: ["bytes": "\(payload.count)", "room": "\(room ?? "-")"])
+      return nil
+    }
+    return ByteBuffer.frame(payload)
   }
+
+  /// Writes `frame` now if the connection can take it; otherwise keeps it in the
+  /// connection's backlog (a state replaces the state there) until ``writable(_:)``.
+  private func deliver(_ frame: ByteBuffer, to link: ConnectionLink, conflatable: Bool) {
+    if var backlog = backlogs[link.id] {
+      if conflatable {
+        backlog.state = frame
+      } else {
+        backlog.control.append(frame)
+      }
+      guard backlog.control.count <= Self.backlogLimit else {
+        backlogs[link.id] = nil
+        logger.info("closing a connection that does not read", metadata: ["conn": "\(link.id)"])
+        link.channel.close(promise: nil)
+        return
+      }
+      backlogs[link.id] = backlog
+    } else if link.channel.isWritable {
+      link.channel.writeAndFlush(frame, promise: nil)
+    } else {
+      backlogs[link.id] = conflatable ? Backlog(state: frame) : Backlog(control: [frame])
+    }
+  }
+
+  /// The connection can take more: what waited for it goes out, the newest state last.
+  func writable(_ link: ConnectionLink) {
+    guard let backlog = backlogs.removeValue(forKey: link.id) else { return }
+    for frame in backlog.control { link.channel.write(frame, promise: nil) }
+    if let state = backlog.state { link.channel.write(state, promise: nil) }
+    link.channel.flush()
+  }
+
+  /// How many connections have something waiting (for tests).
+  var backlogCount: Int { backlogs.count }
 }
 
 extension ProtocolError {

@@ -23,22 +23,39 @@ public final class GameServer: Sendable {
   private let hub: HubHandle
   private let connections: Connections
 
-  /// Live connections, so `stop()` can close each one properly.
+  /// Live connections, so `stop()` can close each one properly, and how many each
+  /// address holds.
   final class Connections: Sendable {
-    private let state = Mutex<(nextID: Int, open: [Int: any Channel])>((1, [:]))
+    private struct State {
+      var nextID = 1
+      var open: [Int: (channel: any Channel, address: String)] = [:]
+      var perAddress: [String: Int] = [:]
+    }
 
-    /// Registers a new channel; returns its id and how many are open with it.
-    func add(_ channel: any Channel) -> (id: Int, count: Int) {
-      state.withLock { state in
+    private let state = Mutex(State())
+
+    /// Registers a new channel; returns its id, how many are open with it, and how many
+    /// its address holds with it.
+    func add(_ channel: any Channel) -> (id: Int, count: Int, fromAddress: Int) {
+      let address = channel.remoteAddress?.ipAddress ?? "?"
+      return state.withLock { state in
         let id = state.nextID
         state.nextID += 1
-        state.open[id] = channel
-        return (id, state.open.count)
+        state.open[id] = (channel, address)
+        state.perAddress[address, default: 0] += 1
+        return (id, state.open.count, state.perAddress[address]!)
       }
     }
 
-    func remove(_ id: Int) { _ = state.withLock { $0.open.removeValue(forKey: id) } }
-    var all: [any Channel] { state.withLock { Array($0.open.values) } }
+    func remove(_ id: Int) {
+      state.withLock { state in
+        guard let (_, address) = state.open.removeValue(forKey: id) else { return }
+        state.perAddress[address, default: 1] -= 1
+        if state.perAddress[address] == 0 { state.perAddress[address] = nil }
+      }
+    }
+
+    var all: [any Channel] { state.withLock { $0.open.values.map(\.channel) } }
   }
 
   private init(
@@ -66,16 +83,20 @@ public final class GameServer: Sendable {
         certificateChainFile: configuration.certificateChainFile,
         privateKeyFile: configuration.privateKeyFile, allowTLS12: configuration.allowTLS12))
     let fingerprint = try Fingerprint.sha256(ofPEMFile: configuration.certificateChainFile)
+    let tlsWarnings = tls.warnings
     let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
     let hubLoop = group.next()
     let hub: HubHandle
+    let warnings: [String]
     do {
       // The journal is opened on the hub's loop and never leaves it.
-      hub = try await hubLoop.submit {
+      (hub, warnings) = try await hubLoop.submit {
         var lobby = LobbyState(defaults: configuration.roomSettings)
         var journal: Journal?
+        var warnings = tlsWarnings
         if let directory = configuration.dataDirectory {
-          let opened = try Journal(directory: directory)
+          let opened = try Journal(directory: directory, keepMatches: configuration.keepMatches)
+          warnings += opened.warnings
           let loaded = try opened.load(defaults: configuration.roomSettings)
           lobby = loaded.lobby
           try opened.compact(lobby)
@@ -89,9 +110,10 @@ public final class GameServer: Sendable {
         }
         let hub = GameHub(
           loop: hubLoop, lobby: lobby, journal: journal, logger: logger,
-          compactionInterval: max(1, configuration.journalCompactionInterval), now: now)
+          compactionInterval: max(1, configuration.journalCompactionInterval),
+          retryMillis: configuration.journalRetryMillis, now: now)
         hub.restore()
-        return HubHandle(hub)
+        return (HubHandle(hub), warnings)
       }.get()
     } catch {
       try? await group.shutdownGracefully()
@@ -99,23 +121,35 @@ public final class GameServer: Sendable {
     }
     let connections = Connections()
     let limits = configuration.limits
+    let handshakeFailures = HandshakeFailureLog(logger: logger)
     let listener: any Channel
     do {
       listener = try await ServerBootstrap(group: group)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .serverChannelOption(.backlog, value: 1024)
         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        // Past 64 KiB waiting to go out a connection is unwritable, and the hub keeps
+        // only the newest state for it until it drains below 16 KiB.
+        .childChannelOption(
+          .writeBufferWaterMark, value: .init(low: 16 * 1024, high: 64 * 1024)
+        )
         .childChannelInitializer { channel in
-          let (id, count) = connections.add(channel)
+          let (id, count, fromAddress) = connections.add(channel)
           channel.closeFuture.whenComplete { _ in connections.remove(id) }
+          let admission: ConnectionHandler.Admission =
+            count > limits.maxConnections
+            ? .serverFull
+            : fromAddress > limits.maxConnectionsPerAddress ? .addressFull : .admitted
           return channel.eventLoop.makeCompletedFuture {
             let handlers: [any ChannelHandler] = [
               try TLSHandler(context: tls),
-              IdleStateHandler(readTimeout: .seconds(limits.idleTimeoutSeconds)),
               ByteToMessageHandler(FrameDecoder()),
+              // After the decoder: only complete frames count as activity, so a frame
+              // sent a byte at a time does not keep a connection open.
+              IdleStateHandler(readTimeout: .seconds(limits.idleTimeoutSeconds)),
               ConnectionHandler(
-                id: id, hub: hub, limits: limits, admitted: count <= limits.maxConnections,
-                logger: logger),
+                id: id, hub: hub, limits: limits, admission: admission,
+                handshakeFailures: handshakeFailures, logger: logger),
             ]
             try channel.pipeline.syncOperations.addHandlers(handlers)
           }
@@ -127,7 +161,7 @@ public final class GameServer: Sendable {
     }
     return GameServer(
       port: listener.localAddress?.port ?? configuration.port, host: configuration.host,
-      fingerprint: fingerprint, warnings: tls.warnings, group: group, listener: listener, hub: hub,
+      fingerprint: fingerprint, warnings: warnings, group: group, listener: listener, hub: hub,
       connections: connections)
   }
 
@@ -145,5 +179,29 @@ public final class GameServer: Sendable {
   /// The lobby as the hub holds it now (for tests and tools).
   public func lobby() async throws -> LobbyState {
     try await hub.submit { $0.lobby }.get()
+  }
+
+  /// Runs `body` with the hub's journal on the hub's loop (a test seam for faults).
+  func withJournal<T: Sendable>(_ body: @escaping @Sendable (Journal?) throws -> T) async throws
+    -> T
+  {
+    try await hub.submit { hub in Result { try body(hub.journalForTests) } }.get().get()
+  }
+
+  /// How many connections have messages waiting because they do not read (for tests).
+  func backlogCount() async throws -> Int {
+    try await hub.submit { $0.backlogCount }.get()
+  }
+
+  /// Moves a damaged journal in `directory` aside (kept, renamed) and starts a new one
+  /// from its last good state; returns a sentence saying what was done.
+  public static func recoverJournal(
+    directory: String, defaults: RoomState.Settings, keepMatches: Int = 10_000
+  ) throws -> String {
+    let (movedTo, lobby, problem) = try Journal.recover(
+      directory: directory, defaults: defaults, keepMatches: keepMatches)
+    return "moved the damaged journal to \(movedTo) (kept); started a new one with "
+      + "\(lobby.rooms.count) rooms from the last good state"
+      + (problem.map { "; what was not carried over: \($0)" } ?? "")
   }
 }

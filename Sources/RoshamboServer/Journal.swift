@@ -57,11 +57,42 @@ final class Journal {
   private(set) var lastSeq: Int64 = 0
   /// The generation of the snapshot's parts (0: the snapshot is in `snapshot.state`).
   private var generation: Int64 = 0
+  /// Finished matches kept for `history`; older ones are pruned a batch at a time (the
+  /// leaderboard is kept apart, so it stays right).
+  let keepMatches: Int
+  /// Matches in the table now.
+  private var matchCount = 0
+  /// What was found while opening that an operator should fix (files readable by others).
+  private(set) var warnings: [String] = []
 
-  /// Opens (or creates) `roshambo.sqlite` in `directory`.
-  init(directory: String) throws {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  /// Opens (or creates) `roshambo.sqlite` in `directory`: the directory mode 0700, the
+  /// files 0600 (existing ones that are wider are reported in ``warnings``).
+  init(directory: String, keepMatches: Int = 10_000) throws {
+    self.keepMatches = max(1, keepMatches)
+    let files = FileManager.default
+    if files.fileExists(atPath: directory) {
+      if let mode = Self.mode(of: directory), mode & 0o077 != 0 {
+        warnings.append(
+          "\(directory) is readable by others (mode \(String(mode, radix: 8))); "
+            + "run chmod 700 \(directory)")
+      }
+    } else {
+      try files.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
     path = (directory as NSString).appendingPathComponent("roshambo.sqlite")
+    for file in [path, path + "-wal", path + "-shm"] {
+      if let mode = Self.mode(of: file), mode & 0o077 != 0 {
+        warnings.append(
+          "\(file) is readable by others (mode \(String(mode, radix: 8))); run chmod 600 \(file)")
+      }
+    }
+    if !files.fileExists(atPath: path) {
+      // SQLite gives the -wal and -shm files the database file's mode.
+      guard files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+      else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+    }
     var configuration = Configuration()
     configuration.prepareDatabase { db in
       // WAL: a commit is an append to the log, durable across a crash of the process.
@@ -122,8 +153,27 @@ final class Journal {
           ALTER TABLE matches_v4 RENAME TO matches;
           """)
     }
+    migrator.registerMigration("v5: a leaderboard apart from matches; a heartbeat row") { db in
+      // Matches are pruned past a limit; the standings keep every player's totals so the
+      // leaderboard stays right. The heartbeat is what a write probe touches while the
+      // disk is failing.
+      try db.execute(
+        sql: """
+          CREATE TABLE standings (
+            name TEXT PRIMARY KEY, won INTEGER NOT NULL, lost INTEGER NOT NULL) WITHOUT ROWID;
+          INSERT INTO standings (name, won, lost)
+            SELECT name, SUM(name = winner), SUM(name != winner) FROM (
+              SELECT player1 AS name, winner FROM matches UNION ALL
+              SELECT player2 AS name, winner FROM matches)
+            GROUP BY name;
+          CREATE TABLE heartbeat (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
+          """)
+    }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
+    matchCount = try database.read {
+      try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM matches") ?? 0
+    }
     (lastSeq, generation) = try database.read { db in
       let row = try Row.fetchOne(
         db,
@@ -136,8 +186,12 @@ final class Journal {
     }
   }
 
-  /// The lobby as saved: the snapshot with every journaled action folded onto it.
-  func load(defaults: RoomState.Settings) throws -> (lobby: LobbyState, actions: Int) {
+  /// The lobby as saved: the snapshot with every journaled action folded onto it. A
+  /// snapshot or row that cannot be read or replayed throws a ``JournalError`` naming it;
+  /// with `stopAtBadRow` loading stops there instead and says where (for `--recover`).
+  func load(defaults: RoomState.Settings, stopAtBadRow: Bool = false) throws -> (
+    lobby: LobbyState, actions: Int, badRow: JournalError?
+  ) {
     try database.read { db in
       var lobby = LobbyState(defaults: defaults)
       var through: Int64 = 0
@@ -154,19 +208,116 @@ final class Journal {
             arguments: [generation])
           while let part = try parts.next() { bytes.append(part) }
         }
-        lobby = try JSONDecoder().decode(LobbyState.self, from: bytes)
+        do {
+          lobby = try JSONDecoder().decode(LobbyState.self, from: bytes)
+        } catch {
+          throw JournalError.badSnapshot(path: path, problem: Self.describe(error))
+        }
         through = row["through"]
       }
       lobby.defaults = defaults
       var count = 0
+      var badRow: JournalError?
       let decoder = JSONDecoder()
-      let rows = try String.fetchCursor(
-        db, sql: "SELECT action FROM journal WHERE seq > ? ORDER BY seq", arguments: [through])
-      while let text = try rows.next() {
-        lobby.apply(try decoder.decode(LobbyAction.self, from: Data(text.utf8)))
+      let rows = try Row.fetchCursor(
+        db, sql: "SELECT seq, action FROM journal WHERE seq > ? ORDER BY seq",
+        arguments: [through])
+      while let row = try rows.next() {
+        let seq: Int64 = row["seq"]
+        let text: String = row["action"]
+        do {
+          let action = try decoder.decode(LobbyAction.self, from: Data(text.utf8))
+          if let refusal = lobby.apply(action) {
+            throw JournalError.badRow(
+              path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
+          }
+        } catch {
+          let failure =
+            error as? JournalError
+            ?? .badRow(path: path, seq: seq, problem: Self.describe(error))
+          guard stopAtBadRow else { throw failure }
+          badRow = failure
+          break
+        }
         count += 1
       }
-      return (lobby, count)
+      Self.upgradeTokens(&lobby)
+      return (lobby, count, badRow)
+    }
+  }
+
+  /// Seats saved before tokens were hashed hold the token itself: hash it.
+  private static func upgradeTokens(_ lobby: inout LobbyState) {
+    for (name, room) in lobby.rooms {
+      for (seat, held) in room.seats where !held.token.hasPrefix(ResumeToken.prefix) {
+        lobby.rooms[name]!.seats[seat]!.token = ResumeToken.upgraded(held.token)
+      }
+    }
+  }
+
+  /// A decoding error in one line.
+  private static func describe(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
+      DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return "not a journal entry: \(context.debugDescription)"
+        + (path.isEmpty ? "" : " at \(path)")
+    default:
+      return "\(error)"
+    }
+  }
+
+  /// Moves a damaged journal aside (renamed, never deleted) and starts a new one in the
+  /// same directory from the last good state: the snapshot and the rows before the first
+  /// bad one (empty rooms if the snapshot itself is bad). Finished matches and the
+  /// leaderboard are copied over. Returns where the old file went and what was lost.
+  static func recover(directory: String, defaults: RoomState.Settings, keepMatches: Int)
+    throws -> (movedTo: String, lobby: LobbyState, problem: String?)
+  {
+    let old = try Journal(directory: directory, keepMatches: keepMatches)
+    var lobby = LobbyState(defaults: defaults)
+    var problem: String?
+    do {
+      let loaded = try old.load(defaults: defaults, stopAtBadRow: true)
+      lobby = loaded.lobby
+      problem = loaded.badRow.map { "\($0)" }
+    } catch {
+      problem = "\(error)"
+    }
+    old.waitForCheckpoints()
+    try old.database.close()
+    old.writer.close()
+    let stamp = Int64(Date().timeIntervalSince1970)
+    let movedTo = old.path + ".damaged-\(stamp)"
+    for suffix in ["", "-wal", "-shm"]
+    where FileManager.default.fileExists(atPath: old.path + suffix) {
+      try FileManager.default.moveItem(atPath: old.path + suffix, toPath: movedTo + suffix)
+    }
+    let fresh = try Journal(directory: directory, keepMatches: keepMatches)
+    try fresh.compact(lobby)
+    // What the old file still has of matches and standings comes along.
+    try? fresh.database.writeWithoutTransaction { db in
+      try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [movedTo])
+      try? db.execute(sql: "INSERT INTO matches SELECT * FROM old.matches")
+      try? db.execute(sql: "INSERT OR REPLACE INTO standings SELECT * FROM old.standings")
+      try db.execute(sql: "DETACH DATABASE old")
+    }
+    return (movedTo, lobby, problem)
+  }
+
+  /// Limits the database to `pages` pages: past it writes fail as on a full disk (a test
+  /// seam for write failures; see ``JournalWriter/limitPages(_:)``).
+  func limitPages(_ pages: Int) throws { try writer.limitPages(pages) }
+
+  /// Limits the database to the pages it has now.
+  func limitPagesToCurrent() throws { try writer.limitPages(try writer.pageCount()) }
+
+  /// Whether the journal can be written now: one tiny transaction. While the disk is
+  /// failing the hub calls this until it succeeds.
+  func probe(at: Int64) throws {
+    try writer.transaction {
+      try writer.run("INSERT OR REPLACE INTO heartbeat (id, at) VALUES (1, ?)", .int(at))
     }
   }
 
@@ -260,6 +411,7 @@ final class Journal {
   /// Commits `actions` and `matches` in one transaction, on the hub's own connection.
   func append(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
     var json = JSONText(capacity: 128)
+    let pruned = min(Self.pruneBatch, max(0, matchCount + matches.count - keepMatches))
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
         json.removeAll()
@@ -279,12 +431,31 @@ final class Journal {
           .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
           .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
           .int(match.forfeit ? 1 : 0))
+        for player in match.players {
+          let won: Int64 = player == match.winner ? 1 : 0
+          try writer.run(
+            """
+            INSERT INTO standings (name, won, lost) VALUES (?, ?, ?)
+              ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost
+            """, .text(player), .int(won), .int(1 - won))
+        }
+      }
+      if pruned > 0 {
+        // The oldest matches beyond the limit, a bounded batch per commit.
+        try writer.run(
+          """
+          DELETE FROM matches WHERE id IN (SELECT id FROM matches ORDER BY id LIMIT ?)
+          """, .int(Int64(pruned)))
       }
     }
+    matchCount += matches.count - pruned
     lastSeq += Int64(actions.count)
     commitsSinceCheckpoint += 1
     if commitsSinceCheckpoint >= Self.checkpointInterval { checkpointInBackground() }
   }
+
+  /// The most old matches pruned in one commit.
+  static let pruneBatch = 100
 
   /// Commits between checkpoints: each commit adds at least one page to the WAL.
   static let checkpointInterval = 500
@@ -305,6 +476,11 @@ final class Journal {
       _ = try? database.writeWithoutTransaction { try $0.checkpoint(.passive) }
       checkpointing.value.withLock { $0 = false }
     }
+  }
+
+  /// A file's permission bits, or nil if it does not exist.
+  private static func mode(of path: String) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
   }
 
   /// Waits for a checkpoint that is running (for tests and shutdown).
@@ -338,11 +514,7 @@ final class Journal {
       try Row.fetchAll(
         db,
         sql: """
-          WITH played AS (
-            SELECT player1 AS name, winner FROM matches UNION ALL
-            SELECT player2 AS name, winner FROM matches)
-          SELECT name, SUM(name = winner) AS won, SUM(name != winner) AS lost FROM played
-          GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
+          SELECT name, won, lost FROM standings ORDER BY won DESC, lost ASC, name ASC LIMIT ?
           """, arguments: [limit]
       ).map { ($0["name"], $0["won"], $0["lost"]) }
     }

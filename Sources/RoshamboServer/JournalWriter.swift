@@ -42,9 +42,36 @@ final class JournalWriter {
     }
   }
 
-  deinit {
+  private var isClosed = false
+
+  deinit { close() }
+
+  /// Finalizes the statements and closes the connection (at most once).
+  func close() {
+    guard !isClosed else { return }
+    isClosed = true
     for statement in statements.values { sqlite3_finalize(statement) }
+    statements = [:]
     sqlite3_close_v2(connection)
+  }
+
+  /// Limits the database to `pages` pages (`PRAGMA max_page_count`): past it, writes fail
+  /// as on a full disk. A test seam for the hub's handling of write failures.
+  func limitPages(_ pages: Int) throws {
+    guard sqlite3_exec(connection, "PRAGMA max_page_count = \(pages)", nil, nil, nil) == SQLITE_OK
+    else { throw Failure(code: sqlite3_errcode(connection), message: lastMessage) }
+  }
+
+  /// The database's size in pages now.
+  func pageCount() throws -> Int {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(connection, "PRAGMA page_count", -1, &statement, nil) == SQLITE_OK
+    else { throw Failure(code: sqlite3_errcode(connection), message: lastMessage) }
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_step(statement) == SQLITE_ROW else {
+      throw Failure(code: sqlite3_errcode(connection), message: lastMessage)
+    }
+    return Int(sqlite3_column_int64(statement, 0))
   }
 
   /// Runs `body` in one transaction (BEGIN IMMEDIATE … COMMIT), rolled back if it throws.

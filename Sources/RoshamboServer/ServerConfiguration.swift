@@ -9,6 +9,9 @@ public struct ServerConfiguration: Sendable {
   /// The limits that keep bad or greedy clients cheap.
   public struct Limits: Sendable {
     public var maxConnections = 10_000
+    /// Connections one IP address may hold at once, so one address cannot take every
+    /// slot; more from it are refused with `server_full`.
+    public var maxConnectionsPerAddress = 64
     /// TLS and `hello` must be done within this many seconds of connecting.
     public var helloTimeoutSeconds: Int64 = 10
     /// A connection with no frame for this long is closed.
@@ -17,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     /// Frames a connection may send at once before the rate applies; this many frames
     /// over the rate in a row closes it.
     public var frameBurst = 40
+    /// A connection that cannot be written to (its peer does not read) for this long is
+    /// closed. Until then it gets only the newest `state` when it can take more.
+    public var stallTimeoutSeconds: Int64 = 30
 
     public init() {}
   }
@@ -33,6 +39,10 @@ public struct ServerConfiguration: Sendable {
   /// After this many journaled actions (or 10 per room, if that is more) the journal is
   /// folded into a snapshot, so it stays bounded however long the server runs.
   public var journalCompactionInterval = 10_000
+  /// Finished matches kept for `history` (the leaderboard keeps every player's totals).
+  public var keepMatches = 10_000
+  /// While the journal cannot be written, how often the hub tries again (ms).
+  public var journalRetryMillis: Int64 = 1_000
   /// Event loop threads for connections; the hub runs on the first. With one, a
   /// connection and the game never hand work to each other across threads (on the
   /// 2-core machine that halved the cost of a pick over `System.coreCount`).

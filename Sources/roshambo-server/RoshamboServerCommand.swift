@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import RoshamboGame
+import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
 
@@ -21,6 +22,7 @@ struct RoshamboServerCommand: AsyncParsableCommand {
       certs/server-key.pem, and creates them (with the game's own CA in certs/ca.pem) \
       when they do not exist.
       """,
+    version: RoshamboVersion.description,
     subcommands: [Serve.self, History.self],
     defaultSubcommand: Serve.self)
 }
@@ -77,6 +79,32 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Connections allowed at once; more are refused with server_full.")
   var maxConnections = 10_000
 
+  @Option(
+    help: ArgumentHelp(
+      "Connections one IP address may hold at once; more from it get server_full.",
+      discussion: """
+        Keeps one address from taking every slot. Players behind one NAT share an \
+        address: raise it for a LAN party behind one router, or for load tests.
+        """))
+  var maxConnectionsPerAddress = 64
+
+  @Option(help: "Seconds without a complete message before a connection is closed.")
+  var idleSeconds = 60
+
+  @Option(help: "Finished matches kept for `history` (the leaderboard keeps every total).")
+  var keepMatches = 10_000
+
+  @Flag(
+    help: ArgumentHelp(
+      "Start even though the journal is damaged.",
+      discussion: """
+        Moves roshambo.sqlite (and its -wal and -shm files) in --data-dir aside, renamed \
+        with .damaged-TIME (never deleted), and starts a new journal from the last good \
+        state: the snapshot and every row before the first one that cannot be read. \
+        Finished matches and the leaderboard are carried over.
+        """))
+  var recover = false
+
   @Flag(help: "Also accept TLS 1.2 (ECDHE with AEAD suites only).")
   var allowTLS12 = false
 
@@ -110,6 +138,13 @@ struct Serve: AsyncParsableCommand {
     guard maxConnections >= 1 else {
       throw ValidationError("--max-connections must be at least 1.")
     }
+    guard maxConnectionsPerAddress >= 1 else {
+      throw ValidationError("--max-connections-per-address must be at least 1.")
+    }
+    guard (5...86_400).contains(idleSeconds) else {
+      throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
+    }
+    guard keepMatches >= 1 else { throw ValidationError("--keep-matches must be at least 1.") }
     guard (1...256).contains(threads) else {
       throw ValidationError("--threads must be from 1 to 256, not \(threads).")
     }
@@ -156,12 +191,29 @@ struct Serve: AsyncParsableCommand {
       ruleset: Ruleset.ID(rawValue: ruleset)!, bestOf: bestOf,
       roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000))
     configuration.limits.maxConnections = maxConnections
+    configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
+    configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
+    configuration.keepMatches = keepMatches
+
+    if recover {
+      do {
+        print(
+          try GameServer.recoverJournal(
+            directory: dataDir, defaults: configuration.roomSettings, keepMatches: keepMatches))
+      } catch {
+        complain("cannot recover the journal in \(dataDir): \(error)")
+        throw Exit.unavailable
+      }
+    }
 
     let signals = TerminationSignals()
     let server: GameServer
     do {
       server = try await GameServer.start(configuration, logger: logger)
     } catch let error as TLSError {
+      complain("\(error)")
+      throw Exit.dataError
+    } catch let error as JournalError {
       complain("\(error)")
       throw Exit.dataError
     } catch let error as IOError {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RoshamboClient
 import RoshamboGame
+import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
 
@@ -17,12 +18,14 @@ struct RoshamboCommand: AsyncParsableCommand {
       trusting the server with the CA file it made (--ca ca.pem) or the fingerprint it \
       printed (--pin).
       """,
+    version: RoshamboVersion.description,
     subcommands: [Play.self, Watch.self, BotCommand.self, Load.self],
     defaultSubcommand: Play.self)
 }
 
+/// One line on standard error; text from the network in it is made safe first.
 func complain(_ message: String) {
-  FileHandle.standardError.write(Data("roshambo: \(message)\n".utf8))
+  FileHandle.standardError.write(Data("roshambo: \(TerminalText.sanitized(message))\n".utf8))
 }
 
 /// Where the server is and how to trust it.
@@ -44,10 +47,21 @@ struct ServerOptions: ParsableArguments {
       "Trust the server whose certificate has this SHA-256 fingerprint.", valueName: "sha256"))
   var pin: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Seconds of silence before the client pings the server to stay connected.",
+      discussion: "Must be well inside the server's idle limit (60 s by default)."))
+  var keepalive: Double = 15
+
   func validate() throws {
     guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535.") }
     if ca != nil, pin != nil { throw ValidationError("Use --ca or --pin, not both.") }
+    guard keepalive >= 0.1, keepalive <= 3_600 else {
+      throw ValidationError("--keepalive must be from 0.1 to 3600 seconds.")
+    }
   }
+
+  var keepaliveInterval: Duration { .milliseconds(Int64(keepalive * 1000)) }
 
   /// The TLS context: --ca, --pin, or certs/ca.pem when present.
   func tlsContext() throws -> TLSContext {
@@ -63,11 +77,15 @@ struct ServerOptions: ParsableArguments {
         "No way to trust the server: copy ca.pem from the server machine and use --ca ca.pem, "
           + "or use --pin with the fingerprint the server printed.")
     }
+    if case .caFile(let path) = trust, !FileManager.default.isReadableFile(atPath: path) {
+      complain("cannot read the CA file \(path); check the path given to --ca.")
+      throw ExitCode(ExitStatus.noInput)
+    }
     do {
       return try TLSContext(.client(trust: trust))
     } catch let error as TLSError {
       complain(error.message)
-      throw ExitCode(error.message.hasPrefix("cannot read") ? 66 : 65)
+      throw ExitCode(ExitStatus.dataError)
     }
   }
 }
@@ -87,12 +105,25 @@ func connect(_ server: ServerOptions, tls: TLSContext) async throws -> ServerCon
     return try await ServerConnection.connect(host: server.host, port: server.port, tls: tls)
   } catch let error as TLSError {
     complain("cannot connect to \(server.host):\(server.port): \(error.message)")
-    throw ExitCode(69)
+    throw ExitCode(ExitStatus.unavailable)
   } catch {
     complain(
       "cannot connect to \(server.host):\(server.port): \(error); check that roshambo-server "
         + "runs there and that the port is right.")
-    throw ExitCode(69)
+    throw ExitCode(ExitStatus.unavailable)
+  }
+}
+
+/// The login name, if it makes a valid player name.
+let defaultName: String = {
+  let login = ProcessInfo.processInfo.environment["USER"] ?? ""
+  return (try? PlayerName.normalize(login).get()) ?? "player"
+}()
+
+/// Checks `--name` with the rule the server uses.
+func validateName(_ name: String) throws {
+  if case .failure(let problem) = PlayerName.normalize(name) {
+    throw ValidationError("--name is refused: \(problem).")
   }
 }
 
@@ -109,8 +140,8 @@ struct Play: AsyncParsableCommand {
 
   @OptionGroup var server: ServerOptions
 
-  @Option(help: "Your name, 1 to 24 characters.")
-  var name = ProcessInfo.processInfo.environment["USER"] ?? "player"
+  @Option(help: "Your name (1 to 24 characters; by default your login name).")
+  var name = defaultName
 
   @Option(help: "The room to join; without it, quick match with the next waiting player.")
   var room: String?
@@ -130,6 +161,7 @@ struct Play: AsyncParsableCommand {
         "--strategy must be one of \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))."
       )
     }
+    try validateName(name)
   }
 
   func run() async throws {
@@ -168,7 +200,8 @@ struct Play: AsyncParsableCommand {
     let connection = try await connect(server, tls: tls)
     let reconnect = reconnector(server, tls: tls)
     let status = await MainActor.run { () -> Task<Int32, Never> in
-      let session = ClientSession(connection: connection, reconnect: reconnect)
+      let session = ClientSession(
+        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
       let screen = Screen(session: session)
       return Task { @MainActor in
         await screen.play(name: name, room: room, role: .player)
@@ -194,7 +227,9 @@ struct Watch: AsyncParsableCommand {
     let connection = try await connect(server, tls: tls)
     let reconnect = reconnector(server, tls: tls)
     let status = await MainActor.run { () -> Task<Int32, Never> in
-      let screen = Screen(session: ClientSession(connection: connection, reconnect: reconnect))
+      let screen = Screen(
+        session: ClientSession(
+          connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval))
       return Task { @MainActor in await screen.play(name: "spectator", room: room, role: .spectator)
       }
     }.value
@@ -232,14 +267,15 @@ struct BotCommand: AsyncParsableCommand {
       )
     }
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
+    try validateName(name)
   }
 
   func run() async throws {
     let connection = try await connect(server, tls: try server.tlsContext())
     let strategy = BotStrategy(rawValue: strategy)!
-    let (played, summary, closing) = await MainActor.run {
-      () -> Task<(Int, String, String?), Never> in
-      let session = ClientSession(connection: connection)
+    let (played, summary, closing, violated) = await MainActor.run {
+      () -> Task<(Int, String, String?, Bool), Never> in
+      let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
       let bot = Bot(session: session, strategy: strategy, matches: matches) { line in
         print(line)
         fflush(nil)
@@ -249,7 +285,7 @@ struct BotCommand: AsyncParsableCommand {
       return Task { @MainActor in
         let (error, fatal) = await session.run()
         let why = fatal.map { "the server refused: \($0.message)" } ?? error.map { "\($0)" }
-        return (bot.tally.matches, bot.summary, why)
+        return (bot.tally.matches, bot.summary, why, error is ProtocolViolation)
       }
     }.value
     print(summary)
@@ -257,7 +293,7 @@ struct BotCommand: AsyncParsableCommand {
       complain(
         "played \(played) of \(matches) matches before the connection ended"
           + (closing.map { ": \($0)" } ?? "."))
-      throw ExitCode(1)
+      throw ExitCode(violated ? ExitStatus.protocolViolation : ExitStatus.failure)
     }
   }
 }
@@ -305,7 +341,7 @@ struct Load: AsyncParsableCommand {
         paceMillis: Int64(paceMs), threads: threads)
     } catch {
       complain("could not seat every bot on \(server.host):\(server.port): \(error)")
-      throw ExitCode(69)
+      throw ExitCode(ExitStatus.unavailable)
     }
     func ms(_ micros: Double) -> String { String(format: "%.2f ms", micros / 1000) }
     print("connections: \(report.connections) (\(rooms) rooms)")

@@ -106,7 +106,7 @@ struct RoomViewTests {
   func boundedHistory() throws {
     var room = playingRoom()
     for _ in 0..<2_000 { play(&room, .rock, .rock) }
-    #expect(room.history.count == 2_000)
+    #expect(room.history.count == RoomView.historyLimit)
     let view = room.view(for: .one)
     #expect(view.history.count == RoomView.historyLimit)
     #expect(view.history.first?.round == 1_901)

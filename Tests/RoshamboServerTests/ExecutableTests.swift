@@ -85,6 +85,9 @@ struct ExecutableTests {
     let spare = try await TestClient.connect(port: port)
     try await spare.hello(name: "Carol", room: "other")
     _ = try await spare.nextState()
+    let watcher = try await TestClient.connect(port: port)
+    try await watcher.hello(name: "Eve", room: "den", role: .spectator)
+    _ = try await alice.state { $0.spectators == 1 }
 
     kill(first.process.processIdentifier, SIGKILL)
     _ = first.finish()
@@ -102,6 +105,11 @@ struct ExecutableTests {
         == .welcome(room: "den", seat: .two, token: bob.token))
     let afterBob = try await bob2.state { $0.players.allSatisfy(\.connected) }
     let afterAlice = try await alice2.state { $0.players.allSatisfy(\.connected) }
+    // Nobody watches after the restart: the spectator who was connected is not counted.
+    #expect(afterAlice.spectators == 0)
+    let watcher2 = try await TestClient.connect(port: newPort)
+    try await watcher2.hello(name: "Eve", room: "den", role: .spectator)
+    #expect(try await watcher2.nextState().view.spectators == 1)
     for (before, after) in [(beforeAlice, afterAlice), (beforeBob, afterBob)] {
       #expect(after.phase == before.phase)
       #expect(after.round == before.round)

@@ -24,6 +24,16 @@ func temporaryDataDirectory() -> String {
   NSTemporaryDirectory() + "roshambo-server-tests-\(getpid())/data-\(UUID().uuidString)"
 }
 
+/// A server's configuration for tests: the test certificates, 127.0.0.1, a free port.
+func testConfiguration(dataDirectory: String?) -> ServerConfiguration {
+  var configuration = ServerConfiguration(
+    certificateChainFile: TestCertificates.files.serverCertificate,
+    privateKeyFile: TestCertificates.files.serverKey, dataDirectory: dataDirectory)
+  configuration.host = "127.0.0.1"
+  configuration.port = 0
+  return configuration
+}
+
 /// Starts an in-process server on 127.0.0.1 and a free port.
 func startServer(
   settings: RoomState.Settings = .init(), dataDirectory: String? = temporaryDataDirectory(),
@@ -38,6 +48,8 @@ func startServer(
   configuration.roomSettings = settings
   configuration.threads = 2
   configuration.journalCompactionInterval = compactionInterval
+  // Every test client connects from 127.0.0.1.
+  configuration.limits.maxConnectionsPerAddress = 10_000
   limits(&configuration.limits)
   var logger = Logger(label: "test.server")
   logger.logLevel = .warning
@@ -132,9 +144,13 @@ final class TestClient: @unchecked Sendable {
     self.inbox = inbox
   }
 
-  static func connect(port: Int) async throws -> TestClient {
+  /// Connects to 127.0.0.1, from `source` (another loopback address) if given.
+  static func connect(port: Int, from source: String? = nil) async throws -> TestClient {
     let inbox = Inbox()
-    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+    let channel =
+      try await bootstrap
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.addHandler(

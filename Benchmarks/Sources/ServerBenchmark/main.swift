@@ -225,6 +225,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.host = "127.0.0.1"
   configuration.port = 0
   configuration.limits.maxConnections = 100_000
+  configuration.limits.maxConnectionsPerAddress = 100_000  // every bot connects from 127.0.0.1
   // The bots play as fast as the server answers, far above any person's pace; the
   // per-connection rate limit (a policy, tested in the test suite) would cap them.
   configuration.limits.framesPerSecond = 1_000_000

@@ -1,0 +1,76 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// Text from the network made safe to print: nothing in it can move the cursor, change
+/// colours, set the window title or clipboard, make the terminal answer, ring the bell,
+/// or reorder what follows. C0 controls, DEL and ESC are shown in caret form (`^[`); C1
+/// controls, bidirectional overrides and isolates and other invisible format characters
+/// as `<U+202E>`.
+///
+/// Invariant: the result of ``sanitized(_:)`` holds no scalar below U+0020, none from
+/// U+007F to U+009F, and no format (Cf), line or paragraph separator, private-use or
+/// unassigned scalar.
+public enum TerminalText {
+  public static func sanitized(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      guard isUnsafe(scalar) else {
+        out.append(scalar)
+        continue
+      }
+      let visible: String
+      switch scalar.value {
+      case 0..<0x20: visible = "^" + String(Unicode.Scalar(UInt8(scalar.value) + 0x40))
+      case 0x7F: visible = "^?"
+      default: visible = "<U+" + String(scalar.value, radix: 16, uppercase: true) + ">"
+      }
+      out.append(contentsOf: visible.unicodeScalars)
+    }
+    return String(out)
+  }
+
+  /// A name as a screen shows it: sanitized, and cut to the columns a name may take.
+  public static func name(_ text: String) -> String {
+    DisplayWidth.truncated(sanitized(text), toColumns: PlayerName.maxColumns)
+  }
+
+  static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    let value = scalar.value
+    if value < 0x20 || (0x7F...0x9F).contains(value) { return true }
+    if value < 0xA0 { return false }
+    switch scalar.properties.generalCategory {
+    case .format, .lineSeparator, .paragraphSeparator, .privateUse, .unassigned, .surrogate,
+      .control:
+      return true
+    default:
+      return false
+    }
+  }
+}
+
+extension ServerMessage {
+  /// The message with every string a person will read made safe (see ``TerminalText``).
+  /// Applied once, where server messages become client state.
+  public func sanitized() -> ServerMessage {
+    switch self {
+    case .welcome(let room, let seat, let token):
+      return .welcome(room: TerminalText.sanitized(room), seat: seat, token: token)
+    case .state(let seq, var view):
+      view.room = TerminalText.sanitized(view.room)
+      for index in view.players.indices {
+        view.players[index].name = TerminalText.name(view.players[index].name)
+      }
+      for index in view.history.indices {
+        view.history[index].reason = view.history[index].reason.map(TerminalText.sanitized)
+      }
+      return .state(seq: seq, view: view)
+    case .error(var error, let re):
+      error.code = TerminalText.sanitized(error.code)
+      error.message = TerminalText.sanitized(error.message)
+      return .error(error, re: re)
+    case .pong:
+      return self
+    }
+  }
+}

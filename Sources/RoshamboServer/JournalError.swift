@@ -1,0 +1,22 @@
+/// What went wrong reading the journal, with the file and row and what to do about it.
+///
+/// Invariant: every description names the file and says what to do.
+public enum JournalError: Error, CustomStringConvertible {
+  /// A journal row that cannot be read, or that the rules refuse when it is replayed.
+  case badRow(path: String, seq: Int64, problem: String)
+  /// The snapshot the rows fold onto cannot be read.
+  case badSnapshot(path: String, problem: String)
+
+  public var description: String {
+    switch self {
+    case .badRow(let path, let seq, let problem):
+      "\(path): journal row \(seq) cannot be replayed (\(problem)). Start the server with "
+        + "--recover to move this file aside (it is kept) and start from the last good state, "
+        + "the rows before \(seq)."
+    case .badSnapshot(let path, let problem):
+      "\(path): the snapshot cannot be read (\(problem)). Start the server with --recover to "
+        + "move this file aside (it is kept) and start with empty rooms; finished matches and "
+        + "the leaderboard are carried over."
+    }
+  }
+}

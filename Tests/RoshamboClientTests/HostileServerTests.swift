@@ -1,0 +1,162 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import RoshamboProtocol
+import RoshamboTLS
+import Testing
+
+/// A TLS server that answers `hello` with whatever frames a test scripts, then closes.
+final class HostileServer: Sendable {
+  let channel: any Channel
+  var port: Int { channel.localAddress!.port! }
+
+  init(frames: [[UInt8]]) async throws {
+    let tls = try TLSContext(
+      .server(
+        certificateChainFile: ClientTestCertificates.files.serverCertificate,
+        privateKeyFile: ClientTestCertificates.files.serverKey))
+    channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelInitializer { child in
+        child.eventLoop.makeCompletedFuture {
+          try child.pipeline.syncOperations.addHandlers([
+            try TLSHandler(context: tls), ByteToMessageHandler(FrameDecoder()),
+            Script(frames: frames),
+          ])
+        }
+      }
+      .bind(host: "127.0.0.1", port: 0).get()
+  }
+
+  func close() async { try? await channel.close() }
+
+  /// Sends the scripted bytes once the first frame (the hello) arrives, then closes.
+  final class Script: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let frames: [[UInt8]]
+    var sent = false
+    init(frames: [[UInt8]]) { self.frames = frames }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+      guard !sent else { return }
+      sent = true
+      for frame in frames { context.write(NIOAny(ByteBuffer(bytes: frame)), promise: nil) }
+      context.writeAndFlush(NIOAny(ByteBuffer())).assumeIsolated().whenComplete { _ in
+        context.close(promise: nil)
+      }
+    }
+  }
+}
+
+/// `payload` as one whole frame.
+func frame(_ payload: String) -> [UInt8] {
+  let bytes = Array(payload.utf8)
+  let length = UInt32(bytes.count)
+  return [
+    UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+    UInt8(length & 0xFF),
+  ] + bytes
+}
+
+/// A `view` with the given players and history, otherwise well formed.
+func view(players: String, history: String = "[]", room: String = "den") -> String {
+  """
+  {"room":"\(room)","ruleset":"classic","bestOf":3,"phase":"choosing","round":2,"you":1,\
+  "players":\(players),"history":\(history),"winner":null,"deadline":null,"spectators":0,\
+  "rematch":[]}
+  """
+}
+
+func player(_ seat: Int, _ name: String) -> String {
+  #"{"seat":\#(seat),"name":"\#(name)","connected":true,"chosen":false,"weapon":null,"score":0}"#
+}
+
+let welcome = frame(#"{"type":"welcome","protocol":1,"room":"den","seat":1,"token":"t"}"#)
+
+@Suite("The client against a hostile server", .serialized)
+struct HostileServerTests {
+  /// Runs `roshambo bot` against the script; returns its exit status and every byte it wrote.
+  func runBot(_ frames: [[UInt8]]) async throws -> (Int32, [UInt8]) {
+    let server = try await HostileServer(frames: frames)
+    defer { Task { await server.close() } }
+    let bot = Process()
+    bot.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/roshambo")
+    bot.arguments = [
+      "bot", "--host", "127.0.0.1", "--port", String(server.port), "--ca",
+      ClientTestCertificates.files.caCertificate, "--name", "Tester",
+    ]
+    let pipe = Pipe()
+    bot.standardOutput = pipe
+    bot.standardError = pipe
+    try bot.run()
+    let bytes = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+    bot.waitUntilExit()
+    return (bot.terminationStatus, bytes)
+  }
+
+  static let hostile = [
+    "\\u001b]52;c;aGk=\\u0007", "\\u001b]0;owned\\u0007", "\\u001b[2J", "\\u001b[6n", "\\u0007",
+    "\\u001b[31mred", "\\u202egnp.exe", "\\u009b2J",
+  ]
+
+  @Test("escape sequences in every text field never reach the output raw")
+  func escapes() async throws {
+    for (index, text) in Self.hostile.enumerated() {
+      let frames = [
+        frame(#"{"type":"welcome","protocol":1,"room":"den\#(text)","seat":1,"token":"t"}"#),
+        frame(
+          #"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me\(text)")),\(player(2, "Evil\(text)"))]", history: #"[{"round":1,"weapons":["rock","paper"],"winner":2,"reason":"paper \#(text) rock"}]"#))}"#
+        ),
+        frame(#"{"type":"error","code":"x\#(text)","message":"bad \#(text) news","fatal":true}"#),
+      ]
+      let (status, bytes) = try await runBot(frames)
+      #expect(status != 0)
+      #expect(!bytes.contains(0x1B) && !bytes.contains(0x07), "case \(index): \(bytes)")
+      let text = String(decoding: bytes, as: UTF8.self)
+      #expect(
+        !text.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0 == "\u{202E}" })
+      #expect(text.contains("Evil"), "the round is still reported: \(text)")
+    }
+  }
+
+  @Test(
+    "a state that breaks the contract is a clear error and exit 76, never a crash",
+    arguments: [
+      ("[\(player(1, "A")),\(player(1, "B"))]", "[]", "same seat"),
+      (
+        "[\(player(1, "A")),\(player(2, "B"))]", #"[{"round":1,"weapons":[],"winner":1}]"#,
+        "0 weapons"
+      ),
+      (
+        "[\(player(1, "A")),\(player(2, "B"))]",
+        #"[{"round":1,"weapons":["rock","lizard"],"winner":1}]"#, "lizard"
+      ),
+    ])
+  func badStates(players: String, history: String, named: String) async throws {
+    let (status, bytes) = try await runBot([
+      welcome,
+      frame(#"{"type":"state","seq":1,"view":\#(view(players: players, history: history))}"#),
+    ])
+    let text = String(decoding: bytes, as: UTF8.self)
+    #expect(status == 76, "\(text)")
+    #expect(text.contains(named), "\(text)")
+  }
+
+  @Test("seq going backwards, an unknown weapon, and a frame cut short")
+  func otherFaults() async throws {
+    let good = view(players: "[\(player(1, "A")),\(player(2, "B"))]")
+    let (backwards, said) = try await runBot([
+      welcome, frame(#"{"type":"state","seq":5,"view":\#(good)}"#),
+      frame(#"{"type":"state","seq":4,"view":\#(good)}"#),
+    ])
+    #expect(backwards == 76 && String(decoding: said, as: UTF8.self).contains("seq"))
+    let weapon =
+      #"{"seat":1,"name":"A","connected":true,"chosen":true,"weapon":"bazooka","score":0}"#
+    let (unknown, _) = try await runBot([
+      welcome, frame(#"{"type":"state","seq":1,"view":\#(view(players: "[\(weapon)]"))}"#),
+    ])
+    #expect(unknown == 76)
+    let (cut, cutSaid) = try await runBot([welcome, Array(frame(#"{"type":"state"}"#).prefix(9))])
+    #expect(cut == 1, "\(String(decoding: cutSaid, as: UTF8.self))")
+  }
+}

@@ -1,0 +1,78 @@
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@Suite("The name rule and the largest frame")
+struct PlayerNameTests {
+  @Test("names are limited in characters, bytes, columns and marks, and must be visible")
+  func rule() {
+    #expect(PlayerName.normalize("Alice") == .success("Alice"))
+    #expect(PlayerName.normalize("Zoe\u{308}") == .success("Zo\u{EB}"))
+    #expect(PlayerName.normalize("山田 太郎") == .success("山田 太郎"))
+    #expect(PlayerName.normalize("") == .failure(.empty))
+    #expect(
+      PlayerName.normalize(String(repeating: "x", count: 25)) == .failure(.tooManyCharacters(25)))
+    #expect(
+      PlayerName.normalize(String(repeating: "山", count: 17)) == .failure(.tooManyColumns(34)))
+    #expect(
+      PlayerName.normalize("a" + String(repeating: "\u{301}", count: 32_700))
+        == .failure(.tooManyBytes(65_401)))
+    #expect(PlayerName.normalize("q\u{301}\u{302}\u{303}\u{304}") == .failure(.tooManyMarks))
+    for invisible in ["\u{3164}", "\u{2800}\u{2800}", "\u{115F}", "\u{FFA0}"] {
+      #expect(
+        PlayerName.normalize(invisible)
+          == .failure(.forbidden(invisible.unicodeScalars.first!.value)))
+    }
+    #expect(PlayerName.normalize("   ") == .failure(.invisible))
+    #expect(PlayerName.normalize("a\u{200B}b") == .failure(.forbidden(0x200B)))
+    #expect(PlayerName.normalize("a\u{202E}b") == .failure(.forbidden(0x202E)))
+    #expect(PlayerName.normalize("a\u{1B}[2Jb") == .failure(.forbidden(0x1B)))
+    #expect(PlayerName.normalize("a\u{3000}b") == .failure(.forbidden(0x3000)))
+    #expect(PlayerName.normalize("❤️ Bob") == .success("❤️ Bob"))
+  }
+
+  @Test("columns: wide characters take two, marks none")
+  func columns() {
+    #expect(DisplayWidth.columns(of: "abc") == 3)
+    #expect(DisplayWidth.columns(of: "山田") == 4)
+    #expect(DisplayWidth.columns(of: "e\u{301}") == 1)
+    #expect(DisplayWidth.columns(of: "🎲") == 2)
+    #expect(DisplayWidth.truncated("山田太郎", toColumns: 5) == "山田…")
+    #expect(DisplayWidth.columns(of: DisplayWidth.truncated("山田太郎", toColumns: 5)) <= 5)
+  }
+
+  @Test("every field at its largest still makes a frame well under the limit")
+  func largestFrame() throws {
+    // 24 four-byte characters: the most bytes a name may have; quotes double in JSON.
+    let longest = String(repeating: "𝒜", count: 24)
+    let quotes = String(repeating: "\"", count: 24)
+    #expect(PlayerName.isValid(longest) && PlayerName.isValid(quotes))
+    let room = String(repeating: "r", count: 32)
+    let reason = Ruleset.lizardSpock.rules.map(\.sentence).max { $0.utf8.count < $1.utf8.count }!
+    let history = (0..<RoomView.historyLimit).map {
+      RoundView(
+        round: Int.max - $0, weapons: [.scissors, .scissors], winner: .two, reason: reason)
+    }
+    for (first, second) in [(longest, quotes), (quotes, longest)] {
+      let view = RoomView(
+        room: room, ruleset: .lizardSpock, bestOf: 99, phase: .choosing, round: Int.max,
+        you: .one,
+        players: [
+          PlayerView(
+            seat: .one, name: first, connected: true, chosen: true, weapon: .scissors,
+            score: Int.max, left: true),
+          PlayerView(
+            seat: .two, name: second, connected: true, chosen: true, weapon: nil,
+            score: Int.max, left: true),
+        ],
+        history: history, winner: .two, deadline: Int64.max, spectators: Int.max,
+        rematch: [.one, .two])
+      let bytes = ServerMessage.state(seq: Int.max, view: view).encoded()
+      #expect(bytes.count < WireProtocol.maxFrameLength / 4, "\(bytes.count) bytes")
+      #expect(try ServerMessage.decode(bytes) == .state(seq: Int.max, view: view))
+    }
+    let welcome = ServerMessage.welcome(
+      room: room, seat: .two, token: String(repeating: "f", count: 32))
+    #expect(welcome.encoded().count < 256)
+  }
+}

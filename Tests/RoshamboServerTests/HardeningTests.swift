@@ -1,0 +1,315 @@
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// The server under attack and faults: each test makes one attack or fault happen for
+/// real and checks that nobody is knocked off and nothing is lost.
+@Suite("Server: attacks and faults", .serialized)
+struct HardeningTests {
+  @Test("a name of one character with 32,700 combining accents is refused; the room plays on")
+  func craftedName() async throws {
+    let server = try await startServer()
+    let (alice, bob) = try await seatTwo(port: server.port)
+    let attacker = try await TestClient.connect(port: server.port)
+    let name = "a" + String(repeating: "\u{301}", count: 32_700)
+    #expect(name.count == 1)
+    attacker.send(.hello(protocol: 1, name: name, role: .player, room: nil, resume: nil, id: 5))
+    let (error, re) = try await attacker.expectError("bad_message")
+    #expect(re == 5)
+    #expect(error.message.contains("bytes"))
+    for invisible in ["\u{3164}\u{3164}", "\u{2800}", "\u{200B}x", "  ", "a\u{202E}b"] {
+      attacker.send(
+        .hello(protocol: 1, name: invisible, role: .player, room: nil, resume: nil, id: 6))
+      #expect(try await attacker.expectError("bad_message").re == 6)
+    }
+    // A decomposed name is stored composed (NFC).
+    let carol = try await TestClient.connect(port: server.port)
+    try await carol.hello(name: "Zoe\u{308}", room: "nfc")
+    #expect(try await carol.nextState().view.player(.one)?.name == "Zo\u{EB}")
+    _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+    try await server.stop()
+  }
+
+  @Test("the message id is echoed as re whenever it can be read")
+  func errorsEchoID() async throws {
+    let server = try await startServer()
+    let client = try await TestClient.connect(port: server.port)
+    let cases: [(String, String)] = [
+      (#"{"id":11}"#, "bad_message"),
+      (#"{"type":"dance","id":11}"#, "bad_message"),
+      (
+        #"{"type":"hello","protocol":1,"name":"\#(String(repeating: "x", count: 30))","id":11}"#,
+        "bad_message"
+      ),
+      (#"{"type":"hello","protocol":1,"name":"Al","room":"no spaces","id":11}"#, "bad_message"),
+      (#"{"type":"choose","round":1,"weapon":"banana","id":11}"#, "invalid_weapon"),
+      (#"{"type":"choose","round":"one","id":11}"#, "bad_message"),
+    ]
+    for (text, code) in cases {
+      client.sendRaw(Array(ByteBufferFrames.frame(text)))
+      #expect(try await client.expectError(code).re == 11, "\(text)")
+    }
+    try await server.stop()
+  }
+
+  @Test("a frame sent a byte at a time does not keep a connection open past the idle limit")
+  func partialFrame() async throws {
+    let server = try await startServer { $0.idleTimeoutSeconds = 2 }
+    let client = try await TestClient.connect(port: server.port)
+    try await client.hello(name: "Slow", room: "slow")
+    _ = try await client.nextState()
+    client.sendRaw([0, 0, 0xFD, 0xE8])  // a 65,000-byte frame, started
+    let started = ContinuousClock.now
+    while !client.inbox.isClosed, ContinuousClock.now - started < .seconds(10) {
+      client.sendRaw([0x20])
+      try await Task.sleep(for: .milliseconds(250))
+    }
+    #expect(client.inbox.isClosed)
+    #expect(ContinuousClock.now - started < .seconds(6))
+    #expect(try await client.expectError("timeout").error.fatal)
+    try await server.stop()
+  }
+
+  @Test("one address cannot take every slot: another address still gets in")
+  func perAddressLimit() async throws {
+    let server = try await startServer { $0.maxConnectionsPerAddress = 3 }
+    var held: [TestClient] = []
+    for index in 0..<3 {
+      let client = try await TestClient.connect(port: server.port)
+      try await client.hello(name: "Hog\(index)", room: "hog\(index)")
+      held.append(client)
+    }
+    let fourth = try await TestClient.connect(port: server.port)
+    let (error, _) = try await fourth.expectError("server_full")
+    #expect(error.fatal && error.message.contains("address"))
+    let other = try await TestClient.connect(port: server.port, from: "127.0.0.2")
+    let welcome = try await other.hello(name: "Guest", room: "guest")
+    #expect(welcome == .welcome(room: "guest", seat: .one, token: other.token))
+    try await server.stop()
+  }
+
+  @Test("a full disk: nothing unsaved is sent, the lobby rolls back, play resumes by itself")
+  func journalFailure() async throws {
+    let data = temporaryDataDirectory()
+    var configuration = testConfiguration(dataDirectory: data)
+    configuration.journalRetryMillis = 50
+    configuration.roomSettings = RoomState.Settings(bestOf: 99)
+    let server = try await GameServer.start(configuration, logger: Logger(label: "test"))
+    let (alice, bob) = try await seatTwo(port: server.port)
+    // The database may not grow: rows fill the pages it has, then a commit fails.
+    try await server.withJournal { try $0!.limitPagesToCurrent() }
+    var round = 1
+    var refusal: ProtocolError?
+    while refusal == nil, round < 2_000 {
+      refusal = try await pick(alice, round: round, .rock, id: round)
+      if refusal == nil { refusal = try await pick(bob, round: round, .rock, id: round) }
+      round += 1
+    }
+    let error = try #require(refusal, "the limited journal never refused a write")
+    #expect(error.code == "unavailable" && !error.fatal)
+    // Everything sent before the refusal has arrived once a ping is answered.
+    let seen = try await [alice, bob].asyncMap { try await $0.drainToPong() }.max()!
+    // Nobody saw anything unsaved, and the lobby is back at exactly what was saved.
+    let version = try #require(try await server.lobby().rooms["den"]?.version)
+    #expect(version == seen)
+    // While the disk is full, every action is answered and nothing changes.
+    let current = try await server.lobby().rooms["den"]!.round
+    let paused = try await pick(bob, round: current, .paper, id: 900)
+    #expect(paused?.code == "unavailable")
+    #expect(try await server.lobby().rooms["den"]?.version == version)
+    // Space comes back: play resumes without a restart.
+    try await server.withJournal { try $0!.limitPages(1_000_000) }
+    // (Bob's pick was refused in the open round, so he has not chosen in it; tries are
+    // spaced to stay under the rate limit.)
+    var resumed = false
+    for _ in 0..<50 where !resumed {
+      let open = try await server.lobby().rooms["den"]!.round
+      let refused = try await pick(bob, round: open, .scissors, id: 1_000)
+      #expect(refused == nil || refused?.code == "unavailable")
+      resumed = refused == nil
+      if !resumed { try await Task.sleep(for: .milliseconds(100)) }
+    }
+    #expect(resumed)
+    let before = try await server.lobby()
+    try await server.stop()
+    let again = try await GameServer.start(configuration, logger: Logger(label: "test"))
+    let after = try await again.lobby()
+    #expect(after.rooms["den"]?.history == before.rooms["den"]?.history)
+    #expect(after.rooms["den"]!.version >= before.rooms["den"]!.version)
+    try await again.stop()
+  }
+
+  @Test("a corrupt journal row names the file and row; --recover moves the file aside")
+  func corruptRow() async throws {
+    let data = temporaryDataDirectory()
+    let server = try await startServer(dataDirectory: data, compactionInterval: 1_000)
+    let (alice, bob) = try await seatTwo(port: server.port)
+    _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+    try await server.stop()
+    let database = try DatabaseQueue(path: data + "/roshambo.sqlite")
+    try await database.write { db in
+      let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0
+      try db.execute(
+        sql: "INSERT INTO journal (seq, action) VALUES (?, ?)",
+        arguments: [last + 1, #"{"room":{"_0":"den","_1":{"explode":{}}}}"#])
+    }
+    try database.close()
+    await #expect {
+      _ = try await startServer(dataDirectory: data)
+    } throws: { error in
+      let text = "\(error)"
+      return text.contains("roshambo.sqlite") && text.contains("row") && text.contains("--recover")
+    }
+    let said = try GameServer.recoverJournal(directory: data, defaults: .init())
+    #expect(said.contains("damaged"))
+    let kept = try FileManager.default.contentsOfDirectory(atPath: data)
+    #expect(kept.contains { $0.hasPrefix("roshambo.sqlite.damaged-") })
+    let recovered = try await startServer(dataDirectory: data)
+    let lobby = try await recovered.lobby()
+    #expect(lobby.rooms["den"]?.history.count == 1)
+    try await recovered.stop()
+  }
+
+  @Test("the data directory is private and holds no resume token")
+  func secretsAtRest() async throws {
+    let data = temporaryDataDirectory()
+    let server = try await startServer(dataDirectory: data)
+    let (alice, _) = try await seatTwo(port: server.port)
+    let token = try #require(alice.token)
+    try await server.stop()
+    let files = FileManager.default
+    #expect(try files.attributesOfItem(atPath: data)[.posixPermissions] as? Int == 0o700)
+    for name in try files.contentsOfDirectory(atPath: data) {
+      let path = data + "/" + name
+      #expect(
+        try files.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600, "\(name)")
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+      #expect(bytes.range(of: Data(token.utf8)) == nil, "\(name) holds the token")
+    }
+    // The token still takes the seat back.
+    let again = try await startServer(dataDirectory: data)
+    let back = try await TestClient.connect(port: again.port)
+    #expect(
+      try await back.hello(name: "Alice", resume: token)
+        == .welcome(room: "den", seat: .one, token: token))
+    try await again.stop()
+  }
+
+  @Test("log fields cannot be forged, and are cut")
+  func logFields() async throws {
+    let lines = LogLines()
+    let configuration = testConfiguration(dataDirectory: nil)
+    let server = try await GameServer.start(
+      configuration, logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
+    let client = try await TestClient.connect(port: server.port)
+    try await client.hello(name: "x room=admin seat=9", room: "logroom")
+    _ = try await client.nextState()
+    try await server.stop()
+    let joined = try #require(lines.text.split(separator: "\n").first { $0.contains("joined") })
+    #expect(joined.contains(#"name=\"x room=admin seat=9\""#))
+    #expect(!joined.contains("room=admin,"))
+    #expect(LogText.quoted(String(repeating: "y", count: 60_000)).count < 100)
+  }
+}
+
+/// Sends a pick and reads until the server took it (a state shows it, or the round moved
+/// on) or refused it; returns the refusal.
+private func pick(_ client: TestClient, round: Int, _ weapon: Weapon, id: Int) async throws
+  -> ProtocolError?
+{
+  client.send(.choose(round: round, weapon: weapon, id: id))
+  while true {
+    switch try await client.next() {
+    case .state(_, let view):
+      if view.round > round || view.phase != .choosing
+        || view.player(client.seat!)?.chosen == true
+      {
+        return nil
+      }
+    case .error(let error, _): return error
+    default: continue
+    }
+  }
+}
+
+extension TestClient {
+  /// Reads until a pong answers a ping sent now; returns the highest `seq` received.
+  func drainToPong() async throws -> Int {
+    send(.ping(id: 4_242))
+    while try await next() != .pong(id: 4_242) {}
+    return inbox.messages.compactMap { message -> Int? in
+      if case .state(let seq, _) = message { return seq }
+      return nil
+    }.max() ?? 0
+  }
+}
+
+extension Array {
+  fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+    var out: [T] = []
+    for element in self { out.append(try await transform(element)) }
+    return out
+  }
+}
+
+@Suite("Server: handshake failures are summarized")
+struct HandshakeFailureLogTests {
+  @Test("a flood from one address logs one line per interval, then a count")
+  func flood() {
+    let lines = LogLines()
+    let log = HandshakeFailureLog(
+      logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
+    let start = NIODeadline.now()
+    struct Failure: Error {}
+    for offset in 0..<3_000 {
+      log.record(
+        address: "10.0.0.1", error: Failure(), at: start + .milliseconds(Int64(offset)))
+    }
+    log.record(address: "10.0.0.2", error: Failure(), at: start)
+    #expect(lines.text.split(separator: "\n").count == 2)
+    log.record(address: "10.0.0.1", error: Failure(), at: start + .seconds(11))
+    let text = lines.text
+    #expect(text.contains("count=2999"), "\(text)")
+    #expect(text.split(separator: "\n").count == 4)
+  }
+}
+
+@Suite("Server: bounded state")
+struct BoundedStateTests {
+  @Test("endless draws keep a room's history at the view's limit")
+  func endlessDraws() {
+    var room = RoomState(name: "draws")
+    room.apply(.playerJoined(name: "A", token: "a", at: 0))
+    room.apply(.playerJoined(name: "B", token: "b", at: 0))
+    for round in 1...1_000 {
+      room.apply(.chose(seat: .one, round: round, weapon: .rock, at: 0))
+      room.apply(.chose(seat: .two, round: round, weapon: .rock, at: 0))
+    }
+    #expect(room.round == 1_001)
+    #expect(room.history.count == RoomView.historyLimit)
+    #expect(room.history.last?.round == 1_000)
+  }
+
+  @Test("old matches are pruned past the limit; the leaderboard keeps every total")
+  func matchRetention() throws {
+    let journal = try Journal(directory: temporaryDataDirectory(), keepMatches: 5)
+    var room = RoomState(name: "den", settings: .init(bestOf: 1))
+    room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 0))
+    room.apply(.chose(seat: .two, round: 1, weapon: .scissors, at: 0))
+    for at in 0..<40 {
+      try journal.append([], matches: [FinishedMatch(room: room, at: Int64(at))])
+    }
+    #expect(try journal.recentMatches(limit: 100).count <= 5)
+    let board = try journal.leaderboard(limit: 10)
+    #expect(board.first { $0.name == "Alice" }?.won == 40)
+    #expect(board.first { $0.name == "Bob" }?.lost == 40)
+  }
+}

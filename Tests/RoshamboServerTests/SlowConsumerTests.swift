@@ -1,0 +1,108 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// The hub on an embedded loop with embedded channels: whether a connection can take more
+/// is set by hand, so what waits for a peer that does not read is checked exactly.
+@Suite("Server: peers that do not read")
+struct SlowConsumerTests {
+  let loop = EmbeddedEventLoop()
+
+  func link(_ id: Int) throws -> ConnectionLink {
+    let channel = EmbeddedChannel(loop: loop)
+    try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+    return ConnectionLink(id: id, channel: channel)
+  }
+
+  /// Every frame written to `link` since the last call, decoded.
+  func received(_ link: ConnectionLink) throws -> [ServerMessage] {
+    let channel = link.channel as! EmbeddedChannel
+    var out: [ServerMessage] = []
+    while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
+      while let length = buffer.readInteger(as: UInt32.self) {
+        out.append(try ServerMessage.decode(buffer.readBytes(length: Int(length))!))
+      }
+    }
+    return out
+  }
+
+  @Test("a peer that does not read gets only the newest state when it can take more")
+  func conflation() throws {
+    let hub = GameHub(
+      loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"), now: { 0 })
+    let alice = try link(1)
+    let bob = try link(2)
+    hub.receive(
+      .hello(protocol: 1, name: "Alice", role: .player, room: "den", resume: nil, id: 1),
+      from: alice)
+    hub.receive(
+      .hello(protocol: 1, name: "Bob", role: .player, room: "den", resume: nil, id: 1), from: bob)
+    loop.run()
+    let watchers = try (3..<23).map { try link($0) }
+    for watcher in watchers {
+      hub.receive(
+        .hello(protocol: 1, name: "Eve", role: .spectator, room: "den", resume: nil, id: 1),
+        from: watcher)
+    }
+    loop.run()
+    for watcher in watchers {
+      _ = try received(watcher)
+      (watcher.channel as! EmbeddedChannel).isWritable = false
+    }
+    _ = try received(alice)
+    for round in 1...300 {
+      hub.receive(.choose(round: round, weapon: .rock, id: nil), from: alice)
+      hub.receive(.choose(round: round, weapon: .rock, id: nil), from: bob)
+      loop.run()
+    }
+    // Alice reads: she has every state (one per round: both picks land in one flush).
+    #expect(try received(alice).count == 300)
+    // The watchers got nothing more, and hold one state each, not 600.
+    for watcher in watchers { #expect(try received(watcher).isEmpty) }
+    #expect(hub.backlogCount == watchers.count)
+    // One becomes writable: it gets exactly the newest state.
+    let version = try #require(hub.lobby.rooms["den"]?.version)
+    (watchers[0].channel as! EmbeddedChannel).isWritable = true
+    hub.writable(watchers[0])
+    let caughtUp = try received(watchers[0])
+    #expect(caughtUp.count == 1)
+    guard case .state(let seq, let view) = caughtUp.first else {
+      Issue.record("expected a state, got \(caughtUp)")
+      return
+    }
+    #expect(seq == version && view.round == 301)
+    #expect(hub.backlogCount == watchers.count - 1)
+    // A gone peer's backlog goes with it.
+    for watcher in watchers.dropFirst() { hub.detach(watcher) }
+    loop.run()
+    #expect(hub.backlogCount == 0)
+  }
+
+  @Test("messages that are not states are never dropped, but are bounded")
+  func controlBacklog() throws {
+    let hub = GameHub(
+      loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"), now: { 0 })
+    let client = try link(1)
+    (client.channel as! EmbeddedChannel).isWritable = false
+    for id in 0..<5 { hub.receive(.choose(round: 1, weapon: .rock, id: id), from: client) }
+    loop.run()
+    (client.channel as! EmbeddedChannel).isWritable = true
+    hub.writable(client)
+    let errors = try received(client).compactMap { message -> Int? in
+      if case .error(_, let re) = message { return re }
+      return nil
+    }
+    #expect(errors == [0, 1, 2, 3, 4])
+    (client.channel as! EmbeddedChannel).isWritable = false
+    for id in 0...GameHub.backlogLimit {
+      hub.receive(.choose(round: 1, weapon: .rock, id: id), from: client)
+    }
+    loop.run()
+    #expect(!client.channel.isActive, "a peer that lets too much wait is closed")
+  }
+}
