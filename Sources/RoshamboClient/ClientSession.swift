@@ -162,24 +162,15 @@ public final class ClientSession {
         if case .closed(let error) = event { return (error, fatal) }
         continue
       }
-      switch raw.sanitized() {
-      case .welcome(let room, let seat, let token):
-        welcomed = true
-        store.dispatch(.welcome(room: room, seat: seat, token: token))
-      case .state(let seq, let view):
-        let state = store.state
-        var violation = view.contractViolation(seat: state.seat, welcomed: welcomed)
-        if violation == nil, view.room == state.view?.room, seq <= state.seq {
-          violation = "seq went from \(state.seq) to \(seq); it must only rise"
-        }
-        if let violation {
-          await connection.close()
-          return (ProtocolViolation(message: violation), nil)
-        }
-        store.dispatch(.synced(view: view, seq: seq))
-      case .error(let error, _):
-        if error.fatal { fatal = error }
-        store.dispatch(.serverError(error))
+      let outcome = ServerIntake.outcome(of: raw, state: store.state, welcomed: welcomed)
+      switch outcome {
+      case .action(let action):
+        if case .welcome = action { welcomed = true }
+        if case .serverError(let error) = action, error.fatal { fatal = error }
+        store.dispatch(action)
+      case .violation(let violation):
+        await connection.close()
+        return (ProtocolViolation(message: violation), nil)
       case .pong(let id):
         if let ping, ping.id == id {
           let elapsed = ContinuousClock.now - ping.sent

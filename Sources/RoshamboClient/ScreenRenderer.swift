@@ -1,9 +1,11 @@
 import RoshamboGame
+import RoshamboProtocol
 
 /// Lays `ScreenProps` out as lines of text for a terminal of a given width: pure, so
 /// screens are tested as text. Colours are ANSI codes, only when asked for.
 ///
-/// Invariant: no line is wider than `width` characters (not counting colour codes).
+/// Invariant: no line is wider than `width` columns (wide characters count two; colour
+/// codes none).
 public struct ScreenRenderer: Sendable {
   public var width: Int
   public var color: Bool
@@ -63,25 +65,34 @@ public struct ScreenRenderer: Sendable {
     return "\u{1B}[\(code)m\(text)\u{1B}[0m"
   }
 
-  /// Splits `text` into lines of at most `width` characters, at spaces where it can.
+  /// Splits `text` into lines of at most `width` columns (wide characters count two), at
+  /// spaces where it can.
   func wrap(_ text: String) -> [String] {
-    if text.count <= width { return [text] }  // keeps indentation and spacing as written
+    // Fits as it is: keeps indentation and spacing as written.
+    if DisplayWidth.columns(of: text) <= width { return [text] }
     var lines: [String] = []
     var current = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-      var word = String(word)
-      while word.count > width {
-        if !current.isEmpty { lines.append(current); current = "" }
-        lines.append(String(word.prefix(width)))
-        word = String(word.dropFirst(width))
+    var used = 0
+    for piece in text.split(separator: " ", omittingEmptySubsequences: false) {
+      var word = piece
+      while DisplayWidth.columns(of: word) > width {
+        if !current.isEmpty {
+          lines.append(current)
+          (current, used) = ("", 0)
+        }
+        let head = DisplayWidth.prefix(of: word, fitting: width)
+        lines.append(String(head))
+        word = word[head.endIndex...]
       }
+      let columns = DisplayWidth.columns(of: word)
       if current.isEmpty {
-        current = word
-      } else if current.count + 1 + word.count <= width {
+        (current, used) = (String(word), columns)
+      } else if used + 1 + columns <= width {
         current += " " + word
+        used += 1 + columns
       } else {
         lines.append(current)
-        current = word
+        (current, used) = (String(word), columns)
       }
     }
     lines.append(current)

@@ -74,6 +74,19 @@ public enum DisplayWidth {
     return false
   }
 
+  /// The longest start of `text` that fits in `limit` columns (at least one character,
+  /// so a caller that loops over the rest always moves on).
+  public static func prefix(of text: Substring, fitting limit: Int) -> Substring {
+    var used = 0
+    var end = text.startIndex
+    for index in text.indices {
+      used += columns(of: text[index])
+      if used > limit { break }
+      end = text.index(after: index)
+    }
+    return end == text.startIndex ? text.prefix(1) : text[..<end]
+  }
+
   /// `text` cut to at most `limit` columns; a cut ends with "…" (which takes one).
   public static func truncated(_ text: String, toColumns limit: Int) -> String {
     guard columns(of: text) > limit else { return text }

@@ -59,9 +59,11 @@ func frame(_ payload: String) -> [UInt8] {
 }
 
 /// A `view` with the given players and history, otherwise well formed.
-func view(players: String, history: String = "[]", room: String = "den") -> String {
+func view(players: String, history: String = "[]", room: String = "den", you: String = "1")
+  -> String
+{
   """
-  {"room":"\(room)","ruleset":"classic","bestOf":3,"phase":"choosing","round":2,"you":1,\
+  {"room":"\(room)","ruleset":"classic","bestOf":3,"phase":"choosing","round":2,"you":\(you),\
   "players":\(players),"history":\(history),"winner":null,"deadline":null,"spectators":0,\
   "rematch":[]}
   """
@@ -117,6 +119,45 @@ struct HostileServerTests {
         !text.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0 == "\u{202E}" })
       #expect(text.contains("Evil"), "the round is still reported: \(text)")
     }
+  }
+
+  @Test(
+    "play and watch on a terminal: no hostile text drawn raw, and the terminal put back",
+    arguments: ["play", "watch"])
+  func onTerminal(command: String) async throws {
+    let text = Self.hostile.joined()
+    let seat = command == "play" ? "1" : "null"
+    let history = #"[{"round":1,"weapons":["rock","paper"],"winner":2,"reason":"why \#(text)"}]"#
+    let players = "[\(player(1, "Me\(text)")),\(player(2, "Evil\(text)"))]"
+    let server = try await HostileServer(frames: [
+      frame(#"{"type":"welcome","protocol":1,"room":"den\#(text)","seat":\#(seat),"token":"t"}"#),
+      frame(
+        #"{"type":"state","seq":1,"view":\#(view(players: players, history: history, you: seat))}"#
+      ),
+      frame(#"{"type":"error","code":"x\#(text)","message":"bad \#(text) news","fatal":true}"#),
+    ])
+    defer { Task { await server.close() } }
+    let terminal = try PseudoTerminal()
+    let wasCooked = terminal.isCooked
+    let (status, bytes) = try terminal.run(
+      repositoryRoot + "/.build/debug/roshambo",
+      [
+        command, "--host", "127.0.0.1", "--port", String(server.port), "--ca",
+        ClientTestCertificates.files.caCertificate,
+      ] + (command == "play" ? ["--name", "Tester", "--room", "den"] : ["--room", "den"]))
+    let output = String(decoding: bytes, as: UTF8.self)
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("\u{1B}[?1049h"), "it drew on the alternate screen")
+    #expect(output.contains("Evil"), "the opponent is drawn: \(output)")
+    #expect(output.contains("bad"), "the server's error is said: \(output)")
+    for injected in ["\u{1B}]", "\u{1B}[6n", "\u{1B}[2J", "\u{1B}[31mred", "\u{202E}", "\u{9B}"] {
+      #expect(!output.contains(injected), "\(injected.unicodeScalars.map(\.value)) in \(output)")
+    }
+    #expect(!bytes.contains(0x07))
+    let leave = output.range(of: "\u{1B}[?25h\u{1B}[?1049l", options: .backwards)
+    let enter = output.range(of: "\u{1B}[?1049h", options: .backwards)
+    #expect(leave != nil && enter != nil && leave!.lowerBound > enter!.lowerBound)
+    #expect(wasCooked && terminal.isCooked, "the terminal is back in line mode with echo")
   }
 
   @Test(
