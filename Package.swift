@@ -23,6 +23,9 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
+    // `--version` names the commit a binary was built from.
+    .plugin(
+      name: "SourceCommitPlugin", capability: .buildTool(), path: "Sources/SourceCommitPlugin"),
     // A Redux-style store: reducers, middleware, subscriptions. No dependencies.
     .target(name: "Redux"),
     // TestStore: exhaustive state assertions for tests of any reducer.
@@ -81,7 +84,8 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
-      ]),
+      ],
+      plugins: ["SourceCommitPlugin"]),
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [
@@ -106,7 +110,8 @@ let package = Package(
         "RoshamboClient", "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
-      ]),
+      ],
+      plugins: ["SourceCommitPlugin"]),
     .testTarget(
       name: "RoshamboClientTests",
       dependencies: [

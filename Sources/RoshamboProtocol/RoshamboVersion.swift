@@ -3,7 +3,8 @@
 /// Invariant: bumped with every release that changes what a user or a peer sees.
 public enum RoshamboVersion {
   public static let number = "1.1.0"
-  public static var description: String {
-    "\(number) (protocol \(WireProtocol.version))"
+  /// What `--version` prints for a binary built from `commit`.
+  public static func description(commit: String) -> String {
+    "\(number) (protocol \(WireProtocol.version), commit \(commit))"
   }
 }

@@ -22,7 +22,7 @@ struct RoshamboServerCommand: AsyncParsableCommand {
       certs/server-key.pem, and creates them (with the game's own CA in certs/ca.pem) \
       when they do not exist.
       """,
-    version: RoshamboVersion.description,
+    version: RoshamboVersion.description(commit: sourceCommit),
     subcommands: [Serve.self, History.self],
     defaultSubcommand: Serve.self)
 }

@@ -18,7 +18,7 @@ struct RoshamboCommand: AsyncParsableCommand {
       trusting the server with the CA file it made (--ca ca.pem) or the fingerprint it \
       printed (--pin).
       """,
-    version: RoshamboVersion.description,
+    version: RoshamboVersion.description(commit: sourceCommit),
     subcommands: [Play.self, Watch.self, BotCommand.self, Load.self],
     defaultSubcommand: Play.self)
 }

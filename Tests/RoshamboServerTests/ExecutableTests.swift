@@ -23,8 +23,10 @@ final class ServerProcess: @unchecked Sendable {
   private var output = ""
   private let pipe = Pipe()
 
-  init(_ arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: try serverBinary())
+  init(_ arguments: [String], binary: String = "roshambo-server") throws {
+    process.executableURL = URL(
+      fileURLWithPath: try serverBinary().replacingOccurrences(
+        of: "/roshambo-server", with: "/\(binary)"))
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
     process.standardOutput = pipe
@@ -179,6 +181,28 @@ struct ExecutableTests {
     let (status, printed) = server.finish()
     #expect(status == 0)
     #expect(printed.contains("--pin") || printed.contains("roshambo play --host 127.0.0.1"))
+  }
+
+  @Test("--version names the release, the protocol and the commit it was built from")
+  func version() throws {
+    let git = Process()
+    git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    git.arguments = ["git", "-C", repositoryRoot, "rev-parse", "HEAD"]
+    let pipe = Pipe()
+    git.standardOutput = pipe
+    git.standardError = FileHandle.nullDevice
+    try git.run()
+    let head = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    git.waitUntilExit()
+    for binary in ["roshambo-server", "roshambo"] {
+      let server = try ServerProcess(["--version"], binary: binary)
+      let (status, printed) = server.finish()
+      #expect(status == 0)
+      #expect(
+        printed.hasPrefix("\(RoshamboVersion.number) (protocol \(WireProtocol.version), commit "))
+      let commit = printed.split(separator: " ").last!.dropLast(2).split(separator: "-").first!
+      #expect(commit.count == 12 && head.hasPrefix(commit), "\(printed) at \(head)")
+    }
   }
 
   @Test(
