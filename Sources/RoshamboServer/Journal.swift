@@ -62,6 +62,12 @@ final class Journal {
   let keepMatches: Int
   /// Matches in the table now.
   private var matchCount = 0
+  /// Players on the leaderboard now. Past ``keepStandings`` + ``standingsBatch`` the
+  /// least successful batch is dropped, so a flood of new names cannot grow the file
+  /// without bound while the top of the leaderboard stays right.
+  private var standingsCount = 0
+  static let keepStandings = 10_000
+  static let standingsBatch = 1_000
   /// What was found while opening that an operator should fix (files readable by others).
   private(set) var warnings: [String] = []
 
@@ -171,8 +177,11 @@ final class Journal {
     }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
-    matchCount = try database.read {
-      try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM matches") ?? 0
+    (matchCount, standingsCount) = try database.read {
+      (
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM matches") ?? 0,
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM standings") ?? 0
+      )
     }
     (lastSeq, generation) = try database.read { db in
       let row = try Row.fetchOne(
@@ -412,6 +421,7 @@ final class Journal {
   func append(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
     var json = JSONText(capacity: 128)
     let pruned = min(Self.pruneBatch, max(0, matchCount + matches.count - keepMatches))
+    var players = 0
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
         json.removeAll()
@@ -434,11 +444,21 @@ final class Journal {
         for player in match.players {
           let won: Int64 = player == match.winner ? 1 : 0
           try writer.run(
-            """
-            INSERT INTO standings (name, won, lost) VALUES (?, ?, ?)
-              ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost
-            """, .text(player), .int(won), .int(1 - won))
+            "INSERT OR IGNORE INTO standings (name, won, lost) VALUES (?, 0, 0)", .text(player))
+          players += writer.changes
+          try writer.run(
+            "UPDATE standings SET won = won + ?, lost = lost + ? WHERE name = ?", .int(won),
+            .int(1 - won), .text(player))
         }
+      }
+      if standingsCount + players >= Self.keepStandings + Self.standingsBatch {
+        // One scan per batch of new names: the players with the fewest wins go.
+        try writer.run(
+          """
+          DELETE FROM standings WHERE name IN (
+            SELECT name FROM standings ORDER BY won ASC, lost DESC, name ASC LIMIT ?)
+          """, .int(Int64(Self.standingsBatch)))
+        players -= writer.changes
       }
       if pruned > 0 {
         // The oldest matches beyond the limit, a bounded batch per commit.
@@ -449,6 +469,7 @@ final class Journal {
       }
     }
     matchCount += matches.count - pruned
+    standingsCount += players
     lastSeq += Int64(actions.count)
     commitsSinceCheckpoint += 1
     if commitsSinceCheckpoint >= Self.checkpointInterval { checkpointInBackground() }

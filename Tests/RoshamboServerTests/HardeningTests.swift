@@ -220,7 +220,7 @@ struct HardeningTests {
 
 /// Sends a pick and reads until the server took it (a state shows it, or the round moved
 /// on) or refused it; returns the refusal.
-private func pick(_ client: TestClient, round: Int, _ weapon: Weapon, id: Int) async throws
+func pick(_ client: TestClient, round: Int, _ weapon: Weapon, id: Int) async throws
   -> ProtocolError?
 {
   client.send(.choose(round: round, weapon: weapon, id: id))
@@ -311,5 +311,34 @@ struct BoundedStateTests {
     let board = try journal.leaderboard(limit: 10)
     #expect(board.first { $0.name == "Alice" }?.won == 40)
     #expect(board.first { $0.name == "Bob" }?.lost == 40)
+  }
+
+  @Test("a flood of new names keeps the leaderboard bounded, and its top right")
+  func standingsBounded() throws {
+    let journal = try Journal(directory: temporaryDataDirectory())
+    func match(_ winner: String, _ loser: String) -> FinishedMatch {
+      var room = RoomState(name: "den", settings: .init(bestOf: 1))
+      room.apply(.playerJoined(name: winner, token: "a", at: 0))
+      room.apply(.playerJoined(name: loser, token: "b", at: 0))
+      room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 0))
+      room.apply(.chose(seat: .two, round: 1, weapon: .scissors, at: 0))
+      return FinishedMatch(room: room, at: 0)
+    }
+    try journal.append([], matches: (0..<3).map { _ in match("Champion", "Rival") })
+    // Pairs of names never seen before, more than the leaderboard keeps.
+    let flood = (Journal.keepStandings + Journal.standingsBatch) / 2 + 10
+    for start in stride(from: 0, to: flood, by: 500) {
+      try journal.append(
+        [], matches: (start..<min(flood, start + 500)).map { match("w\($0)", "l\($0)") })
+    }
+    let board = try journal.leaderboard(limit: 100_000)
+    #expect(board.count < Journal.keepStandings + Journal.standingsBatch)
+    #expect(board.first?.name == "Champion" && board.first?.won == 3)
+    #expect(board.contains { $0.name == "Rival" } == false, "losers go first")
+    // The count the journal keeps matches the table after a reopen.
+    let reopened = try Journal(
+      directory: journal.path.replacingOccurrences(
+        of: "/roshambo.sqlite", with: ""))
+    #expect(try reopened.leaderboard(limit: 100_000).count == board.count)
   }
 }

@@ -3,10 +3,12 @@
 //      seats), next to ping/pong on the same connections (the floor);
 //   2. capacity: N rooms (2N TLS connections) playing at once for S seconds: picks per
 //      second, latency of a pick (choose → own state back) p50/p99, server memory per
-//      connection; with durability on, next to the same run with durability off.
+//      connection; with durability on, next to the same run with durability off;
+//   3. slow consumers: server memory while two seats draw at the rate limit and 20
+//      spectators never read, next to the same run with spectators that read.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|capacity] [--threads N] [--pin]
+//        [--only codec|latency|capacity|consumers] [--threads N] [--pin]
 // (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
 // clients keep to core 1)
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
@@ -304,13 +306,16 @@ if runs("codec") {
     for _ in 0..<200 { body() }
     let start = NIODeadline.now()
     for _ in 0..<2_000 { body() }
-    print(pad(label, 44) + format(Double((NIODeadline.now() - start).nanoseconds) / 2_000 / 1000, 2))
+    print(
+      pad(label, 44) + format(Double((NIODeadline.now() - start).nanoseconds) / 2_000 / 1000, 2))
   }
   print("0. Codec work per call, µs (a state of \(stateBytes.count) bytes)")
   cost("encode state (server, per seat)") { _ = state.encoded() }
   cost("decode state (client)") { _ = try? ServerMessage.decode(stateBytes) }
   cost("decode choose (server)") { _ = ClientMessage.decode(chooseBytes) }
-  cost("encode choose (client)") { _ = ClientMessage.choose(round: 3, weapon: .paper, id: 7).encoded() }
+  cost("encode choose (client)") {
+    _ = ClientMessage.choose(round: 3, weapon: .paper, id: 7).encoded()
+  }
   print("")
   fflush(nil)
 }
@@ -382,6 +387,43 @@ func capacity(durable: Bool) async throws -> Capacity {
     p99: report.percentile(0.99),
     bytesPerConnection: Double(seatedRSS.withLock { $0 } - baseline) / Double(report.connections),
     errors: report.errors, connected: report.connections)
+}
+
+// 3. Spectators that never read: what they cost the server, beside readers.
+if runs("consumers") {
+  let spectators = 20
+  let pace = TimeAmount.milliseconds(50)  // each seat's pick: 20 frames/s, the default limit
+  // Linux grows a socket's send buffer up to 4 MiB (tcp_wmem); at ~110 KiB/s per
+  // spectator that takes about 40 s, and only then does the server's own memory matter.
+  let settle = TimeAmount.seconds(quick ? 10 : 40)
+  let measured = TimeAmount.seconds(Int64(quick ? 5 : 20))
+  var rows: [(String, SlowConsumerRun)] = []
+  for reading in [true, false] {
+    let (server, port) = try startServerChild(durable: true)
+    let run = try SlowConsumerRun.run(
+      server: server, port: port, tls: clientTLS, spectators: spectators, reading: reading,
+      pace: pace, settle: settle, seconds: measured)
+    server.stop()
+    rows.append((reading ? "spectators read" : "spectators never read", run))
+  }
+  print(
+    "3. Slow consumers: two seats draw (a pick every \(pace.nanoseconds / 1_000_000) ms each), "
+      + "\(spectators) spectators; server RSS from \(settle.nanoseconds / 1_000_000_000) s "
+      + "(kernel socket buffers full) for \(measured.nanoseconds / 1_000_000_000) s more")
+  print(
+    pad("run", 24) + pad("rounds", 8) + pad("states/spectator", 18) + pad("RSS MiB", 9)
+      + pad("growth MiB", 12) + "closed by server")
+  for (label, run) in rows {
+    print(
+      pad(label, 24) + pad("\(run.rounds)", 8) + pad(format(run.statesPerSpectator, 0), 18)
+        + pad(format(Double(run.finalRSS) / 1_048_576), 9)
+        + pad(format(Double(run.growth) / 1_048_576, 2), 12) + "\(run.closedByServer)")
+  }
+  let extra = Double(rows[1].1.growth - rows[0].1.growth) / 1_048_576
+  print(
+    "never-reading spectators add \(format(extra, 2)) MiB of growth over readers; target "
+      + "< 4 MiB: \(extra < 4 ? "met" : "NOT MET")\n")
+  fflush(nil)
 }
 
 if !runs("capacity") { exit(0) }
