@@ -17,17 +17,25 @@ public struct FrameDecoder: ByteToMessageDecoder {
   public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
     -> DecodingState
   {
+    guard let frame = try nextFrame(from: &buffer) else { return .needMoreData }
+    context.fireChannelRead(wrapInboundOut(frame))
+    return .continue
+  }
+
+  /// Takes the next whole frame's payload from the front of `buffer`, or nil (nothing
+  /// taken) until one has arrived. Pure: the decoder's whole rule, usable without a
+  /// channel (the fuzz targets cut streams with it).
+  public func nextFrame(from buffer: inout ByteBuffer) throws(ProtocolError) -> ByteBuffer? {
     guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else {
-      return .needMoreData
+      return nil
     }
     guard length >= 1 else { throw ProtocolError.badFrame("A frame of length 0 is not allowed.") }
     guard length <= maxLength else {
       throw ProtocolError.badFrame("A frame of \(length) bytes is over the limit of \(maxLength).")
     }
-    guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
+    guard buffer.readableBytes >= 4 + Int(length) else { return nil }
     buffer.moveReaderIndex(forwardBy: 4)
-    context.fireChannelRead(wrapInboundOut(buffer.readSlice(length: Int(length))!))
-    return .continue
+    return buffer.readSlice(length: Int(length))!
   }
 
   public mutating func decodeLast(

@@ -218,7 +218,7 @@ final class Journal {
           while let part = try parts.next() { bytes.append(part) }
         }
         do {
-          lobby = try JSONDecoder().decode(LobbyState.self, from: bytes)
+          lobby = try JournalFormat.lobby(from: bytes)
         } catch {
           throw JournalError.badSnapshot(path: path, problem: Self.describe(error))
         }
@@ -227,7 +227,6 @@ final class Journal {
       lobby.defaults = defaults
       var count = 0
       var badRow: JournalError?
-      let decoder = JSONDecoder()
       let rows = try Row.fetchCursor(
         db, sql: "SELECT seq, action FROM journal WHERE seq > ? ORDER BY seq",
         arguments: [through])
@@ -235,7 +234,7 @@ final class Journal {
         let seq: Int64 = row["seq"]
         let text: String = row["action"]
         do {
-          let action = try decoder.decode(LobbyAction.self, from: Data(text.utf8))
+          let action = try JournalFormat.action(from: text.utf8)
           if let refusal = lobby.apply(action) {
             throw JournalError.badRow(
               path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
@@ -344,9 +343,7 @@ final class Journal {
   /// Pure and `Sendable`, so the server encodes it away from the hub's loop: for
   /// thousands of rooms it takes tens of milliseconds.
   static func snapshotParts(_ lobby: LobbyState) -> [[UInt8]] {
-    var json = JSONText(capacity: 64 + 512 * lobby.rooms.count)
-    json.lobby(lobby)
-    let bytes = json.bytes
+    let bytes = JournalFormat.bytes(of: lobby)
     return stride(from: 0, to: bytes.count, by: snapshotPartSize).map {
       [UInt8](bytes[$0..<min($0 + snapshotPartSize, bytes.count)])
     }

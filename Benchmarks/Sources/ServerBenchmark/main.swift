@@ -417,7 +417,7 @@ if runs("consumers") {
     print(
       pad(label, 24) + pad("\(run.rounds)", 8) + pad(format(run.statesPerSpectator, 0), 18)
         + pad(format(Double(run.finalRSS) / 1_048_576), 9)
-        + pad(format(Double(run.growth) / 1_048_576, 2), 12) + "\(run.closedByServer)")
+        + format(Double(run.growth) / 1_048_576, 2))
   }
   let extra = Double(rows[1].1.growth - rows[0].1.growth) / 1_048_576
   print(

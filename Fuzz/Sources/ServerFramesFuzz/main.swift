@@ -1,0 +1,69 @@
+// Fuzz target 1: what a stranger sends the server. The input is a connection's byte
+// stream after TLS: it is cut into frames by the real `FrameDecoder`, each frame decoded
+// as a `ClientMessage`, and each message that decodes becomes the lobby action the hub
+// would perform, alternately for seat 1 and seat 2 of a room in play.
+//
+// Invariants: every frame is at most 65,536 bytes; a decoded message encodes and decodes
+// to itself; a name that decodes obeys `PlayerName`; an action the rules refuse leaves
+// the lobby exactly as it was; no room's history passes its limit; and no view of any
+// room encodes to a frame over the limit.
+import FuzzDriver
+import RoshamboGame
+import RoshamboProtocol
+
+func startingLobby() -> LobbyState {
+  var lobby = LobbyState(defaults: .init(ruleset: .lizardSpock, bestOf: 5))
+  _ = lobby.apply(.join(room: "den", name: "Alice", token: "a", at: 0))
+  _ = lobby.apply(.join(room: "den", name: "Bob", token: "b", at: 0))
+  return lobby
+}
+
+let start = startingLobby()
+
+fuzz { bytes in
+  var lobby = start
+  var changed = false
+  let (frames, _) = frames(in: bytes)
+  for (index, frame) in frames.enumerated() {
+    let seat: Seat = index % 2 == 0 ? .one : .two
+    let at = Int64(index) * 1_000
+    let decoded = frame.withUnsafeReadableBytes { ClientMessage.decodeReadingID($0) }
+    guard case .success(let message) = decoded.result else { continue }
+    require(decoded.id == message.id, "the id read differs from the message's")
+    let again = ClientMessage.decode(message.encoded())
+    require(again == .success(message), "\(message) re-decodes as \(again)")
+    let action: LobbyAction?
+    switch message {
+    case .hello(_, let name, let role, let room, _, _):
+      require(PlayerName.isValid(name), "a decoded name breaks the rule: \(name.debugDescription)")
+      action =
+        role == .player
+        ? .join(room: room, name: name, token: "t\(index)", at: at)
+        : .spectate(room: room ?? "den")
+    case .choose(let round, let weapon, _):
+      action = .room("den", .chose(seat: seat, round: round, weapon: weapon, at: at))
+    case .rematch:
+      action = .room("den", .rematchRequested(seat: seat, at: at))
+    case .leave:
+      action = .room("den", .left(seat: seat, at: at))
+    case .ping:
+      action = nil
+    }
+    guard let action else { continue }
+    let before = lobby
+    if let refusal = lobby.apply(action) {
+      require(lobby == before, "refused (\(refusal)) but the lobby changed")
+    } else {
+      changed = true
+    }
+  }
+  guard changed else { return }
+  for room in lobby.rooms.values {
+    require(room.history.count <= RoomView.historyLimit, "history of \(room.history.count)")
+    for viewer in [Seat.one, .two, nil] {
+      let size = ServerMessage.state(seq: room.version, view: room.view(for: viewer)).encoded()
+        .count
+      require(size <= WireProtocol.maxFrameLength, "a view of \(size) bytes")
+    }
+  }
+}
