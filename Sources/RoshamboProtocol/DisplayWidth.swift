@@ -6,7 +6,10 @@
 public enum DisplayWidth {
   /// The columns `text` takes.
   public static func columns(of text: some StringProtocol) -> Int {
-    text.reduce(0) { $0 + columns(of: $1) }
+    // Printable ASCII, most of what a screen draws, is one column a byte; only other
+    // text needs grapheme clusters, which cost far more to find.
+    if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return text.utf8.count }
+    return text.reduce(0) { $0 + columns(of: $1) }
   }
 
   /// The columns one character (a grapheme cluster) takes.

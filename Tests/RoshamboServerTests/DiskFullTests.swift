@@ -67,6 +67,8 @@ struct DiskFullTests {
       "--key", TestCertificates.files.serverKey, "--log-level", "warning",
     ]
     let first = try ServerProcess(arguments)
+    // Whatever fails below, no server is left holding the disk (it could not be unmounted).
+    defer { kill(first.process.processIdentifier, SIGKILL) }
     let (alice, bob) = try await seatTwo(port: try first.port)
     // Draws, so the match never ends; a few rounds are saved with space to spare.
     for round in 1...3 { _ = try await playRound(alice, .rock, bob, .rock, round: round) }
@@ -108,6 +110,7 @@ struct DiskFullTests {
     _ = first.finish()
 
     let second = try ServerProcess(arguments)
+    defer { kill(second.process.processIdentifier, SIGKILL) }
     let again = try await TestClient.connect(port: try second.port)
     _ = try await again.hello(name: "Alice", resume: alice.token)
     let (seq, restored) = try await again.nextState()

@@ -184,7 +184,8 @@ final class TestClient: @unchecked Sendable {
     }
     let messages = inbox.messages
     guard cursor < messages.count else {
-      throw TestClientError.closed("connection closed after \(messages.count) messages")
+      let last = messages.last.map { ", the last \($0)" } ?? ""
+      throw TestClientError.closed("connection closed after \(messages.count) messages\(last)")
     }
     cursor += 1
     return messages[cursor - 1]
