@@ -36,13 +36,14 @@ build() {
   local library
   library=$(runtime)
   [ -n "$library" ] || die "this toolchain has no libFuzzer runtime (libclang_rt.fuzzer_no_main)"
+  mkdir -p "$fuzz/.work"
+  local status=0
   (cd "$fuzz" && swift build -c release \
     -Xswiftc -sanitize=address \
     -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
-    -Xlinker "$library" -Xlinker -lstdc++ "$@" 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]|__asan_extra_spill_area' || true)
-  for target in "${targets[@]}"; do
-    [ -x "$fuzz/.build/release/fuzz-$target" ] || die "fuzz-$target did not build (see above)"
-  done
+    -Xlinker "$library" -Xlinker -lstdc++ "$@") >"$fuzz/.work/build.log" 2>&1 || status=$?
+  grep -Ev '^\[[0-9]+/[0-9]+\]|__asan_extra_spill_area' "$fuzz/.work/build.log" || true
+  [ "$status" -eq 0 ] || die "the fuzz targets did not build (exit $status; see above)"
 }
 
 binary() { echo "$fuzz/.build/release/fuzz-$1"; }

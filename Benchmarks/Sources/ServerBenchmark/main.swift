@@ -412,7 +412,7 @@ if runs("consumers") {
       + "(kernel socket buffers full) for \(measured.nanoseconds / 1_000_000_000) s more")
   print(
     pad("run", 24) + pad("rounds", 8) + pad("states/spectator", 18) + pad("RSS MiB", 9)
-      + pad("growth MiB", 12) + "closed by server")
+      + "growth MiB")
   for (label, run) in rows {
     print(
       pad(label, 24) + pad("\(run.rounds)", 8) + pad(format(run.statesPerSpectator, 0), 18)
