@@ -52,6 +52,7 @@ let package = Package(
       dependencies: [
         "RoshamboTLS",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
@@ -72,6 +73,7 @@ let package = Package(
       dependencies: [
         "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "Redux",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
@@ -91,6 +93,7 @@ let package = Package(
       dependencies: [
         "RoshamboServer", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -102,6 +105,7 @@ let package = Package(
       dependencies: [
         "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     .executableTarget(
@@ -118,6 +122,7 @@ let package = Package(
         "RoshamboClient", "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
         "ReduxTesting", .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
   ],

@@ -3,7 +3,7 @@ import NIOPosix
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What a load run measured.
 public struct LoadReport: Sendable {
@@ -102,18 +102,18 @@ final class LoadStats: Sendable {
     var recording = false
   }
 
-  private let state = Mutex(State())
+  private let state = NIOLockedValueBox(State())
 
   func record(latencyMicros: Double) {
-    state.withLock { if $0.recording { $0.latencies.append(latencyMicros) } }
+    state.withLockedValue { if $0.recording { $0.latencies.append(latencyMicros) } }
   }
 
-  func error(_ code: String) { state.withLock { $0.errors[code, default: 0] += 1 } }
+  func error(_ code: String) { state.withLockedValue { $0.errors[code, default: 0] += 1 } }
 
-  func start() { state.withLock { $0.recording = true } }
+  func start() { state.withLockedValue { $0.recording = true } }
 
   func stop() -> (latencies: [Double], errors: [String: Int]) {
-    state.withLock {
+    state.withLockedValue {
       $0.recording = false
       return ($0.latencies.sorted(), $0.errors)
     }

@@ -5,7 +5,7 @@ import NIOPosix
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A running Roshambo server: TLS listener, connections, the hub and its journal.
 ///
@@ -32,13 +32,13 @@ public final class GameServer: Sendable {
       var perAddress: [String: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Registers a new channel; returns its id, how many are open with it, and how many
     /// its address holds with it.
     func add(_ channel: any Channel) -> (id: Int, count: Int, fromAddress: Int) {
       let address = channel.remoteAddress?.ipAddress ?? "?"
-      return state.withLock { state in
+      return state.withLockedValue { state in
         let id = state.nextID
         state.nextID += 1
         state.open[id] = (channel, address)
@@ -48,14 +48,14 @@ public final class GameServer: Sendable {
     }
 
     func remove(_ id: Int) {
-      state.withLock { state in
+      state.withLockedValue { state in
         guard let (_, address) = state.open.removeValue(forKey: id) else { return }
         state.perAddress[address, default: 1] -= 1
         if state.perAddress[address] == 0 { state.perAddress[address] = nil }
       }
     }
 
-    var all: [any Channel] { state.withLock { $0.open.values.map(\.channel) } }
+    var all: [any Channel] { state.withLockedValue { $0.open.values.map(\.channel) } }
   }
 
   private init(

@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Logs failed TLS handshakes without letting a flood of them flood the log: the first
 /// failure from an address in each interval is logged as it happens; the rest are
@@ -18,7 +18,7 @@ final class HandshakeFailureLog: Sendable {
     var suppressed = 0
   }
 
-  private let windows = Mutex<[String: Window]>([:])
+  private let windows = NIOLockedValueBox<[String: Window]>([:])
   private let logger: Logger
 
   init(logger: Logger) {
@@ -32,7 +32,7 @@ final class HandshakeFailureLog: Sendable {
       case logAfterSummary(Int)
       case count
     }
-    let decision = windows.withLock { windows -> Decision in
+    let decision = windows.withLockedValue { windows -> Decision in
       let key =
         windows[address] != nil || windows.count < Self.maxAddresses
         ? address : "other addresses"

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import RoshamboGame
 import RoshamboProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A finished match, kept for `roshambo-server history`.
 public struct FinishedMatch: Sendable, Equatable, Codable {
@@ -50,7 +50,7 @@ final class Journal {
   private let checkpoints = DispatchGroup()
 
   private final class Flag: Sendable {
-    let value = Mutex(false)
+    let value = NIOLockedValueBox(false)
   }
   let path: String
   /// The number of the last journaled action.
@@ -482,7 +482,7 @@ final class Journal {
   /// (a passive checkpoint never waits for the writer), so the fsyncs it takes never
   /// hold up the hub; the WAL is then reused from its start.
   private func checkpointInBackground() {
-    let idle = checkpointing.value.withLock { running in
+    let idle = checkpointing.value.withLockedValue { running in
       defer { running = true }
       return !running
     }
@@ -492,7 +492,7 @@ final class Journal {
     let checkpointing = self.checkpointing
     DispatchQueue.global(qos: .utility).async(group: checkpoints) {
       _ = try? database.writeWithoutTransaction { try $0.checkpoint(.passive) }
-      checkpointing.value.withLock { $0 = false }
+      checkpointing.value.withLockedValue { $0 = false }
     }
   }
 

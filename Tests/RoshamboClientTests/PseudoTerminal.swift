@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ import Synchronization
 final class PseudoTerminal: Sendable {
   let controller: Int32
   let terminal: Int32
-  private let output = Mutex<[UInt8]>([])
+  private let output = NIOLockedValueBox<[UInt8]>([])
 
   struct Failure: Error, CustomStringConvertible {
     let description: String
@@ -72,7 +73,7 @@ final class PseudoTerminal: Sendable {
         if ready > 0 {
           let count = read(controller, &chunk, chunk.count)
           if count > 0 {
-            output.withLock { $0 += chunk[0..<count] }
+            output.withLockedValue { $0 += chunk[0..<count] }
             continue
           }
         }
@@ -84,6 +85,6 @@ final class PseudoTerminal: Sendable {
     process.waitUntilExit()
     done.store(true, ordering: .releasing)
     drained.wait()
-    return (process.terminationStatus, output.withLock { $0 })
+    return (process.terminationStatus, output.withLockedValue { $0 })
   }
 }

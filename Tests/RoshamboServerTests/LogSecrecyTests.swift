@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import RoshamboGame
 import RoshamboServer
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Keeps every log line, at every level, as text.
@@ -23,9 +23,9 @@ struct CapturingLogHandler: LogHandler {
 }
 
 final class LogLines: Sendable {
-  private let lines = Mutex<[String]>([])
-  func append(_ line: String) { lines.withLock { $0.append(line) } }
-  var text: String { lines.withLock { $0.joined(separator: "\n") } }
+  private let lines = NIOLockedValueBox<[String]>([])
+  func append(_ line: String) { lines.withLockedValue { $0.append(line) } }
+  var text: String { lines.withLockedValue { $0.joined(separator: "\n") } }
 }
 
 @Suite("Server: logs", .serialized)

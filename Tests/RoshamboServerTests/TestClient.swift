@@ -6,7 +6,7 @@ import RoshamboGame
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Certificates for every server test, made once.
@@ -65,11 +65,11 @@ final class Inbox: Sendable {
     var waiters: [CheckedContinuation<Void, Never>] = []
   }
 
-  private let state = Mutex(State())
+  private let state = NIOLockedValueBox(State())
 
   func deliver(frame: [UInt8]) {
     let message = try? ServerMessage.decode(frame)
-    let waiters = state.withLock { state in
+    let waiters = state.withLockedValue { state in
       state.frames.append(frame)
       if let message { state.messages.append(message) }
       let waiters = state.waiters
@@ -80,7 +80,7 @@ final class Inbox: Sendable {
   }
 
   func close() {
-    let waiters = state.withLock { state in
+    let waiters = state.withLockedValue { state in
       state.closed = true
       let waiters = state.waiters
       state.waiters = []
@@ -89,17 +89,17 @@ final class Inbox: Sendable {
     for waiter in waiters { waiter.resume() }
   }
 
-  var frames: [[UInt8]] { state.withLock { $0.frames } }
-  var messages: [ServerMessage] { state.withLock { $0.messages } }
-  var isClosed: Bool { state.withLock { $0.closed } }
+  var frames: [[UInt8]] { state.withLockedValue { $0.frames } }
+  var messages: [ServerMessage] { state.withLockedValue { $0.messages } }
+  var isClosed: Bool { state.withLockedValue { $0.closed } }
 
   /// Waits until `count` messages have arrived or the connection closed.
   func wait(forCount count: Int) async {
     while true {
-      let ready = state.withLock { $0.messages.count >= count || $0.closed }
+      let ready = state.withLockedValue { $0.messages.count >= count || $0.closed }
       if ready { return }
       await withCheckedContinuation { continuation in
-        let resumeNow = state.withLock { state in
+        let resumeNow = state.withLockedValue { state in
           if state.messages.count >= count || state.closed { return true }
           state.waiters.append(continuation)
           return false

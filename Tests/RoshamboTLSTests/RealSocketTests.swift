@@ -2,14 +2,14 @@ import Foundation
 import NIOCore
 import NIOPosix
 import RoshamboTLS
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Errors seen on server-side connections, collected across event loop threads.
 final class ErrorLog: Sendable {
-  private let errors = Mutex<[TLSError]>([])
-  func append(_ error: TLSError) { errors.withLock { $0.append(error) } }
-  var all: [TLSError] { errors.withLock { $0 } }
+  private let errors = NIOLockedValueBox<[TLSError]>([])
+  func append(_ error: TLSError) { errors.withLockedValue { $0.append(error) } }
+  var all: [TLSError] { errors.withLockedValue { $0 } }
 }
 
 /// Echoes the first line it receives as `echo:<line>` and closes with close_notify.
