@@ -1,9 +1,9 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
-import NIOConcurrencyHelpers
 
 /// What a load run measured.
 public struct LoadReport: Sendable {

@@ -1,11 +1,11 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
-import NIOConcurrencyHelpers
 
 /// A running Roshambo server: TLS listener, connections, the hub and its journal.
 ///

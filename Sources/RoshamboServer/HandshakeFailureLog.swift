@@ -1,6 +1,6 @@
 import Logging
-import NIOCore
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// Logs failed TLS handshakes without letting a flood of them flood the log: the first
 /// failure from an address in each interval is logged as it happens; the rest are

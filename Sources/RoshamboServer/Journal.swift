@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboProtocol
-import NIOConcurrencyHelpers
 
 /// A finished match, kept for `roshambo-server history`.
 public struct FinishedMatch: Sendable, Equatable, Codable {

@@ -41,7 +41,8 @@ struct PlayerNameTests {
     #expect(DisplayWidth.columns(of: DisplayWidth.truncated("山田太郎", toColumns: 5)) <= 5)
     // The printable-ASCII shortcut agrees with the character-by-character count.
     let ascii = String((0x20..<0x7F).map { Character(Unicode.Scalar(UInt8($0))) })
-    #expect(DisplayWidth.columns(of: ascii) == ascii.reduce(0) { $0 + DisplayWidth.columns(of: $1) })
+    #expect(
+      DisplayWidth.columns(of: ascii) == ascii.reduce(0) { $0 + DisplayWidth.columns(of: $1) })
     #expect(DisplayWidth.columns(of: "a\u{1}b\r\n") == 2)
   }
 

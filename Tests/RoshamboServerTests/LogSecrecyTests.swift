@@ -1,8 +1,8 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboServer
-import NIOConcurrencyHelpers
 import Testing
 
 /// Keeps every log line, at every level, as text.

@@ -1,12 +1,12 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
-import NIOConcurrencyHelpers
 import Testing
 
 /// Certificates for every server test, made once.

@@ -1,8 +1,8 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboTLS
-import NIOConcurrencyHelpers
 import Testing
 
 /// Errors seen on server-side connections, collected across event loop threads.
