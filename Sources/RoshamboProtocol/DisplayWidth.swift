@@ -9,7 +9,23 @@ public enum DisplayWidth {
     // Printable ASCII, most of what a screen draws, is one column a byte; only other
     // text needs grapheme clusters, which cost far more to find.
     if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return text.utf8.count }
+    // Scalars that never join a cluster with their neighbours (Latin, box drawing, kana,
+    // CJK ideographs) are each a character of their own: their widths add up as is.
+    if text.unicodeScalars.allSatisfy(isStandalone) {
+      return text.unicodeScalars.reduce(0) { $0 + columns(of: $1) }
+    }
     return text.reduce(0) { $0 + columns(of: $1) }
+  }
+
+  /// Whether `scalar` is always a grapheme cluster on its own (no mark, joiner, selector,
+  /// jamo or regional indicator), from blocks screens and names use most.
+  private static func isStandalone(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x20..<0x300, 0x2500..<0x2580, 0x3041..<0x3097, 0x30A1..<0x30FB, 0x4E00..<0xA000:
+      return true
+    default:
+      return false
+    }
   }
 
   /// The columns one character (a grapheme cluster) takes.

@@ -44,6 +44,12 @@ struct PlayerNameTests {
     #expect(
       DisplayWidth.columns(of: ascii) == ascii.reduce(0) { $0 + DisplayWidth.columns(of: $1) })
     #expect(DisplayWidth.columns(of: "a\u{1}b\r\n") == 2)
+    // So does the shortcut for scalars that stand alone (Latin, box drawing, kana, CJK).
+    for text in ["石頭 剪刀布", "──┼──", "ひらがな カタカナ", "Ünïcödé ß", "naïve\u{A0}x"] {
+      #expect(
+        DisplayWidth.columns(of: text) == text.reduce(0) { $0 + DisplayWidth.columns(of: $1) })
+    }
+    #expect(DisplayWidth.columns(of: "か\u{3099}") == 2, "a combining mark takes the slow path")
   }
 
   @Test("every field at its largest still makes a frame well under the limit")
