@@ -172,7 +172,12 @@ public final class GameServer: Sendable {
     try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     for channel in connections.all {
       try? await channel.close()
+      // Closed means its handlers have run too, so its last word to the hub is queued.
+      try? await channel.closeFuture.get()
     }
+    // What the closes handed the hub (seats into their grace) is done and its timers
+    // cancelled, so nothing is scheduled on a loop after it has shut down.
+    try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     try await group.shutdownGracefully()
   }
 
