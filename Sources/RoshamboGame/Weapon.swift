@@ -8,9 +8,4 @@ public enum Weapon: String, Codable, Sendable, CaseIterable, Hashable {
   case scissors
   case lizard
   case spock
-
-  /// The name with a capital letter, for the start of a sentence.
-  public var capitalized: String {
-    rawValue.prefix(1).uppercased() + rawValue.dropFirst()
-  }
 }

@@ -46,18 +46,6 @@ public struct FrameDecoder: ByteToMessageDecoder {
   }
 }
 
-/// Prefixes each outbound payload with its 4-byte big-endian length.
-public struct FrameEncoder: MessageToByteEncoder {
-  public typealias OutboundIn = ByteBuffer
-
-  public init() {}
-
-  public func encode(data: ByteBuffer, out: inout ByteBuffer) throws {
-    out.writeInteger(UInt32(data.readableBytes))
-    out.writeImmutableBuffer(data)
-  }
-}
-
 extension ByteBuffer {
   /// A whole frame (length prefix and payload) for `payload`.
   public static func frame(_ payload: [UInt8]) -> ByteBuffer {

@@ -35,6 +35,10 @@ enum Exit {
   static let unavailable = ExitCode(69)
 }
 
+/// `--ruleset` and `--log-level` take these by name; help and errors list every one.
+extension Ruleset.ID: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
 /// Prints one line to standard error, prefixed with the program's name.
 func complain(_ message: String) {
   FileHandle.standardError.write(Data("roshambo-server: \(message)\n".utf8))
@@ -68,7 +72,7 @@ struct Serve: AsyncParsableCommand {
   var bestOf = 3
 
   @Option(help: "classic (rock, paper, scissors) or lizardSpock (adds lizard and Spock).")
-  var ruleset = "classic"
+  var ruleset = Ruleset.ID.classic
 
   @Option(help: "Seconds a round may last before missing picks lose it; 0 for no limit.")
   var roundSeconds: Double = 0
@@ -118,16 +122,13 @@ struct Serve: AsyncParsableCommand {
         """))
   var threads = 1
 
-  @Option(help: "trace, debug, info, notice, warning, error or critical.")
-  var logLevel = "info"
+  @Option(help: "The least severe log lines written.")
+  var logLevel = Logger.Level.info
 
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
     guard bestOf >= 1, bestOf <= 99, bestOf % 2 == 1 else {
       throw ValidationError("--best-of must be an odd number from 1 to 99, not \(bestOf).")
-    }
-    guard Ruleset.ID(rawValue: ruleset) != nil else {
-      throw ValidationError("--ruleset must be classic or lizardSpock, not \(ruleset).")
     }
     guard roundSeconds >= 0, roundSeconds <= 86_400 else {
       throw ValidationError("--round-seconds must be from 0 (no limit) to 86400.")
@@ -148,14 +149,10 @@ struct Serve: AsyncParsableCommand {
     guard (1...256).contains(threads) else {
       throw ValidationError("--threads must be from 1 to 256, not \(threads).")
     }
-    guard Logger.Level(rawValue: logLevel) != nil else {
-      throw ValidationError(
-        "--log-level must be trace, debug, info, notice, warning, error or critical.")
-    }
   }
 
   func run() async throws {
-    let level = Logger.Level(rawValue: logLevel)!
+    let level = logLevel
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
       handler.logLevel = level
@@ -188,7 +185,7 @@ struct Serve: AsyncParsableCommand {
     configuration.allowTLS12 = allowTLS12
     configuration.threads = threads
     configuration.roomSettings = RoomState.Settings(
-      ruleset: Ruleset.ID(rawValue: ruleset)!, bestOf: bestOf,
+      ruleset: ruleset, bestOf: bestOf,
       roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000))
     configuration.limits.maxConnections = maxConnections
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -229,7 +226,7 @@ struct Serve: AsyncParsableCommand {
 
     let versions = allowTLS12 ? "TLS 1.2 and 1.3" : "TLS 1.3"
     print(
-      "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset), best of \(bestOf))"
+      "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset.rawValue), best of \(bestOf))"
     )
     print("certificate SHA-256 fingerprint: \(server.fingerprint)")
     let addresses = LocalNetwork.addresses()

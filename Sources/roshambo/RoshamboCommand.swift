@@ -23,6 +23,9 @@ struct RoshamboCommand: AsyncParsableCommand {
     defaultSubcommand: Play.self)
 }
 
+/// The strategies, as `--strategy` takes them (help lists every one).
+extension BotStrategy: ExpressibleByArgument {}
+
 /// One line on standard error; text from the network in it is made safe first.
 func complain(_ message: String) {
   FileHandle.standardError.write(Data("roshambo: \(TerminalText.sanitized(message))\n".utf8))
@@ -149,18 +152,10 @@ struct Play: AsyncParsableCommand {
   @Flag(help: "Start a server and a bot opponent on this machine and play against it.")
   var vsBot = false
 
-  @Option(
-    help:
-      "The bot's strategy with --vs-bot: \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))."
-  )
-  var strategy = "random"
+  @Option(help: "The bot's strategy with --vs-bot.")
+  var strategy = BotStrategy.random
 
   func validate() throws {
-    guard BotStrategy(rawValue: strategy) != nil else {
-      throw ValidationError(
-        "--strategy must be one of \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))."
-      )
-    }
     try validateName(name)
   }
 
@@ -185,7 +180,6 @@ struct Play: AsyncParsableCommand {
       tls = try TLSContext(.client(trust: .caFile(files.caCertificate)))
       room = room ?? "vs-bot-\(UInt32.random(in: 1...UInt32.max))"
       let botConnection = try await connect(server, tls: tls)
-      let strategy = BotStrategy(rawValue: strategy)!
       let botRoom = room
       Task { @MainActor in
         let session = ClientSession(connection: botConnection)
@@ -247,9 +241,8 @@ struct BotCommand: AsyncParsableCommand {
 
   @OptionGroup var server: ServerOptions
 
-  @Option(
-    help: "How the bot picks: \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", ")).")
-  var strategy = "random"
+  @Option(help: "How the bot picks.")
+  var strategy = BotStrategy.random
 
   @Option(help: "Matches to play before leaving.")
   var matches = 1
@@ -261,18 +254,12 @@ struct BotCommand: AsyncParsableCommand {
   var name = "bot"
 
   func validate() throws {
-    guard BotStrategy(rawValue: strategy) != nil else {
-      throw ValidationError(
-        "--strategy must be one of \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))."
-      )
-    }
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
     try validateName(name)
   }
 
   func run() async throws {
     let connection = try await connect(server, tls: try server.tlsContext())
-    let strategy = BotStrategy(rawValue: strategy)!
     let (played, summary, closing, violated) = await MainActor.run {
       () -> Task<(Int, String, String?, Bool), Never> in
       let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)

@@ -214,7 +214,8 @@ struct ExecutableTests {
     "bad flags and unreadable files give one clear line and exit 64 or 66",
     arguments: [
       (["--best-of", "4"], Int32(64), "--best-of must be an odd number"),
-      (["--ruleset", "chess"], 64, "--ruleset must be classic or lizardSpock"),
+      (["--ruleset", "chess"], 64, "'chess' is invalid for '--ruleset <ruleset>'"),
+      (["--log-level", "loud"], 64, "'loud' is invalid for '--log-level <log-level>'"),
       (["--port", "70000"], 64, "--port must be 0 to 65535"),
       (["--threads", "0"], 64, "--threads must be from 1 to 256, not 0"),
       (["--bogus"], 64, "Unknown option '--bogus'"),
