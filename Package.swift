@@ -33,10 +33,12 @@ let package = Package(
     .testTarget(name: "ReduxTests", dependencies: ["Redux", "ReduxTesting"]),
     // The game as a pure store: rules, rooms, the lobby, per-seat views, screen props.
     .target(name: "RoshamboGame", dependencies: ["Redux"]),
+    // Rooms in play shared by the game's and the client's tests.
+    .target(name: "GameFixtures", dependencies: ["RoshamboGame"], path: "Tests/GameFixtures"),
     .testTarget(
       name: "RoshamboGameTests",
       dependencies: [
-        "RoshamboGame", "ReduxTesting",
+        "RoshamboGame", "ReduxTesting", "GameFixtures",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     // The system's OpenSSL 3 (libssl-dev), with shims for what Swift cannot import.
@@ -120,7 +122,7 @@ let package = Package(
       name: "RoshamboClientTests",
       dependencies: [
         "RoshamboClient", "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
-        "ReduxTesting", .product(name: "Logging", package: "swift-log"),
+        "ReduxTesting", "GameFixtures", .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -74,7 +74,7 @@ extension RoomState {
         return .notPlaying(
           phase == .waiting
             ? "The match has not started: waiting for a second player."
-            : "The match is over; press n to ask for a rematch.")
+            : "The match is over; ask for a rematch to play again.")
       }
       guard round == self.round else { return .wrongRound(current: self.round) }
       guard ruleset.allows(weapon) else { return .invalidWeapon(weapon, settings.ruleset) }

@@ -1,3 +1,4 @@
+import GameFixtures
 import ReduxTesting
 import RoshamboGame
 import Testing

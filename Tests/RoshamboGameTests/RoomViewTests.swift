@@ -1,4 +1,5 @@
 import Foundation
+import GameFixtures
 import RoshamboGame
 import Testing
 

@@ -1,3 +1,5 @@
+import GameFixtures
+import RoshamboClient
 import RoshamboGame
 import Testing
 

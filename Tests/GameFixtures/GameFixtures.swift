@@ -1,7 +1,9 @@
+// Rooms in play for the tests of the game and of the client's screen (a library target
+// in Tests/, so both test targets share one definition).
 import RoshamboGame
 
-/// A room with both seats taken and round 1 open, for transition tests.
-func playingRoom(
+/// A room with both seats taken and round 1 open.
+public func playingRoom(
   bestOf: Int = 3, roundMillis: Int64 = 0, ruleset: Ruleset.ID = .classic
 ) -> RoomState {
   var room = RoomState(
@@ -14,7 +16,7 @@ func playingRoom(
 }
 
 /// Plays one round: seat one picks `a`, seat two picks `b`.
-func play(_ room: inout RoomState, _ a: Weapon, _ b: Weapon, at: Int64 = 10_000) {
+public func play(_ room: inout RoomState, _ a: Weapon, _ b: Weapon, at: Int64 = 10_000) {
   let round = room.round
   room.apply(.chose(seat: .one, round: round, weapon: a, at: at))
   room.apply(.chose(seat: .two, round: round, weapon: b, at: at))

@@ -1,3 +1,5 @@
+import RoshamboGame
+
 /// What a client knows besides the server's view: its connection, a pick it has sent
 /// but the server has not confirmed, the last notice from the server, and the time.
 ///
