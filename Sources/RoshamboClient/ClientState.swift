@@ -1,0 +1,39 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// What a client holds: the latest view the server sent this seat (a replica, never
+/// more than the server lets it see), the welcome, and its own context.
+///
+/// Invariant: `view` only ever comes from the server; local actions change `context`
+/// (a pending pick, a notice, the clock), never the view.
+public struct ClientState: Equatable, Sendable {
+  public var view: RoomView?
+  public var seq = -1
+  public var room: String?
+  public var seat: Seat?
+  public var token: String?
+  public var context = ClientContext()
+  /// Rounds this client has sent a pick for in the current match (sent once each).
+  public var pickedRounds: Set<Int> = []
+
+  public init() {}
+
+  /// The screen for this state.
+  public var props: ScreenProps { makeProps(view: view, context: context) }
+}
+
+extension ClientState {
+  /// Whether a pick of `weapon` now makes sense: a seated player, the round open, this
+  /// seat not chosen yet, the weapon in the ruleset.
+  public func canPick(_ weapon: Weapon) -> Bool {
+    guard isMyMove, let view else { return false }
+    return Ruleset.named(view.ruleset).allows(weapon)
+  }
+
+  /// Whether this client is a seated player whose pick for the open round is still to
+  /// be made (and not already sent).
+  public var isMyMove: Bool {
+    guard let view, let you = view.you, view.phase == .choosing else { return false }
+    return view.player(you)?.chosen == false && !pickedRounds.contains(view.round)
+  }
+}

@@ -1,0 +1,202 @@
+extension RoomState {
+  /// Applies `action` if the rules allow it and returns nil, or returns why not and
+  /// changes nothing.
+  @discardableResult
+  public mutating func apply(_ action: RoomAction) -> Refusal? {
+    if let refusal = refusal(for: action) { return refusal }
+    switch action {
+    case .playerJoined(let name, let token, let at):
+      let seat = freeSeat!
+      seats[seat] = SeatState(name: name, token: token)
+      if let other = seats[seat.opponent], !other.hasLeft {
+        startMatch(at: at)
+      } else {
+        seats[seat.opponent] = nil
+        resetToWaiting()
+      }
+    case .spectatorJoined:
+      spectators += 1
+    case .spectatorLeft:
+      spectators -= 1
+    case .chose(let seat, _, let weapon, let at):
+      seats[seat]!.pick = weapon
+      if seats.values.allSatisfy({ $0.pick != nil }) {
+        resolveRound(at: at)
+      }
+    case .disconnected(let seat, let at):
+      seats[seat]!.connected = false
+      seats[seat]!.graceEndsAt = at + settings.graceMillis
+    case .reconnected(let seat, _):
+      seats[seat]!.connected = true
+      seats[seat]!.graceEndsAt = nil
+    case .left(let seat, _), .graceExpired(let seat, _):
+      giveUp(seat)
+    case .deadlinePassed(_, let at):
+      resolveRound(at: at)
+    case .rematchRequested(let seat, let at):
+      seats[seat]!.wantsRematch = true
+      if seats.values.allSatisfy(\.wantsRematch) {
+        startMatch(at: at)
+      }
+    }
+    version += 1
+    return nil
+  }
+
+  /// Why the rules refuse `action` in this room, or nil when they accept it.
+  public func refusal(for action: RoomAction) -> Refusal? {
+    switch action {
+    case .playerJoined:
+      return freeSeat == nil ? .roomFull : nil
+    case .spectatorJoined:
+      return nil
+    case .spectatorLeft:
+      return spectators > 0 ? nil : .stale("no spectator to remove")
+    case .chose(let seat, let round, let weapon, _):
+      guard let held = seats[seat], !held.hasLeft else {
+        return .notPlaying("You do not hold a seat in this room.")
+      }
+      guard phase == .choosing else {
+        return .notPlaying(
+          phase == .waiting
+            ? "The match has not started: waiting for a second player."
+            : "The match is over; ask for a rematch to play again.")
+      }
+      guard round == self.round else { return .wrongRound(current: self.round) }
+      guard ruleset.allows(weapon) else { return .invalidWeapon(weapon, settings.ruleset) }
+      return held.pick == nil ? nil : .alreadyChosen
+    case .disconnected(let seat, _):
+      guard let held = seats[seat], !held.hasLeft, held.connected else {
+        return .stale("seat \(seat.rawValue) is not connected")
+      }
+      return nil
+    case .reconnected(let seat, _):
+      guard let held = seats[seat], !held.hasLeft, !held.connected else {
+        return .stale("seat \(seat.rawValue) is not waiting to reconnect")
+      }
+      return nil
+    case .left(let seat, _):
+      guard let held = seats[seat], !held.hasLeft else {
+        return .notPlaying("You do not hold a seat in this room.")
+      }
+      return nil
+    case .deadlinePassed(let round, let at):
+      guard phase == .choosing, round == self.round, let deadline, at >= deadline else {
+        return .stale("round \(round) has no deadline due at \(at)")
+      }
+      return nil
+    case .graceExpired(let seat, let at):
+      guard let held = seats[seat], !held.hasLeft, !held.connected,
+        let ends = held.graceEndsAt, at >= ends
+      else {
+        return .stale("seat \(seat.rawValue) has no grace ending by \(at)")
+      }
+      return nil
+    case .rematchRequested(let seat, _):
+      guard let held = seats[seat], !held.hasLeft else {
+        return .notPlaying("You do not hold a seat in this room.")
+      }
+      guard phase == .over else {
+        return .notPlaying("A rematch can be asked once the match is over.")
+      }
+      guard let other = seats[seat.opponent], !other.hasLeft else {
+        return .notPlaying("Your opponent has left; wait here for a new one.")
+      }
+      return held.wantsRematch ? .notPlaying("You already asked for a rematch.") : nil
+    }
+  }
+
+  /// Scores to zero, history cleared, round 1 open.
+  private mutating func startMatch(at: Int64) {
+    for seat in seats.keys {
+      seats[seat]!.score = 0
+      seats[seat]!.pick = nil
+      seats[seat]!.wantsRematch = false
+    }
+    round = 1
+    history = []
+    winner = nil
+    phase = .choosing
+    deadline = settings.roundMillis > 0 ? at + settings.roundMillis : nil
+  }
+
+  /// Resolves the current round from the picks in (a missing pick loses; two missing
+  /// draw), then ends the match or opens the next round.
+  private mutating func resolveRound(at: Int64) {
+    let first = seats[.one]?.pick
+    let second = seats[.two]?.pick
+    var roundWinner: Seat?
+    var reason: String?
+    switch (first, second) {
+    case (let a?, let b?):
+      switch ruleset.outcome(a, b) {
+      case .first(let rule):
+        roundWinner = .one
+        reason = rule.sentence
+      case .second(let rule):
+        roundWinner = .two
+        reason = rule.sentence
+      case .draw: break
+      }
+    case (.some, nil): roundWinner = .one
+    case (nil, .some): roundWinner = .two
+    case (nil, nil): break
+    }
+    history.append(
+      RoundResult(round: round, weapons: [first, second], winner: roundWinner, reason: reason))
+    if history.count > RoomView.historyLimit {
+      // Endless draws must not grow the room: keep what a view can show (the scores are
+      // in the seats, and rounds keep their numbers).
+      history.removeFirst(history.count - RoomView.historyLimit)
+    }
+    for seat in seats.keys { seats[seat]!.pick = nil }
+    if let roundWinner {
+      seats[roundWinner]!.score += 1
+      if seats[roundWinner]!.score >= winsNeeded {
+        finish(winner: roundWinner)
+        return
+      }
+    }
+    round += 1
+    deadline = settings.roundMillis > 0 ? at + settings.roundMillis : nil
+  }
+
+  private mutating func finish(winner seat: Seat) {
+    phase = .over
+    winner = seat
+    deadline = nil
+    for held in seats.keys { seats[held]!.pick = nil }
+  }
+
+  /// A seat gives up: the opponent wins a running match; the seat is kept (to show the
+  /// result) but is free for a new player. While waiting, the seat simply empties.
+  private mutating func giveUp(_ seat: Seat) {
+    switch phase {
+    case .waiting:
+      seats[seat] = nil
+    case .choosing:
+      seats[seat]!.hasLeft = true
+      seats[seat]!.connected = false
+      seats[seat]!.graceEndsAt = nil
+      finish(winner: seat.opponent)
+    case .over:
+      seats[seat]!.hasLeft = true
+      seats[seat]!.connected = false
+      seats[seat]!.graceEndsAt = nil
+      for held in seats.keys { seats[held]!.wantsRematch = false }
+    }
+    if seats.values.allSatisfy(\.hasLeft) {
+      seats = [:]
+      resetToWaiting()
+    }
+  }
+
+  /// No match: waiting for players, from round 1 with no history.
+  private mutating func resetToWaiting() {
+    phase = .waiting
+    round = 1
+    history = []
+    winner = nil
+    deadline = nil
+  }
+}
