@@ -38,10 +38,20 @@ build() {
   [ -n "$library" ] || die "this toolchain has no libFuzzer runtime (libclang_rt.fuzzer_no_main)"
   mkdir -p "$fuzz/.work"
   local status=0
-  (cd "$fuzz" && swift build -c release \
-    -Xswiftc -sanitize=address \
-    -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
-    -Xlinker "$library" -Xlinker -lstdc++ "$@") >"$fuzz/.work/build.log" 2>&1 || status=$?
+  compile() {
+    (cd "$fuzz" && swift build -c release \
+      -Xswiftc -sanitize=address \
+      -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
+      -Xlinker "$library" -Xlinker -lstdc++ "$@") >"$fuzz/.work/build.log" 2>&1
+  }
+  compile "$@" || status=$?
+  if [ "$status" -ne 0 ] && grep -q 'because of missing inputs' "$fuzz/.work/build.log"; then
+    # SwiftPM keeps the old list of a path dependency's files after files move in the
+    # product; forget the build plan (not the compiled modules) and build again.
+    rm -f "$fuzz/.build/release.yaml" "$fuzz/.build/build.db"
+    status=0
+    compile "$@" || status=$?
+  fi
   grep -Ev '^\[[0-9]+/[0-9]+\]|__asan_extra_spill_area' "$fuzz/.work/build.log" || true
   [ "$status" -eq 0 ] || die "the fuzz targets did not build (exit $status; see above)"
 }
