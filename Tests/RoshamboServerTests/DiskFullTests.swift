@@ -73,13 +73,7 @@ struct DiskFullTests {
     // Draws, so the match never ends; a few rounds are saved with space to spare.
     for round in 1...3 { _ = try await playRound(alice, .rock, bob, .rock, round: round) }
     try disk.fill()
-    var round = 4
-    var refusal: ProtocolError?
-    while refusal == nil, round < 3_000 {
-      refusal = try await pick(alice, round: round, .rock, id: round)
-      if refusal == nil { refusal = try await pick(bob, round: round, .rock, id: round) }
-      round += 1
-    }
+    let refusal = try await drawUntilRefused(alice, bob, from: 4)
     let error = try #require(refusal, "the full disk never refused a write")
     #expect(error.code == "unavailable" && !error.fatal, "\(error)")
     _ = try first.line(containing: "journal")  // the server said why

@@ -104,13 +104,7 @@ struct HardeningTests {
     let (alice, bob) = try await seatTwo(port: server.port)
     // The database may not grow: rows fill the pages it has, then a commit fails.
     try await server.withJournal { try $0!.limitPagesToCurrent() }
-    var round = 1
-    var refusal: ProtocolError?
-    while refusal == nil, round < 2_000 {
-      refusal = try await pick(alice, round: round, .rock, id: round)
-      if refusal == nil { refusal = try await pick(bob, round: round, .rock, id: round) }
-      round += 1
-    }
+    let refusal = try await drawUntilRefused(alice, bob, from: 1)
     let error = try #require(refusal, "the limited journal never refused a write")
     #expect(error.code == "unavailable" && !error.fatal)
     // Everything sent before the refusal has arrived once a ping is answered.
@@ -216,6 +210,18 @@ struct HardeningTests {
     #expect(!joined.contains("room=admin,"))
     #expect(LogText.quoted(String(repeating: "y", count: 60_000)).count < 100)
   }
+}
+
+/// Plays drawn rounds from round `from` until a pick is refused (or 2,000 rounds pass);
+/// returns the refusal.
+func drawUntilRefused(_ alice: TestClient, _ bob: TestClient, from first: Int) async throws
+  -> ProtocolError?
+{
+  for round in first..<first + 2_000 {
+    if let refusal = try await pick(alice, round: round, .rock, id: round) { return refusal }
+    if let refusal = try await pick(bob, round: round, .rock, id: round) { return refusal }
+  }
+  return nil
 }
 
 /// Sends a pick and reads until the server took it (a state shows it, or the round moved
