@@ -50,12 +50,7 @@ final class HostileServer: Sendable {
 
 /// `payload` as one whole frame.
 func frame(_ payload: String) -> [UInt8] {
-  let bytes = Array(payload.utf8)
-  let length = UInt32(bytes.count)
-  return [
-    UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
-    UInt8(length & 0xFF),
-  ] + bytes
+  Array(buffer: ByteBuffer.frame(Array(payload.utf8)))
 }
 
 /// A `view` with the given players and history, otherwise well formed.

@@ -14,8 +14,7 @@ import RoshamboTLS
 let root = FileManager.default.currentDirectoryPath + "/Corpus"
 
 func frame(_ payload: [UInt8]) -> [UInt8] {
-  let n = UInt32(payload.count)
-  return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + payload
+  Array(buffer: ByteBuffer.frame(payload))
 }
 
 func write(_ target: String, _ name: String, _ bytes: [UInt8]) throws {
