@@ -1,12 +1,12 @@
-import Redux
-
 extension LobbyState {
-  /// The room reducer, lifted over the lobby's rooms.
-  static let roomReducer = RoomReducer().forEach(
-    in: \LobbyState.rooms,
-    action: { (action: LobbyAction) -> (String, RoomAction)? in
-      if case .room(let name, let roomAction) = action { (name, roomAction) } else { nil }
-    })
+  /// The room `action` concerns, in the lobby as it is before the action (a join
+  /// without a name lands in the quick-match room, see ``roomForJoin(requested:)``).
+  public func room(of action: LobbyAction) -> String {
+    switch action {
+    case .join(let requested, _, _, _): roomForJoin(requested: requested)
+    case .spectate(let name), .room(let name, _): name
+    }
+  }
 
   /// Why the rules refuse `action`, or nil when they accept it.
   public func refusal(for action: LobbyAction) -> Refusal? {
@@ -27,6 +27,14 @@ extension LobbyState {
   @discardableResult
   public mutating func apply(_ action: LobbyAction) -> Refusal? {
     if let refusal = refusal(for: action) { return refusal }
+    applyAccepted(action)
+    return nil
+  }
+
+  /// Changes the lobby for an action the rules accept, without checking them again.
+  ///
+  /// Precondition: ``refusal(for:)`` returned nil for `action` on this lobby.
+  public mutating func applyAccepted(_ action: LobbyAction) {
     switch action {
     case .join(let requested, let name, let token, let at):
       let target = roomForJoin(requested: requested)
@@ -34,14 +42,14 @@ extension LobbyState {
         rooms[target] = RoomState(name: target, settings: defaults)
         if requested == nil { nextQuickMatchNumber += 1 }
       }
-      rooms[target]!.apply(.playerJoined(name: name, token: token, at: at))
+      rooms[target]!.applyAccepted(.playerJoined(name: name, token: token, at: at))
       if requested == nil {
         quickMatchRoom = rooms[target]!.phase == .waiting ? target : nil
       }
     case .spectate(let name):
-      rooms[name]!.apply(.spectatorJoined)
-    case .room(let name, _):
-      Self.roomReducer.reduce(into: &self, action: action)
+      rooms[name]!.applyAccepted(.spectatorJoined)
+    case .room(let name, let roomAction):
+      rooms[name]!.applyAccepted(roomAction)
       if rooms[name]!.isEmpty {
         rooms[name] = nil
       }
@@ -49,6 +57,5 @@ extension LobbyState {
         quickMatchRoom = nil
       }
     }
-    return nil
   }
 }

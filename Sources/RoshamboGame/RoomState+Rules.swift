@@ -4,6 +4,15 @@ extension RoomState {
   @discardableResult
   public mutating func apply(_ action: RoomAction) -> Refusal? {
     if let refusal = refusal(for: action) { return refusal }
+    applyAccepted(action)
+    return nil
+  }
+
+  /// Changes the room for an action the rules accept, without checking them again.
+  ///
+  /// Precondition: ``refusal(for:)`` returned nil for `action` on this room (a caller
+  /// that has already validated, like the server's gatekeeper, runs the rules once).
+  public mutating func applyAccepted(_ action: RoomAction) {
     switch action {
     case .playerJoined(let name, let token, let at):
       let seat = freeSeat!
@@ -40,7 +49,6 @@ extension RoomState {
       }
     }
     version += 1
-    return nil
   }
 
   /// Why the rules refuse `action` in this room, or nil when they accept it.

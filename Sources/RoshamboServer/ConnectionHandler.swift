@@ -185,7 +185,8 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   private func forward(_ message: ClientMessage) {
     guard let link else { return }
-    hub.execute { $0.receive(message, from: link) }
+    guard let request = PlayerRequest(message) else { return }
+    hub.execute { $0.receive(request, from: link) }
   }
 
   private func write(_ context: ChannelHandlerContext, _ message: ServerMessage) {

@@ -235,10 +235,12 @@ final class Journal {
         let text: String = row["action"]
         do {
           let action = try JournalFormat.action(from: text.utf8)
-          if let refusal = lobby.apply(action) {
+          // The rules, then the live server's own reducer: a replay is the game again.
+          if let refusal = lobby.refusal(for: action) {
             throw JournalError.badRow(
               path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
           }
+          HubReducer().reduce(into: &lobby, action: .lobby(action, origin: nil))
         } catch {
           let failure =
             error as? JournalError

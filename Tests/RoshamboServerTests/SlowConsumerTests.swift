@@ -99,7 +99,7 @@ struct SlowConsumerTests {
     }
     #expect(errors == [0, 1, 2, 3, 4])
     (client.channel as! EmbeddedChannel).isWritable = false
-    for id in 0...GameHub.backlogLimit {
+    for id in 0...ConnectionBacklogs.limit {
       hub.receive(.choose(round: 1, weapon: .rock, id: id), from: client)
     }
     loop.run()

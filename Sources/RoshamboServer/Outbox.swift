@@ -1,0 +1,84 @@
+import Redux
+import RoshamboGame
+import RoshamboProtocol
+
+/// What the hub will send when it next flushes, in the order it was decided; each
+/// accepted action adds its room's state.
+///
+/// Invariant: ``take()`` gives each room's state once per flush, after every welcome
+/// into that room, so no connection sees a room's state before its welcome.
+final class Outbox {
+  enum Item {
+    case message(ConnectionLink, ServerMessage)
+    /// The room's latest state to everyone in it.
+    case roomState(String)
+    /// The room's latest state to one connection only.
+    case stateTo(ConnectionLink, String)
+    case close(ConnectionLink)
+  }
+
+  private var items: [Item] = []
+
+  func append(_ item: Item) {
+    items.append(item)
+  }
+
+  /// Everything queued, in sending order (see ``sendingOrder(_:)``), leaving it empty.
+  func take() -> [Item] {
+    defer { items.removeAll(keepingCapacity: true) }
+    return Self.sendingOrder(items)
+  }
+
+  /// Keeps only errors and closes: what may still go out when the commit behind the
+  /// rest failed.
+  func keepOnlyErrorsAndCloses() {
+    items.removeAll { item in
+      switch item {
+      case .message(_, .error), .close: false
+      default: true
+      }
+    }
+  }
+
+  /// Every accepted lobby action puts its room's state in the outbox.
+  var middleware: Middleware<LobbyState, HubAction> {
+    Middleware { [self] context, action, next in
+      guard case .lobby(let lobbyAction, _) = action else { return next(action) }
+      let name = context.state.room(of: lobbyAction)
+      next(action)
+      append(.roomState(name))
+    }
+  }
+
+  /// `items` with each room's state once, at the latest of its own places and the
+  /// places of the welcomes into that room; everything else keeps its order.
+  static func sendingOrder(_ items: [Item]) -> [Item] {
+    var changed: Set<String> = []
+    var lastPlace: [String: Int] = [:]
+    for (index, item) in items.enumerated() {
+      switch item {
+      case .roomState(let room):
+        changed.insert(room)
+        lastPlace[room] = index
+      case .message(_, .welcome(let room, _, _)):
+        lastPlace[room] = index
+      default:
+        break
+      }
+    }
+    var result: [Item] = []
+    result.reserveCapacity(items.count)
+    for (index, item) in items.enumerated() {
+      switch item {
+      case .roomState(let room):
+        if lastPlace[room] == index { result.append(item) }
+      case .message(_, .welcome(let room, _, _)):
+        result.append(item)
+        if changed.contains(room), lastPlace[room] == index { result.append(.roomState(room)) }
+      default:
+        result.append(item)
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,28 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// What a connection hands the hub: every client message but `ping`, which its
+/// ``ConnectionHandler`` answers itself without a trip to the hub's loop.
+///
+/// Invariant: each case is the ``ClientMessage`` case of the same name, unchanged.
+enum PlayerRequest: Sendable, Equatable {
+  case hello(
+    protocol: Int, name: String, role: ClientMessage.Role, room: String?, resume: String?,
+    id: Int?)
+  case choose(round: Int, weapon: Weapon, id: Int?)
+  case rematch(id: Int?)
+  case leave(id: Int?)
+
+  /// The request a message makes of the hub, or nil for `ping`.
+  init?(_ message: ClientMessage) {
+    switch message {
+    case .hello(let version, let name, let role, let room, let resume, let id):
+      self = .hello(protocol: version, name: name, role: role, room: room, resume: resume, id: id)
+    case .choose(let round, let weapon, let id):
+      self = .choose(round: round, weapon: weapon, id: id)
+    case .rematch(let id): self = .rematch(id: id)
+    case .leave(let id): self = .leave(id: id)
+    case .ping: return nil
+    }
+  }
+}

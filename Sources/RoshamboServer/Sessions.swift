@@ -1,0 +1,55 @@
+import RoshamboGame
+
+/// Who is connected where: each joined connection's room and seat, and each room's
+/// audience (a connection per seat, the spectators).
+///
+/// Invariant: a connection is in a room's audience exactly when it is a member of that
+/// room; a room with nobody in its audience has no entry.
+struct Sessions {
+  struct Member {
+    var link: ConnectionLink
+    var room: String
+    var seat: Seat?
+    /// What the lobby stores for this player's resume token (players only).
+    var token: String?
+  }
+
+  struct Audience {
+    var seats: [Seat: ConnectionLink] = [:]
+    var spectators: Set<ConnectionLink> = []
+  }
+
+  private(set) var members: [Int: Member] = [:]
+  private var audiences: [String: Audience] = [:]
+
+  subscript(id: Int) -> Member? { members[id] }
+
+  func audience(of room: String) -> Audience? { audiences[room] }
+
+  /// `link` now holds `seat` in `room` (a connection that held it before is replaced).
+  mutating func attach(_ link: ConnectionLink, room: String, seat: Seat, token: String) {
+    members[link.id] = Member(link: link, room: room, seat: seat, token: token)
+    audiences[room, default: Audience()].seats[seat] = link
+  }
+
+  mutating func attachSpectator(_ link: ConnectionLink, room: String) {
+    members[link.id] = Member(link: link, room: room, seat: nil, token: nil)
+    audiences[room, default: Audience()].spectators.insert(link)
+  }
+
+  /// Takes the connection out of its room; returns what it was.
+  @discardableResult
+  mutating func remove(_ id: Int) -> Member? {
+    guard let member = members.removeValue(forKey: id) else { return nil }
+    let link = member.link
+    if let seat = member.seat {
+      if audiences[member.room]?.seats[seat] == link { audiences[member.room]?.seats[seat] = nil }
+    } else {
+      audiences[member.room]?.spectators.remove(link)
+    }
+    if let audience = audiences[member.room], audience.seats.isEmpty, audience.spectators.isEmpty {
+      audiences[member.room] = nil
+    }
+    return member
+  }
+}
