@@ -1,0 +1,162 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import Redux
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// The hub's parts alone, without sockets or a loop turning: the backlog state machine,
+/// the outbox's sending order, and the store's middleware chain.
+@Suite("Server: the hub's parts")
+struct HubPartsTests {
+  let loop = EmbeddedEventLoop()
+
+  func link(_ id: Int) -> ConnectionLink {
+    ConnectionLink(id: id, channel: EmbeddedChannel(loop: loop))
+  }
+
+  func frame(_ byte: UInt8) -> ByteBuffer { ByteBuffer(bytes: [byte]) }
+
+  @Test("backlogs: written when writable, held when not, newest state last, closed past the limit")
+  func backlogs() {
+    var backlogs = ConnectionBacklogs()
+    #expect(backlogs.deliver(frame(1), to: 7, isState: true, writable: true) == .write)
+    #expect(backlogs.count == 0)
+    #expect(backlogs.deliver(frame(2), to: 7, isState: true, writable: false) == .held)
+    // Once something waits, later frames wait behind it even if the channel says writable.
+    #expect(backlogs.deliver(frame(3), to: 7, isState: false, writable: true) == .held)
+    #expect(backlogs.deliver(frame(4), to: 7, isState: true, writable: false) == .held)
+    #expect(backlogs.deliver(frame(5), to: 7, isState: false, writable: false) == .held)
+    #expect(backlogs.drain(7) == [frame(3), frame(5), frame(4)])
+    #expect(backlogs.drain(7) == [])
+    for index in 0..<ConnectionBacklogs.limit {
+      #expect(
+        backlogs.deliver(frame(UInt8(index)), to: 8, isState: false, writable: false) == .held)
+    }
+    #expect(backlogs.deliver(frame(99), to: 8, isState: true, writable: false) == .held)
+    #expect(backlogs.deliver(frame(100), to: 8, isState: false, writable: false) == .close)
+    #expect(backlogs.count == 0)
+    _ = backlogs.deliver(frame(1), to: 9, isState: true, writable: false)
+    backlogs.forget(9)
+    #expect(backlogs.drain(9) == [])
+  }
+
+  /// The items as short strings, to compare orders.
+  func names(_ items: [Outbox.Item]) -> [String] {
+    items.map { item in
+      switch item {
+      case .message(let link, .welcome(let room, _, _)): "welcome \(link.id) \(room)"
+      case .message(let link, .error(let error, _)): "error \(link.id) \(error.code)"
+      case .message(let link, _): "message \(link.id)"
+      case .roomState(let room): "state \(room)"
+      case .stateTo(let link, let room): "state \(room) to \(link.id)"
+      case .close(let link): "close \(link.id)"
+      }
+    }
+  }
+
+  @Test("the outbox sends each room's state once, after every welcome into the room")
+  func sendingOrder() {
+    let welcome = { (id: Int, room: String) in
+      Outbox.Item.message(link(id), .welcome(room: room, seat: .one, token: nil))
+    }
+    let items: [Outbox.Item] = [
+      .roomState("den"), welcome(1, "den"), .roomState("hall"),
+      .message(link(2), .error(.badMessage("x"), re: nil)), .roomState("den"), welcome(3, "den"),
+      welcome(4, "attic"), .roomState("hall"), .close(link(2)),
+    ]
+    #expect(
+      names(Outbox.sendingOrder(items)) == [
+        "welcome 1 den", "error 2 bad_message", "welcome 3 den", "state den", "welcome 4 attic",
+        "state hall", "close 2",
+      ])
+  }
+
+  /// A store wired as the hub wires it, without the hub: what each part saw.
+  final class Wiring {
+    var answers: [(Int, String)] = []
+    let outbox = Outbox()
+    let batch = JournalBatch(now: { 5 })
+    var gatekeeper: Gatekeeper!
+    var store: Store<LobbyState, HubAction>!
+
+    init(_ lobby: LobbyState) {
+      gatekeeper = Gatekeeper(logger: Logger(label: "test")) { [unowned self] origin, error in
+        answers.append((origin.link.id, error.code))
+      }
+      store = Store(
+        initialState: lobby, reducer: HubReducer(),
+        middleware: [gatekeeper.middleware, batch.middleware, outbox.middleware])
+    }
+  }
+
+  func playing() -> LobbyState {
+    var lobby = LobbyState(defaults: .init(bestOf: 1))
+    lobby.apply(.join(room: "den", name: "Alice", token: "a", at: 0))
+    lobby.apply(.join(room: "den", name: "Bob", token: "b", at: 0))
+    return lobby
+  }
+
+  @Test("a refused request is answered and swallowed: nothing reduced, journaled or sent")
+  func refusal() {
+    let wiring = Wiring(playing())
+    let before = wiring.store.state
+    wiring.store.dispatch(
+      .lobby(
+        .room("den", .chose(seat: .one, round: 2, weapon: .rock, at: 1)),
+        origin: Origin(link: link(1), re: 4)))
+    #expect(wiring.store.state == before)
+    #expect(wiring.batch.isEmpty)
+    #expect(wiring.answers.map(\.1) == ["wrong_round"])
+    #expect(names(wiring.outbox.take()).isEmpty)
+    // A stale timer is dropped without an answer.
+    wiring.store.dispatch(.lobby(.room("den", .deadlinePassed(round: 9, at: 1)), origin: nil))
+    #expect(wiring.answers.count == 1)
+    #expect(wiring.store.state == before)
+  }
+
+  @Test("an accepted action is reduced once, batched with its origin, and its room queued")
+  func accepted() {
+    let wiring = Wiring(playing())
+    var expected = wiring.store.state
+    expected.apply(.room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1)))
+    expected.apply(.room("den", .chose(seat: .two, round: 1, weapon: .paper, at: 2)))
+    wiring.store.dispatch(
+      .lobby(
+        .room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1)),
+        origin: Origin(link: link(1), re: 1)))
+    wiring.store.dispatch(
+      .lobby(.room("den", .chose(seat: .two, round: 1, weapon: .paper, at: 2)), origin: nil))
+    #expect(wiring.store.state == expected)
+    #expect(wiring.batch.actions.count == 2)
+    #expect(wiring.batch.origins.map(\.link.id) == [1])
+    // Best of 1: the second pick ended the match, recorded for the history.
+    #expect(wiring.batch.matches.map(\.winner) == ["Bob"])
+    #expect(wiring.answers.isEmpty)
+    #expect(names(wiring.outbox.take()) == ["state den"])
+  }
+
+  @Test("while the journal cannot be written every request is answered unavailable")
+  func failing() {
+    let wiring = Wiring(playing())
+    wiring.gatekeeper.saving = .failing(retry: nil)
+    let before = wiring.store.state
+    wiring.store.dispatch(
+      .lobby(
+        .room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1)),
+        origin: Origin(link: link(1), re: 1)))
+    wiring.store.dispatch(.lobby(.room("den", .disconnected(seat: .two, at: 1)), origin: nil))
+    #expect(wiring.store.state == before)
+    #expect(wiring.batch.isEmpty)
+    #expect(wiring.answers.map(\.1) == ["unavailable"])
+    // The journal's own lobby still goes in.
+    var saved = before
+    saved.apply(.room("den", .disconnected(seat: .two, at: 1)))
+    wiring.store.dispatch(.restore(saved))
+    #expect(wiring.store.state == saved)
+    #expect(wiring.batch.isEmpty)
+  }
+}
