@@ -31,7 +31,7 @@ public struct ClientReducer: Reducer {
       }
     case .serverError(let error):
       state.context.notice = error.message
-      if error.code == "already_chosen" || error.code == "wrong_round" {
+      if error.code == .alreadyChosen || error.code == .wrongRound {
         state.context.pendingPick = nil
       }
     case .choose(let weapon):

@@ -194,7 +194,7 @@ final class LoadBotHandler: ChannelInboundHandler {
         }
       }
     case .error(let error, _):
-      stats.error(error.code)
+      stats.error(error.code.rawValue)
     case .pong:
       break
     }

@@ -66,7 +66,7 @@ extension ServerMessage {
       }
       return .state(seq: seq, view: view)
     case .error(var error, let re):
-      error.code = TerminalText.sanitized(error.code)
+      error.code = ErrorCode(rawValue: TerminalText.sanitized(error.code.rawValue))
       error.message = TerminalText.sanitized(error.message)
       return .error(error, re: re)
     case .pong:

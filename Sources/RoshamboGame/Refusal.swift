@@ -1,8 +1,9 @@
 /// Why the rules refuse an action. A refused action changes nothing, not even the
-/// version. Each case maps to an error code of the wire contract.
+/// version. Each case but `stale` maps to an error code of the wire contract
+/// (`RoshamboProtocol.ErrorCode`).
 ///
-/// Invariant: ``code`` is one of the contract's codes, or `stale` for an internal
-/// action (a timer) whose moment has passed, which is never sent to a client.
+/// Invariant: `stale` is only ever the answer to an internal action (a timer, a dropped
+/// connection) whose moment has passed, and is never sent to a client.
 public enum Refusal: Error, Sendable, Equatable {
   case roomFull
   case noSuchRoom(String)
@@ -13,19 +14,6 @@ public enum Refusal: Error, Sendable, Equatable {
   case notPlaying(String)
   /// A timer or connection event that no longer applies.
   case stale(String)
-
-  /// The contract's error code.
-  public var code: String {
-    switch self {
-    case .roomFull: "room_full"
-    case .noSuchRoom: "no_such_room"
-    case .wrongRound: "wrong_round"
-    case .alreadyChosen: "already_chosen"
-    case .invalidWeapon: "invalid_weapon"
-    case .notPlaying: "not_playing"
-    case .stale: "stale"
-    }
-  }
 
   /// A sentence for people, saying what was wrong and, where it helps, what to do.
   public var message: String {

@@ -185,7 +185,7 @@ public enum ClientMessage: Sendable, Equatable {
       guard let weapon = Weapon(rawValue: text) else {
         return .failure(
           ProtocolError(
-            code: "invalid_weapon", message: "\"\(LogText.cut(text))\" is not a weapon."))
+            code: .invalidWeapon, message: "\"\(LogText.cut(text))\" is not a weapon."))
       }
       return .success(.choose(round: round, weapon: weapon, id: e.id))
     case "rematch": return .success(.rematch(id: e.id))

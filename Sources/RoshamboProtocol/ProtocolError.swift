@@ -3,37 +3,74 @@ import RoshamboGame
 /// A message the server refuses, as the contract's `error`: a code, a sentence for people,
 /// and whether the connection is closed after it.
 ///
-/// Invariant: `code` is one of the contract's error codes (or a documented extension).
+/// Invariant: the server only sends codes of ``ErrorCode/contract``; a client keeps
+/// whatever code arrives.
 public struct ProtocolError: Error, Sendable, Equatable {
-  public var code: String
+  public var code: ErrorCode
   public var message: String
   public var fatal: Bool
 
-  public init(code: String, message: String, fatal: Bool = false) {
+  public init(code: ErrorCode, message: String, fatal: Bool = false) {
     self.code = code
     self.message = message
     self.fatal = fatal
   }
 
   public static func badFrame(_ message: String) -> ProtocolError {
-    ProtocolError(code: "bad_frame", message: message, fatal: true)
+    ProtocolError(code: .badFrame, message: message, fatal: true)
   }
 
   public static func badMessage(_ message: String) -> ProtocolError {
-    ProtocolError(code: "bad_message", message: message)
+    ProtocolError(code: .badMessage, message: message)
   }
 
   /// The server cannot save right now (its disk is failing): nothing of the message
   /// happened; try again. Play resumes by itself once the server can save again.
   public static func unavailable() -> ProtocolError {
     ProtocolError(
-      code: "unavailable",
+      code: .unavailable,
       message: "The server cannot save right now, so nothing was done; try again shortly.")
   }
 
   /// The contract's form of a refusal by the game's rules.
   public init(_ refusal: Refusal) {
-    self.init(code: refusal.code, message: refusal.message)
+    self.init(code: ErrorCode(refusal), message: refusal.message)
+  }
+
+  public static func notPlaying(_ message: String) -> ProtocolError {
+    ProtocolError(code: .notPlaying, message: message)
+  }
+
+  /// Anything but `hello` (or `ping`) before `hello`.
+  public static func helloFirst() -> ProtocolError {
+    ProtocolError(code: .helloFirst, message: "Send hello before anything else.")
+  }
+
+  public static func unsupportedProtocol(_ version: Int) -> ProtocolError {
+    ProtocolError(
+      code: .unsupportedProtocol,
+      message: "This server speaks protocol \(WireProtocol.version), not \(version).", fatal: true)
+  }
+
+  public static func badToken() -> ProtocolError {
+    ProtocolError(
+      code: .badToken,
+      message:
+        "That resume token holds no seat (the match may have ended); join again without it.",
+      fatal: true)
+  }
+
+  /// The connection is closed for a silence of `message`'s kind.
+  public static func timeout(_ message: String) -> ProtocolError {
+    ProtocolError(code: .timeout, message: message, fatal: true)
+  }
+
+  public static func serverFull(_ message: String) -> ProtocolError {
+    ProtocolError(code: .serverFull, message: message, fatal: true)
+  }
+
+  public static func rateLimited(_ message: String, fatal: Bool) -> ProtocolError {
+    ProtocolError(code: .rateLimited, message: message, fatal: fatal)
   }
 }
 

@@ -32,7 +32,7 @@ public enum ServerMessage: Sendable, Equatable {
       for _ in 0..<(WireProtocol.weaponFieldWidth - width) { json.raw(" ") }
     case .error(let error, let re):
       json.raw("{\"type\":\"error\",")
-      json.key("code"); json.string(error.code); json.comma()
+      json.key("code"); json.string(error.code.rawValue); json.comma()
       json.key("message"); json.string(error.message); json.comma()
       json.key("fatal"); json.bool(error.fatal)
       if let re { json.comma(); json.key("re"); json.int(re) }
@@ -98,7 +98,8 @@ public enum ServerMessage: Sendable, Equatable {
         return .state(seq: try required(seq, "seq"), view: try required(view, "view"))
       case "error":
         let error = ProtocolError(
-          code: try required(code, "code"), message: try required(message, "message"),
+          code: ErrorCode(rawValue: try required(code, "code")),
+          message: try required(message, "message"),
           fatal: try required(fatal, "fatal"))
         return .error(error, re: re)
       case "pong":

@@ -63,10 +63,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     let seconds = limits.helloTimeoutSeconds
     let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
       self.fail(
-        context,
-        ProtocolError(
-          code: "timeout", message: "No hello within \(seconds) s of connecting; closing.",
-          fatal: true), re: nil)
+        context, .timeout("No hello within \(seconds) s of connecting; closing."), re: nil)
     }
     state = .awaitingHello(timeout)
     logger.debug(
@@ -90,15 +87,13 @@ final class ConnectionHandler: ChannelInboundHandler {
         ? "The server has its maximum of \(limits.maxConnections) connections; try again later."
         : "Your address has its maximum of \(limits.maxConnectionsPerAddress) connections to "
           + "this server; close one and try again."
-      fail(context, ProtocolError(code: "server_full", message: message, fatal: true), re: nil)
+      fail(context, .serverFull(message), re: nil)
     } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
       fail(
         context,
-        ProtocolError(
-          code: "timeout",
-          message:
-            "No message for \(limits.idleTimeoutSeconds) s; closing (send ping to stay connected).",
-          fatal: true), re: nil)
+        .timeout(
+          "No message for \(limits.idleTimeoutSeconds) s; closing (send ping to stay connected)."),
+        re: nil)
     }
     context.fireUserInboundEventTriggered(event)
   }
@@ -111,11 +106,10 @@ final class ConnectionHandler: ChannelInboundHandler {
       if excess == 1 || fatal {
         fail(
           context,
-          ProtocolError(
-            code: "rate_limited",
-            message: "More than \(limits.framesPerSecond) messages per second; slow down"
-              + (fatal ? ". Closing." : " (messages are being dropped)."),
-            fatal: fatal), re: nil)
+          .rateLimited(
+            "More than \(limits.framesPerSecond) messages per second; slow down"
+              + (fatal ? ". Closing." : " (messages are being dropped)."), fatal: fatal),
+          re: nil)
       }
       return
     }
@@ -138,10 +132,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       state = .joined
       forward(message)
     case (.awaitingHello, _):
-      fail(
-        context,
-        ProtocolError(code: "hello_first", message: "Send hello before anything else."),
-        re: message.id)
+      fail(context, .helloFirst(), re: message.id)
     case (.joined, _):
       forward(message)
     case (.closing, _):

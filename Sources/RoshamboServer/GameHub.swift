@@ -165,13 +165,7 @@ final class GameHub {
       return
     }
     guard version == WireProtocol.version else {
-      reply(
-        link,
-        ProtocolError(
-          code: "unsupported_protocol",
-          message: "This server speaks protocol \(WireProtocol.version), not \(version).",
-          fatal: true),
-        re: id)
+      reply(link, .unsupportedProtocol(version), re: id)
       return
     }
     let origin = Origin(link: link, re: id)
@@ -206,14 +200,7 @@ final class GameHub {
   private func resumeSeat(_ link: ConnectionLink, token: String, id: Int?) {
     let stored = ResumeToken.stored(token)
     guard let (room, seat) = store.state.locate(token: stored) else {
-      reply(
-        link,
-        ProtocolError(
-          code: "bad_token",
-          message:
-            "That resume token holds no seat (the match may have ended); join again without it.",
-          fatal: true),
-        re: id)
+      reply(link, .badToken(), re: id)
       return
     }
     let reconnecting = store.state.rooms[room]?.seats[seat]?.connected == false
@@ -360,11 +347,5 @@ final class GameHub {
     logger.notice(
       "journal writes succeed again; play resumes", metadata: ["path": "\(journal.path)"])
     reconcile()
-  }
-}
-
-extension ProtocolError {
-  fileprivate static func notPlaying(_ message: String) -> ProtocolError {
-    ProtocolError(code: "not_playing", message: message)
   }
 }

@@ -42,7 +42,8 @@ final class Gatekeeper {
       if case .stale = refusal { return }
       if let origin {
         answer(origin, ProtocolError(refusal))
-        logger.info("refused", metadata: ["conn": "\(origin.link.id)", "code": "\(refusal.code)"])
+        logger.info(
+          "refused", metadata: ["conn": "\(origin.link.id)", "code": "\(ErrorCode(refusal))"])
       }
     }
   }

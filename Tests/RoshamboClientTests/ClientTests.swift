@@ -52,7 +52,7 @@ struct ClientStoreTests {
   func notice() {
     let store = TestStore(initialState: ClientState(), reducer: ClientReducer())
     store.send(
-      .serverError(ProtocolError(code: "already_chosen", message: "You already chose this round."))
+      .serverError(ProtocolError(code: .alreadyChosen, message: "You already chose this round."))
     ) {
       $0.context.notice = "You already chose this round."
     }

@@ -42,7 +42,7 @@ struct ServerIntakeTests {
     room.apply(.rematchRequested(seat: .two, at: 2))
     record()
     messages.append(
-      .error(ProtocolError(code: "wrong_round", message: "not now\u{9B}2J", fatal: false), re: 3))
+      .error(ProtocolError(code: .wrongRound, message: "not now\u{9B}2J", fatal: false), re: 3))
     messages.append(.pong(id: 7))
     return messages.map { $0.encoded() }
   }

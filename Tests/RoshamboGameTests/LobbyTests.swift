@@ -31,7 +31,7 @@ struct LobbyTests {
     #expect(lobby.rooms["den"]?.settings.ruleset == .lizardSpock)
     #expect(lobby.rooms["den"]?.settings.bestOf == 5)
     let before = lobby
-    #expect(lobby.apply(.join(room: "den", name: "C", token: "c", at: 3))?.code == "room_full")
+    #expect(lobby.apply(.join(room: "den", name: "C", token: "c", at: 3))?.kind == .roomFull)
     #expect(lobby == before)
     #expect(lobby.quickMatchRoom == nil)
   }
@@ -39,7 +39,7 @@ struct LobbyTests {
   @Test("spectating needs an existing room")
   func spectate() {
     var lobby = LobbyState()
-    #expect(lobby.apply(.spectate(room: "den"))?.code == "no_such_room")
+    #expect(lobby.apply(.spectate(room: "den"))?.kind == .noSuchRoom)
     lobby.apply(.join(room: "den", name: "A", token: "a", at: 1))
     #expect(lobby.apply(.spectate(room: "den")) == nil)
     #expect(lobby.rooms["den"]?.spectators == 1)
@@ -59,7 +59,7 @@ struct LobbyTests {
   @Test("room actions for a missing room are refused")
   func missingRoom() {
     var lobby = LobbyState()
-    #expect(lobby.apply(.room("x", .spectatorJoined))?.code == "no_such_room")
+    #expect(lobby.apply(.room("x", .spectatorJoined))?.kind == .noSuchRoom)
   }
 
   @Test("the lobby reducer drives a store like any other")

@@ -3,14 +3,23 @@ import ReduxTesting
 import RoshamboGame
 import Testing
 
-/// Asserts that `action` is refused with `code` and changes nothing, not even the version.
+extension Refusal {
+  /// Which refusal this is, whatever it carries.
+  enum Kind: String {
+    case roomFull, noSuchRoom, wrongRound, alreadyChosen, invalidWeapon, notPlaying, stale
+  }
+
+  var kind: Kind { Kind(rawValue: String(String(describing: self).prefix { $0 != "(" }))! }
+}
+
+/// Asserts that `action` is refused as `kind` and changes nothing, not even the version.
 func expectRefused(
-  _ room: RoomState, _ action: RoomAction, _ code: String,
+  _ room: RoomState, _ action: RoomAction, _ kind: Refusal.Kind,
   sourceLocation: SourceLocation = #_sourceLocation
 ) {
   var after = room
   let refusal = after.apply(action)
-  #expect(refusal?.code == code, "\(action)", sourceLocation: sourceLocation)
+  #expect(refusal?.kind == kind, "\(action)", sourceLocation: sourceLocation)
   #expect(after == room, "a refused action must change nothing", sourceLocation: sourceLocation)
 }
 
@@ -42,11 +51,11 @@ struct RoomTransitionTests {
   @Test("a third player is refused: room_full")
   func roomFull() {
     var room = playingRoom()
-    expectRefused(room, .playerJoined(name: "Carol", token: "t3", at: 1), "room_full")
+    expectRefused(room, .playerJoined(name: "Carol", token: "t3", at: 1), .roomFull)
     play(&room, .rock, .scissors)
     play(&room, .rock, .scissors)
     #expect(room.phase == .over)
-    expectRefused(room, .playerJoined(name: "Carol", token: "t3", at: 1), "room_full")
+    expectRefused(room, .playerJoined(name: "Carol", token: "t3", at: 1), .roomFull)
   }
 
   @Test("after an opponent leaves a finished match, a new player starts a fresh match")
@@ -69,7 +78,7 @@ struct RoomTransitionTests {
   @Test("spectators come and go in every phase; removing one that is not there is refused")
   func spectators() {
     for var room in [RoomState(name: "den"), playingRoom()] {
-      expectRefused(room, .spectatorLeft, "stale")
+      expectRefused(room, .spectatorLeft, .stale)
       #expect(room.apply(.spectatorJoined) == nil)
       #expect(room.spectators == 1)
       #expect(room.apply(.spectatorLeft) == nil)
@@ -129,22 +138,22 @@ struct RoomTransitionTests {
   @Test("picks are refused with the contract's codes")
   func chooseRefusals() {
     var room = playingRoom(ruleset: .classic)
-    expectRefused(room, .chose(seat: .one, round: 2, weapon: .rock, at: 1), "wrong_round")
-    expectRefused(room, .chose(seat: .one, round: 0, weapon: .rock, at: 1), "wrong_round")
-    expectRefused(room, .chose(seat: .one, round: 1, weapon: .lizard, at: 1), "invalid_weapon")
+    expectRefused(room, .chose(seat: .one, round: 2, weapon: .rock, at: 1), .wrongRound)
+    expectRefused(room, .chose(seat: .one, round: 0, weapon: .rock, at: 1), .wrongRound)
+    expectRefused(room, .chose(seat: .one, round: 1, weapon: .lizard, at: 1), .invalidWeapon)
     room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 1))
-    expectRefused(room, .chose(seat: .one, round: 1, weapon: .paper, at: 1), "already_chosen")
+    expectRefused(room, .chose(seat: .one, round: 1, weapon: .paper, at: 1), .alreadyChosen)
 
     let waiting = RoomState(name: "w")
-    expectRefused(waiting, .chose(seat: .one, round: 1, weapon: .rock, at: 1), "not_playing")
+    expectRefused(waiting, .chose(seat: .one, round: 1, weapon: .rock, at: 1), .notPlaying)
     var oneSeat = waiting
     oneSeat.apply(.playerJoined(name: "A", token: "t", at: 1))
-    expectRefused(oneSeat, .chose(seat: .one, round: 1, weapon: .rock, at: 1), "not_playing")
+    expectRefused(oneSeat, .chose(seat: .one, round: 1, weapon: .rock, at: 1), .notPlaying)
 
     var over = playingRoom()
     play(&over, .rock, .scissors)
     play(&over, .rock, .scissors)
-    expectRefused(over, .chose(seat: .one, round: 3, weapon: .rock, at: 1), "not_playing")
+    expectRefused(over, .chose(seat: .one, round: 3, weapon: .rock, at: 1), .notPlaying)
   }
 
   @Test("lizard and spock are weapons in the lizardSpock ruleset")
@@ -176,18 +185,18 @@ struct RoomTransitionTests {
   @Test("connection events that do not apply are refused as stale")
   func staleConnectionEvents() {
     var room = playingRoom()
-    expectRefused(room, .reconnected(seat: .one, at: 1), "stale")
+    expectRefused(room, .reconnected(seat: .one, at: 1), .stale)
     room.apply(.disconnected(seat: .one, at: 1_000))
-    expectRefused(room, .disconnected(seat: .one, at: 2_000), "stale")
-    expectRefused(RoomState(name: "x"), .disconnected(seat: .two, at: 1), "stale")
+    expectRefused(room, .disconnected(seat: .one, at: 2_000), .stale)
+    expectRefused(RoomState(name: "x"), .disconnected(seat: .two, at: 1), .stale)
   }
 
   @Test("grace running out forfeits a running match")
   func graceForfeits() {
     var room = playingRoom()
     room.apply(.disconnected(seat: .one, at: 10_000))
-    expectRefused(room, .graceExpired(seat: .one, at: 39_999), "stale")
-    expectRefused(room, .graceExpired(seat: .two, at: 99_999), "stale")
+    expectRefused(room, .graceExpired(seat: .one, at: 39_999), .stale)
+    expectRefused(room, .graceExpired(seat: .two, at: 99_999), .stale)
     #expect(room.apply(.graceExpired(seat: .one, at: 40_000)) == nil)
     #expect(room.phase == .over)
     #expect(room.winner == .two)
@@ -200,7 +209,7 @@ struct RoomTransitionTests {
     var room = playingRoom()
     room.apply(.disconnected(seat: .one, at: 10_000))
     room.apply(.reconnected(seat: .one, at: 11_000))
-    expectRefused(room, .graceExpired(seat: .one, at: 40_000), "stale")
+    expectRefused(room, .graceExpired(seat: .one, at: 40_000), .stale)
   }
 
   @Test("grace running out while waiting empties the seat")
@@ -223,7 +232,7 @@ struct RoomTransitionTests {
     #expect(room.phase == .over)
     #expect(room.winner == .two)
     #expect(room.seats[.one]?.hasLeft == true)
-    expectRefused(room, .left(seat: .one, at: 21_000), "not_playing")
+    expectRefused(room, .left(seat: .one, at: 21_000), .notPlaying)
   }
 
   @Test("leaving while waiting frees the seat; leaving after the match keeps the result")
@@ -250,8 +259,8 @@ struct RoomTransitionTests {
   func deadlineOnePick() {
     var room = playingRoom(roundMillis: 20_000)
     room.apply(.chose(seat: .two, round: 1, weapon: .paper, at: 5_000))
-    expectRefused(room, .deadlinePassed(round: 1, at: 21_999), "stale")
-    expectRefused(room, .deadlinePassed(round: 2, at: 30_000), "stale")
+    expectRefused(room, .deadlinePassed(round: 1, at: 21_999), .stale)
+    expectRefused(room, .deadlinePassed(round: 2, at: 30_000), .stale)
     #expect(room.apply(.deadlinePassed(round: 1, at: 22_000)) == nil)
     #expect(
       room.history.last == .init(round: 1, weapons: [nil, .paper], winner: .two, reason: nil))
@@ -269,7 +278,7 @@ struct RoomTransitionTests {
 
   @Test("rooms without a deadline refuse deadline events")
   func noDeadline() {
-    expectRefused(playingRoom(roundMillis: 0), .deadlinePassed(round: 1, at: .max), "stale")
+    expectRefused(playingRoom(roundMillis: 0), .deadlinePassed(round: 1, at: .max), .stale)
   }
 
   // MARK: - Rematch
@@ -277,7 +286,7 @@ struct RoomTransitionTests {
   @Test("a rematch starts when both seats ask, with scores at zero")
   func rematch() {
     var room = playingRoom()
-    expectRefused(room, .rematchRequested(seat: .one, at: 1), "not_playing")
+    expectRefused(room, .rematchRequested(seat: .one, at: 1), .notPlaying)
     play(&room, .rock, .scissors)
     play(&room, .rock, .scissors)
     let store = TestStore(initialState: room, reducer: RoomReducer())
@@ -304,7 +313,7 @@ struct RoomTransitionTests {
     play(&room, .rock, .scissors)
     play(&room, .rock, .scissors)
     room.apply(.left(seat: .two, at: 1))
-    expectRefused(room, .rematchRequested(seat: .one, at: 2), "not_playing")
-    expectRefused(room, .rematchRequested(seat: .two, at: 2), "not_playing")
+    expectRefused(room, .rematchRequested(seat: .one, at: 2), .notPlaying)
+    expectRefused(room, .rematchRequested(seat: .two, at: 2), .notPlaying)
   }
 }

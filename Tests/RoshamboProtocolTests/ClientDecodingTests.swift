@@ -53,15 +53,15 @@ struct ClientDecodingTests {
     let ours = ClientMessage.decode(bytes)
     switch (reference, ours) {
     case (.badFrame, .failure(let error)):
-      if error.code == "bad_frame" { return true }
+      if error.code == .badFrame { return true }
       // JSON that is valid but holds a number no integer can: JSONDecoder calls that
       // corrupt data; we name the field.
       return error.message.contains("wrong type")
         && (try? bytes.withUnsafeBytes { try JSONReader.read($0) { try $0.skipValue() } }) != nil
     case (.wrongType(let field), .failure(let error)):
-      return error.code == "bad_message"
+      return error.code == .badMessage
         && error.message.hasPrefix("The field \(field) has the wrong type")
-    case (.envelope, .failure(let error)) where error.code == "bad_frame":
+    case (.envelope, .failure(let error)) where error.code == .badFrame:
       // The one leniency of JSONDecoder we do not share: a comma before } or ].
       let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
       return text.contains(",}") || text.contains(",]")

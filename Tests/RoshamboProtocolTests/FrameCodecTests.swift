@@ -35,7 +35,7 @@ struct FrameCodecTests {
     #expect {
       try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, 0, 1]))
     } throws: {
-      ($0 as? ProtocolError)?.code == "bad_frame" && ($0 as? ProtocolError)?.fatal == true
+      ($0 as? ProtocolError)?.code == .badFrame && ($0 as? ProtocolError)?.fatal == true
     }
   }
 

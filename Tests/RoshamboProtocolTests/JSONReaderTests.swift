@@ -48,7 +48,9 @@ enum ReferenceDecoder {
       return .state(seq: s.seq, view: s.view)
     case "error":
       let e = try decoder.decode(ErrorBody.self, from: data)
-      return .error(ProtocolError(code: e.code, message: e.message, fatal: e.fatal), re: e.re)
+      return .error(
+        ProtocolError(code: ErrorCode(rawValue: e.code), message: e.message, fatal: e.fatal),
+        re: e.re)
     case "pong":
       return .pong(id: try decoder.decode(Pong.self, from: data).id)
     default:
@@ -81,8 +83,8 @@ struct JSONReaderTests {
       .state(seq: room.version, view: room.view(for: nil)),
       .state(seq: over.version, view: over.view(for: .two)),
       .error(
-        ProtocolError(code: "wrong_round", message: "Round 3 is \"over\".", fatal: false), re: 4),
-      .error(ProtocolError(code: "bad_frame", message: "x", fatal: true), re: nil),
+        ProtocolError(code: .wrongRound, message: "Round 3 is \"over\".", fatal: false), re: 4),
+      .error(ProtocolError(code: .badFrame, message: "x", fatal: true), re: nil),
       .pong(id: 12), .pong(id: nil),
     ]
   }

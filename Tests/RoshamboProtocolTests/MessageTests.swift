@@ -29,25 +29,25 @@ struct ClientMessageTests {
   @Test(
     "malformed input gets the contract's code",
     arguments: [
-      ("not json", "bad_frame"),
-      ("[1,2]", "bad_frame"),
-      ("\u{FF}\u{FE}", "bad_frame"),
-      (#"{"id":1}"#, "bad_message"),
-      (#"{"type":"dance"}"#, "bad_message"),
-      (#"{"type":"choose","round":"two","weapon":"rock"}"#, "bad_message"),
-      (#"{"type":"choose","weapon":"rock"}"#, "bad_message"),
-      (#"{"type":"choose","round":1}"#, "bad_message"),
-      (#"{"type":"choose","round":1,"weapon":"banana"}"#, "invalid_weapon"),
-      (#"{"type":"hello","name":"A"}"#, "bad_message"),
-      (#"{"type":"hello","protocol":1}"#, "bad_message"),
-      (#"{"type":"hello","protocol":1,"name":""}"#, "bad_message"),
-      (#"{"type":"hello","protocol":1,"name":"0123456789012345678901234"}"#, "bad_message"),
-      (#"{"type":"hello","protocol":1,"name":"a\u0007b"}"#, "bad_message"),
-      (#"{"type":"hello","protocol":1,"name":"A","room":"no spaces"}"#, "bad_message"),
-      (#"{"type":"hello","protocol":1,"name":"A","role":"judge"}"#, "bad_message"),
-      (#"{"type":"hello","protocol":1,"name":"A","role":"spectator"}"#, "bad_message"),
+      ("not json", ErrorCode.badFrame),
+      ("[1,2]", .badFrame),
+      ("\u{FF}\u{FE}", .badFrame),
+      (#"{"id":1}"#, .badMessage),
+      (#"{"type":"dance"}"#, .badMessage),
+      (#"{"type":"choose","round":"two","weapon":"rock"}"#, .badMessage),
+      (#"{"type":"choose","weapon":"rock"}"#, .badMessage),
+      (#"{"type":"choose","round":1}"#, .badMessage),
+      (#"{"type":"choose","round":1,"weapon":"banana"}"#, .invalidWeapon),
+      (#"{"type":"hello","name":"A"}"#, .badMessage),
+      (#"{"type":"hello","protocol":1}"#, .badMessage),
+      (#"{"type":"hello","protocol":1,"name":""}"#, .badMessage),
+      (#"{"type":"hello","protocol":1,"name":"0123456789012345678901234"}"#, .badMessage),
+      (#"{"type":"hello","protocol":1,"name":"a\u0007b"}"#, .badMessage),
+      (#"{"type":"hello","protocol":1,"name":"A","room":"no spaces"}"#, .badMessage),
+      (#"{"type":"hello","protocol":1,"name":"A","role":"judge"}"#, .badMessage),
+      (#"{"type":"hello","protocol":1,"name":"A","role":"spectator"}"#, .badMessage),
     ])
-  func malformed(input: String, code: String) {
+  func malformed(input: String, code: ErrorCode) {
     guard case .failure(let error) = decode(input) else {
       Issue.record("\(input) was accepted")
       return
@@ -96,7 +96,7 @@ struct ServerMessageTests {
     let spectator = try object(.welcome(room: "den", seat: nil, token: nil))
     #expect(spectator["seat"] is NSNull)
     #expect(spectator["token"] == nil)
-    let error = try object(.error(ProtocolError(code: "wrong_round", message: "m"), re: 4))
+    let error = try object(.error(ProtocolError(code: .wrongRound, message: "m"), re: 4))
     #expect(error["code"] as? String == "wrong_round")
     #expect(error["fatal"] as? Bool == false)
     #expect(error["re"] as? Int == 4)
@@ -110,7 +110,7 @@ struct ServerMessageTests {
     room.apply(.playerJoined(name: "B", token: "b", at: 0))
     let messages: [ServerMessage] = [
       .welcome(room: "den", seat: .one, token: "t"), .state(seq: 2, view: room.view(for: .one)),
-      .error(ProtocolError(code: "room_full", message: "full", fatal: true), re: nil),
+      .error(ProtocolError(code: .roomFull, message: "full", fatal: true), re: nil),
       .pong(id: 1),
     ]
     for message in messages {
@@ -151,7 +151,7 @@ struct JSONEncodingTests {
     room.apply(.playerJoined(name: name, token: "t\"1", at: 0))
     let messages: [ServerMessage] = [
       .state(seq: 1, view: room.view(for: .one)),
-      .error(ProtocolError(code: "bad_message", message: name, fatal: true), re: 3),
+      .error(ProtocolError(code: .badMessage, message: name, fatal: true), re: 3),
       .welcome(room: "den", seat: .one, token: name),
     ]
     for message in messages {
@@ -196,5 +196,35 @@ struct JSONEncodingTests {
     room.apply(.deadlinePassed(round: 4, at: 100_000))
     let message = ServerMessage.state(seq: room.version, view: room.view(for: .two))
     #expect(try ServerMessage.decode(message.encoded()) == message)
+  }
+}
+
+@Suite("Error codes")
+struct ErrorCodeContractTests {
+  @Test("the codes are exactly those docs/PROTOCOL.md lists, in its order")
+  func documented() throws {
+    let document = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("docs/PROTOCOL.md")
+    let text = try String(contentsOf: document, encoding: .utf8)
+    let section = try #require(text.components(separatedBy: "### Error codes").dropFirst().first)
+    let codes = section.split(separator: "\n").prefix { !$0.hasPrefix("## ") }.compactMap {
+      line -> String? in
+      guard line.hasPrefix("| `") else { return nil }
+      return String(line.dropFirst(3).prefix { $0 != "`" })
+    }
+    #expect(codes == ErrorCode.contract.map(\.rawValue))
+  }
+
+  @Test("every refusal by the rules maps to a code of the contract")
+  func refusals() {
+    let refusals: [Refusal] = [
+      .roomFull, .noSuchRoom("x"), .wrongRound(current: 2), .alreadyChosen,
+      .invalidWeapon(.lizard, .classic), .notPlaying("why"), .stale("when"),
+    ]
+    for refusal in refusals {
+      #expect(ErrorCode.contract.contains(ErrorCode(refusal)), "\(refusal)")
+    }
+    #expect(ErrorCode(.wrongRound(current: 2)) == .wrongRound)
   }
 }

@@ -75,7 +75,7 @@ struct DiskFullTests {
     try disk.fill()
     let refusal = try await drawUntilRefused(alice, bob, from: 4)
     let error = try #require(refusal, "the full disk never refused a write")
-    #expect(error.code == "unavailable" && !error.fatal, "\(error)")
+    #expect(error.code == .unavailable && !error.fatal, "\(error)")
     _ = try first.line(containing: "journal")  // the server said why
     // Space comes back: play resumes by itself, without a restart.
     try disk.free()
@@ -83,7 +83,7 @@ struct DiskFullTests {
     for attempt in 0..<100 where !resumed {
       let view = try await alice.drainToView()
       let refused = try await pick(alice, round: view.round, .rock, id: 10_000 + attempt)
-      #expect(refused == nil || refused?.code == "unavailable")
+      #expect(refused == nil || refused?.code == .unavailable)
       resumed = refused == nil
       if !resumed { try await Task.sleep(for: .milliseconds(100)) }
     }

@@ -17,15 +17,15 @@ struct ErrorCodeTests {
     let server = try await startServer()
     let zero = try await TestClient.connect(port: server.port)
     zero.sendRaw([0, 0, 0, 0])
-    #expect(try await zero.expectError("bad_frame").error.fatal)
+    #expect(try await zero.expectError(.badFrame).error.fatal)
     await zero.waitUntilClosed()
     let garbage = try await TestClient.connect(port: server.port)
     garbage.sendRaw(Array(ByteBufferFrames.frame("this is not json")))
-    #expect(try await garbage.expectError("bad_frame").error.fatal)
+    #expect(try await garbage.expectError(.badFrame).error.fatal)
     await garbage.waitUntilClosed()
     let huge = try await TestClient.connect(port: server.port)
     huge.sendRaw([0, 1, 0, 1])
-    #expect(try await huge.expectError("bad_frame").error.message.contains("over the limit"))
+    #expect(try await huge.expectError(.badFrame).error.message.contains("over the limit"))
     try await server.stop()
   }
 
@@ -34,12 +34,12 @@ struct ErrorCodeTests {
     let server = try await startServer()
     let client = try await TestClient.connect(port: server.port)
     client.send(.choose(round: 1, weapon: .rock, id: 4))
-    #expect(try await client.expectError("hello_first").re == 4)
+    #expect(try await client.expectError(.helloFirst).re == 4)
     client.sendRaw(Array(ByteBufferFrames.frame(#"{"type":"dance","id":9}"#)))
-    #expect(try await client.expectError("bad_message").error.fatal == false)
+    #expect(try await client.expectError(.badMessage).error.fatal == false)
     try await expectStillOpen(client)
     client.send(.hello(protocol: 2, name: "Future", role: .player, room: nil, resume: nil, id: 1))
-    let (error, re) = try await client.expectError("unsupported_protocol")
+    let (error, re) = try await client.expectError(.unsupportedProtocol)
     #expect(error.fatal && re == 1)
     await client.waitUntilClosed()
     try await server.stop()
@@ -51,12 +51,12 @@ struct ErrorCodeTests {
     let (alice, _) = try await seatTwo(port: server.port)
     let carol = try await TestClient.connect(port: server.port)
     carol.send(.hello(protocol: 1, name: "Carol", role: .player, room: "den", resume: nil, id: 2))
-    #expect(try await carol.expectError("room_full").re == 2)
+    #expect(try await carol.expectError(.roomFull).re == 2)
     carol.send(
       .hello(protocol: 1, name: "Carol", role: .spectator, room: "nowhere", resume: nil, id: 3))
-    #expect(try await carol.expectError("no_such_room").re == 3)
+    #expect(try await carol.expectError(.noSuchRoom).re == 3)
     alice.send(.hello(protocol: 1, name: "Alice", role: .player, room: "den", resume: nil, id: 8))
-    #expect(try await alice.expectError("bad_message").re == 8)
+    #expect(try await alice.expectError(.badMessage).re == 8)
     try await expectStillOpen(carol)
     try await server.stop()
   }
@@ -68,20 +68,20 @@ struct ErrorCodeTests {
     try await waiting.hello(name: "Solo", room: "solo")
     _ = try await waiting.nextState()
     waiting.send(.choose(round: 1, weapon: .rock, id: 1))
-    #expect(try await waiting.expectError("not_playing").re == 1)
+    #expect(try await waiting.expectError(.notPlaying).re == 1)
 
     let (alice, _) = try await seatTwo(port: server.port)
     alice.send(.choose(round: 2, weapon: .rock, id: 2))
-    #expect(try await alice.expectError("wrong_round").re == 2)
+    #expect(try await alice.expectError(.wrongRound).re == 2)
     alice.send(.choose(round: 1, weapon: .lizard, id: 3))
-    #expect(try await alice.expectError("invalid_weapon").re == 3)
+    #expect(try await alice.expectError(.invalidWeapon).re == 3)
     alice.sendRaw(
       Array(ByteBufferFrames.frame(#"{"type":"choose","round":1,"weapon":"banana","id":4}"#)))
-    #expect(try await alice.expectError("invalid_weapon").error.message.contains("banana"))
+    #expect(try await alice.expectError(.invalidWeapon).error.message.contains("banana"))
     alice.send(.choose(round: 1, weapon: .rock, id: 5))
     _ = try await alice.state { $0.player(.one)?.chosen == true }
     alice.send(.choose(round: 1, weapon: .paper, id: 6))
-    #expect(try await alice.expectError("already_chosen").re == 6)
+    #expect(try await alice.expectError(.alreadyChosen).re == 6)
     try await server.stop()
   }
 
@@ -102,7 +102,7 @@ struct ErrorCodeTests {
     while true {
       let message = try await client.next()
       if case .pong = message { pongs += 1 }
-      if case .error(let error, _) = message, error.code == "rate_limited" {
+      if case .error(let error, _) = message, error.code == .rateLimited {
         warnings.append(error.fatal)
         if error.fatal { break }
       }
@@ -120,7 +120,7 @@ struct ErrorCodeTests {
     try await first.hello(name: "First", room: "den")
     _ = try await first.nextState()
     let second = try await TestClient.connect(port: server.port)
-    #expect(try await second.expectError("server_full").error.fatal)
+    #expect(try await second.expectError(.serverFull).error.fatal)
     await second.waitUntilClosed()
     try await expectStillOpen(first)
     try await server.stop()
@@ -132,12 +132,12 @@ struct ErrorCodeTests {
       $0.helloTimeoutSeconds = 1; $0.idleTimeoutSeconds = 2
     }
     let silent = try await TestClient.connect(port: server.port)
-    #expect(try await silent.expectError("timeout").error.message.contains("No hello within 1 s"))
+    #expect(try await silent.expectError(.timeout).error.message.contains("No hello within 1 s"))
     await silent.waitUntilClosed()
     let idle = try await TestClient.connect(port: server.port)
     try await idle.hello(name: "Idle", room: "den")
     _ = try await idle.nextState()
-    #expect(try await idle.expectError("timeout").error.message.contains("send ping"))
+    #expect(try await idle.expectError(.timeout).error.message.contains("send ping"))
     await idle.waitUntilClosed()
     try await server.stop()
   }
@@ -148,7 +148,7 @@ struct ErrorCodeTests {
     let (alice, bob) = try await seatTwo(port: server.port)
     let vandal = try await TestClient.connect(port: server.port)
     vandal.sendRaw([0, 0, 0, 0])
-    _ = try await vandal.expectError("bad_frame")
+    _ = try await vandal.expectError(.badFrame)
     let (view, _) = try await playRound(alice, .rock, bob, .scissors, round: 1)
     #expect(view.history.count == 1)
     try await server.stop()

@@ -20,13 +20,13 @@ struct HardeningTests {
     let name = "a" + String(repeating: "\u{301}", count: 32_700)
     #expect(name.count == 1)
     attacker.send(.hello(protocol: 1, name: name, role: .player, room: nil, resume: nil, id: 5))
-    let (error, re) = try await attacker.expectError("bad_message")
+    let (error, re) = try await attacker.expectError(.badMessage)
     #expect(re == 5)
     #expect(error.message.contains("bytes"))
     for invisible in ["\u{3164}\u{3164}", "\u{2800}", "\u{200B}x", "  ", "a\u{202E}b"] {
       attacker.send(
         .hello(protocol: 1, name: invisible, role: .player, room: nil, resume: nil, id: 6))
-      #expect(try await attacker.expectError("bad_message").re == 6)
+      #expect(try await attacker.expectError(.badMessage).re == 6)
     }
     // A decomposed name is stored composed (NFC).
     let carol = try await TestClient.connect(port: server.port)
@@ -40,16 +40,16 @@ struct HardeningTests {
   func errorsEchoID() async throws {
     let server = try await startServer()
     let client = try await TestClient.connect(port: server.port)
-    let cases: [(String, String)] = [
-      (#"{"id":11}"#, "bad_message"),
-      (#"{"type":"dance","id":11}"#, "bad_message"),
+    let cases: [(String, ErrorCode)] = [
+      (#"{"id":11}"#, .badMessage),
+      (#"{"type":"dance","id":11}"#, .badMessage),
       (
         #"{"type":"hello","protocol":1,"name":"\#(String(repeating: "x", count: 30))","id":11}"#,
-        "bad_message"
+        .badMessage
       ),
-      (#"{"type":"hello","protocol":1,"name":"Al","room":"no spaces","id":11}"#, "bad_message"),
-      (#"{"type":"choose","round":1,"weapon":"banana","id":11}"#, "invalid_weapon"),
-      (#"{"type":"choose","round":"one","id":11}"#, "bad_message"),
+      (#"{"type":"hello","protocol":1,"name":"Al","room":"no spaces","id":11}"#, .badMessage),
+      (#"{"type":"choose","round":1,"weapon":"banana","id":11}"#, .invalidWeapon),
+      (#"{"type":"choose","round":"one","id":11}"#, .badMessage),
     ]
     for (text, code) in cases {
       client.sendRaw(Array(ByteBufferFrames.frame(text)))
@@ -72,7 +72,7 @@ struct HardeningTests {
     }
     #expect(client.inbox.isClosed)
     #expect(ContinuousClock.now - started < .seconds(6))
-    #expect(try await client.expectError("timeout").error.fatal)
+    #expect(try await client.expectError(.timeout).error.fatal)
     try await server.stop()
   }
 
@@ -86,7 +86,7 @@ struct HardeningTests {
       held.append(client)
     }
     let fourth = try await TestClient.connect(port: server.port)
-    let (error, _) = try await fourth.expectError("server_full")
+    let (error, _) = try await fourth.expectError(.serverFull)
     #expect(error.fatal && error.message.contains("address"))
     let other = try await TestClient.connect(port: server.port, from: "127.0.0.2")
     let welcome = try await other.hello(name: "Guest", room: "guest")
@@ -106,7 +106,7 @@ struct HardeningTests {
     try await server.withJournal { try $0!.limitPagesToCurrent() }
     let refusal = try await drawUntilRefused(alice, bob, from: 1)
     let error = try #require(refusal, "the limited journal never refused a write")
-    #expect(error.code == "unavailable" && !error.fatal)
+    #expect(error.code == .unavailable && !error.fatal)
     // Everything sent before the refusal has arrived once a ping is answered.
     let seen = try await [alice, bob].asyncMap { try await $0.drainToPong() }.max()!
     // Nobody saw anything unsaved, and the lobby is back at exactly what was saved.
@@ -115,7 +115,7 @@ struct HardeningTests {
     // While the disk is full, every action is answered and nothing changes.
     let current = try await server.lobby().rooms["den"]!.round
     let paused = try await pick(bob, round: current, .paper, id: 900)
-    #expect(paused?.code == "unavailable")
+    #expect(paused?.code == .unavailable)
     #expect(try await server.lobby().rooms["den"]?.version == version)
     // Space comes back: play resumes without a restart.
     try await server.withJournal { try $0!.limitPages(1_000_000) }
@@ -125,7 +125,7 @@ struct HardeningTests {
     for _ in 0..<50 where !resumed {
       let open = try await server.lobby().rooms["den"]!.round
       let refused = try await pick(bob, round: open, .scissors, id: 1_000)
-      #expect(refused == nil || refused?.code == "unavailable")
+      #expect(refused == nil || refused?.code == .unavailable)
       resumed = refused == nil
       if !resumed { try await Task.sleep(for: .milliseconds(100)) }
     }

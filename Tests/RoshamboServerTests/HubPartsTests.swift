@@ -77,7 +77,7 @@ struct HubPartsTests {
 
   /// A store wired as the hub wires it, without the hub: what each part saw.
   final class Wiring {
-    var answers: [(Int, String)] = []
+    var answers: [(Int, ErrorCode)] = []
     let outbox = Outbox()
     let batch = JournalBatch(now: { 5 })
     var gatekeeper: Gatekeeper!
@@ -110,7 +110,7 @@ struct HubPartsTests {
         origin: Origin(link: link(1), re: 4)))
     #expect(wiring.store.state == before)
     #expect(wiring.batch.isEmpty)
-    #expect(wiring.answers.map(\.1) == ["wrong_round"])
+    #expect(wiring.answers.map(\.1) == [.wrongRound])
     #expect(names(wiring.outbox.take()).isEmpty)
     // A stale timer is dropped without an answer.
     wiring.store.dispatch(.lobby(.room("den", .deadlinePassed(round: 9, at: 1)), origin: nil))
@@ -151,7 +151,7 @@ struct HubPartsTests {
     wiring.store.dispatch(.lobby(.room("den", .disconnected(seat: .two, at: 1)), origin: nil))
     #expect(wiring.store.state == before)
     #expect(wiring.batch.isEmpty)
-    #expect(wiring.answers.map(\.1) == ["unavailable"])
+    #expect(wiring.answers.map(\.1) == [.unavailable])
     // The journal's own lobby still goes in.
     var saved = before
     saved.apply(.room("den", .disconnected(seat: .two, at: 1)))

@@ -80,7 +80,7 @@ struct MatchTests {
     let chosen = try await eve.state { $0.player(.one)?.chosen == true }
     #expect(chosen.players.allSatisfy { $0.weapon == nil })
     eve.send(.choose(round: 1, weapon: .rock, id: 5))
-    let refused = try await eve.expectError("not_playing")
+    let refused = try await eve.expectError(.notPlaying)
     #expect(refused.re == 5)
     bob.send(.choose(round: 1, weapon: .rock, id: nil))
     let resolved = try await eve.state { $0.history.count == 1 }
@@ -136,7 +136,7 @@ struct MatchTests {
     #expect(over.player(.two)?.left == true)
     let late = try await TestClient.connect(port: server.port)
     late.send(.hello(protocol: 1, name: "Bob", role: .player, room: nil, resume: token, id: 3))
-    let (error, re) = try await late.expectError("bad_token")
+    let (error, re) = try await late.expectError(.badToken)
     #expect(error.fatal && re == 3)
     await late.waitUntilClosed()
     #expect(late.inbox.isClosed)

@@ -214,7 +214,7 @@ final class TestClient: @unchecked Sendable {
   }
 
   /// The next message must be an error with `code`.
-  func expectError(_ code: String) async throws -> (error: ProtocolError, re: Int?) {
+  func expectError(_ code: ErrorCode) async throws -> (error: ProtocolError, re: Int?) {
     let message = try await next()
     guard case .error(let error, let re) = message, error.code == code else {
       throw TestClientError.unexpected("expected error \(code), got \(message)")

@@ -62,7 +62,7 @@ clientFrames.append(ClientMessage.ping(id: 31).encoded())
 clientFrames.append(ClientMessage.leave(id: 32).encoded())
 perform(.room("den", .left(seat: .two, at: 400)))
 serverFrames.append(
-  ServerMessage.error(ProtocolError(code: "wrong_round", message: "not now", fatal: false), re: 11)
+  ServerMessage.error(ProtocolError(code: .wrongRound, message: "not now", fatal: false), re: 11)
     .encoded())
 serverFrames.append(ServerMessage.pong(id: 31).encoded())
 
