@@ -121,7 +121,7 @@ public final class GameServer: Sendable {
     }
     let connections = Connections()
     let limits = configuration.limits
-    let handshakeFailures = HandshakeFailureLog(logger: logger)
+    let handshakeFailures = HandshakeFailureLog(logger: logger, advice: configuration.tlsAdvice)
     let listener: any Channel
     do {
       listener = try await ServerBootstrap(group: group)

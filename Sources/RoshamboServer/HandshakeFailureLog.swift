@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import RoshamboTLS
 
 /// Logs failed TLS handshakes without letting a flood of them flood the log: the first
 /// failure from an address in each interval is logged as it happens; the rest are
@@ -20,9 +21,12 @@ final class HandshakeFailureLog: Sendable {
 
   private let windows = NIOLockedValueBox<[String: Window]>([:])
   private let logger: Logger
+  private let advice: @Sendable (TLSError) -> String?
 
-  init(logger: Logger) {
+  /// `advice` says what the operator can do about a failure, if anything.
+  init(logger: Logger, advice: @escaping @Sendable (TLSError) -> String? = { _ in nil }) {
     self.logger = logger
+    self.advice = advice
   }
 
   /// Records one failed handshake from `address`.
@@ -53,9 +57,13 @@ final class HandshakeFailureLog: Sendable {
       windows[key] = window
       return .count
     }
+    var metadata: Logger.Metadata = ["peer": "\(address)", "error": "\(error)"]
+    if let error = error as? TLSError, let advice = advice(error) {
+      metadata["advice"] = "\(advice)"
+    }
     switch decision {
     case .log:
-      logger.info("TLS handshake failed", metadata: ["peer": "\(address)", "error": "\(error)"])
+      logger.info("TLS handshake failed", metadata: metadata)
     case .logAfterSummary(let count):
       logger.info(
         "TLS handshakes failed",
@@ -63,7 +71,7 @@ final class HandshakeFailureLog: Sendable {
           "peer": "\(address)", "count": "\(count)",
           "interval": "\(Self.interval) s before this one",
         ])
-      logger.info("TLS handshake failed", metadata: ["peer": "\(address)", "error": "\(error)"])
+      logger.info("TLS handshake failed", metadata: metadata)
     case .count:
       break
     }

@@ -1,5 +1,6 @@
 import NIOCore
 import RoshamboGame
+import RoshamboTLS
 
 /// Everything a server needs to run: where to listen, its certificate, where to keep
 /// its data, how rooms play, and its limits.
@@ -47,6 +48,9 @@ public struct ServerConfiguration: Sendable {
   /// connection and the game never hand work to each other across threads (on the
   /// 2-core machine that halved the cost of a pick over `System.coreCount`).
   public var threads = 1
+  /// What the server's operator can do about a client's failed TLS handshake, added to
+  /// its log line (the executable knows its own flags; the library does not).
+  public var tlsAdvice: @Sendable (TLSError) -> String? = { _ in nil }
 
   public init(certificateChainFile: String, privateKeyFile: String, dataDirectory: String?) {
     self.certificateChainFile = certificateChainFile

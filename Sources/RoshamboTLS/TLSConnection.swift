@@ -214,9 +214,8 @@ final class TLSConnection {
     guard actual != expected else { return nil }
     return TLSError(
       .pinMismatch(expected: expected, actual: actual),
-      "pin mismatch: the server's certificate has SHA-256 fingerprint \(actual), but --pin "
-        + "asked for \(expected); check the fingerprint the server printed, or you may be "
-        + "talking to a different machine.")
+      "pin mismatch: the server's certificate has SHA-256 fingerprint \(actual), but the "
+        + "pinned one is \(expected); this may be a different machine.")
   }
 
   private func handshakeError() -> TLSError {

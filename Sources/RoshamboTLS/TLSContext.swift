@@ -64,7 +64,7 @@ public final class TLSContext: @unchecked Sendable {
 
     if let chain = configuration.certificateChainFile {
       guard let key = configuration.privateKeyFile else {
-        throw TLSError(.configuration, "a certificate needs its private key file too (--key).")
+        throw TLSError(.configuration, "a certificate needs its private key file too.")
       }
       try Self.checkReadable(chain, what: "certificate chain")
       try Self.checkReadable(key, what: "private key")
@@ -73,7 +73,7 @@ public final class TLSContext: @unchecked Sendable {
       }
       guard SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1 else {
         let reasons = TLSError.drainErrorQueue()
-        let mismatch = reasons.contains { $0.contains("key values mismatch") }
+        let mismatch = reasons.contains { $0.is(ERR_LIB_X509, X509_R_KEY_VALUES_MISMATCH) }
         throw TLSError(
           .configuration,
           mismatch

@@ -183,6 +183,18 @@ struct Serve: AsyncParsableCommand {
     configuration.host = host
     configuration.port = port
     configuration.allowTLS12 = allowTLS12
+    configuration.tlsAdvice = { error in
+      switch error.kind {
+      case .protocolVersion:
+        "a client offered only TLS 1.2; start the server with --allow-tls12 to accept it"
+      case .notTLS:
+        "something that does not speak TLS connected; point players at this port with roshambo"
+      case .untrustedIssuer:
+        "the client does not trust this certificate; give players the ca.pem next to it, or "
+          + "the fingerprint printed at start for --pin"
+      default: nil
+      }
+    }
     configuration.threads = threads
     configuration.roomSettings = RoomState.Settings(
       ruleset: ruleset, bestOf: bestOf,
@@ -208,7 +220,9 @@ struct Serve: AsyncParsableCommand {
     do {
       server = try await GameServer.start(configuration, logger: logger)
     } catch let error as TLSError {
-      complain("\(error)")
+      complain(
+        "\(error); check the files given to --cert and --key (scripts/gen-certs.sh makes a "
+          + "matching pair).")
       throw Exit.dataError
     } catch let error as JournalError {
       complain("\(error)")

@@ -107,7 +107,9 @@ func connect(_ server: ServerOptions, tls: TLSContext) async throws -> ServerCon
   do {
     return try await ServerConnection.connect(host: server.host, port: server.port, tls: tls)
   } catch let error as TLSError {
-    complain("cannot connect to \(server.host):\(server.port): \(error.message)")
+    complain(
+      "cannot connect to \(server.host):\(server.port): \(error.message) \(server.advice(for: error))"
+    )
     throw ExitCode(ExitStatus.unavailable)
   } catch {
     complain(

@@ -183,6 +183,47 @@ struct ExecutableTests {
     #expect(printed.contains("--pin") || printed.contains("roshambo play --host 127.0.0.1"))
   }
 
+  @Test("a TLS failure is told with the advice only each program can give")
+  func tlsAdvice() throws {
+    var flags = arguments(data: temporaryDataDirectory())
+    flags[flags.count - 1] = "info"
+    let server = try ServerProcess(flags)
+    defer {
+      server.process.interrupt()
+      _ = server.finish()
+    }
+    let port = try server.port
+    // The operator's side (first: one line per address per 10 s): a client that offers
+    // only TLS 1.2.
+    let old = Process()
+    old.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    old.arguments = ["s_client", "-tls1_2", "-connect", "127.0.0.1:\(port)"]
+    old.standardInput = FileHandle.nullDevice
+    old.standardOutput = FileHandle.nullDevice
+    old.standardError = FileHandle.nullDevice
+    try old.run()
+    old.waitUntilExit()
+    let logged = try server.line(containing: "wrong protocol version")
+    #expect(logged.contains("--allow-tls12"), "\(logged)")
+    // The player's side: a pin that is not the server's.
+    let client = Process()
+    client.executableURL = URL(
+      fileURLWithPath: try serverBinary().replacingOccurrences(
+        of: "/roshambo-server", with: "/roshambo"))
+    client.arguments = [
+      "bot", "--host", "127.0.0.1", "--port", String(port), "--pin",
+      String(repeating: "AB:", count: 31) + "AB",
+    ]
+    let pipe = Pipe()
+    client.standardOutput = pipe
+    client.standardError = pipe
+    try client.run()
+    let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    client.waitUntilExit()
+    #expect(client.terminationStatus == 69, "\(said)")
+    #expect(said.contains("pin mismatch") && said.contains("with --pin"), "\(said)")
+  }
+
   @Test("--version names the release, the protocol and the commit it was built from")
   func version() throws {
     /// Whether `git` with `arguments` in this repository succeeds.

@@ -101,7 +101,9 @@ struct TLSHandlerTests {
     try pair.connect()
     let error = try #require(pair.clientRecorder.tlsErrors.first)
     #expect(error.kind == .untrustedIssuer)
-    #expect(error.message.contains("copy ca.pem from the server machine"))
+    #expect(error.message.contains("is not signed by the CA in"))
+    // The server hears the client's alert, classified by OpenSSL's reason code.
+    #expect(pair.serverRecorder.tlsErrors.first?.kind == .untrustedIssuer)
     #expect(pair.clientRecorder.handshakes.isEmpty)
     #expect(!pair.client.isActive)
     #expect(pair.serverRecorder.received.readableBytes == 0)
@@ -168,7 +170,9 @@ struct TLSHandlerTests {
       serverContext: Fixtures.serverContext())
     try pair.connect()
     #expect(pair.serverRecorder.tlsErrors.first?.kind == .protocolVersion)
-    #expect(pair.serverRecorder.tlsErrors.first?.message.contains("--allow-tls12") == true)
+    #expect(pair.serverRecorder.tlsErrors.first?.message.contains("TLS 1.3") == true)
+    // Advice naming flags is the executables' to give, not the TLS layer's.
+    #expect(pair.serverRecorder.tlsErrors.first?.message.contains("--") == false)
     #expect(pair.clientRecorder.handshakes.isEmpty)
   }
 
