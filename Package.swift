@@ -65,7 +65,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboProtocolTests",
       dependencies: [
-        "RoshamboProtocol",
+        "RoshamboProtocol", "RoshamboGame", "GameFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
       ]),

@@ -9,7 +9,7 @@ public enum BotStrategy: String, CaseIterable, Sendable {
   /// The pick for the next round, given the resolved rounds (oldest first) and which
   /// seat this bot is.
   public func pick(
-    history: [RoundView], seat: Seat, ruleset: Ruleset, random: inout some RandomNumberGenerator
+    history: [RoundResult], seat: Seat, ruleset: Ruleset, random: inout some RandomNumberGenerator
   ) -> Weapon {
     let weapons = ruleset.weapons
     let theirs = history.compactMap { $0.weapon(of: seat.opponent) }

@@ -219,7 +219,7 @@ private func matchResult(_ view: RoomView, winner: Seat, name: (Seat) -> String)
     : "\(name(winner)) wins the match \(score)."
 }
 
-private func roundSentence(_ round: RoundView, name: (Seat) -> String) -> String {
+private func roundSentence(_ round: RoundResult, name: (Seat) -> String) -> String {
   guard let winner = round.winner else {
     if let weapon = round.weapons.first ?? nil, round.weapons.allSatisfy({ $0 == weapon }) {
       return "Round \(round.round) is a draw: both chose \(weapon.rawValue)"
@@ -232,7 +232,7 @@ private func roundSentence(_ round: RoundView, name: (Seat) -> String) -> String
   return "\(name(winner)) wins the round: \(name(winner.opponent)) ran out of time"
 }
 
-private func historyRow(_ round: RoundView, name: (Seat) -> String) -> String {
+private func historyRow(_ round: RoundResult, name: (Seat) -> String) -> String {
   let weapons = round.weapons.map { $0?.rawValue ?? "—" }.joined(separator: " vs ")
   let result = round.winner.map(name) ?? "draw"
   return "\(round.round). \(weapons): \(result)"

@@ -2,7 +2,7 @@
 ///
 /// Invariant: every change to any room goes through one of these, so a journal of them
 /// rebuilds the whole lobby.
-public enum LobbyAction: Codable, Sendable, Equatable {
+public enum LobbyAction: Sendable, Equatable {
   /// A player joins `room` (nil: quick match), creating the room if needed.
   case join(room: String?, name: String, token: String, at: Int64)
   /// A spectator starts watching an existing room.

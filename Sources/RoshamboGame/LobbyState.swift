@@ -3,7 +3,7 @@
 ///
 /// Invariants: `quickMatchRoom`, when set, names a room with exactly one seat held;
 /// no room in `rooms` is empty (an empty room is removed by the action that empties it).
-public struct LobbyState: Codable, Sendable, Equatable {
+public struct LobbyState: Sendable, Equatable {
   public var rooms: [String: RoomState]
   /// The quick-match room with one player waiting for an opponent.
   public var quickMatchRoom: String?

@@ -3,7 +3,7 @@
 ///
 /// Invariant: an action names the seat it concerns; the server attaches it from the
 /// connection, a client never names its own seat.
-public enum RoomAction: Codable, Sendable, Equatable {
+public enum RoomAction: Sendable, Equatable {
   /// A player takes the first free seat with this name and resume token.
   case playerJoined(name: String, token: String, at: Int64)
   case spectatorJoined

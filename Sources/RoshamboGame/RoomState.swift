@@ -5,9 +5,9 @@
 /// otherwise; a seat's `pick` is only non-nil while `phase` is `.choosing`; no seat's
 /// score exceeds `winsNeeded`; `history` holds at most ``RoomView/historyLimit`` rounds
 /// (the latest), so a room's size is bounded however long its match runs.
-public struct RoomState: Codable, Sendable, Equatable {
+public struct RoomState: Sendable, Equatable {
   /// The phase of the room's match.
-  public enum Phase: String, Codable, Sendable {
+  public enum Phase: String, Sendable {
     /// Fewer than two seats are taken.
     case waiting
     /// Both seats are taken and the current round is open for picks.
@@ -17,7 +17,7 @@ public struct RoomState: Codable, Sendable, Equatable {
   }
 
   /// A taken seat.
-  public struct SeatState: Codable, Sendable, Equatable {
+  public struct SeatState: Sendable, Equatable {
     public var name: String
     /// The secret that lets the holder take the seat back after a dropped connection.
     public var token: String
@@ -45,25 +45,8 @@ public struct RoomState: Codable, Sendable, Equatable {
     }
   }
 
-  /// A resolved round: both picks (nil for a seat that let the deadline pass) and the
-  /// winning seat, or nil for a draw.
-  public struct RoundResult: Codable, Sendable, Equatable {
-    public var round: Int
-    public var weapons: [Weapon?]
-    public var winner: Seat?
-    /// The rule that decided it, as a sentence ("rock crushes scissors"), if one did.
-    public var reason: String?
-
-    public init(round: Int, weapons: [Weapon?], winner: Seat?, reason: String?) {
-      self.round = round
-      self.weapons = weapons
-      self.winner = winner
-      self.reason = reason
-    }
-  }
-
   /// How a room plays: the ruleset, the match length and the clocks.
-  public struct Settings: Codable, Sendable, Equatable {
+  public struct Settings: Sendable, Equatable {
     public var ruleset: Ruleset.ID
     /// Rounds in a match; odd, at least 1.
     public var bestOf: Int

@@ -5,7 +5,7 @@
 /// (checked by the tests for every pair), so ``outcome(_:_:)`` is total.
 public struct Ruleset: Sendable, Equatable {
   /// The name of a ruleset on the wire and on the command line.
-  public enum ID: String, Codable, Sendable, CaseIterable {
+  public enum ID: String, Sendable, CaseIterable {
     case classic
     case lizardSpock
   }

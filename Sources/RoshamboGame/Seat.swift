@@ -1,7 +1,7 @@
 /// One of the two seats of a room. Its raw value (1 or 2) is the seat on the wire.
 ///
 /// Invariant: there are exactly two seats, and each is the other's `opponent`.
-public enum Seat: Int, Codable, Sendable, CaseIterable, Hashable, Comparable {
+public enum Seat: Int, Sendable, CaseIterable, Hashable, Comparable {
   case one = 1
   case two = 2
 

@@ -2,7 +2,7 @@
 ///
 /// Invariant: which weapons a room allows, and which beats which, is the ruleset's
 /// business (``Ruleset``), never the weapon's.
-public enum Weapon: String, Codable, Sendable, CaseIterable, Hashable {
+public enum Weapon: String, Sendable, CaseIterable, Hashable {
   case rock
   case paper
   case scissors

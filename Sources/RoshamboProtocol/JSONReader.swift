@@ -6,12 +6,12 @@
 /// the same shapes but for the trailing commas `JSONDecoder` tolerates (checked against
 /// it on every truncation and single-byte change of sample messages in the tests), and
 /// it never reads outside its buffer.
-struct JSONReader {
+package struct JSONReader {
   /// What is wrong with the text, and where (a byte offset).
-  struct Failure: Error, CustomStringConvertible, Equatable {
-    var message: String
-    var offset: Int
-    var description: String { "\(message) (at byte \(offset))" }
+  package struct Failure: Error, CustomStringConvertible, Equatable {
+    package var message: String
+    package var offset: Int
+    package var description: String { "\(message) (at byte \(offset))" }
   }
 
   private let bytes: UnsafeRawBufferPointer
@@ -21,13 +21,13 @@ struct JSONReader {
   private var depth = 0
   static let maxDepth = 64
 
-  init(_ bytes: UnsafeRawBufferPointer) {
+  package init(_ bytes: UnsafeRawBufferPointer) {
     self.bytes = bytes
   }
 
   /// Calls `body` with `bytes` as one buffer: their own storage when they have one
   /// (`[UInt8]`, a buffer pointer), a copy otherwise.
-  static func withBuffer<T>(
+  package static func withBuffer<T>(
     _ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) throws -> T
   ) rethrows -> T {
     if let result = try bytes.withContiguousStorageIfAvailable({
@@ -39,7 +39,7 @@ struct JSONReader {
   }
 
   /// Reads the whole text with `body` and checks that only whitespace follows.
-  static func read<T>(
+  package static func read<T>(
     _ buffer: UnsafeRawBufferPointer, _ body: (inout JSONReader) throws -> T
   ) throws -> T {
     var reader = JSONReader(buffer)
@@ -54,7 +54,7 @@ struct JSONReader {
   // MARK: - Structure
 
   /// Reads an object, calling `body` with each key; `body` must read the key's value.
-  mutating func object(_ body: (inout JSONReader, String) throws -> Void) throws {
+  package mutating func object(_ body: (inout JSONReader, String) throws -> Void) throws {
     try enter(UInt8(ascii: "{"), "an object")
     skipWhitespace()
     if peek() == UInt8(ascii: "}") {
@@ -82,7 +82,7 @@ struct JSONReader {
   }
 
   /// Reads an array, calling `body` once per element; `body` must read the element.
-  mutating func array(_ body: (inout JSONReader) throws -> Void) throws {
+  package mutating func array(_ body: (inout JSONReader) throws -> Void) throws {
     try enter(UInt8(ascii: "["), "an array")
     skipWhitespace()
     if peek() == UInt8(ascii: "]") {
@@ -105,14 +105,14 @@ struct JSONReader {
   }
 
   /// Reads an array whose elements `element` reads.
-  mutating func array<T>(of element: (inout JSONReader) throws -> T) throws -> [T] {
+  package mutating func array<T>(of element: (inout JSONReader) throws -> T) throws -> [T] {
     var values: [T] = []
     try array { values.append(try element(&$0)) }
     return values
   }
 
   /// Reads and discards any value (an unknown field's).
-  mutating func skipValue() throws {
+  package mutating func skipValue() throws {
     skipWhitespace()
     switch peek() {
     case UInt8(ascii: "{"): try object { reader, _ in try reader.skipValue() }
@@ -127,14 +127,14 @@ struct JSONReader {
   // MARK: - Scalars
 
   /// Consumes a `null` if one comes next; true if it did.
-  mutating func null() throws -> Bool {
+  package mutating func null() throws -> Bool {
     skipWhitespace()
     guard peek() == UInt8(ascii: "n") else { return false }
     try literal("null")
     return true
   }
 
-  mutating func bool() throws -> Bool {
+  package mutating func bool() throws -> Bool {
     skipWhitespace()
     switch peek() {
     case UInt8(ascii: "t"):
@@ -148,12 +148,12 @@ struct JSONReader {
   }
 
   /// What kind of value comes next.
-  enum Kind: Equatable {
+  package enum Kind: Equatable {
     case object, array, string, number, bool, null
   }
 
   /// The kind of the next value, without reading it.
-  mutating func kind() throws -> Kind {
+  package mutating func kind() throws -> Kind {
     skipWhitespace()
     guard let byte = peek() else { throw failure("the text ends early") }
     switch byte {
@@ -169,7 +169,7 @@ struct JSONReader {
 
   /// An integer. A number with a fraction or exponent is accepted when it is exactly
   /// an integer that fits (`2.0`, `1e3`), as `JSONDecoder` does.
-  mutating func int() throws -> Int {
+  package mutating func int() throws -> Int {
     let start = index
     guard let value = try exactInt() else { throw failure("expected an integer", at: start) }
     return value
@@ -177,7 +177,7 @@ struct JSONReader {
 
   /// A number, as an integer if it is exactly one that fits; nil if it is a valid
   /// number that is not (`1.5`, `1e30`).
-  mutating func exactInt() throws -> Int? {
+  package mutating func exactInt() throws -> Int? {
     skipWhitespace()
     let start = index
     try skipNumber()
@@ -206,7 +206,7 @@ struct JSONReader {
   }
 
   /// A string, escapes resolved; the bytes must be UTF-8.
-  mutating func string() throws -> String {
+  package mutating func string() throws -> String {
     skipWhitespace()
     let start = index
     try expect(UInt8(ascii: "\""))
@@ -251,18 +251,18 @@ struct JSONReader {
     }
   }
 
-  mutating func optionalString() throws -> String? {
+  package mutating func optionalString() throws -> String? {
     try null() ? nil : string()
   }
 
-  mutating func optionalInt() throws -> Int? {
+  package mutating func optionalInt() throws -> Int? {
     try null() ? nil : int()
   }
 
   // MARK: - Errors
 
   /// An error at the current position (or `offset`).
-  func failure(_ message: String, at offset: Int? = nil) -> Failure {
+  package func failure(_ message: String, at offset: Int? = nil) -> Failure {
     Failure(message: message, offset: offset ?? index)
   }
 

@@ -3,8 +3,8 @@ import RoshamboGame
 /// A small JSON writer for the messages this package sends: the contract's shapes only,
 /// written straight into bytes (Foundation's encoders cost about 35 µs for one `state`).
 ///
-/// Invariant: everything it writes is valid JSON that `JSONDecoder` reads back to the
-/// same values (tested by round trips of every message).
+/// Invariant: everything it writes is valid JSON (RFC 8259) that ``JSONReader`` and
+/// `JSONDecoder` read back to the same values (tested by round trips of every message).
 package struct JSONText {
   package private(set) var bytes: [UInt8] = []
 
@@ -75,50 +75,5 @@ package struct JSONText {
       optionalString(weapon?.rawValue)
     }
     raw("]")
-  }
-
-  /// The contract's `view` object, every key present.
-  package mutating func view(_ view: RoomView) {
-    raw("{")
-    key("room"); string(view.room); comma()
-    key("ruleset"); string(view.ruleset.rawValue); comma()
-    key("bestOf"); int(view.bestOf); comma()
-    key("phase"); string(view.phase.rawValue); comma()
-    key("round"); int(view.round); comma()
-    key("you"); optionalInt(view.you?.rawValue); comma()
-    key("players"); raw("[")
-    for (index, player) in view.players.enumerated() {
-      if index > 0 { comma() }
-      raw("{")
-      key("seat"); int(player.seat.rawValue); comma()
-      key("name"); string(player.name); comma()
-      key("connected"); bool(player.connected); comma()
-      key("chosen"); bool(player.chosen); comma()
-      key("weapon"); optionalString(player.weapon?.rawValue); comma()
-      key("score"); int(player.score); comma()
-      key("left"); bool(player.left)
-      raw("}")
-    }
-    raw("]"); comma()
-    key("history"); raw("[")
-    for (index, round) in view.history.enumerated() {
-      if index > 0 { comma() }
-      raw("{")
-      key("round"); int(round.round); comma()
-      key("weapons"); weapons(round.weapons); comma()
-      key("winner"); int(round.winner?.rawValue ?? 0); comma()
-      key("reason"); optionalString(round.reason)
-      raw("}")
-    }
-    raw("]"); comma()
-    key("winner"); optionalInt(view.winner?.rawValue); comma()
-    key("deadline"); optionalInt(view.deadline); comma()
-    key("spectators"); int(view.spectators); comma()
-    key("rematch"); raw("[")
-    for (index, seat) in view.rematch.enumerated() {
-      if index > 0 { comma() }
-      int(seat.rawValue)
-    }
-    raw("]}")
   }
 }

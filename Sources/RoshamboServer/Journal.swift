@@ -5,7 +5,7 @@ import RoshamboGame
 import RoshamboProtocol
 
 /// A finished match, kept for `roshambo-server history`.
-public struct FinishedMatch: Sendable, Equatable, Codable {
+public struct FinishedMatch: Sendable, Equatable {
   public var room: String
   public var finishedAt: Int64
   public var ruleset: String
@@ -174,6 +174,39 @@ final class Journal {
             GROUP BY name;
           CREATE TABLE heartbeat (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
           """)
+    }
+    migrator.registerMigration("v6: journal format 2") { db in
+      // Rows and the snapshot in the journal's own format, whose names no longer follow
+      // the Swift types (see JournalFormat). What format 1 cannot read is left as it is,
+      // for `load` to report and `--recover` to deal with.
+      for row in try Row.fetchAll(db, sql: "SELECT seq, action FROM journal") {
+        let text: String = row["action"]
+        guard let action = try? JournalFormat.Version1.action(from: text.utf8) else { continue }
+        try db.execute(
+          sql: "UPDATE journal SET action = ? WHERE seq = ?",
+          arguments: [String(decoding: JournalFormat.bytes(of: action), as: UTF8.self), row["seq"]])
+      }
+      guard
+        let snapshot = try Row.fetchOne(
+          db, sql: "SELECT state, generation FROM snapshot WHERE id = 1")
+      else { return }
+      let generation: Int64 = snapshot["generation"]
+      var bytes = Data()
+      if generation == 0 {
+        bytes = Data((snapshot["state"] as String).utf8)
+      } else {
+        for part in try Data.fetchAll(
+          db, sql: "SELECT bytes FROM snapshot_part WHERE generation = ? ORDER BY part",
+          arguments: [generation])
+        {
+          bytes.append(part)
+        }
+      }
+      guard let lobby = try? JournalFormat.Version1.lobby(from: bytes) else { return }
+      try db.execute(
+        sql: "UPDATE snapshot SET state = ?, generation = 0 WHERE id = 1",
+        arguments: [String(decoding: JournalFormat.bytes(of: lobby), as: UTF8.self)])
+      try db.execute(sql: "DELETE FROM snapshot_part")
     }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
@@ -424,7 +457,7 @@ final class Journal {
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
         json.removeAll()
-        json.lobbyAction(action)
+        json.journalRow(action)
         try json.bytes.withUnsafeBufferPointer { text in
           try writer.run(
             "INSERT INTO journal (seq, action) VALUES (?, ?)", .int(lastSeq + Int64(offset) + 1),

@@ -1,35 +1,303 @@
-import Foundation
 import RoshamboGame
 import RoshamboProtocol
 
-/// How the journal writes and reads its rows (one lobby action each) and its snapshot
-/// (the whole lobby): the one place both directions live, so the fuzz targets and the
-/// tests exercise exactly what `Journal` runs.
+/// The journal's on-disk format, both ways in one place: rows (one lobby action each)
+/// and the snapshot (the whole lobby), as written by `JSONText.journalRow` and
+/// `JSONText.journalSnapshot` and read back here. The fuzz targets and the tests
+/// exercise exactly what `Journal` runs.
+///
+/// This is format 2 (since the database migration "v6"): every name is the format's
+/// own, so renaming a Swift case never breaks a journal. Format 1 (the shape of the
+/// types' synthesized `Codable`) is read only to migrate it (``Version1``).
 ///
 /// Invariant: whatever ``action(from:)`` reads, ``bytes(of:)`` writes back as the same
-/// action (and likewise for the lobby).
+/// action (and likewise for the lobby); anything else is refused with what is wrong.
 public enum JournalFormat {
+  /// The format this code writes and reads.
+  public static let version = 2
+
   /// A row's bytes for `action`.
   public static func bytes(of action: LobbyAction) -> [UInt8] {
     var json = JSONText(capacity: 128)
-    json.lobbyAction(action)
+    json.journalRow(action)
     return json.bytes
-  }
-
-  /// The action a row holds; throws what the decoder found wrong.
-  public static func action(from bytes: some Collection<UInt8>) throws -> LobbyAction {
-    try JSONDecoder().decode(LobbyAction.self, from: Data(bytes))
   }
 
   /// A snapshot's bytes for `lobby`.
   public static func bytes(of lobby: LobbyState) -> [UInt8] {
     var json = JSONText(capacity: 64 + 512 * lobby.rooms.count)
-    json.lobby(lobby)
+    json.journalSnapshot(lobby)
     return json.bytes
   }
 
-  /// The lobby a snapshot holds; throws what the decoder found wrong.
+  /// The action a row holds; throws what is wrong with it.
+  public static func action(from bytes: some Collection<UInt8>) throws -> LobbyAction {
+    try JSONReader.withBuffer(bytes) { buffer in
+      try JSONReader.read(buffer) { try $0.journalRow() }
+    }
+  }
+
+  /// The lobby a snapshot holds; throws what is wrong with it.
   public static func lobby(from bytes: some Collection<UInt8>) throws -> LobbyState {
-    try JSONDecoder().decode(LobbyState.self, from: Data(bytes))
+    try JSONReader.withBuffer(bytes) { buffer in
+      try JSONReader.read(buffer) { try $0.journalSnapshot() }
+    }
+  }
+}
+
+extension JSONReader {
+  fileprivate mutating func journalRow() throws -> LobbyAction {
+    var type: String?
+    var room: String?
+    var name: String?
+    var token: String?
+    var at: Int?
+    var seat: Seat?
+    var round: Int?
+    var weapon: Weapon?
+    try object { reader, key in
+      switch key {
+      case "type": type = try reader.string()
+      case "room": room = try reader.optionalString()
+      case "name": name = try reader.string()
+      case "token": token = try reader.string()
+      case "at": at = try reader.int()
+      case "seat": seat = try reader.seat()
+      case "round": round = try reader.int()
+      case "weapon": weapon = try reader.raw(Weapon.self, "weapon")
+      default: throw reader.failure("a journal row has no field \"\(key.prefix(32))\"")
+      }
+    }
+    func required<T>(_ value: T?, _ field: String) throws -> T {
+      guard let value else { throw failure("a \(type ?? "journal") row without \"\(field)\"") }
+      return value
+    }
+    let kind = try required(type, "type")
+    if kind == "join" {
+      return .join(
+        room: room, name: try required(name, "name"), token: try required(token, "token"),
+        at: Int64(try required(at, "at")))
+    }
+    let roomName = try required(room, "room")
+    if kind == "spectate" { return .spectate(room: roomName) }
+    let action: RoomAction
+    switch kind {
+    case "playerJoined":
+      action = .playerJoined(
+        name: try required(name, "name"), token: try required(token, "token"),
+        at: Int64(try required(at, "at")))
+    case "spectatorJoined": action = .spectatorJoined
+    case "spectatorLeft": action = .spectatorLeft
+    case "chose":
+      action = .chose(
+        seat: try required(seat, "seat"), round: try required(round, "round"),
+        weapon: try required(weapon, "weapon"), at: Int64(try required(at, "at")))
+    case "disconnected":
+      action = .disconnected(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
+    case "reconnected":
+      action = .reconnected(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
+    case "left":
+      action = .left(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
+    case "deadlinePassed":
+      action = .deadlinePassed(
+        round: try required(round, "round"), at: Int64(try required(at, "at")))
+    case "graceExpired":
+      action = .graceExpired(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
+    case "rematchRequested":
+      action = .rematchRequested(
+        seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
+    default:
+      throw failure("a journal row of unknown type \"\(kind.prefix(32))\"")
+    }
+    return .room(roomName, action)
+  }
+
+  fileprivate mutating func journalSnapshot() throws -> LobbyState {
+    var format: Int?
+    var quickMatchRoom: String?
+    var next: Int?
+    var defaults: RoomState.Settings?
+    var rooms: [RoomState]?
+    try object { reader, key in
+      switch key {
+      case "format": format = try reader.int()
+      case "quickMatchRoom": quickMatchRoom = try reader.optionalString()
+      case "nextQuickMatchNumber": next = try reader.int()
+      case "defaults": defaults = try reader.journalSettings()
+      case "rooms": rooms = try reader.array(of: { try $0.journalRoom() })
+      default: throw reader.failure("a snapshot has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard format == JournalFormat.version else {
+      throw failure("a snapshot in format \(format.map(String.init) ?? "none"), not 2")
+    }
+    guard let next, let defaults, let rooms else {
+      throw failure("a snapshot without one of nextQuickMatchNumber, defaults, rooms")
+    }
+    var lobby = LobbyState(defaults: defaults)
+    lobby.quickMatchRoom = quickMatchRoom
+    lobby.nextQuickMatchNumber = next
+    for room in rooms {
+      guard lobby.rooms.updateValue(room, forKey: room.name) == nil else {
+        throw failure("a snapshot with two rooms named \(room.name.prefix(32))")
+      }
+    }
+    return lobby
+  }
+
+  mutating func journalSettings() throws -> RoomState.Settings {
+    var ruleset: Ruleset.ID?
+    var bestOf: Int?
+    var roundMillis: Int?
+    var graceMillis: Int?
+    try object { reader, key in
+      switch key {
+      case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
+      case "bestOf": bestOf = try reader.int()
+      case "roundMillis": roundMillis = try reader.int()
+      case "graceMillis": graceMillis = try reader.int()
+      default: try reader.skipValue()
+      }
+    }
+    guard let ruleset, let bestOf, let roundMillis, let graceMillis else {
+      throw failure("settings without one of ruleset, bestOf, roundMillis, graceMillis")
+    }
+    return RoomState.Settings(
+      ruleset: ruleset, bestOf: bestOf, roundMillis: Int64(roundMillis),
+      graceMillis: Int64(graceMillis))
+  }
+
+  /// A room, in either format: they differ only in how seats are listed (format 2: one
+  /// object each with its `seat`; format 1: `[seat, object, seat, object]`).
+  mutating func journalRoom(seatsAsPairs: Bool = false) throws -> RoomState {
+    var name: String?
+    var settings: RoomState.Settings?
+    var seats: [Seat: RoomState.SeatState]?
+    var spectators: Int?
+    var round: Int?
+    var history: [RoundResult]?
+    var phase: RoomState.Phase?
+    var winner: Seat?
+    var deadline: Int?
+    var version: Int?
+    try object { reader, key in
+      switch key {
+      case "name": name = try reader.string()
+      case "settings": settings = try reader.journalSettings()
+      case "seats":
+        seats = try seatsAsPairs ? reader.journalSeatPairs() : reader.journalSeats()
+      case "spectators": spectators = try reader.int()
+      case "round": round = try reader.int()
+      case "history": history = try reader.array(of: { try $0.journalRound() })
+      case "phase": phase = try reader.raw(RoomState.Phase.self, "phase")
+      case "winner": winner = try reader.optionalSeat()
+      case "deadline": deadline = try reader.optionalInt()
+      case "version": version = try reader.int()
+      default: throw reader.failure("a room has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard let name, let settings, let seats, let spectators, let round, let history, let phase,
+      let version
+    else {
+      throw failure(
+        "a room without one of name, settings, seats, spectators, round, history, phase, version")
+    }
+    var room = RoomState(name: name, settings: settings)
+    room.seats = seats
+    room.spectators = spectators
+    room.round = round
+    room.history = history
+    room.phase = phase
+    room.winner = winner
+    room.deadline = deadline.map(Int64.init)
+    room.version = version
+    return room
+  }
+
+  private mutating func journalSeats() throws -> [Seat: RoomState.SeatState] {
+    var seats: [Seat: RoomState.SeatState] = [:]
+    try array { reader in
+      var seat: Seat?
+      let held = try reader.journalSeat { reader in seat = try reader.seat() }
+      guard let seat else { throw reader.failure("a seat without \"seat\"") }
+      guard seats.updateValue(held, forKey: seat) == nil else {
+        throw reader.failure("seat \(seat.rawValue) held twice")
+      }
+    }
+    return seats
+  }
+
+  private mutating func journalSeatPairs() throws -> [Seat: RoomState.SeatState] {
+    var seats: [Seat: RoomState.SeatState] = [:]
+    var pending: Seat?
+    try array { reader in
+      if let seat = pending {
+        guard seats.updateValue(try reader.journalSeat(), forKey: seat) == nil else {
+          throw reader.failure("seat \(seat.rawValue) held twice")
+        }
+        pending = nil
+      } else {
+        pending = try reader.seat()
+      }
+    }
+    guard pending == nil else { throw failure("a seat number without its seat") }
+    return seats
+  }
+
+  /// A held seat's fields; `other` reads any key this does not know (the seat's
+  /// number, in format 2), and an unknown key is an error.
+  private mutating func journalSeat(
+    other: (inout JSONReader) throws -> Void = { throw $0.failure("a seat has an unknown field") }
+  ) throws -> RoomState.SeatState {
+    var name: String?
+    var token: String?
+    var connected: Bool?
+    var score: Int?
+    var pick: Weapon?
+    var graceEndsAt: Int?
+    var wantsRematch: Bool?
+    var hasLeft: Bool?
+    try object { reader, key in
+      switch key {
+      case "name": name = try reader.string()
+      case "token": token = try reader.string()
+      case "connected": connected = try reader.bool()
+      case "score": score = try reader.int()
+      case "pick": pick = try reader.null() ? nil : reader.raw(Weapon.self, "weapon")
+      case "graceEndsAt": graceEndsAt = try reader.optionalInt()
+      case "wantsRematch": wantsRematch = try reader.bool()
+      case "hasLeft": hasLeft = try reader.bool()
+      case "seat": try other(&reader)
+      default: throw reader.failure("a seat has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard let name, let token, let connected, let score, let wantsRematch, let hasLeft else {
+      throw failure("a seat without one of name, token, connected, score, wantsRematch, hasLeft")
+    }
+    var held = RoomState.SeatState(name: name, token: token, connected: connected, score: score)
+    held.pick = pick
+    held.graceEndsAt = graceEndsAt.map(Int64.init)
+    held.wantsRematch = wantsRematch
+    held.hasLeft = hasLeft
+    return held
+  }
+
+  private mutating func journalRound() throws -> RoundResult {
+    var round: Int?
+    var weapons: [Weapon?]?
+    var winner: Seat?
+    var reason: String?
+    try object { reader, key in
+      switch key {
+      case "round": round = try reader.int()
+      case "weapons":
+        weapons = try reader.array(of: { try $0.null() ? nil : $0.raw(Weapon.self, "weapon") })
+      case "winner": winner = try reader.optionalSeat()
+      case "reason": reason = try reader.optionalString()
+      default: throw reader.failure("a round has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard let round, let weapons else { throw failure("a round without round or weapons") }
+    return RoundResult(round: round, weapons: weapons, winner: winner, reason: reason)
   }
 }

@@ -1,107 +1,100 @@
 import RoshamboGame
 import RoshamboProtocol
 
+// The journal's format 2, written: one flat object per row, one object per snapshot.
+// Every name here is the format's own, spelled out, so renaming a Swift type or case
+// never changes what is on disk. `JournalFormat` reads exactly this back.
+
 extension JSONText {
-  /// A lobby action as the journal stores it: the JSON that `LobbyAction`'s `Codable`
-  /// conformance reads (what `JSONEncoder` would write), written by hand because the
-  /// journal encodes one per accepted action on the hub's loop (13 µs with
-  /// `JSONEncoder`).
-  mutating func lobbyAction(_ action: LobbyAction) {
+  /// A lobby action as a journal row: `{"type":…,"room":…, …the action's fields}`.
+  mutating func journalRow(_ action: LobbyAction) {
     switch action {
     case .join(let room, let name, let token, let at):
-      raw("{\"join\":{")
+      raw("{\"type\":\"join\",")
       key("room"); optionalString(room); comma()
       key("name"); string(name); comma()
       key("token"); string(token); comma()
       key("at"); int(at)
-      raw("}}")
     case .spectate(let room):
-      raw("{\"spectate\":{")
+      raw("{\"type\":\"spectate\",")
       key("room"); string(room)
-      raw("}}")
     case .room(let room, let action):
-      raw("{\"room\":{")
-      key("_0"); string(room); comma()
-      key("_1"); roomAction(action)
-      raw("}}")
+      roomAction(action, in: room)
     }
+    raw("}")
   }
 
-  private mutating func roomAction(_ action: RoomAction) {
+  private mutating func roomAction(_ action: RoomAction, in room: String) {
+    func start(_ type: StaticString) {
+      raw("{\"type\":\"")
+      raw(type)
+      raw("\",")
+      key("room"); string(room)
+    }
     switch action {
     case .playerJoined(let name, let token, let at):
-      raw("{\"playerJoined\":{")
+      start("playerJoined"); comma()
       key("name"); string(name); comma()
       key("token"); string(token); comma()
       key("at"); int(at)
     case .spectatorJoined:
-      raw("{\"spectatorJoined\":{")
+      start("spectatorJoined")
     case .spectatorLeft:
-      raw("{\"spectatorLeft\":{")
+      start("spectatorLeft")
     case .chose(let seat, let round, let weapon, let at):
-      raw("{\"chose\":{")
+      start("chose"); comma()
       key("seat"); int(seat.rawValue); comma()
       key("round"); int(round); comma()
       key("weapon"); string(weapon.rawValue); comma()
       key("at"); int(at)
     case .disconnected(let seat, let at):
-      raw("{\"disconnected\":{")
-      seatAt(seat, at)
+      start("disconnected"); seatAt(seat, at)
     case .reconnected(let seat, let at):
-      raw("{\"reconnected\":{")
-      seatAt(seat, at)
+      start("reconnected"); seatAt(seat, at)
     case .left(let seat, let at):
-      raw("{\"left\":{")
-      seatAt(seat, at)
+      start("left"); seatAt(seat, at)
     case .deadlinePassed(let round, let at):
-      raw("{\"deadlinePassed\":{")
+      start("deadlinePassed"); comma()
       key("round"); int(round); comma()
       key("at"); int(at)
     case .graceExpired(let seat, let at):
-      raw("{\"graceExpired\":{")
-      seatAt(seat, at)
+      start("graceExpired"); seatAt(seat, at)
     case .rematchRequested(let seat, let at):
-      raw("{\"rematchRequested\":{")
-      seatAt(seat, at)
+      start("rematchRequested"); seatAt(seat, at)
     }
-    raw("}}")
   }
 
   private mutating func seatAt(_ seat: Seat, _ at: Int64) {
+    comma()
     key("seat"); int(seat.rawValue); comma()
     key("at"); int(at)
   }
 }
 
 extension JSONText {
-  /// The lobby as the journal's snapshot stores it: the JSON that `LobbyState`'s
-  /// `Codable` conformance reads, written by hand (for thousands of rooms `JSONEncoder`
-  /// took a tenth of a second of a core that the game needs).
-  mutating func lobby(_ lobby: LobbyState) {
-    raw("{\"rooms\":{")
-    for (index, (name, room)) in lobby.rooms.enumerated() {
-      if index > 0 { comma() }
-      string(name)
-      raw(":")
-      self.room(room)
-    }
-    raw("},")
+  /// The lobby as the journal's snapshot: `{"format":2, …, "rooms":[…]}`.
+  mutating func journalSnapshot(_ lobby: LobbyState) {
+    raw("{")
+    key("format"); int(JournalFormat.version); comma()
     key("quickMatchRoom"); optionalString(lobby.quickMatchRoom); comma()
     key("nextQuickMatchNumber"); int(lobby.nextQuickMatchNumber); comma()
-    key("defaults"); settings(lobby.defaults)
-    raw("}")
+    key("defaults"); settings(lobby.defaults); comma()
+    key("rooms"); raw("[")
+    for (index, room) in lobby.rooms.values.enumerated() {
+      if index > 0 { comma() }
+      self.room(room)
+    }
+    raw("]}")
   }
 
   private mutating func room(_ room: RoomState) {
     raw("{")
     key("name"); string(room.name); comma()
     key("settings"); settings(room.settings); comma()
-    // A dictionary keyed by an Int-backed enum is a flat array: key, value, key, value.
     key("seats"); raw("[")
     for (index, seat) in Seat.allCases.filter({ room.seats[$0] != nil }).enumerated() {
       if index > 0 { comma() }
-      int(seat.rawValue); comma()
-      self.seat(room.seats[seat]!)
+      self.seat(seat, room.seats[seat]!)
     }
     raw("],")
     key("spectators"); int(room.spectators); comma()
@@ -124,16 +117,17 @@ extension JSONText {
     raw("}")
   }
 
-  private mutating func seat(_ seat: RoomState.SeatState) {
+  private mutating func seat(_ seat: Seat, _ held: RoomState.SeatState) {
     raw("{")
-    key("name"); string(seat.name); comma()
-    key("token"); string(seat.token); comma()
-    key("connected"); bool(seat.connected); comma()
-    key("score"); int(seat.score); comma()
-    key("pick"); optionalString(seat.pick?.rawValue); comma()
-    key("graceEndsAt"); optionalInt(seat.graceEndsAt); comma()
-    key("wantsRematch"); bool(seat.wantsRematch); comma()
-    key("hasLeft"); bool(seat.hasLeft)
+    key("seat"); int(seat.rawValue); comma()
+    key("name"); string(held.name); comma()
+    key("token"); string(held.token); comma()
+    key("connected"); bool(held.connected); comma()
+    key("score"); int(held.score); comma()
+    key("pick"); optionalString(held.pick?.rawValue); comma()
+    key("graceEndsAt"); optionalInt(held.graceEndsAt); comma()
+    key("wantsRematch"); bool(held.wantsRematch); comma()
+    key("hasLeft"); bool(held.hasLeft)
     raw("}")
   }
 

@@ -74,9 +74,9 @@ struct ClientStoreTests {
 
 @Suite("Bot strategies")
 struct BotStrategyTests {
-  func rounds(_ theirs: [Weapon]) -> [RoundView] {
+  func rounds(_ theirs: [Weapon]) -> [RoundResult] {
     theirs.enumerated().map {
-      RoundView(round: $0.offset + 1, weapons: [.rock, $0.element], winner: nil, reason: nil)
+      RoundResult(round: $0.offset + 1, weapons: [.rock, $0.element], winner: nil, reason: nil)
     }
   }
 

@@ -44,19 +44,17 @@ func settings(from r: Int) -> RoomState.Settings {
 /// Fails unless no view of `room` for an audience other than a seat reveals that seat's
 /// unresolved pick: each other view must be the same whatever the seat picked.
 func expectSecrecy(_ room: RoomState, sourceLocation: SourceLocation = #_sourceLocation) {
-  let encoder = JSONEncoder()
-  encoder.outputFormatting = .sortedKeys
   for seat in Seat.allCases {
     guard room.seats[seat]?.pick != nil else { continue }
     for audience in [seat.opponent, nil] as [Seat?] {
-      var views: Set<Data> = []
-      for weapon in room.ruleset.weapons {
+      let views = room.ruleset.weapons.map { weapon in
         var other = room
         other.seats[seat]!.pick = weapon
-        views.insert(try! encoder.encode(other.view(for: audience)))
+        return other.view(for: audience)
       }
       #expect(
-        views.count == 1, "seat \(seat) pick leaks to \(String(describing: audience))",
+        views.allSatisfy { $0 == views[0] },
+        "seat \(seat) pick leaks to \(String(describing: audience))",
         sourceLocation: sourceLocation)
       #expect(room.view(for: audience).player(seat)?.weapon == nil, sourceLocation: sourceLocation)
     }
@@ -100,23 +98,19 @@ struct PropertyTests {
     }
   }
 
-  @Test("replaying the journal through JSON reproduces the state exactly")
+  @Test("replaying the accepted actions reproduces the state exactly")
   func replay() async {
     await propertyCheck(count: 200, input: Gen.int(in: 0...63), Self.script) { setup, numbers in
       let initial = RoomState(name: "p", settings: settings(from: setup))
       var room = initial
       var script = ActionScript()
-      var journal: [Data] = []
+      var journal: [RoomAction] = []
       for r in numbers {
         let action = script.action(from: r, in: room)
-        if room.apply(action) == nil {
-          journal.append(try! JSONEncoder().encode(action))
-        }
+        if room.apply(action) == nil { journal.append(action) }
       }
       var replayed = initial
-      for entry in journal {
-        replayed.apply(try! JSONDecoder().decode(RoomAction.self, from: entry))
-      }
+      for action in journal { #expect(replayed.apply(action) == nil) }
       #expect(replayed == room)
     }
   }

@@ -10,13 +10,79 @@ enum ReferenceDecoder {
   private struct Welcome: Decodable {
     var `protocol`: Int
     var room: String
-    var seat: Seat?
+    var seat: Int?
     var token: String?
   }
 
   private struct State: Decodable {
     var seq: Int
-    var view: RoomView
+    var view: View
+  }
+
+  /// The `view` object as the contract describes it, decoded by `JSONDecoder`: a second,
+  /// independent reading of the same text.
+  private struct View: Decodable {
+    var room: String
+    var ruleset: String
+    var bestOf: Int
+    var phase: String
+    var round: Int
+    var you: Int?
+    var players: [Player]
+    var history: [Round]
+    var winner: Int?
+    var deadline: Int64?
+    var spectators: Int?
+    var rematch: [Int]?
+  }
+
+  private struct Player: Decodable {
+    var seat: Int
+    var name: String
+    var connected: Bool
+    var chosen: Bool
+    var weapon: String?
+    var score: Int
+    var left: Bool?
+  }
+
+  private struct Round: Decodable {
+    var round: Int
+    var weapons: [String?]
+    var winner: Int
+    var reason: String?
+  }
+
+  struct Invalid: Error {}
+
+  private static func seat(_ number: Int) throws -> Seat {
+    guard let seat = Seat(rawValue: number) else { throw Invalid() }
+    return seat
+  }
+
+  private static func value<T: RawRepresentable<String>>(_ text: String) throws -> T {
+    guard let value = T(rawValue: text) else { throw Invalid() }
+    return value
+  }
+
+  private static func roomView(_ view: View) throws -> RoomView {
+    RoomView(
+      room: view.room, ruleset: try value(view.ruleset), bestOf: view.bestOf,
+      phase: try value(view.phase), round: view.round, you: try view.you.map(seat),
+      players: try view.players.map { player in
+        PlayerView(
+          seat: try seat(player.seat), name: player.name, connected: player.connected,
+          chosen: player.chosen, weapon: try player.weapon.map { try value($0) },
+          score: player.score, left: player.left ?? false)
+      },
+      history: try view.history.map { round in
+        guard round.winner == 0 || Seat(rawValue: round.winner) != nil else { throw Invalid() }
+        return RoundResult(
+          round: round.round, weapons: try round.weapons.map { try $0.map { try value($0) } },
+          winner: Seat(rawValue: round.winner), reason: round.reason)
+      },
+      winner: try view.winner.map(seat), deadline: view.deadline,
+      spectators: view.spectators ?? 0, rematch: try (view.rematch ?? []).map(seat))
   }
 
   private struct ErrorBody: Decodable {
@@ -42,10 +108,10 @@ enum ReferenceDecoder {
     switch try decoder.decode(TypeOnly.self, from: data).type {
     case "welcome":
       let w = try decoder.decode(Welcome.self, from: data)
-      return .welcome(room: w.room, seat: w.seat, token: w.token)
+      return .welcome(room: w.room, seat: try w.seat.map(seat), token: w.token)
     case "state":
       let s = try decoder.decode(State.self, from: data)
-      return .state(seq: s.seq, view: s.view)
+      return .state(seq: s.seq, view: try roomView(s.view))
     case "error":
       let e = try decoder.decode(ErrorBody.self, from: data)
       return .error(

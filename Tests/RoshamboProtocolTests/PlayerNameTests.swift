@@ -61,7 +61,7 @@ struct PlayerNameTests {
     let room = String(repeating: "r", count: 32)
     let reason = Ruleset.lizardSpock.rules.map(\.sentence).max { $0.utf8.count < $1.utf8.count }!
     let history = (0..<RoomView.historyLimit).map {
-      RoundView(
+      RoundResult(
         round: Int.max - $0, weapons: [.scissors, .scissors], winner: .two, reason: reason)
     }
     for (first, second) in [(longest, quotes), (quotes, longest)] {

@@ -33,12 +33,57 @@ struct JournalFormatTests {
     .room("den", .rematchRequested(seat: .one, at: Int64.max)),
   ]
 
-  @Test("every hand-written action reads back through its Codable conformance")
-  func handWrittenMatchesCodable() throws {
-    for action in Self.actions {
-      var json = JSONText()
-      json.lobbyAction(action)
-      #expect(try JSONDecoder().decode(LobbyAction.self, from: Data(json.bytes)) == action)
+  /// Each of ``actions`` as format 1 held it (the types' synthesized `Codable` shape),
+  /// written out by hand: what data directories from before format 2 contain.
+  static let version1Rows: [String] = [
+    #"{"join":{"room":"den","name":"Zoë \"Z\" 🎲","token":"t\\1","at":1}}"#,
+    #"{"join":{"name":"tab\there","token":"t2","at":2}}"#,
+    #"{"spectate":{"room":"den"}}"#,
+    #"{"room":{"_0":"den","_1":{"playerJoined":{"name":"new\nline","token":"t3","at":3}}}}"#,
+    #"{"room":{"_0":"den","_1":{"spectatorJoined":{}}}}"#,
+    #"{"room":{"_0":"den","_1":{"spectatorLeft":{}}}}"#,
+    #"{"room":{"_0":"den","_1":{"chose":{"seat":1,"round":4,"weapon":"spock","at":4}}}}"#,
+    #"{"room":{"_0":"den","_1":{"disconnected":{"seat":2,"at":5}}}}"#,
+    #"{"room":{"_1":{"reconnected":{"at":6,"seat":2}},"_0":"den"}}"#,
+    #"{"room":{"_0":"den","_1":{"left":{"seat":1,"at":7}}}}"#,
+    #"{"room":{"_0":"den","_1":{"deadlinePassed":{"round":2,"at":8}}}}"#,
+    #"{"room":{"_0":"den","_1":{"graceExpired":{"seat":2,"at":9}}}}"#,
+    #"{"room":{"_0":"den","_1":{"rematchRequested":{"seat":1,"at":9223372036854775807}}}}"#,
+  ]
+
+  @Test("every action reads back as itself in format 2, and as format 1 held it")
+  func rowsBothFormats() throws {
+    for (action, version1) in zip(Self.actions, Self.version1Rows) {
+      let bytes = JournalFormat.bytes(of: action)
+      #expect(try JournalFormat.action(from: bytes) == action)
+      #expect(
+        try JournalFormat.Version1.action(from: Array(version1.utf8)) == action, "\(version1)")
+      // Format 2 is flat and names its type; format 1 rows are not format 2.
+      #expect(bytes.starts(with: Array(#"{"type":""#.utf8)))
+      #expect(throws: (any Error).self) { try JournalFormat.action(from: Array(version1.utf8)) }
+    }
+    // The hand writer of format 1 wrote an absent room as null.
+    #expect(
+      try JournalFormat.Version1.action(
+        from: Array(#"{"join":{"room":null,"name":"a","token":"t","at":2}}"#.utf8))
+        == .join(room: nil, name: "a", token: "t", at: 2))
+  }
+
+  @Test("format 2 refuses what it does not define, naming it")
+  func rowsRefused() {
+    for (text, problem) in [
+      (#"{"type":"chose","room":"den","seat":3,"round":1,"weapon":"rock","at":1}"#, "seat"),
+      (#"{"type":"chose","room":"den","seat":1,"round":1,"at":1}"#, "weapon"),
+      (#"{"type":"dance","room":"den"}"#, "dance"),
+      (#"{"type":"join","name":"a","token":"t","at":1,"extra":1}"#, "extra"),
+      (#"{"type":"spectate"}"#, "room"),
+    ] {
+      do {
+        let action = try JournalFormat.action(from: Array(text.utf8))
+        Issue.record("\(text) was read as \(action)")
+      } catch {
+        #expect("\(error)".contains(problem), "\(text): \(error)")
+      }
     }
   }
 
@@ -47,7 +92,6 @@ struct JournalFormatTests {
     let directory = temporaryDataDirectory()
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let old = try DatabaseQueue(path: directory + "/roshambo.sqlite")
-    let encoder = JSONEncoder()
     let journaled: [LobbyAction] = [
       .join(room: "den", name: "Alice", token: "a", at: 1),
       .join(room: "den", name: "Bob", token: "b", at: 2),
@@ -68,10 +112,13 @@ struct JournalFormatTests {
           INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
             score2, winner, forfeit) VALUES ('old', 5, 'classic', 3, 'Ann', 'Ben', 2, 0, 'Ann', 0);
           """)
-      for action in journaled {
-        try db.execute(
-          sql: "INSERT INTO journal (action) VALUES (?)",
-          arguments: [String(decoding: try encoder.encode(action), as: UTF8.self)])
+      // Format 1, as JSONEncoder wrote it then.
+      for row in [
+        #"{"join":{"room":"den","name":"Alice","token":"a","at":1}}"#,
+        #"{"join":{"room":"den","name":"Bob","token":"b","at":2}}"#,
+        #"{"room":{"_0":"den","_1":{"chose":{"seat":1,"round":1,"weapon":"rock","at":3}}}}"#,
+      ] {
+        try db.execute(sql: "INSERT INTO journal (action) VALUES (?)", arguments: [row])
       }
     }
     try old.close()
@@ -214,7 +261,7 @@ struct JournalFormatTests {
     #expect(steps >= 1)
   }
 
-  @Test("the hand-written snapshot reads back through LobbyState's Codable conformance")
+  @Test("a snapshot reads back as itself in format 2")
   func handWrittenSnapshot() throws {
     var lobby = LobbyState(
       defaults: .init(ruleset: .lizardSpock, bestOf: 5, roundMillis: 9_000, graceMillis: 1_000))
@@ -238,10 +285,87 @@ struct JournalFormatTests {
     #expect(lobby.rooms.count == 3)
     #expect(lobby.rooms["den"]?.seats[.one]?.graceEndsAt != nil)
     #expect(lobby.rooms["den"]?.history.contains { $0.weapons.contains(nil) } == true)
-    var json = JSONText()
-    json.lobby(lobby)
-    #expect(try JSONDecoder().decode(LobbyState.self, from: Data(json.bytes)) == lobby)
+    let bytes = JournalFormat.bytes(of: lobby)
+    #expect(try JournalFormat.lobby(from: bytes) == lobby)
     let joined = Journal.snapshotParts(lobby).flatMap { $0 }
-    #expect(joined == json.bytes)
+    #expect(joined == bytes)
+  }
+
+  /// A format 1 snapshot, as the types' synthesized `Codable` shape held it: a room in
+  /// play with a round in its history and a seat waiting to reconnect.
+  static let version1Snapshot = #"""
+    {"rooms":{"den":{"name":"den","settings":{"ruleset":"classic","bestOf":3,"roundMillis":0,
+    "graceMillis":30000},"seats":[1,{"name":"Alice","token":"rt1.AAAA","connected":true,
+    "score":1,"pick":"rock","graceEndsAt":null,"wantsRematch":false,"hasLeft":false},2,
+    {"name":"Bob","token":"rt1.BBBB","connected":false,"score":0,"graceEndsAt":40000,
+    "wantsRematch":false,"hasLeft":false}],"spectators":1,"round":2,"history":[{"round":1,
+    "weapons":["paper","rock"],"winner":1,"reason":"paper covers rock"}],"phase":"choosing",
+    "version":7}},"quickMatchRoom":null,"nextQuickMatchNumber":3,"defaults":{"ruleset":
+    "classic","bestOf":3,"roundMillis":0,"graceMillis":30000}}
+    """#
+
+  @Test("a data directory in format 1 keeps working: migrated to format 2 when opened")
+  func migratesFormat1() throws {
+    let directory = temporaryDataDirectory()
+    // A database as the last release left it: every migration but v6, rows and snapshot
+    // in format 1.
+    let path = try Journal(directory: directory).path
+    let old = try DatabaseQueue(path: path)
+    try old.write { db in
+      try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
+      try db.execute(
+        sql: "INSERT INTO snapshot (id, state, through, generation) VALUES (1, ?, 2, 0)",
+        arguments: [Self.version1Snapshot])
+      for (seq, row) in [
+        (3, #"{"room":{"_0":"den","_1":{"reconnected":{"seat":2,"at":5}}}}"#),
+        (4, #"{"room":{"_0":"den","_1":{"chose":{"seat":2,"round":2,"weapon":"paper","at":6}}}}"#),
+        (5, #"{"room":{"_0":"den","_1":{"spectatorLeft":{}}}}"#),
+      ] {
+        try db.execute(
+          sql: "INSERT INTO journal (seq, action) VALUES (?, ?)", arguments: [seq, row])
+      }
+    }
+    try old.close()
+    var expected = try JournalFormat.Version1.lobby(from: Array(Self.version1Snapshot.utf8))
+    #expect(expected.rooms["den"]?.seats[.two]?.graceEndsAt == 40_000)
+    #expect(expected.rooms["den"]?.history.first?.reason == "paper covers rock")
+    expected.apply(.room("den", .reconnected(seat: .two, at: 5)))
+    expected.apply(.room("den", .chose(seat: .two, round: 2, weapon: .paper, at: 6)))
+    expected.apply(.room("den", .spectatorLeft))
+    #expect(expected.rooms["den"]?.history.count == 2)
+
+    let loaded = try Journal(directory: directory).load(defaults: .init())
+    #expect(loaded.actions == 3)
+    #expect(loaded.lobby == tokensHashed(expected))
+    // On disk it is format 2 now, rows and snapshot alike, and opening again changes nothing.
+    let (rows, snapshot) = try DatabaseQueue(path: path).read { db in
+      (
+        try String.fetchAll(db, sql: "SELECT action FROM journal ORDER BY seq"),
+        try String.fetchOne(db, sql: "SELECT state FROM snapshot WHERE id = 1") ?? ""
+      )
+    }
+    #expect(rows.allSatisfy { $0.hasPrefix(#"{"type":""#) }, "\(rows)")
+    #expect(snapshot.hasPrefix(#"{"format":2,"#))
+    #expect(
+      try Journal(directory: directory).load(defaults: .init()).lobby == tokensHashed(expected))
+  }
+
+  @Test("a row format 1 cannot read is left for loading to report, not lost")
+  func migrationKeepsBadRow() throws {
+    let directory = temporaryDataDirectory()
+    let path = try Journal(directory: directory).path
+    let old = try DatabaseQueue(path: path)
+    try old.write { db in
+      try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
+      try db.execute(
+        sql: "INSERT INTO journal (seq, action) VALUES (1, ?), (2, ?)",
+        arguments: [#"{"join":{"room":"den","name":"A","token":"t","at":1}}"#, "{\"join\":"])
+    }
+    try old.close()
+    let journal = try Journal(directory: directory)
+    #expect(throws: JournalError.self) { try journal.load(defaults: .init()) }
+    let partial = try journal.load(defaults: .init(), stopAtBadRow: true)
+    #expect(partial.actions == 1)
+    #expect(partial.badRow.map { "\($0)" }?.contains("row 2") == true)
   }
 }

@@ -1,11 +1,12 @@
 // Fuzz target 4: what the journal reader meets in a damaged or crafted file. The
-// input's first byte chooses: even, the rest is journal rows (split at newlines), each
-// read as `Journal.load` reads it and replayed onto a lobby with a room in play; odd,
-// the rest is a snapshot read as the whole lobby.
+// input's first byte chooses (by its value mod 4): 0, the rest is format 2 journal rows
+// (split at newlines), each read as `Journal.load` reads it and replayed onto a lobby
+// with a room in play; 1, a format 2 snapshot; 2 and 3, the same in format 1, which is
+// read only to migrate old data directories.
 //
-// Invariants: whatever a row or snapshot decodes to, the journal's own writer writes
-// back as the same value; a row the rules refuse leaves the lobby exactly as it was
-// (`Journal.load` reports it as a bad row instead of skipping it).
+// Invariants: whatever a row or snapshot decodes to (in either format), format 2 writes
+// back and reads as the same value; a row the rules refuse leaves the lobby exactly as
+// it was (`Journal.load` reports it as a bad row instead of skipping it).
 import FuzzDriver
 import RoshamboGame
 import RoshamboServer
@@ -19,14 +20,20 @@ fuzz { bytes in
   guard let mode = bytes.first else { return }
   let rest = bytes.dropFirst()
   if mode % 2 == 1 {
-    guard let lobby = try? JournalFormat.lobby(from: rest) else { return }
+    let read: (Slice<UnsafeRawBufferPointer>) throws -> LobbyState =
+      mode % 4 == 1
+      ? { try JournalFormat.lobby(from: $0) } : { try JournalFormat.Version1.lobby(from: $0) }
+    guard let lobby = try? read(rest) else { return }
     let again = try? JournalFormat.lobby(from: JournalFormat.bytes(of: lobby))
     require(again == lobby, "a snapshot does not survive being written back")
     return
   }
+  let read: (Slice<UnsafeRawBufferPointer>) throws -> LobbyAction =
+    mode % 4 == 0
+    ? { try JournalFormat.action(from: $0) } : { try JournalFormat.Version1.action(from: $0) }
   var lobby = lobbyAtStart
   for row in rest.split(separator: 0x0A) {
-    guard let action = try? JournalFormat.action(from: row) else { continue }
+    guard let action = try? read(row) else { continue }
     let again = try? JournalFormat.action(from: JournalFormat.bytes(of: action))
     require(again == action, "\(action) is written back as \(String(describing: again))")
     let before = lobby

@@ -77,6 +77,26 @@ try write("client-frames", "match", serverFrames.flatMap(frame))
 for (index, row) in rows.enumerated() { try write("journal", "row-\(index)", [0] + row) }
 try write("journal", "rows", [0] + Array(rows.joined(separator: [0x0A])))
 try write("journal", "snapshot", [1] + JournalFormat.bytes(of: lobby))
+// Format 1, which a data directory from before format 2 holds until it is migrated.
+let version1Rows = [
+  #"{"join":{"room":"den","name":"Alice","token":"a","at":1}}"#,
+  #"{"join":{"name":"Bob","token":"b","at":2}}"#,
+  #"{"room":{"_0":"den","_1":{"chose":{"seat":1,"round":1,"weapon":"rock","at":3}}}}"#,
+  #"{"room":{"_0":"den","_1":{"spectatorLeft":{}}}}"#,
+]
+try write("journal", "version1-rows", [2] + Array(version1Rows.joined(separator: "\n").utf8))
+try write(
+  "journal", "version1-snapshot",
+  [3]
+    + Array(
+      #"""
+      {"rooms":{"den":{"name":"den","settings":{"ruleset":"classic","bestOf":3,"roundMillis":0,\#
+      "graceMillis":30000},"seats":[1,{"name":"Alice","token":"t","connected":true,"score":1,\#
+      "pick":"rock","graceEndsAt":null,"wantsRematch":false,"hasLeft":false}],"spectators":1,\#
+      "round":2,"history":[{"round":1,"weapons":["paper","rock"],"winner":1,"reason":"r"}],\#
+      "phase":"choosing","version":7}},"quickMatchRoom":null,"nextQuickMatchNumber":3,\#
+      "defaults":{"ruleset":"classic","bestOf":3,"roundMillis":0,"graceMillis":30000}}
+      """#.utf8))
 // A real handshake: the client's first flight seeds the server target, the server's
 // answer seeds the client target (each after the chunk-size byte, 0xFF: whole records).
 let certificates = try DevelopmentCertificates.create(

@@ -1,0 +1,170 @@
+import RoshamboGame
+
+// The contract's `view` object, both ways, in one place: what the server writes into
+// each `state` and what a client reads back. `RoomView` itself (in RoshamboGame) is the
+// value; this file is its only wire form. Every key is written, `null` included, so
+// that clients in any language find each one.
+
+extension JSONText {
+  /// The contract's `view` object, every key present.
+  package mutating func view(_ view: RoomView) {
+    raw("{")
+    key("room"); string(view.room); comma()
+    key("ruleset"); string(view.ruleset.rawValue); comma()
+    key("bestOf"); int(view.bestOf); comma()
+    key("phase"); string(view.phase.rawValue); comma()
+    key("round"); int(view.round); comma()
+    key("you"); optionalInt(view.you?.rawValue); comma()
+    key("players"); raw("[")
+    for (index, player) in view.players.enumerated() {
+      if index > 0 { comma() }
+      raw("{")
+      key("seat"); int(player.seat.rawValue); comma()
+      key("name"); string(player.name); comma()
+      key("connected"); bool(player.connected); comma()
+      key("chosen"); bool(player.chosen); comma()
+      key("weapon"); optionalString(player.weapon?.rawValue); comma()
+      key("score"); int(player.score); comma()
+      key("left"); bool(player.left)
+      raw("}")
+    }
+    raw("]"); comma()
+    key("history"); raw("[")
+    for (index, round) in view.history.enumerated() {
+      if index > 0 { comma() }
+      raw("{")
+      key("round"); int(round.round); comma()
+      key("weapons"); weapons(round.weapons); comma()
+      key("winner"); int(round.winner?.rawValue ?? 0); comma()
+      key("reason"); optionalString(round.reason)
+      raw("}")
+    }
+    raw("]"); comma()
+    key("winner"); optionalInt(view.winner?.rawValue); comma()
+    key("deadline"); optionalInt(view.deadline); comma()
+    key("spectators"); int(view.spectators); comma()
+    key("rematch"); raw("[")
+    for (index, seat) in view.rematch.enumerated() {
+      if index > 0 { comma() }
+      int(seat.rawValue)
+    }
+    raw("]}")
+  }
+}
+
+extension JSONReader {
+  package mutating func seat() throws -> Seat {
+    let number = try int()
+    guard let seat = Seat(rawValue: number) else {
+      throw failure("a seat must be 1 or 2, not \(number)")
+    }
+    return seat
+  }
+
+  package mutating func optionalSeat() throws -> Seat? {
+    try null() ? nil : seat()
+  }
+
+  package mutating func raw<T: RawRepresentable<String>>(_: T.Type, _ what: String) throws -> T {
+    let text = try string()
+    guard let value = T(rawValue: text) else {
+      throw failure("\"\(text.prefix(32))\" is not a \(what)")
+    }
+    return value
+  }
+
+  /// The contract's `view` object; unknown keys are skipped, the extension fields may be
+  /// missing.
+  package mutating func view() throws -> RoomView {
+    var room: String?
+    var ruleset: Ruleset.ID?
+    var bestOf: Int?
+    var phase: RoomState.Phase?
+    var round: Int?
+    var you: Seat?
+    var players: [PlayerView]?
+    var history: [RoundResult]?
+    var winner: Seat?
+    var deadline: Int?
+    var spectators = 0
+    var rematch: [Seat] = []
+    try object { reader, key in
+      switch key {
+      case "room": room = try reader.string()
+      case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
+      case "bestOf": bestOf = try reader.int()
+      case "phase": phase = try reader.raw(RoomState.Phase.self, "phase")
+      case "round": round = try reader.int()
+      case "you": you = try reader.optionalSeat()
+      case "players": players = try reader.array(of: { try $0.player() })
+      case "history": history = try reader.array(of: { try $0.roundResult() })
+      case "winner": winner = try reader.optionalSeat()
+      case "deadline": deadline = try reader.optionalInt()
+      case "spectators": spectators = try reader.null() ? 0 : reader.int()
+      case "rematch": rematch = try reader.null() ? [] : reader.array(of: { try $0.seat() })
+      default: try reader.skipValue()
+      }
+    }
+    guard let room, let ruleset, let bestOf, let phase, let round, let players, let history
+    else {
+      throw failure("a view without one of room, ruleset, bestOf, phase, round, players, history")
+    }
+    return RoomView(
+      room: room, ruleset: ruleset, bestOf: bestOf, phase: phase, round: round, you: you,
+      players: players, history: history, winner: winner, deadline: deadline.map(Int64.init),
+      spectators: spectators, rematch: rematch)
+  }
+
+  package mutating func player() throws -> PlayerView {
+    var seat: Seat?
+    var name: String?
+    var connected: Bool?
+    var chosen: Bool?
+    var weapon: Weapon?
+    var score: Int?
+    var left = false
+    try object { reader, key in
+      switch key {
+      case "seat": seat = try reader.seat()
+      case "name": name = try reader.string()
+      case "connected": connected = try reader.bool()
+      case "chosen": chosen = try reader.bool()
+      case "weapon": weapon = try reader.null() ? nil : reader.raw(Weapon.self, "weapon")
+      case "score": score = try reader.int()
+      case "left": left = try reader.null() ? false : reader.bool()
+      default: try reader.skipValue()
+      }
+    }
+    guard let seat, let name, let connected, let chosen, let score else {
+      throw failure("a player without one of seat, name, connected, chosen, score")
+    }
+    return PlayerView(
+      seat: seat, name: name, connected: connected, chosen: chosen, weapon: weapon, score: score,
+      left: left)
+  }
+
+  package mutating func roundResult() throws -> RoundResult {
+    var round: Int?
+    var weapons: [Weapon?]?
+    var winner: Int?
+    var reason: String?
+    try object { reader, key in
+      switch key {
+      case "round": round = try reader.int()
+      case "weapons":
+        weapons = try reader.array(of: { try $0.null() ? nil : $0.raw(Weapon.self, "weapon") })
+      case "winner": winner = try reader.int()
+      case "reason": reason = try reader.optionalString()
+      default: try reader.skipValue()
+      }
+    }
+    guard let round, let weapons, let winner else {
+      throw failure("a round without one of round, weapons, winner")
+    }
+    guard winner == 0 || Seat(rawValue: winner) != nil else {
+      throw failure("a round's winner must be 0, 1 or 2, not \(winner)")
+    }
+    return RoundResult(
+      round: round, weapons: weapons, winner: Seat(rawValue: winner), reason: reason)
+  }
+}
