@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "RoshamboServer", targets: ["RoshamboServer"]),
     .executable(name: "roshambo-server", targets: ["roshambo-server"]),
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
+    .library(name: "RoshamboLoad", targets: ["RoshamboLoad"]),
     .executable(name: "roshambo", targets: ["roshambo"]),
   ],
   dependencies: [
@@ -93,7 +94,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [
-        "RoshamboServer", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame",
+        "RoshamboServer", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -110,10 +111,19 @@ let package = Package(
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
+    // Many bot pairs in one process, for loading a server and measuring it.
+    .target(
+      name: "RoshamboLoad",
+      dependencies: [
+        "RoshamboClient", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]),
     .executableTarget(
       name: "roshambo",
       dependencies: [
-        "RoshamboClient", "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -121,7 +131,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboClientTests",
       dependencies: [
-        "RoshamboClient", "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
         "ReduxTesting", "GameFixtures", .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -34,6 +34,7 @@ let package = Package(
         "BenchmarkSupport",
         .product(name: "RoshamboServer", package: "Roshambo"),
         .product(name: "RoshamboClient", package: "Roshambo"),
+        .product(name: "RoshamboLoad", package: "Roshambo"),
         .product(name: "RoshamboProtocol", package: "Roshambo"),
         .product(name: "RoshamboTLS", package: "Roshambo"),
         .product(name: "RoshamboGame", package: "Roshambo"),

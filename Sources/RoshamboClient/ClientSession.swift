@@ -95,7 +95,8 @@ public final class ClientSession {
     hello = (name, room, role)
     outbox.send(
       .hello(
-        protocol: 1, name: name, role: role, room: room, resume: resume, id: outbox.nextID()))
+        protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume,
+        id: outbox.nextID()))
   }
 
   /// Sends a `ping` whenever nothing has been sent for `keepalive`, until cancelled.
@@ -139,7 +140,7 @@ public final class ClientSession {
         outbox.connection = fresh
         outbox.send(
           .hello(
-            protocol: 1, name: hello.name, role: hello.role, room: hello.room,
+            protocol: WireProtocol.version, name: hello.name, role: hello.role, room: hello.room,
             resume: token.isEmpty ? nil : token, id: outbox.nextID()))
         store.dispatch(.connection(.connected))
         replaced = true

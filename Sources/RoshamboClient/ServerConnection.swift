@@ -10,8 +10,9 @@ public enum ConnectionEvent: Sendable {
   case closed((any Error)?)
 }
 
-/// One TLS connection to a Roshambo server, speaking frames: send `ClientMessage`s,
-/// read `ConnectionEvent`s in order.
+/// One TLS connection to a Roshambo server over the ``ClientPipeline``: send
+/// `ClientMessage`s, read `ConnectionEvent`s in order (what sessions, bots and the
+/// player's screen use).
 ///
 /// Invariant: `events` ends with exactly one `.closed`.
 public final class ServerConnection: Sendable {
@@ -32,16 +33,12 @@ public final class ServerConnection: Sendable {
     let (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
     let loop = group.next()
     let handshake = loop.makePromise(of: Void.self)
-    let bootstrap = ClientBootstrap(group: loop)
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
-      .connectTimeout(.seconds(10))
+    let bootstrap = ClientPipeline.bootstrap(group: loop)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandlers([
-            try TLSHandler(context: tls, serverName: host),
-            ByteToMessageHandler(FrameDecoder()),
-            EventHandler(continuation: continuation, handshake: handshake),
-          ])
+          try ClientPipeline.install(
+            on: channel, tls: tls, serverName: host,
+            last: EventHandler(continuation: continuation, handshake: handshake))
         }
       }
     let channel: any Channel
@@ -62,7 +59,7 @@ public final class ServerConnection: Sendable {
   }
 
   public func send(_ message: ClientMessage) {
-    channel.writeAndFlush(ByteBuffer.frame(message.encoded()), promise: nil)
+    channel.writeAndFlush(ClientPipeline.frame(message), promise: nil)
   }
 
   /// Closes the connection (TLS close_notify first).

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RoshamboClient
 import RoshamboGame
+import RoshamboLoad
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS

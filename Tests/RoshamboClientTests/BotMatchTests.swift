@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RoshamboClient
 import RoshamboGame
+import RoshamboLoad
 import RoshamboServer
 import RoshamboTLS
 import Testing

@@ -40,9 +40,14 @@ enum ReferenceClientDecoder {
 @Suite("Client messages read by hand")
 struct ClientDecodingTests {
   static let samples: [ClientMessage] = [
-    .hello(protocol: 1, name: "Zoë \"Z\" 🎲", role: .player, room: "den_2", resume: nil, id: 1),
-    .hello(protocol: 1, name: "Eve", role: .spectator, room: "den", resume: nil, id: nil),
-    .hello(protocol: 1, name: "Bob", role: .player, room: nil, resume: "00ff", id: 12),
+    .hello(
+      protocol: WireProtocol.version, name: "Zoë \"Z\" 🎲", role: .player, room: "den_2",
+      resume: nil, id: 1),
+    .hello(
+      protocol: WireProtocol.version, name: "Eve", role: .spectator, room: "den", resume: nil,
+      id: nil),
+    .hello(
+      protocol: WireProtocol.version, name: "Bob", role: .player, room: nil, resume: "00ff", id: 12),
     .choose(round: 12, weapon: .scissors, id: 345), .choose(round: 1, weapon: .rock, id: nil),
     .rematch(id: 7), .leave(id: nil), .ping(id: 99),
   ]

@@ -13,11 +13,15 @@ struct ClientMessageTests {
   func valid() throws {
     #expect(
       try decode(#"{"type":"hello","protocol":1,"name":"Alice","room":"den","id":7}"#).get()
-        == .hello(protocol: 1, name: "Alice", role: .player, room: "den", resume: nil, id: 7))
+        == .hello(
+          protocol: WireProtocol.version, name: "Alice", role: .player, room: "den", resume: nil,
+          id: 7))
     #expect(
       try decode(#"{"type":"hello","protocol":1,"name":"Eve","role":"spectator","room":"den"}"#)
         .get()
-        == .hello(protocol: 1, name: "Eve", role: .spectator, room: "den", resume: nil, id: nil))
+        == .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .spectator, room: "den", resume: nil,
+          id: nil))
     #expect(
       try decode(#"{"type":"choose","round":2,"weapon":"spock","extra":[1,2]}"#).get()
         == .choose(round: 2, weapon: .spock, id: nil))
@@ -160,15 +164,18 @@ struct JSONEncodingTests {
       #expect(try ServerMessage.decode(bytes) == message)
     }
     let hello = ClientMessage.hello(
-      protocol: 1, name: name, role: .player, room: "r", resume: "x\\y", id: 2)
+      protocol: WireProtocol.version, name: name, role: .player, room: "r", resume: "x\\y", id: 2)
     #expect(try JSONSerialization.jsonObject(with: Data(hello.encoded())) is [String: Any])
   }
 
   @Test("every client message decodes back to itself")
   func clientRoundTrips() throws {
     let messages: [ClientMessage] = [
-      .hello(protocol: 1, name: "Alice", role: .spectator, room: "den", resume: nil, id: nil),
-      .hello(protocol: 1, name: "Bob", role: .player, room: nil, resume: "tok", id: 9),
+      .hello(
+        protocol: WireProtocol.version, name: "Alice", role: .spectator, room: "den", resume: nil,
+        id: nil),
+      .hello(
+        protocol: WireProtocol.version, name: "Bob", role: .player, room: nil, resume: "tok", id: 9),
       .choose(round: 12, weapon: .lizard, id: nil), .rematch(id: 1), .rematch(id: nil),
       .leave(id: 4), .ping(id: nil), .ping(id: 77),
     ]

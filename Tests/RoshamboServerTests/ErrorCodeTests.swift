@@ -50,12 +50,20 @@ struct ErrorCodeTests {
     let server = try await startServer()
     let (alice, _) = try await seatTwo(port: server.port)
     let carol = try await TestClient.connect(port: server.port)
-    carol.send(.hello(protocol: 1, name: "Carol", role: .player, room: "den", resume: nil, id: 2))
+    carol.send(
+      .hello(
+        protocol: WireProtocol.version, name: "Carol", role: .player, room: "den", resume: nil,
+        id: 2))
     #expect(try await carol.expectError(.roomFull).re == 2)
     carol.send(
-      .hello(protocol: 1, name: "Carol", role: .spectator, room: "nowhere", resume: nil, id: 3))
+      .hello(
+        protocol: WireProtocol.version, name: "Carol", role: .spectator, room: "nowhere",
+        resume: nil, id: 3))
     #expect(try await carol.expectError(.noSuchRoom).re == 3)
-    alice.send(.hello(protocol: 1, name: "Alice", role: .player, room: "den", resume: nil, id: 8))
+    alice.send(
+      .hello(
+        protocol: WireProtocol.version, name: "Alice", role: .player, room: "den", resume: nil,
+        id: 8))
     #expect(try await alice.expectError(.badMessage).re == 8)
     try await expectStillOpen(carol)
     try await server.stop()

@@ -19,13 +19,17 @@ struct HardeningTests {
     let attacker = try await TestClient.connect(port: server.port)
     let name = "a" + String(repeating: "\u{301}", count: 32_700)
     #expect(name.count == 1)
-    attacker.send(.hello(protocol: 1, name: name, role: .player, room: nil, resume: nil, id: 5))
+    attacker.send(
+      .hello(
+        protocol: WireProtocol.version, name: name, role: .player, room: nil, resume: nil, id: 5))
     let (error, re) = try await attacker.expectError(.badMessage)
     #expect(re == 5)
     #expect(error.message.contains("bytes"))
     for invisible in ["\u{3164}\u{3164}", "\u{2800}", "\u{200B}x", "  ", "a\u{202E}b"] {
       attacker.send(
-        .hello(protocol: 1, name: invisible, role: .player, room: nil, resume: nil, id: 6))
+        .hello(
+          protocol: WireProtocol.version, name: invisible, role: .player, room: nil, resume: nil,
+          id: 6))
       #expect(try await attacker.expectError(.badMessage).re == 6)
     }
     // A decomposed name is stored composed (NFC).

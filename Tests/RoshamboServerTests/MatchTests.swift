@@ -135,7 +135,10 @@ struct MatchTests {
     #expect(over.winner == .one)
     #expect(over.player(.two)?.left == true)
     let late = try await TestClient.connect(port: server.port)
-    late.send(.hello(protocol: 1, name: "Bob", role: .player, room: nil, resume: token, id: 3))
+    late.send(
+      .hello(
+        protocol: WireProtocol.version, name: "Bob", role: .player, room: nil, resume: token, id: 3)
+    )
     let (error, re) = try await late.expectError(.badToken)
     #expect(error.fatal && re == 3)
     await late.waitUntilClosed()
@@ -207,7 +210,8 @@ struct MatchTests {
     for (index, client) in clients.enumerated() {
       client.send(
         .hello(
-          protocol: 1, name: "P\(index)", role: .player, room: "r\(index / 2)", resume: nil, id: nil
+          protocol: WireProtocol.version, name: "P\(index)", role: .player, room: "r\(index / 2)",
+          resume: nil, id: nil
         ))
     }
     for client in clients {

@@ -38,15 +38,21 @@ struct SlowConsumerTests {
     let alice = try link(1)
     let bob = try link(2)
     hub.receive(
-      .hello(protocol: 1, name: "Alice", role: .player, room: "den", resume: nil, id: 1),
+      .hello(
+        protocol: WireProtocol.version, name: "Alice", role: .player, room: "den", resume: nil,
+        id: 1),
       from: alice)
     hub.receive(
-      .hello(protocol: 1, name: "Bob", role: .player, room: "den", resume: nil, id: 1), from: bob)
+      .hello(
+        protocol: WireProtocol.version, name: "Bob", role: .player, room: "den", resume: nil, id: 1),
+      from: bob)
     loop.run()
     let watchers = try (3..<23).map { try link($0) }
     for watcher in watchers {
       hub.receive(
-        .hello(protocol: 1, name: "Eve", role: .spectator, room: "den", resume: nil, id: 1),
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .spectator, room: "den", resume: nil,
+          id: 1),
         from: watcher)
     }
     loop.run()

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboServer
@@ -147,16 +148,15 @@ final class TestClient: @unchecked Sendable {
   /// Connects to 127.0.0.1, from `source` (another loopback address) if given.
   static func connect(port: Int, from source: String? = nil) async throws -> TestClient {
     let inbox = Inbox()
-    var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    var bootstrap = ClientPipeline.bootstrap(group: MultiThreadedEventLoopGroup.singleton)
     if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
     let channel =
       try await bootstrap
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(
-            TLSHandler(context: TestCertificates.client, serverName: "127.0.0.1"))
-          try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder()))
-          try channel.pipeline.syncOperations.addHandler(InboxHandler(inbox: inbox))
+          try ClientPipeline.install(
+            on: channel, tls: TestCertificates.client, serverName: "127.0.0.1",
+            last: InboxHandler(inbox: inbox))
         }
       }
       .connect(host: "127.0.0.1", port: port).get()
@@ -164,7 +164,7 @@ final class TestClient: @unchecked Sendable {
   }
 
   func send(_ message: ClientMessage) {
-    channel.writeAndFlush(ByteBuffer.frame(message.encoded()), promise: nil)
+    channel.writeAndFlush(ClientPipeline.frame(message), promise: nil)
   }
 
   func sendRaw(_ bytes: [UInt8]) {
@@ -227,7 +227,9 @@ final class TestClient: @unchecked Sendable {
   func hello(
     name: String, room: String? = nil, role: ClientMessage.Role = .player, resume: String? = nil
   ) async throws -> ServerMessage {
-    send(.hello(protocol: 1, name: name, role: role, room: room, resume: resume, id: 1))
+    send(
+      .hello(
+        protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume, id: 1))
     let message = try await next()
     if case .welcome(let room, let seat, let token) = message {
       self.room = room

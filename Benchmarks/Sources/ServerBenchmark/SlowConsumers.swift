@@ -2,6 +2,7 @@ import BenchmarkSupport
 import Foundation
 import NIOCore
 import NIOPosix
+import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
@@ -30,7 +31,9 @@ final class DrawingSeat: ChannelInboundHandler {
   func channelActive(context: ChannelHandlerContext) {
     send(
       context,
-      .hello(protocol: 1, name: "drawer", role: .player, room: "slow", resume: nil, id: nil))
+      .hello(
+        protocol: WireProtocol.version, name: "drawer", role: .player, room: "slow", resume: nil,
+        id: nil))
     context.fireChannelActive()
   }
 
@@ -66,7 +69,9 @@ final class SlowSpectator: ChannelInboundHandler {
   func channelActive(context: ChannelHandlerContext) {
     send(
       context,
-      .hello(protocol: 1, name: "watcher", role: .spectator, room: "slow", resume: nil, id: nil))
+      .hello(
+        protocol: WireProtocol.version, name: "watcher", role: .spectator, room: "slow",
+        resume: nil, id: nil))
     // A ping now and then, as the real client sends, so the server's idle timeout does
     // not end the run; a non-reader still writes, it only never reads.
     keepAlive(context)
@@ -113,16 +118,14 @@ struct SlowConsumerRun {
     defer { try? group.syncShutdownGracefully() }
     let loop = group.next()
     func connect(_ handler: @escaping @Sendable () -> any ChannelHandler) throws -> any Channel {
-      try ClientBootstrap(group: loop)
+      try ClientPipeline.bootstrap(group: loop)
         // A small receive window, as on a slow link, so the kernel's buffers on both
         // sides fill within seconds instead of absorbing megabytes on loopback.
         .channelOption(.socketOption(.so_rcvbuf), value: 8_192)
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandlers([
-              try TLSHandler(context: tls, serverName: "127.0.0.1"),
-              ByteToMessageHandler(FrameDecoder()), handler(),
-            ])
+            try ClientPipeline.install(
+              on: channel, tls: tls, serverName: "127.0.0.1", last: handler())
           }
         }
         .connect(host: "127.0.0.1", port: port).wait()

@@ -19,6 +19,7 @@ import NIOCore
 import NIOPosix
 import RoshamboClient
 import RoshamboGame
+import RoshamboLoad
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
@@ -31,7 +32,7 @@ func micros(since start: NIODeadline) -> Double {
 }
 
 func send(_ context: ChannelHandlerContext, _ message: ClientMessage) {
-  context.writeAndFlush(NIOAny(ByteBuffer.frame(message.encoded())), promise: nil)
+  context.writeAndFlush(NIOAny(ClientPipeline.frame(message)), promise: nil)
 }
 
 // MARK: - The latency probe
@@ -96,7 +97,10 @@ final class LatencyProbe: ChannelInboundHandler {
 
   func channelActive(context: ChannelHandlerContext) {
     send(
-      context, .hello(protocol: 1, name: name, role: .player, room: "probe", resume: nil, id: nil))
+      context,
+      .hello(
+        protocol: WireProtocol.version, name: name, role: .player, room: "probe", resume: nil,
+        id: nil))
     context.fireChannelActive()
   }
 
@@ -199,15 +203,12 @@ func probeLatency(port: Int, tls: TLSContext, iterations: Int) throws -> ProbeRe
     NIOLoopBound(LatencyProbe.Shared(iterations: iterations, done: done), eventLoop: loop)
   }.wait()
   for name in ["probe-a", "probe-b"] {
-    _ = try ClientBootstrap(group: loop)
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+    _ = try ClientPipeline.bootstrap(group: loop)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandlers([
-            try TLSHandler(context: tls, serverName: "127.0.0.1"),
-            ByteToMessageHandler(FrameDecoder()),
-            LatencyProbe(shared: shared.value, name: name),
-          ])
+          try ClientPipeline.install(
+            on: channel, tls: tls, serverName: "127.0.0.1",
+            last: LatencyProbe(shared: shared.value, name: name))
         }
       }
       .connect(host: "127.0.0.1", port: port).wait()

@@ -40,12 +40,16 @@ var seq = 0
   }
 }
 clientFrames.append(
-  ClientMessage.hello(protocol: 1, name: "Alice", role: .player, room: "den", resume: nil, id: 1)
-    .encoded())
+  ClientMessage.hello(
+    protocol: WireProtocol.version, name: "Alice", role: .player, room: "den", resume: nil, id: 1
+  )
+  .encoded())
 perform(.join(room: "den", name: "Alice", token: "a", at: 0))
 clientFrames.append(
-  ClientMessage.hello(protocol: 1, name: "石頭", role: .player, room: "den", resume: "r", id: 2)
-    .encoded())
+  ClientMessage.hello(
+    protocol: WireProtocol.version, name: "石頭", role: .player, room: "den", resume: "r", id: 2
+  )
+  .encoded())
 perform(.join(room: "den", name: "石頭", token: "b", at: 0))
 perform(.spectate(room: "den"))
 for (round, (a, b)) in [(Weapon.rock, Weapon.rock), (.lizard, .spock), (.spock, .scissors)]

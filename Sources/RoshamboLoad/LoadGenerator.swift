@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
@@ -74,15 +75,12 @@ public enum LoadGenerator {
   ) -> EventLoopFuture<any Channel> {
     let loop = group.next()
     let seated = loop.makePromise(of: Void.self)
-    return ClientBootstrap(group: loop)
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+    return ClientPipeline.bootstrap(group: loop)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandlers([
-            try TLSHandler(context: tls, serverName: host),
-            ByteToMessageHandler(FrameDecoder()),
-            LoadBotHandler(room: room, stats: stats, seated: seated, paceMillis: paceMillis),
-          ])
+          try ClientPipeline.install(
+            on: channel, tls: tls, serverName: host,
+            last: LoadBotHandler(room: room, stats: stats, seated: seated, paceMillis: paceMillis))
         }
       }
       .connect(host: host, port: port)
@@ -120,9 +118,10 @@ final class LoadStats: Sendable {
   }
 }
 
-/// One bot as a channel handler: picks a random weapon each round (after its pace),
-/// asks for a rematch after each match, and records how long each pick takes to come
-/// back in its own state.
+/// One bot as a channel handler on its connection's loop (no tasks, no actor hops, so
+/// what it measures is the server): picks with ``BotStrategy/random`` each round (after
+/// its pace), asks for a rematch after each match, and records how long each pick takes
+/// to come back in its own state.
 final class LoadBotHandler: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
@@ -145,12 +144,15 @@ final class LoadBotHandler: ChannelInboundHandler {
 
   func channelActive(context: ChannelHandlerContext) {
     send(
-      context, .hello(protocol: 1, name: "load", role: .player, room: room, resume: nil, id: nil))
+      context,
+      .hello(
+        protocol: WireProtocol.version, name: "load", role: .player, room: room, resume: nil,
+        id: nil))
     context.fireChannelActive()
   }
 
   private func send(_ context: ChannelHandlerContext, _ message: ClientMessage) {
-    context.writeAndFlush(wrapOutboundOut(.frame(message.encoded())), promise: nil)
+    context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -178,7 +180,9 @@ final class LoadBotHandler: ChannelInboundHandler {
         askedRematch = false
         guard !me.chosen, pickedRound != view.round else { return }
         pickedRound = view.round
-        let weapon = [Weapon.rock, .paper, .scissors][Int(generator.next() % 3)]
+        let weapon = BotStrategy.random.pick(
+          history: view.history, seat: seat, ruleset: Ruleset.named(view.ruleset),
+          random: &generator)
         let round = view.round
         let wait =
           paceMillis == 0 ? 0 : paceMillis / 2 + Int64(generator.next() % UInt64(paceMillis))
