@@ -13,7 +13,7 @@ import NIOCore
 /// the reasons attached to a failure belong to that call. Not `Sendable`: a connection
 /// lives on its channel's event loop.
 final class TLSConnection {
-  enum StepResult {
+  enum StepResult: Equatable {
     case complete
     case incomplete
     case failed(TLSError)

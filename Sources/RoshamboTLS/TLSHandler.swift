@@ -16,32 +16,24 @@ public struct TLSHandshakeCompleted: Sendable, Equatable {
 /// longer than the configured timeout), buffers writes until the handshake is done and
 /// encrypts everything written before a flush into one network write, answers and sends
 /// close_notify, and reports a peer that closes without close_notify as
-/// ``TLSError/Kind/truncated``. Invariant: no plaintext is passed up, and none written is
-/// sent, before the peer has been verified.
+/// ``TLSError/Kind/truncated``. What happens on each event is decided by a
+/// `TLSHandlerStateMachine` (a value, tested alone); this class performs its actions.
+/// Invariant: no plaintext is passed up, and none written is sent, before the peer has
+/// been verified.
 public final class TLSHandler: ChannelDuplexHandler {
   public typealias InboundIn = ByteBuffer
   public typealias InboundOut = ByteBuffer
   public typealias OutboundIn = ByteBuffer
   public typealias OutboundOut = ByteBuffer
 
-  private enum State {
-    /// Added to a channel that is not active yet.
-    case idle
-    /// The handshake is under way; the task closes the connection if it takes too long.
-    case handshaking(Scheduled<Void>?)
-    /// Application data flows both ways.
-    case active
-    /// close_notify has been sent or received; the connection is going away.
-    case closing
-    case closed
-  }
-
   private struct PendingWrite {
     var data: ByteBuffer
     var promise: EventLoopPromise<Void>?
   }
 
-  private var state = State.idle
+  private var machine = TLSHandlerStateMachine()
+  /// Closes the connection if the handshake takes too long.
+  private var handshakeTimeout: Scheduled<Void>?
   private let connection: TLSConnection
   private var pendingWrites: [PendingWrite] = []
   /// How many of `pendingWrites` (from the front) a flush has asked to send.
@@ -68,25 +60,12 @@ public final class TLSHandler: ChannelDuplexHandler {
   }
 
   public func channelInactive(context: ChannelHandlerContext) {
-    let previous = state
-    state = .closed
-    switch previous {
-    case .handshaking(let timeout):
-      timeout?.cancel()
-      let error = TLSError(
-        .protocolFailure,
-        "the peer closed the connection during the TLS handshake; it may not trust this "
-          + "side's certificate or TLS settings.")
+    handshakeTimeout?.cancel()
+    switch machine.channelInactive() {
+    case .fail(let error):
       failPendingWrites(error)
       context.fireErrorCaught(error)
-    case .active:
-      let error = TLSError(
-        .truncated,
-        "truncated: the peer closed the connection without close_notify, so the last data may "
-          + "be cut short; if it was not a crash, make the peer close TLS properly.")
-      failPendingWrites(error)
-      context.fireErrorCaught(error)
-    case .idle, .closing, .closed:
+    case .failWrites:
       failPendingWrites(ChannelError.ioOnClosedChannel)
     }
     context.fireChannelInactive()
@@ -96,13 +75,10 @@ public final class TLSHandler: ChannelDuplexHandler {
 
   public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     connection.consume(unwrapInboundIn(data))
-    switch state {
-    case .handshaking:
-      stepHandshake(context: context)
-    case .active, .closing:
-      decode(context: context)
-    case .idle, .closed:
-      break
+    switch machine.bytesArrived() {
+    case .stepHandshake: stepHandshake(context: context)
+    case .decrypt: decode(context: context)
+    case .ignore: break
     }
   }
 
@@ -119,39 +95,33 @@ public final class TLSHandler: ChannelDuplexHandler {
 
   public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?)
   {
-    switch state {
-    case .closing, .closed:
-      promise?.fail(ChannelError.ioOnClosedChannel)
-    case .idle, .handshaking, .active:
-      pendingWrites.append(PendingWrite(data: unwrapOutboundIn(data), promise: promise))
+    switch machine.write() {
+    case .fail: promise?.fail(ChannelError.ioOnClosedChannel)
+    case .buffer: pendingWrites.append(PendingWrite(data: unwrapOutboundIn(data), promise: promise))
     }
   }
 
   public func flush(context: ChannelHandlerContext) {
     flushedCount = pendingWrites.count
-    if case .active = state {
-      encryptFlushedWrites(context: context)
-    }
+    if machine.flush() == .encrypt { encryptFlushedWrites(context: context) }
   }
 
   public func close(
     context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?
   ) {
-    switch (state, mode) {
-    case (_, .input):
+    switch machine.close(input: mode == .input) {
+    case .closeInput:
       context.close(mode: .input, promise: promise)
-    case (.active, _):
+    case .sendCloseNotify:
       flushedCount = pendingWrites.count
       encryptFlushedWrites(context: context)
-      state = .closing
       _ = connection.shutdown()
       sendCloseNotifyThenClose(context: context, mode: mode, promise: promise)
-    case (.idle, _), (.handshaking, _):
-      if case .handshaking(let timeout) = state { timeout?.cancel() }
-      state = .closed
+    case .closeNow:
+      handshakeTimeout?.cancel()
       failPendingWrites(ChannelError.ioOnClosedChannel)
       context.close(mode: mode, promise: promise)
-    case (.closing, _), (.closed, _):
+    case .forward:
       context.close(mode: mode, promise: promise)
     }
   }
@@ -159,23 +129,22 @@ public final class TLSHandler: ChannelDuplexHandler {
   // MARK: - Handshake
 
   private func startHandshake(context: ChannelHandlerContext) {
-    guard case .idle = state else { return }
+    guard machine.channelActive() == .startHandshake else { return }
     let seconds = connection.context.configuration.handshakeTimeoutSeconds
-    let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
-      self.handshakeTimedOut(context: context, seconds: seconds)
+    handshakeTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
+      if case .fail(let error) = self.machine.handshakeTimedOut(seconds: seconds) {
+        self.fail(error, context: context)
+      }
     }
-    state = .handshaking(timeout)
     stepHandshake(context: context)
   }
 
   private func stepHandshake(context: ChannelHandlerContext) {
-    guard case .handshaking(let timeout) = state else { return }
-    switch connection.handshake() {
-    case .incomplete:
+    switch machine.handshakeStepped(connection.handshake()) {
+    case .sendOutput:
       sendOutput(context: context, promise: nil)
     case .complete:
-      timeout?.cancel()
-      state = .active
+      handshakeTimeout?.cancel()
       sendOutput(context: context, promise: nil)
       context.fireUserInboundEventTriggered(
         TLSHandshakeCompleted(
@@ -184,24 +153,18 @@ public final class TLSHandler: ChannelDuplexHandler {
       // Data may have arrived with the peer's Finished; writes may be waiting.
       decode(context: context)
       if flushedCount > 0 { encryptFlushedWrites(context: context) }
-    case .failed(let error):
-      timeout?.cancel()
-      state = .closed
+    case .fail(let error):
+      handshakeTimeout?.cancel()
       // Send the alert that tells the peer why, then close.
       sendOutput(context: context, promise: nil)
-      failPendingWrites(error)
-      context.fireErrorCaught(error)
-      context.close(promise: nil)
+      fail(error, context: context)
+    case .ignore:
+      break
     }
   }
 
-  private func handshakeTimedOut(context: ChannelHandlerContext, seconds: Int64) {
-    guard case .handshaking = state else { return }
-    state = .closed
-    let error = TLSError(
-      .handshakeTimeout,
-      "handshake timeout: TLS setup did not finish within \(seconds) s; check that the other "
-        + "side speaks TLS on this port and that the network is not dropping packets.")
+  /// Fails what waits to be written, reports `error` and closes.
+  private func fail(_ error: TLSError, context: ChannelHandlerContext) {
     failPendingWrites(error)
     context.fireErrorCaught(error)
     context.close(promise: nil)
@@ -225,11 +188,10 @@ public final class TLSHandler: ChannelDuplexHandler {
         return
       case .failed(let error):
         deliver(plaintext, context: context)
-        state = .closed
-        sendOutput(context: context, promise: nil)
-        failPendingWrites(error)
-        context.fireErrorCaught(error)
-        context.close(promise: nil)
+        if case .fail(let error) = machine.decryptFailed(error) {
+          sendOutput(context: context, promise: nil)
+          fail(error, context: context)
+        }
         return
       }
     }
@@ -243,8 +205,7 @@ public final class TLSHandler: ChannelDuplexHandler {
   }
 
   private func peerSentCloseNotify(context: ChannelHandlerContext) {
-    guard case .active = state else { return }
-    state = .closing
+    guard machine.peerSentCloseNotify() == .answerAndClose else { return }
     if deliveredSinceReadComplete {
       deliveredSinceReadComplete = false
       context.fireChannelReadComplete()
