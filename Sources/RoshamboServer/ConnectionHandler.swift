@@ -7,38 +7,24 @@ import RoshamboTLS
 /// pings itself, enforces the hello deadline, the rate limit and the idle limit, and hands
 /// everything else to the hub.
 ///
-/// Invariant: bad input from this connection is answered on this connection only (an
-/// `error`, closing it when the contract says fatal); it never reaches the hub.
+/// What to do on each event is decided by a ``ConnectionStateMachine`` (a value, tested
+/// alone); this class keeps the timers and performs the actions. Invariant: bad input
+/// from this connection is answered on this connection only (an `error`, closing it when
+/// the contract says fatal); it never reaches the hub.
 final class ConnectionHandler: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
+  typealias Admission = ConnectionStateMachine.Admission
 
-  /// Whether the connection may stay, decided when it was accepted.
-  enum Admission {
-    case admitted
-    /// The server holds its maximum of connections.
-    case serverFull
-    /// The peer's address holds its maximum of connections.
-    case addressFull
-  }
-
-  private enum State {
-    /// Waiting for TLS and `hello`; the task closes the connection when time is up.
-    case awaitingHello(Scheduled<Void>?)
-    case joined
-    case closing
-  }
-
-  private var state = State.awaitingHello(nil)
+  private var machine: ConnectionStateMachine
   private let id: Int
   private let hub: HubHandle
   private let limits: ServerConfiguration.Limits
-  private let admission: Admission
   private let handshakeFailures: HandshakeFailureLog
   private let logger: Logger
-  private var bucket: TokenBucket
-  private var excess = 0
   private var link: ConnectionLink?
+  /// Closes the connection if TLS and `hello` take too long.
+  private var helloTimeout: Scheduled<Void>?
   /// Closes the connection if it stays unwritable (its peer does not read) too long.
   private var stall: Scheduled<Void>?
 
@@ -49,10 +35,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     self.id = id
     self.hub = hub
     self.limits = limits
-    self.admission = admission
     self.handshakeFailures = handshakeFailures
     self.logger = logger
-    self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
+    self.machine = ConnectionStateMachine(limits: limits, admission: admission)
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
@@ -60,12 +45,11 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func channelActive(context: ChannelHandlerContext) {
-    let seconds = limits.helloTimeoutSeconds
-    let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
-      self.fail(
-        context, .timeout("No hello within \(seconds) s of connecting; closing."), re: nil)
+    helloTimeout = context.eventLoop.assumeIsolated().scheduleTask(
+      in: .seconds(limits.helloTimeoutSeconds)
+    ) {
+      self.perform(self.machine.helloTimedOut(), context: context)
     }
-    state = .awaitingHello(timeout)
     logger.debug(
       "connected",
       metadata: ["conn": "\(id)", "peer": "\(context.remoteAddress?.description ?? "?")"])
@@ -73,83 +57,42 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    if case .awaitingHello(let timeout) = state { timeout?.cancel() }
+    helloTimeout?.cancel()
     stall?.cancel()
-    state = .closing
+    machine.closed()
     if let link { hub.execute { $0.detach(link) } }
     context.fireChannelInactive()
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    if event is TLSHandshakeCompleted, admission != .admitted {
-      let message =
-        admission == .serverFull
-        ? "The server has its maximum of \(limits.maxConnections) connections; try again later."
-        : "Your address has its maximum of \(limits.maxConnectionsPerAddress) connections to "
-          + "this server; close one and try again."
-      fail(context, .serverFull(message), re: nil)
+    if event is TLSHandshakeCompleted {
+      perform(machine.handshakeCompleted(), context: context)
     } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-      fail(
-        context,
-        .timeout(
-          "No message for \(limits.idleTimeoutSeconds) s; closing (send ping to stay connected)."),
-        re: nil)
+      perform(machine.idle(), context: context)
     }
     context.fireUserInboundEventTriggered(event)
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    if case .closing = state { return }
-    guard bucket.take(at: NIODeadline.now()) else {
-      excess += 1
-      let fatal = excess > limits.frameBurst
-      if excess == 1 || fatal {
-        fail(
-          context,
-          .rateLimited(
-            "More than \(limits.framesPerSecond) messages per second; slow down"
-              + (fatal ? ". Closing." : " (messages are being dropped)."), fatal: fatal),
-          re: nil)
-      }
-      return
-    }
-    excess = 0
     let frame = unwrapInboundIn(data)
-    let message: ClientMessage
-    let (result, id) = frame.withUnsafeReadableBytes { ClientMessage.decodeReadingID($0) }
-    switch result {
-    case .failure(let error):
-      fail(context, error, re: id)
-      return
-    case .success(let decoded):
-      message = decoded
+    let action = machine.frameArrived(at: .now()) {
+      frame.withUnsafeReadableBytes { ClientMessage.decodeReadingID($0) }
     }
-    switch (state, message) {
-    case (_, .ping(let id)):
-      write(context, .pong(id: id))
-    case (.awaitingHello(let timeout), .hello):
-      timeout?.cancel()
-      state = .joined
-      forward(message)
-    case (.awaitingHello, _):
-      fail(context, .helloFirst(), re: message.id)
-    case (.joined, _):
-      forward(message)
-    case (.closing, _):
-      break
-    }
+    perform(action, context: context)
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     switch error {
     case let error as ProtocolError:
-      fail(context, error, re: nil)
+      perform(machine.failed(error), context: context)
     case let error as TLSError:
       handshakeFailures.record(
         address: context.remoteAddress?.ipAddress ?? "?", error: error)
+      machine.closed()
       context.close(promise: nil)
     default:
       logger.debug("connection error", metadata: ["conn": "\(id)", "error": "\(error)"])
+      machine.closed()
       context.close(promise: nil)
     }
   }
@@ -157,70 +100,54 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// A peer that does not read makes the connection unwritable: the hub then keeps only
   /// the newest state for it; if it stays so for the stall limit, it is closed.
   func channelWritabilityChanged(context: ChannelHandlerContext) {
-    if context.channel.isWritable {
+    switch machine.writabilityChanged(isWritable: context.channel.isWritable) {
+    case .drain:
       stall?.cancel()
       stall = nil
       if let link { hub.execute { $0.writable(link) } }
-    } else if stall == nil {
+    case .startStallTimer:
       let seconds = limits.stallTimeoutSeconds
       stall = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
+        guard self.machine.stallTimedOut() else { return }
         self.logger.info(
           "closing a connection that read nothing for \(seconds) s",
           metadata: ["conn": "\(self.id)"])
-        self.state = .closing
         context.close(promise: nil)
       }
+    case .none:
+      break
     }
     context.fireChannelWritabilityChanged()
   }
 
-  private func forward(_ message: ClientMessage) {
-    guard let link else { return }
-    guard let request = PlayerRequest(message) else { return }
-    hub.execute { $0.receive(request, from: link) }
-  }
-
-  private func write(_ context: ChannelHandlerContext, _ message: ServerMessage) {
-    context.writeAndFlush(wrapOutboundOut(.frame(message.encoded())), promise: nil)
+  private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext) {
+    switch action {
+    case .forward(let request):
+      if case .hello = request { helloTimeout?.cancel() }
+      guard let link else { return }
+      hub.execute { $0.receive(request, from: link) }
+    case .pong(let id):
+      context.writeAndFlush(
+        wrapOutboundOut(.frame(ServerMessage.pong(id: id).encoded())), promise: nil)
+    case .refuse(let error, let re):
+      refuse(error, re: re, context: context)
+    case .none:
+      break
+    }
   }
 
   /// Sends an error; a fatal one closes the connection once it has been written.
-  private func fail(_ context: ChannelHandlerContext, _ error: ProtocolError, re: Int?) {
+  private func refuse(_ error: ProtocolError, re: Int?, context: ChannelHandlerContext) {
     logger.info(
       "refused", metadata: ["conn": "\(id)", "code": "\(error.code)", "fatal": "\(error.fatal)"])
-    if error.fatal {
-      if case .awaitingHello(let timeout) = state { timeout?.cancel() }
-      state = .closing
-      context.writeAndFlush(wrapOutboundOut(.frame(ServerMessage.error(error, re: re).encoded())))
-        .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-    } else {
-      write(context, .error(error, re: re))
+    let frame = wrapOutboundOut(.frame(ServerMessage.error(error, re: re).encoded()))
+    guard error.fatal else {
+      context.writeAndFlush(frame, promise: nil)
+      return
     }
-  }
-}
-
-/// A token bucket: `perSecond` tokens a second, at most `burst` saved up.
-struct TokenBucket {
-  let perSecond: Int
-  let burst: Int
-  private var tokens: Double
-  private var last: NIODeadline?
-
-  init(perSecond: Int, burst: Int) {
-    self.perSecond = perSecond
-    self.burst = burst
-    self.tokens = Double(burst)
-  }
-
-  /// Takes a token if there is one.
-  mutating func take(at now: NIODeadline) -> Bool {
-    if let last {
-      let elapsed = Double((now - last).nanoseconds) / 1e9
-      tokens = min(Double(burst), tokens + elapsed * Double(perSecond))
+    helloTimeout?.cancel()
+    context.writeAndFlush(frame).assumeIsolated().whenComplete { _ in
+      context.close(promise: nil)
     }
-    last = now
-    guard tokens >= 1 else { return false }
-    tokens -= 1
-    return true
   }
 }

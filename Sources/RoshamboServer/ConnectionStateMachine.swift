@@ -1,0 +1,167 @@
+import NIOCore
+import RoshamboProtocol
+import RoshamboTLS
+
+/// A client connection's decisions as a value: what the ``ConnectionHandler`` does with
+/// each event (connected, TLS done, a frame, a message, silence, a peer that does not
+/// read), with the hello deadline, the rate limit and admission decided here and the
+/// timers and writes left to the handler.
+///
+/// `awaitingHello → joined → closing`; any state may go to `closing`.
+///
+/// Invariant: nothing but `hello` (and `ping`) is forwarded before `hello`, and nothing
+/// at all once closing; every refusal it returns is the contract's error for it.
+struct ConnectionStateMachine {
+  enum State: Equatable {
+    /// Waiting for TLS and `hello`.
+    case awaitingHello
+    case joined
+    case closing
+  }
+
+  /// Whether the connection may stay, decided when it was accepted.
+  enum Admission: Equatable {
+    case admitted
+    /// The server holds its maximum of connections.
+    case serverFull
+    /// The peer's address holds its maximum of connections.
+    case addressFull
+  }
+
+  private(set) var state = State.awaitingHello
+  private let limits: ServerConfiguration.Limits
+  private let admission: Admission
+  private var bucket: TokenBucket
+  /// Frames over the rate in a row.
+  private var excess = 0
+  /// Whether the stall timer runs (the connection is unwritable).
+  private var stalled = false
+
+  init(limits: ServerConfiguration.Limits, admission: Admission) {
+    self.limits = limits
+    self.admission = admission
+    self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
+  }
+
+  /// What to do: send an error (closing after it when it is fatal), hand a request to
+  /// the hub, answer a ping, or nothing.
+  enum Action: Equatable {
+    case refuse(ProtocolError, re: Int?)
+    case forward(PlayerRequest)
+    case pong(id: Int?)
+    case none
+  }
+
+  /// The TLS handshake completed: a connection over the limits is refused now that it can
+  /// be told why.
+  mutating func handshakeCompleted() -> Action {
+    let message: String
+    switch admission {
+    case .admitted: return .none
+    case .serverFull:
+      message =
+        "The server has its maximum of \(limits.maxConnections) connections; try again later."
+    case .addressFull:
+      message =
+        "Your address has its maximum of \(limits.maxConnectionsPerAddress) connections to "
+        + "this server; close one and try again."
+    }
+    return refuse(.serverFull(message), re: nil)
+  }
+
+  /// The hello deadline passed.
+  mutating func helloTimedOut() -> Action {
+    guard state == .awaitingHello else { return .none }
+    return refuse(
+      .timeout("No hello within \(limits.helloTimeoutSeconds) s of connecting; closing."), re: nil)
+  }
+
+  /// No complete frame for the idle limit.
+  mutating func idle() -> Action {
+    guard state != .closing else { return .none }
+    return refuse(
+      .timeout(
+        "No message for \(limits.idleTimeoutSeconds) s; closing (send ping to stay connected)."),
+      re: nil)
+  }
+
+  /// A frame arrived at `now`. Over the rate it is dropped (the first excess frame gets a
+  /// warning; a burst of them closes the connection); otherwise `decode` reads it (the
+  /// result, and the message's `id` if it could be read) and the message is judged.
+  mutating func frameArrived(
+    at now: NIODeadline, decode: () -> (Result<ClientMessage, ProtocolError>, Int?)
+  ) -> Action {
+    guard state != .closing else { return .none }
+    guard bucket.take(at: now) else {
+      excess += 1
+      let fatal = excess > limits.frameBurst
+      guard excess == 1 || fatal else { return .none }
+      return refuse(
+        .rateLimited(
+          "More than \(limits.framesPerSecond) messages per second; slow down"
+            + (fatal ? ". Closing." : " (messages are being dropped)."), fatal: fatal),
+        re: nil)
+    }
+    excess = 0
+    let (result, id) = decode()
+    let message: ClientMessage
+    switch result {
+    case .failure(let error): return refuse(error, re: id)
+    case .success(let decoded): message = decoded
+    }
+    if case .ping(let id) = message { return .pong(id: id) }
+    guard let request = PlayerRequest(message) else { return .none }
+    switch (state, request) {
+    case (.awaitingHello, .hello):
+      state = .joined
+      return .forward(request)
+    case (.awaitingHello, _):
+      return refuse(.helloFirst(), re: message.id)
+    case (.joined, _):
+      return .forward(request)
+    case (.closing, _):
+      return .none
+    }
+  }
+
+  /// A fatal error the pipeline raised (a bad frame).
+  mutating func failed(_ error: ProtocolError) -> Action {
+    guard state != .closing else { return .none }
+    return refuse(error, re: nil)
+  }
+
+  enum WritabilityAction: Equatable {
+    /// Start the stall timer (once).
+    case startStallTimer
+    /// Stop it, and send the hub's backlog for this connection.
+    case drain
+    case none
+  }
+
+  mutating func writabilityChanged(isWritable: Bool) -> WritabilityAction {
+    if isWritable {
+      stalled = false
+      return .drain
+    }
+    guard !stalled else { return .none }
+    stalled = true
+    return .startStallTimer
+  }
+
+  /// The stall limit passed with the connection still unwritable: close it.
+  mutating func stallTimedOut() -> Bool {
+    guard stalled, state != .closing else { return false }
+    state = .closing
+    return true
+  }
+
+  /// The connection is closing or closed.
+  mutating func closed() {
+    state = .closing
+  }
+
+  private mutating func refuse(_ error: ProtocolError, re: Int?) -> Action {
+    if error.fatal { state = .closing }
+    return .refuse(error, re: re)
+  }
+}

@@ -1,0 +1,145 @@
+import NIOCore
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// A connection's decisions alone: no channel, no hub, no clock but the one passed in.
+@Suite("Server: connection state machine")
+struct ConnectionStateMachineTests {
+  static let hello = ClientMessage.hello(
+    protocol: WireProtocol.version, name: "Alice", role: .player, room: "den", resume: nil,
+    id: 1)
+
+  func limits(burst: Int = 3) -> ServerConfiguration.Limits {
+    var limits = ServerConfiguration.Limits()
+    limits.framesPerSecond = 1
+    limits.frameBurst = burst
+    return limits
+  }
+
+  /// The action for `message` arriving at `at` seconds.
+  func arrive(
+    _ machine: inout ConnectionStateMachine, _ message: ClientMessage, at seconds: Int64 = 0
+  ) -> ConnectionStateMachine.Action {
+    machine.frameArrived(at: NIODeadline.uptimeNanoseconds(UInt64(seconds) * 1_000_000_000 + 1)) {
+      (.success(message), message.id)
+    }
+  }
+
+  func code(_ action: ConnectionStateMachine.Action) -> ErrorCode? {
+    if case .refuse(let error, _) = action { error.code } else { nil }
+  }
+
+  @Test("hello first; pings answered whenever; then requests go to the hub")
+  func helloFirst() {
+    var machine = ConnectionStateMachine(limits: limits(burst: 10), admission: .admitted)
+    #expect(arrive(&machine, .ping(id: 5)) == .pong(id: 5))
+    let early = arrive(&machine, .choose(round: 1, weapon: .rock, id: 4))
+    #expect(early == .refuse(.helloFirst(), re: 4))
+    #expect(machine.state == .awaitingHello)
+    #expect(arrive(&machine, Self.hello) == .forward(PlayerRequest(Self.hello)!))
+    #expect(machine.state == .joined)
+    let late = machine.helloTimedOut()
+    #expect(late == .none)
+    #expect(
+      arrive(&machine, .choose(round: 1, weapon: .rock, id: 6))
+        == .forward(.choose(round: 1, weapon: .rock, id: 6)))
+    #expect(arrive(&machine, .ping(id: nil)) == .pong(id: nil))
+  }
+
+  @Test("a bad message is refused with its id; a bad frame closes")
+  func badInput() {
+    var machine = ConnectionStateMachine(limits: limits(burst: 10), admission: .admitted)
+    let bad = machine.frameArrived(at: .uptimeNanoseconds(1)) {
+      (.failure(.badMessage("no round")), 9)
+    }
+    #expect(bad == .refuse(.badMessage("no round"), re: 9))
+    #expect(machine.state == .awaitingHello)
+    let failed = machine.failed(.badFrame("length 0"))
+    #expect(code(failed) == .badFrame)
+    #expect(machine.state == .closing)
+    // Closing: nothing more is read, answered or refused.
+    #expect(arrive(&machine, Self.hello) == .none)
+    let idle = machine.idle()
+    #expect(idle == .none)
+  }
+
+  @Test("over the rate: the first excess frame is warned, the rest dropped, a burst closes")
+  func rateLimit() {
+    var machine = ConnectionStateMachine(limits: limits(burst: 3), admission: .admitted)
+    for _ in 0..<3 { #expect(arrive(&machine, .ping(id: 1)) == .pong(id: 1)) }
+    guard case .refuse(let warning, _) = arrive(&machine, .ping(id: 1)) else {
+      Issue.record("no warning for the first excess frame")
+      return
+    }
+    #expect(warning.code == .rateLimited && !warning.fatal)
+    #expect(arrive(&machine, .ping(id: 1)) == .none)
+    #expect(arrive(&machine, .ping(id: 1)) == .none)
+    guard case .refuse(let last, _) = arrive(&machine, .ping(id: 1)) else {
+      Issue.record("no refusal for a burst of excess frames")
+      return
+    }
+    #expect(last.code == .rateLimited && last.fatal)
+    #expect(machine.state == .closing)
+  }
+
+  @Test("a second later the bucket has a token again and the excess count starts over")
+  func rateRecovers() {
+    var machine = ConnectionStateMachine(limits: limits(burst: 1), admission: .admitted)
+    #expect(arrive(&machine, .ping(id: 1), at: 0) == .pong(id: 1))
+    #expect(code(arrive(&machine, .ping(id: 2), at: 0)) == .rateLimited)
+    #expect(arrive(&machine, .ping(id: 3), at: 1) == .pong(id: 3))
+    #expect(code(arrive(&machine, .ping(id: 4), at: 1)) == .rateLimited)
+    #expect(machine.state == .awaitingHello)
+  }
+
+  @Test("silence: no hello in time, or no frame for the idle limit, closes with timeout")
+  func silence() {
+    var waiting = ConnectionStateMachine(limits: limits(), admission: .admitted)
+    guard case .refuse(let error, nil) = waiting.helloTimedOut() else {
+      Issue.record("no timeout for a missing hello")
+      return
+    }
+    #expect(error.code == .timeout && error.fatal && error.message.contains("No hello"))
+    #expect(waiting.state == .closing)
+    var joined = ConnectionStateMachine(limits: limits(), admission: .admitted)
+    _ = arrive(&joined, Self.hello)
+    let idle = joined.idle()
+    #expect(code(idle) == .timeout)
+  }
+
+  @Test("a connection over the limits is told so once TLS is up")
+  func admission() {
+    var admitted = ConnectionStateMachine(limits: limits(), admission: .admitted)
+    let welcome = admitted.handshakeCompleted()
+    #expect(welcome == .none)
+    for admission in [ConnectionStateMachine.Admission.serverFull, .addressFull] {
+      var machine = ConnectionStateMachine(limits: limits(), admission: admission)
+      guard case .refuse(let error, _) = machine.handshakeCompleted() else {
+        Issue.record("\(admission) was not refused")
+        continue
+      }
+      #expect(error.code == .serverFull && error.fatal)
+      #expect(error.message.contains(admission == .serverFull ? "maximum of" : "Your address"))
+    }
+  }
+
+  @Test("a peer that does not read: one stall timer; reading again drains; still stalled closes")
+  func stall() {
+    var machine = ConnectionStateMachine(limits: limits(), admission: .admitted)
+    let steps = [
+      machine.writabilityChanged(isWritable: false), machine.writabilityChanged(isWritable: false),
+      machine.writabilityChanged(isWritable: true),
+    ]
+    #expect(steps == [.startStallTimer, .none, .drain])
+    let closedWhileReading = machine.stallTimedOut()
+    #expect(!closedWhileReading)
+    let again = machine.writabilityChanged(isWritable: false)
+    #expect(again == .startStallTimer)
+    let closed = machine.stallTimedOut()
+    #expect(closed)
+    #expect(machine.state == .closing)
+  }
+}
