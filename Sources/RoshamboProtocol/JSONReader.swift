@@ -1,6 +1,6 @@
 /// A strict JSON reader (RFC 8259) that decoders drive value by value, straight from the
 /// bytes, with no intermediate tree: what a client decodes each `state` with
-/// (`JSONDecoder` costs 30–40 µs for one; this, a few µs).
+/// (docs/PERFORMANCE.md compares it with `JSONDecoder`).
 ///
 /// Invariant: it accepts exactly RFC 8259 JSON, which is what `JSONDecoder` accepts for
 /// the same shapes but for the trailing commas `JSONDecoder` tolerates (checked against

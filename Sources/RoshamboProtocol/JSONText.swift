@@ -1,7 +1,8 @@
 import RoshamboGame
 
 /// A small JSON writer for the messages this package sends: the contract's shapes only,
-/// written straight into bytes (Foundation's encoders cost about 35 µs for one `state`).
+/// written straight into bytes, with no intermediate tree (docs/PERFORMANCE.md compares
+/// it with Foundation's encoders).
 ///
 /// Invariant: everything it writes is valid JSON (RFC 8259) that ``JSONReader`` and
 /// `JSONDecoder` read back to the same values (tested by round trips of every message).

@@ -10,7 +10,7 @@ import RoshamboTLS
 /// A running Roshambo server: TLS listener, connections, the hub and its journal.
 ///
 /// Invariant: `stop()` stops accepting, makes everything durable, and closes every
-/// connection with close_notify before it returns.
+/// connection with close_notify before it returns (once; later calls do nothing).
 public final class GameServer: Sendable {
   public let port: Int
   public let host: String
@@ -22,6 +22,8 @@ public final class GameServer: Sendable {
   private let listener: any Channel
   private let hub: HubHandle
   private let connections: Connections
+  /// Whether `stop()` has been called (a second call returns at once).
+  private let stopped = NIOLockedValueBox(false)
 
   /// Live connections, so `stop()` can close each one properly, and how many each
   /// address holds.
@@ -166,8 +168,13 @@ public final class GameServer: Sendable {
   }
 
   /// Stops accepting, makes everything durable, closes every connection with
-  /// close_notify, and stops the event loops.
+  /// close_notify, and stops the event loops. Calling it again does nothing.
   public func stop() async throws {
+    let first = stopped.withLockedValue { stopped in
+      defer { stopped = true }
+      return !stopped
+    }
+    guard first else { return }
     try? await listener.close()
     try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     for channel in connections.all {

@@ -45,8 +45,8 @@ public struct ServerConfiguration: Sendable {
   /// While the journal cannot be written, how often the hub tries again (ms).
   public var journalRetryMillis: Int64 = 1_000
   /// Event loop threads for connections; the hub runs on the first. With one, a
-  /// connection and the game never hand work to each other across threads (on the
-  /// 2-core machine that halved the cost of a pick over `System.coreCount`).
+  /// connection and the game never hand work to each other across threads (see
+  /// docs/PERFORMANCE.md for what that saves).
   public var threads = 1
   /// What the server's operator can do about a client's failed TLS handshake, added to
   /// its log line (the executable knows its own flags; the library does not).

@@ -12,8 +12,29 @@ enum ClientTestCertificates {
     in: NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/certs", hosts: ["127.0.0.1"])
 }
 
+/// Runs `body` with an in-process server on 127.0.0.1 and a free port (or `port`), quiet
+/// in the logs, and stops it afterwards even when `body` throws (stopping it inside `body`
+/// is part of some tests; a second stop does nothing).
+func withTestServer<T>(
+  port: Int = 0, dataDirectory: String? = nil, isolation: isolated (any Actor)? = #isolation,
+  _ body: (GameServer) async throws -> T
+) async throws -> T {
+  let server = try await startTestServer(port: port, dataDirectory: dataDirectory)
+  let result: T
+  do {
+    result = try await body(server)
+  } catch {
+    try? await server.stop()
+    throw error
+  }
+  try await server.stop()
+  return result
+}
+
 /// An in-process server on 127.0.0.1 and a free port (or `port`), quiet in the logs.
-func startTestServer(port: Int = 0, dataDirectory: String? = nil) async throws -> GameServer {
+private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async throws
+  -> GameServer
+{
   var configuration = ServerConfiguration(
     certificateChainFile: ClientTestCertificates.files.serverCertificate,
     privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: dataDirectory)
@@ -32,25 +53,26 @@ struct BotMatchTests {
   @Test("two bots in one process finish their matches through real TLS")
   @MainActor
   func inProcess() async throws {
-    let server = try await startTestServer()
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
-    var bots: [Bot] = []
-    var runs: [Task<Void, Never>] = []
-    for strategy in [BotStrategy.frequency, .markov] {
-      let connection = try await ServerConnection.connect(
-        host: "127.0.0.1", port: server.port, tls: tls)
-      let session = ClientSession(connection: connection)
-      let bot = Bot(session: session, strategy: strategy, matches: 3) { _ in }
-      bot.start()
-      session.join(name: strategy.rawValue, room: "arena")
-      bots.append(bot)
-      runs.append(Task { @MainActor in _ = await session.run() })
+    try await withTestServer { server in
+      let tls = try TLSContext(
+        .client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      var bots: [Bot] = []
+      var runs: [Task<Void, Never>] = []
+      for strategy in [BotStrategy.frequency, .markov] {
+        let connection = try await ServerConnection.connect(
+          host: "127.0.0.1", port: server.port, tls: tls)
+        let session = ClientSession(connection: connection)
+        let bot = Bot(session: session, strategy: strategy, matches: 3) { _ in }
+        bot.start()
+        session.join(name: strategy.rawValue, room: "arena")
+        bots.append(bot)
+        runs.append(Task { @MainActor in _ = await session.run() })
+      }
+      for run in runs { await run.value }
+      #expect(bots.map(\.tally.matches) == [3, 3])
+      #expect(bots[0].tally.matchesWon == bots[1].tally.matchesLost)
+      #expect(bots[0].tally.roundsWon == bots[1].tally.roundsLost)
     }
-    for run in runs { await run.value }
-    #expect(bots.map(\.tally.matches) == [3, 3])
-    #expect(bots[0].tally.matchesWon == bots[1].tally.matchesLost)
-    #expect(bots[0].tally.roundsWon == bots[1].tally.roundsLost)
-    try await server.stop()
   }
 
   @Test("roshambo-server and two roshambo bot processes finish a match")
@@ -109,65 +131,69 @@ struct ReconnectTests {
   func resumesAfterServerRestart() async throws {
     let data =
       NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/data-\(UUID().uuidString)"
-    let first = try await startTestServer(dataDirectory: data)
-    let port = first.port
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
-    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
-    let session = ClientSession(
-      connection: connection,
-      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
-      maxAttempts: 40, backoff: { _ in .milliseconds(50) })
-    var connections: [ClientContext.Connection] = []
-    let watching = session.store.subscribe(select: \.context.connection) { connections.append($0) }
-    let seated = AsyncStream.makeStream(of: Int.self)
-    let seats = session.store.subscribe(select: \.seq) { seated.continuation.yield($0) }
-    session.join(name: "Alice", room: "den")
-    let run = Task { @MainActor in await session.run() }
-    for await seq in seated.stream where seq >= 1 { break }
-    let token = try #require(session.store.state.token)
+    try await withTestServer(dataDirectory: data) { first in
+      let port = first.port
+      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+      let session = ClientSession(
+        connection: connection,
+        reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+        maxAttempts: 40, backoff: { _ in .milliseconds(50) })
+      var connections: [ClientContext.Connection] = []
+      let watching = session.store.subscribe(select: \.context.connection) {
+        connections.append($0)
+      }
+      let seated = AsyncStream.makeStream(of: Int.self)
+      let seats = session.store.subscribe(select: \.seq) { seated.continuation.yield($0) }
+      session.join(name: "Alice", room: "den")
+      let run = Task { @MainActor in await session.run() }
+      for await seq in seated.stream where seq >= 1 { break }
+      let token = try #require(session.store.state.token)
 
-    try await first.stop()
-    let second = try await startTestServer(port: port, dataDirectory: data)
-    var iterator = seated.stream.makeAsyncIterator()
-    while session.store.state.context.connection != .connected
-      || session.store.state.view?.players.first?.connected != true
-    {
-      _ = await iterator.next()
+      try await first.stop()
+      try await withTestServer(port: port, dataDirectory: data) { _ in
+        var iterator = seated.stream.makeAsyncIterator()
+        while session.store.state.context.connection != .connected
+          || session.store.state.view?.players.first?.connected != true
+        {
+          _ = await iterator.next()
+        }
+        #expect(connections.contains(.reconnecting(attempt: 1)))
+        #expect(session.store.state.token == token)
+        #expect(session.store.state.seat == .one)
+        #expect(session.store.state.props.connection == nil)
+        session.store.dispatch(.quit)
+        _ = await run.value
+      }
+      _ = (watching, seats)
     }
-    #expect(connections.contains(.reconnecting(attempt: 1)))
-    #expect(session.store.state.token == token)
-    #expect(session.store.state.seat == .one)
-    #expect(session.store.state.props.connection == nil)
-    session.store.dispatch(.quit)
-    _ = await run.value
-    try await second.stop()
-    _ = (watching, seats)
   }
 
   @Test("when the server does not come back, it gives up with a clear line")
   @MainActor
   func givesUp() async throws {
-    let server = try await startTestServer()
-    let port = server.port
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
-    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
-    let session = ClientSession(
-      connection: connection,
-      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
-      maxAttempts: 3, backoff: { _ in .milliseconds(10) })
-    let seated = AsyncStream.makeStream(of: Int.self)
-    let seats = session.store.subscribe(select: \.seq) { seated.continuation.yield($0) }
-    session.join(name: "Alice", room: "den")
-    let run = Task { @MainActor in await session.run() }
-    for await seq in seated.stream where seq >= 1 { break }
-    try await server.stop()
-    let (error, fatal) = await run.value
-    #expect(fatal == nil)
-    #expect("\(error!)".contains("gave up reconnecting after 3 attempts"))
-    #expect(
-      session.store.state.props.connection
-        == "gave up reconnecting after 3 attempts; check that the server is running")
-    _ = seats
+    try await withTestServer { server in
+      let port = server.port
+      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+      let session = ClientSession(
+        connection: connection,
+        reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+        maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+      let seated = AsyncStream.makeStream(of: Int.self)
+      let seats = session.store.subscribe(select: \.seq) { seated.continuation.yield($0) }
+      session.join(name: "Alice", room: "den")
+      let run = Task { @MainActor in await session.run() }
+      for await seq in seated.stream where seq >= 1 { break }
+      try await server.stop()
+      let (error, fatal) = await run.value
+      #expect(fatal == nil)
+      #expect("\(error!)".contains("gave up reconnecting after 3 attempts"))
+      #expect(
+        session.store.state.props.connection
+          == "gave up reconnecting after 3 attempts; check that the server is running")
+      _ = seats
+    }
   }
 }
 
@@ -175,11 +201,11 @@ struct ReconnectTests {
 struct LoadGeneratorTests {
   @Test("bot pairs seat themselves, play under the rate limit, and report picks without errors")
   func loads() async throws {
-    let server = try await startTestServer()
     let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
-    let report = try await LoadGenerator.run(
-      host: "127.0.0.1", port: server.port, tls: tls, rooms: 5, seconds: 1, paceMillis: 60)
-    try await server.stop()
+    let report = try await withTestServer { server in
+      try await LoadGenerator.run(
+        host: "127.0.0.1", port: server.port, tls: tls, rooms: 5, seconds: 1, paceMillis: 60)
+    }
     #expect(report.connections == 10)
     #expect(report.picks > 10)
     #expect(report.errors.isEmpty, "\(report.errors)")

@@ -14,88 +14,88 @@ import Testing
 struct HardeningTests {
   @Test("a name of one character with 32,700 combining accents is refused; the room plays on")
   func craftedName() async throws {
-    let server = try await startServer()
-    let (alice, bob) = try await seatTwo(port: server.port)
-    let attacker = try await TestClient.connect(port: server.port)
-    let name = "a" + String(repeating: "\u{301}", count: 32_700)
-    #expect(name.count == 1)
-    attacker.send(
-      .hello(
-        protocol: WireProtocol.version, name: name, role: .player, room: nil, resume: nil, id: 5))
-    let (error, re) = try await attacker.expectError(.badMessage)
-    #expect(re == 5)
-    #expect(error.message.contains("bytes"))
-    for invisible in ["\u{3164}\u{3164}", "\u{2800}", "\u{200B}x", "  ", "a\u{202E}b"] {
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      let attacker = try await TestClient.connect(port: server.port)
+      let name = "a" + String(repeating: "\u{301}", count: 32_700)
+      #expect(name.count == 1)
       attacker.send(
         .hello(
-          protocol: WireProtocol.version, name: invisible, role: .player, room: nil, resume: nil,
-          id: 6))
-      #expect(try await attacker.expectError(.badMessage).re == 6)
+          protocol: WireProtocol.version, name: name, role: .player, room: nil, resume: nil, id: 5))
+      let (error, re) = try await attacker.expectError(.badMessage)
+      #expect(re == 5)
+      #expect(error.message.contains("bytes"))
+      for invisible in ["\u{3164}\u{3164}", "\u{2800}", "\u{200B}x", "  ", "a\u{202E}b"] {
+        attacker.send(
+          .hello(
+            protocol: WireProtocol.version, name: invisible, role: .player, room: nil, resume: nil,
+            id: 6))
+        #expect(try await attacker.expectError(.badMessage).re == 6)
+      }
+      // A decomposed name is stored composed (NFC).
+      let carol = try await TestClient.connect(port: server.port)
+      try await carol.hello(name: "Zoe\u{308}", room: "nfc")
+      #expect(try await carol.nextState().view.player(.one)?.name == "Zo\u{EB}")
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
     }
-    // A decomposed name is stored composed (NFC).
-    let carol = try await TestClient.connect(port: server.port)
-    try await carol.hello(name: "Zoe\u{308}", room: "nfc")
-    #expect(try await carol.nextState().view.player(.one)?.name == "Zo\u{EB}")
-    _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
-    try await server.stop()
   }
 
   @Test("the message id is echoed as re whenever it can be read")
   func errorsEchoID() async throws {
-    let server = try await startServer()
-    let client = try await TestClient.connect(port: server.port)
-    let cases: [(String, ErrorCode)] = [
-      (#"{"id":11}"#, .badMessage),
-      (#"{"type":"dance","id":11}"#, .badMessage),
-      (
-        #"{"type":"hello","protocol":1,"name":"\#(String(repeating: "x", count: 30))","id":11}"#,
-        .badMessage
-      ),
-      (#"{"type":"hello","protocol":1,"name":"Al","room":"no spaces","id":11}"#, .badMessage),
-      (#"{"type":"choose","round":1,"weapon":"banana","id":11}"#, .invalidWeapon),
-      (#"{"type":"choose","round":"one","id":11}"#, .badMessage),
-    ]
-    for (text, code) in cases {
-      client.sendRaw(Array(ByteBufferFrames.frame(text)))
-      #expect(try await client.expectError(code).re == 11, "\(text)")
+    try await withServer { server in
+      let client = try await TestClient.connect(port: server.port)
+      let cases: [(String, ErrorCode)] = [
+        (#"{"id":11}"#, .badMessage),
+        (#"{"type":"dance","id":11}"#, .badMessage),
+        (
+          #"{"type":"hello","protocol":1,"name":"\#(String(repeating: "x", count: 30))","id":11}"#,
+          .badMessage
+        ),
+        (#"{"type":"hello","protocol":1,"name":"Al","room":"no spaces","id":11}"#, .badMessage),
+        (#"{"type":"choose","round":1,"weapon":"banana","id":11}"#, .invalidWeapon),
+        (#"{"type":"choose","round":"one","id":11}"#, .badMessage),
+      ]
+      for (text, code) in cases {
+        client.sendRaw(Array(ByteBufferFrames.frame(text)))
+        #expect(try await client.expectError(code).re == 11, "\(text)")
+      }
     }
-    try await server.stop()
   }
 
   @Test("a frame sent a byte at a time does not keep a connection open past the idle limit")
   func partialFrame() async throws {
-    let server = try await startServer { $0.idleTimeoutSeconds = 2 }
-    let client = try await TestClient.connect(port: server.port)
-    try await client.hello(name: "Slow", room: "slow")
-    _ = try await client.nextState()
-    client.sendRaw([0, 0, 0xFD, 0xE8])  // a 65,000-byte frame, started
-    let started = ContinuousClock.now
-    while !client.inbox.isClosed, ContinuousClock.now - started < .seconds(10) {
-      client.sendRaw([0x20])
-      try await Task.sleep(for: .milliseconds(250))
+    try await withServer(limits: { $0.idleTimeoutSeconds = 2 }) { server in
+      let client = try await TestClient.connect(port: server.port)
+      try await client.hello(name: "Slow", room: "slow")
+      _ = try await client.nextState()
+      client.sendRaw([0, 0, 0xFD, 0xE8])  // a 65,000-byte frame, started
+      let started = ContinuousClock.now
+      while !client.inbox.isClosed, ContinuousClock.now - started < .seconds(10) {
+        client.sendRaw([0x20])
+        try await Task.sleep(for: .milliseconds(250))
+      }
+      #expect(client.inbox.isClosed)
+      #expect(ContinuousClock.now - started < .seconds(6))
+      #expect(try await client.expectError(.timeout).error.fatal)
     }
-    #expect(client.inbox.isClosed)
-    #expect(ContinuousClock.now - started < .seconds(6))
-    #expect(try await client.expectError(.timeout).error.fatal)
-    try await server.stop()
   }
 
   @Test("one address cannot take every slot: another address still gets in")
   func perAddressLimit() async throws {
-    let server = try await startServer { $0.maxConnectionsPerAddress = 3 }
-    var held: [TestClient] = []
-    for index in 0..<3 {
-      let client = try await TestClient.connect(port: server.port)
-      try await client.hello(name: "Hog\(index)", room: "hog\(index)")
-      held.append(client)
+    try await withServer(limits: { $0.maxConnectionsPerAddress = 3 }) { server in
+      var held: [TestClient] = []
+      for index in 0..<3 {
+        let client = try await TestClient.connect(port: server.port)
+        try await client.hello(name: "Hog\(index)", room: "hog\(index)")
+        held.append(client)
+      }
+      let fourth = try await TestClient.connect(port: server.port)
+      let (error, _) = try await fourth.expectError(.serverFull)
+      #expect(error.fatal && error.message.contains("address"))
+      let other = try await TestClient.connect(port: server.port, from: "127.0.0.2")
+      let welcome = try await other.hello(name: "Guest", room: "guest")
+      #expect(welcome == .welcome(room: "guest", seat: .one, token: other.token))
     }
-    let fourth = try await TestClient.connect(port: server.port)
-    let (error, _) = try await fourth.expectError(.serverFull)
-    #expect(error.fatal && error.message.contains("address"))
-    let other = try await TestClient.connect(port: server.port, from: "127.0.0.2")
-    let welcome = try await other.hello(name: "Guest", room: "guest")
-    #expect(welcome == .welcome(room: "guest", seat: .one, token: other.token))
-    try await server.stop()
   }
 
   @Test("a full disk: nothing unsaved is sent, the lobby rolls back, play resumes by itself")
@@ -104,52 +104,50 @@ struct HardeningTests {
     var configuration = testConfiguration(dataDirectory: data)
     configuration.journalRetryMillis = 50
     configuration.roomSettings = RoomState.Settings(bestOf: 99)
-    let server = try await GameServer.start(configuration, logger: Logger(label: "test"))
-    let (alice, bob) = try await seatTwo(port: server.port)
-    // The database may not grow: rows fill the pages it has, then a commit fails.
-    try await server.withJournal { try $0!.limitPagesToCurrent() }
-    let refusal = try await drawUntilRefused(alice, bob, from: 1)
-    let error = try #require(refusal, "the limited journal never refused a write")
-    #expect(error.code == .unavailable && !error.fatal)
-    // Everything sent before the refusal has arrived once a ping is answered.
-    let seen = try await [alice, bob].asyncMap { try await $0.drainToPong() }.max()!
-    // Nobody saw anything unsaved, and the lobby is back at exactly what was saved.
-    let version = try #require(try await server.lobby().rooms["den"]?.version)
-    #expect(version == seen)
-    // While the disk is full, every action is answered and nothing changes.
-    let current = try await server.lobby().rooms["den"]!.round
-    let paused = try await pick(bob, round: current, .paper, id: 900)
-    #expect(paused?.code == .unavailable)
-    #expect(try await server.lobby().rooms["den"]?.version == version)
-    // Space comes back: play resumes without a restart.
-    try await server.withJournal { try $0!.limitPages(1_000_000) }
-    // (Bob's pick was refused in the open round, so he has not chosen in it; tries are
-    // spaced to stay under the rate limit.)
-    var resumed = false
-    for _ in 0..<50 where !resumed {
-      let open = try await server.lobby().rooms["den"]!.round
-      let refused = try await pick(bob, round: open, .scissors, id: 1_000)
-      #expect(refused == nil || refused?.code == .unavailable)
-      resumed = refused == nil
-      if !resumed { try await Task.sleep(for: .milliseconds(100)) }
+    let before = try await withServer(configuration) { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      // The database may not grow: rows fill the pages it has, then a commit fails.
+      try await server.withJournal { try $0!.limitPagesToCurrent() }
+      let refusal = try await drawUntilRefused(alice, bob, from: 1)
+      let error = try #require(refusal, "the limited journal never refused a write")
+      #expect(error.code == .unavailable && !error.fatal)
+      // Everything sent before the refusal has arrived once a ping is answered.
+      let seen = try await [alice, bob].asyncMap { try await $0.drainToPong() }.max()!
+      // Nobody saw anything unsaved, and the lobby is back at exactly what was saved.
+      let version = try #require(try await server.lobby().rooms["den"]?.version)
+      #expect(version == seen)
+      // While the disk is full, every action is answered and nothing changes.
+      let current = try await server.lobby().rooms["den"]!.round
+      let paused = try await pick(bob, round: current, .paper, id: 900)
+      #expect(paused?.code == .unavailable)
+      #expect(try await server.lobby().rooms["den"]?.version == version)
+      // Space comes back: play resumes without a restart.
+      try await server.withJournal { try $0!.limitPages(1_000_000) }
+      // (Bob's pick was refused in the open round, so he has not chosen in it; tries are
+      // spaced to stay under the rate limit.)
+      var resumed = false
+      for _ in 0..<50 where !resumed {
+        let open = try await server.lobby().rooms["den"]!.round
+        let refused = try await pick(bob, round: open, .scissors, id: 1_000)
+        #expect(refused == nil || refused?.code == .unavailable)
+        resumed = refused == nil
+        if !resumed { try await Task.sleep(for: .milliseconds(100)) }
+      }
+      #expect(resumed)
+      return try await server.lobby()
     }
-    #expect(resumed)
-    let before = try await server.lobby()
-    try await server.stop()
-    let again = try await GameServer.start(configuration, logger: Logger(label: "test"))
-    let after = try await again.lobby()
+    let after = try await withServer(configuration) { try await $0.lobby() }
     #expect(after.rooms["den"]?.history == before.rooms["den"]?.history)
     #expect(after.rooms["den"]!.version >= before.rooms["den"]!.version)
-    try await again.stop()
   }
 
   @Test("a corrupt journal row names the file and row; --recover moves the file aside")
   func corruptRow() async throws {
     let data = temporaryDataDirectory()
-    let server = try await startServer(dataDirectory: data, compactionInterval: 1_000)
-    let (alice, bob) = try await seatTwo(port: server.port)
-    _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
-    try await server.stop()
+    try await withServer(dataDirectory: data, compactionInterval: 1_000) { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+    }
     let database = try DatabaseQueue(path: data + "/roshambo.sqlite")
     try await database.write { db in
       let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0
@@ -159,7 +157,7 @@ struct HardeningTests {
     }
     try database.close()
     await #expect {
-      _ = try await startServer(dataDirectory: data)
+      try await withServer(dataDirectory: data) { _ in }
     } throws: { error in
       let text = "\(error)"
       return text.contains("roshambo.sqlite") && text.contains("row") && text.contains("--recover")
@@ -168,19 +166,17 @@ struct HardeningTests {
     #expect(said.contains("damaged"))
     let kept = try FileManager.default.contentsOfDirectory(atPath: data)
     #expect(kept.contains { $0.hasPrefix("roshambo.sqlite.damaged-") })
-    let recovered = try await startServer(dataDirectory: data)
-    let lobby = try await recovered.lobby()
+    let lobby = try await withServer(dataDirectory: data) { try await $0.lobby() }
     #expect(lobby.rooms["den"]?.history.count == 1)
-    try await recovered.stop()
   }
 
   @Test("the data directory is private and holds no resume token")
   func secretsAtRest() async throws {
     let data = temporaryDataDirectory()
-    let server = try await startServer(dataDirectory: data)
-    let (alice, _) = try await seatTwo(port: server.port)
-    let token = try #require(alice.token)
-    try await server.stop()
+    let token = try await withServer(dataDirectory: data) { server in
+      let (alice, _) = try await seatTwo(port: server.port)
+      return try #require(alice.token)
+    }
     let files = FileManager.default
     #expect(try files.attributesOfItem(atPath: data)[.posixPermissions] as? Int == 0o700)
     for name in try files.contentsOfDirectory(atPath: data) {
@@ -191,24 +187,25 @@ struct HardeningTests {
       #expect(bytes.range(of: Data(token.utf8)) == nil, "\(name) holds the token")
     }
     // The token still takes the seat back.
-    let again = try await startServer(dataDirectory: data)
-    let back = try await TestClient.connect(port: again.port)
-    #expect(
-      try await back.hello(name: "Alice", resume: token)
-        == .welcome(room: "den", seat: .one, token: token))
-    try await again.stop()
+    try await withServer(dataDirectory: data) { again in
+      let back = try await TestClient.connect(port: again.port)
+      #expect(
+        try await back.hello(name: "Alice", resume: token)
+          == .welcome(room: "den", seat: .one, token: token))
+    }
   }
 
   @Test("log fields cannot be forged, and are cut")
   func logFields() async throws {
     let lines = LogLines()
     let configuration = testConfiguration(dataDirectory: nil)
-    let server = try await GameServer.start(
-      configuration, logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
-    let client = try await TestClient.connect(port: server.port)
-    try await client.hello(name: "x room=admin seat=9", room: "logroom")
-    _ = try await client.nextState()
-    try await server.stop()
+    try await withServer(
+      configuration, logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+    ) { server in
+      let client = try await TestClient.connect(port: server.port)
+      try await client.hello(name: "x room=admin seat=9", room: "logroom")
+      _ = try await client.nextState()
+    }
     let joined = try #require(lines.text.split(separator: "\n").first { $0.contains("joined") })
     #expect(joined.contains(#"name=\"x room=admin seat=9\""#))
     #expect(!joined.contains("room=admin,"))

@@ -38,17 +38,18 @@ struct LogSecrecyTests {
       privateKeyFile: TestCertificates.files.serverKey, dataDirectory: temporaryDataDirectory())
     configuration.host = "127.0.0.1"
     configuration.port = 0
-    let server = try await GameServer.start(
-      configuration, logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
-    let (alice, bob) = try await seatTwo(port: server.port)
-    bob.send(.choose(round: 1, weapon: .scissors, id: nil))
-    _ = try await alice.state { $0.player(.two)?.chosen == true }
-    let before = lines.text
-    #expect(before.contains("chose"), "the pick itself is logged, without the weapon")
-    #expect(!before.contains("scissors"))
-    alice.send(.choose(round: 1, weapon: .rock, id: nil))
-    _ = try await alice.state { $0.history.count == 1 }
-    try await server.stop()
+    try await withServer(
+      configuration, logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+    ) { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      bob.send(.choose(round: 1, weapon: .scissors, id: nil))
+      _ = try await alice.state { $0.player(.two)?.chosen == true }
+      let before = lines.text
+      #expect(before.contains("chose"), "the pick itself is logged, without the weapon")
+      #expect(!before.contains("scissors"))
+      alice.send(.choose(round: 1, weapon: .rock, id: nil))
+      _ = try await alice.state { $0.history.count == 1 }
+    }
     #expect(lines.text.contains("scissors"), "once resolved, the round is logged with both picks")
   }
 }

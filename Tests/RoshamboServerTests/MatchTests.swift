@@ -30,196 +30,197 @@ func playRound(
 struct MatchTests {
   @Test("a full best-of-3 in a named room")
   func bestOfThree() async throws {
-    let server = try await startServer()
-    let (alice, bob) = try await seatTwo(port: server.port)
-    #expect(alice.seat == .one && bob.seat == .two)
-    #expect(alice.token != nil && alice.token != bob.token)
-    _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
-    _ = try await playRound(alice, .paper, bob, .paper, round: 2)
-    let (final, seen) = try await playRound(alice, .paper, bob, .rock, round: 3)
-    #expect(final.phase == .over)
-    #expect(final.winner == .one)
-    #expect(final.player(.one)?.score == 2)
-    #expect(final.history.map(\.winner) == [.one, nil, .one])
-    #expect(final.history[0].weapons == [.rock, .scissors])
-    #expect(
-      seen
-        == RoomView(
-          room: final.room, ruleset: final.ruleset, bestOf: 3, phase: .over, round: final.round,
-          you: .two, players: final.players, history: final.history, winner: .one, deadline: nil,
-          spectators: 0, rematch: []))
-    // seq rises strictly with each state a connection sees.
-    let seqs = alice.inbox.messages.compactMap {
-      if case .state(let seq, _) = $0 { seq } else { nil }
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      #expect(alice.seat == .one && bob.seat == .two)
+      #expect(alice.token != nil && alice.token != bob.token)
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+      _ = try await playRound(alice, .paper, bob, .paper, round: 2)
+      let (final, seen) = try await playRound(alice, .paper, bob, .rock, round: 3)
+      #expect(final.phase == .over)
+      #expect(final.winner == .one)
+      #expect(final.player(.one)?.score == 2)
+      #expect(final.history.map(\.winner) == [.one, nil, .one])
+      #expect(final.history[0].weapons == [.rock, .scissors])
+      #expect(
+        seen
+          == RoomView(
+            room: final.room, ruleset: final.ruleset, bestOf: 3, phase: .over, round: final.round,
+            you: .two, players: final.players, history: final.history, winner: .one, deadline: nil,
+            spectators: 0, rematch: []))
+      // seq rises strictly with each state a connection sees.
+      let seqs = alice.inbox.messages.compactMap {
+        if case .state(let seq, _) = $0 { seq } else { nil }
+      }
+      #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count)
     }
-    #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count)
-    try await server.stop()
   }
 
   @Test("quick match pairs the next two players")
   func quickMatch() async throws {
-    let server = try await startServer()
-    let (alice, bob) = try await seatTwo(port: server.port, room: nil)
-    #expect(alice.room == "quick-1" && bob.room == "quick-1")
-    let carol = try await TestClient.connect(port: server.port)
-    try await carol.hello(name: "Carol")
-    #expect(carol.room == "quick-2" && carol.seat == .one)
-    try await server.stop()
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port, room: nil)
+      #expect(alice.room == "quick-1" && bob.room == "quick-1")
+      let carol = try await TestClient.connect(port: server.port)
+      try await carol.hello(name: "Carol")
+      #expect(carol.room == "quick-2" && carol.seat == .one)
+    }
   }
 
   @Test("spectators see who has chosen, never what, and cannot play")
   func spectators() async throws {
-    let server = try await startServer()
-    let (alice, bob) = try await seatTwo(port: server.port)
-    let eve = try await TestClient.connect(port: server.port)
-    let welcome = try await eve.hello(name: "Eve", room: "den", role: .spectator)
-    #expect(welcome == .welcome(room: "den", seat: nil, token: nil))
-    let first = try await eve.nextState()
-    #expect(first.view.you == nil && first.view.spectators == 1)
-    alice.send(.choose(round: 1, weapon: .paper, id: nil))
-    let chosen = try await eve.state { $0.player(.one)?.chosen == true }
-    #expect(chosen.players.allSatisfy { $0.weapon == nil })
-    eve.send(.choose(round: 1, weapon: .rock, id: 5))
-    let refused = try await eve.expectError(.notPlaying)
-    #expect(refused.re == 5)
-    bob.send(.choose(round: 1, weapon: .rock, id: nil))
-    let resolved = try await eve.state { $0.history.count == 1 }
-    #expect(resolved.history[0].weapons == [.paper, .rock])
-    try await server.stop()
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      let eve = try await TestClient.connect(port: server.port)
+      let welcome = try await eve.hello(name: "Eve", room: "den", role: .spectator)
+      #expect(welcome == .welcome(room: "den", seat: nil, token: nil))
+      let first = try await eve.nextState()
+      #expect(first.view.you == nil && first.view.spectators == 1)
+      alice.send(.choose(round: 1, weapon: .paper, id: nil))
+      let chosen = try await eve.state { $0.player(.one)?.chosen == true }
+      #expect(chosen.players.allSatisfy { $0.weapon == nil })
+      eve.send(.choose(round: 1, weapon: .rock, id: 5))
+      let refused = try await eve.expectError(.notPlaying)
+      #expect(refused.re == 5)
+      bob.send(.choose(round: 1, weapon: .rock, id: nil))
+      let resolved = try await eve.state { $0.history.count == 1 }
+      #expect(resolved.history[0].weapons == [.paper, .rock])
+    }
   }
 
   @Test("rematch: when both ask, a new match starts with scores at 0")
   func rematch() async throws {
-    let server = try await startServer(settings: .init(bestOf: 1))
-    let (alice, bob) = try await seatTwo(port: server.port)
-    let (over, _) = try await playRound(alice, .rock, bob, .scissors, round: 1)
-    #expect(over.phase == .over)
-    alice.send(.rematch(id: nil))
-    let asked = try await bob.state { $0.rematch == [.one] }
-    #expect(asked.phase == .over)
-    bob.send(.rematch(id: nil))
-    let fresh = try await alice.state { $0.phase == .choosing }
-    #expect(fresh.round == 1 && fresh.history.isEmpty)
-    #expect(fresh.players.allSatisfy { $0.score == 0 })
-    try await server.stop()
+    try await withServer(settings: .init(bestOf: 1)) { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      let (over, _) = try await playRound(alice, .rock, bob, .scissors, round: 1)
+      #expect(over.phase == .over)
+      alice.send(.rematch(id: nil))
+      let asked = try await bob.state { $0.rematch == [.one] }
+      #expect(asked.phase == .over)
+      bob.send(.rematch(id: nil))
+      let fresh = try await alice.state { $0.phase == .choosing }
+      #expect(fresh.round == 1 && fresh.history.isEmpty)
+      #expect(fresh.players.allSatisfy { $0.score == 0 })
+    }
   }
 
   @Test("a round deadline passing resolves the round against the seat that did not pick")
   func deadline() async throws {
-    let server = try await startServer(settings: .init(roundMillis: 400))
-    let (alice, bob) = try await seatTwo(port: server.port)
-    alice.send(.choose(round: 1, weapon: .rock, id: nil))
-    let resolved = try await bob.state { $0.history.count == 1 }
-    #expect(resolved.history[0].weapons == [.rock, nil])
-    #expect(resolved.history[0].winner == .one)
-    #expect(resolved.round == 2 && resolved.deadline != nil)
-    try await server.stop()
+    try await withServer(settings: .init(roundMillis: 400)) { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      alice.send(.choose(round: 1, weapon: .rock, id: nil))
+      let resolved = try await bob.state { $0.history.count == 1 }
+      #expect(resolved.history[0].weapons == [.rock, nil])
+      #expect(resolved.history[0].winner == .one)
+      #expect(resolved.round == 2 && resolved.deadline != nil)
+    }
   }
 
   @Test("a dropped seat is held, taken back with its token, then forfeited after the grace")
   func dropResumeForfeit() async throws {
-    let server = try await startServer(settings: .init(graceMillis: 600))
-    let (alice, bob) = try await seatTwo(port: server.port)
-    let token = try #require(bob.token)
-    await bob.close()
-    let away = try await alice.state { $0.player(.two)?.connected == false }
-    #expect(away.phase == .choosing)
-    let again = try await TestClient.connect(port: server.port)
-    let welcome = try await again.hello(name: "Bob", resume: token)
-    #expect(welcome == .welcome(room: "den", seat: .two, token: token))
-    let back = try await alice.state { $0.player(.two)?.connected == true }
-    #expect(back.phase == .choosing)
-    // Now drop for good: the grace runs out and Alice wins by forfeit.
-    await again.close()
-    let over = try await alice.state { $0.phase == .over }
-    #expect(over.winner == .one)
-    #expect(over.player(.two)?.left == true)
-    let late = try await TestClient.connect(port: server.port)
-    late.send(
-      .hello(
-        protocol: WireProtocol.version, name: "Bob", role: .player, room: nil, resume: token, id: 3)
-    )
-    let (error, re) = try await late.expectError(.badToken)
-    #expect(error.fatal && re == 3)
-    await late.waitUntilClosed()
-    #expect(late.inbox.isClosed)
-    try await server.stop()
+    try await withServer(settings: .init(graceMillis: 600)) { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      let token = try #require(bob.token)
+      await bob.close()
+      let away = try await alice.state { $0.player(.two)?.connected == false }
+      #expect(away.phase == .choosing)
+      let again = try await TestClient.connect(port: server.port)
+      let welcome = try await again.hello(name: "Bob", resume: token)
+      #expect(welcome == .welcome(room: "den", seat: .two, token: token))
+      let back = try await alice.state { $0.player(.two)?.connected == true }
+      #expect(back.phase == .choosing)
+      // Now drop for good: the grace runs out and Alice wins by forfeit.
+      await again.close()
+      let over = try await alice.state { $0.phase == .over }
+      #expect(over.winner == .one)
+      #expect(over.player(.two)?.left == true)
+      let late = try await TestClient.connect(port: server.port)
+      late.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Bob", role: .player, room: nil, resume: token,
+          id: 3)
+      )
+      let (error, re) = try await late.expectError(.badToken)
+      #expect(error.fatal && re == 3)
+      await late.waitUntilClosed()
+      #expect(late.inbox.isClosed)
+    }
   }
 
   @Test("no byte sent to a seat reveals the other seat's pick before the round resolves")
   func secrecyOnTheWire() async throws {
-    let server = try await startServer()
-    let (alice, bob) = try await seatTwo(port: server.port)
-    // Bob picks first each round, with weapons Alice does not use.
-    let rounds: [(alice: Weapon, bob: Weapon)] = [
-      (.rock, .scissors), (.rock, .paper), (.scissors, .paper),
-    ]
-    for (index, round) in rounds.enumerated() {
-      let number = index + 1
-      let before = alice.inbox.frames.count
-      bob.send(.choose(round: number, weapon: round.bob, id: nil))
-      let told = try await alice.state { $0.player(.two)?.chosen == true && $0.round == number }
-      #expect(told.player(.two)?.weapon == nil)
-      let earlierBobWeapons = Set(rounds.prefix(index).map(\.bob))
-      if !earlierBobWeapons.contains(round.bob) {
-        for frame in alice.inbox.frames[before...] {
-          #expect(!String(decoding: frame, as: UTF8.self).contains("\"\(round.bob.rawValue)\""))
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      // Bob picks first each round, with weapons Alice does not use.
+      let rounds: [(alice: Weapon, bob: Weapon)] = [
+        (.rock, .scissors), (.rock, .paper), (.scissors, .paper),
+      ]
+      for (index, round) in rounds.enumerated() {
+        let number = index + 1
+        let before = alice.inbox.frames.count
+        bob.send(.choose(round: number, weapon: round.bob, id: nil))
+        let told = try await alice.state { $0.player(.two)?.chosen == true && $0.round == number }
+        #expect(told.player(.two)?.weapon == nil)
+        let earlierBobWeapons = Set(rounds.prefix(index).map(\.bob))
+        if !earlierBobWeapons.contains(round.bob) {
+          for frame in alice.inbox.frames[before...] {
+            #expect(!String(decoding: frame, as: UTF8.self).contains("\"\(round.bob.rawValue)\""))
+          }
         }
+        alice.send(.choose(round: number, weapon: round.alice, id: nil))
+        _ = try await alice.state { $0.history.count == number || $0.phase == .over }
       }
-      alice.send(.choose(round: number, weapon: round.alice, id: nil))
-      _ = try await alice.state { $0.history.count == number || $0.phase == .over }
     }
-    try await server.stop()
   }
 
   @Test("100 rooms played at once")
   func hundredRooms() async throws {
-    let server = try await startServer(dataDirectory: temporaryDataDirectory())
-    try await withThrowingTaskGroup(of: Seat?.self) { group in
-      for index in 0..<100 {
-        group.addTask {
-          let (alice, bob) = try await seatTwo(port: server.port, room: "room-\(index)")
-          var round = 1
-          while true {
-            let (view, _) = try await playRound(
-              alice, [.rock, .paper, .scissors][index % 3], bob,
-              [.scissors, .rock, .paper][round % 3],
-              round: round)
-            if view.phase == .over {
-              await alice.close()
-              await bob.close()
-              return view.winner
+    try await withServer(dataDirectory: temporaryDataDirectory()) { server in
+      try await withThrowingTaskGroup(of: Seat?.self) { group in
+        for index in 0..<100 {
+          group.addTask {
+            let (alice, bob) = try await seatTwo(port: server.port, room: "room-\(index)")
+            var round = 1
+            while true {
+              let (view, _) = try await playRound(
+                alice, [.rock, .paper, .scissors][index % 3], bob,
+                [.scissors, .rock, .paper][round % 3],
+                round: round)
+              if view.phase == .over {
+                await alice.close()
+                await bob.close()
+                return view.winner
+              }
+              round = view.round
             }
-            round = view.round
           }
         }
+        var finished = 0
+        for try await winner in group where winner != nil { finished += 1 }
+        #expect(finished == 100)
       }
-      var finished = 0
-      for try await winner in group where winner != nil { finished += 1 }
-      #expect(finished == 100)
     }
-    try await server.stop()
   }
 
   @Test("every player hears welcome before any state, even when both hellos arrive together")
   func welcomeComesFirst() async throws {
-    let server = try await startServer()
-    var clients: [TestClient] = []
-    for _ in 0..<60 { clients.append(try await TestClient.connect(port: server.port)) }
-    // Both players of a room say hello at once, so the hub often takes both in one tick.
-    for (index, client) in clients.enumerated() {
-      client.send(
-        .hello(
-          protocol: WireProtocol.version, name: "P\(index)", role: .player, room: "r\(index / 2)",
-          resume: nil, id: nil
-        ))
-    }
-    for client in clients {
-      guard case .welcome = try await client.next() else {
-        Issue.record("the first message was not welcome: \(client.inbox.messages)")
-        continue
+    try await withServer { server in
+      var clients: [TestClient] = []
+      for _ in 0..<60 { clients.append(try await TestClient.connect(port: server.port)) }
+      // Both players of a room say hello at once, so the hub often takes both in one tick.
+      for (index, client) in clients.enumerated() {
+        client.send(
+          .hello(
+            protocol: WireProtocol.version, name: "P\(index)", role: .player, room: "r\(index / 2)",
+            resume: nil, id: nil
+          ))
+      }
+      for client in clients {
+        guard case .welcome = try await client.next() else {
+          Issue.record("the first message was not welcome: \(client.inbox.messages)")
+          continue
+        }
       }
     }
-    try await server.stop()
   }
 }

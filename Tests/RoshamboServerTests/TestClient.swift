@@ -35,6 +35,45 @@ func testConfiguration(dataDirectory: String?) -> ServerConfiguration {
   return configuration
 }
 
+/// Runs `body` with a server started as ``startServer(settings:dataDirectory:compactionInterval:limits:)``
+/// starts one, and stops it afterwards even when `body` throws, so a failing test leaves
+/// no server running.
+func withServer<T>(
+  settings: RoomState.Settings = .init(), dataDirectory: String? = temporaryDataDirectory(),
+  compactionInterval: Int = 10_000,
+  limits: (inout ServerConfiguration.Limits) -> Void = { _ in },
+  _ body: (GameServer) async throws -> T
+) async throws -> T {
+  let server = try await startServer(
+    settings: settings, dataDirectory: dataDirectory, compactionInterval: compactionInterval,
+    limits: limits)
+  return try await stopping(server, body)
+}
+
+/// Runs `body` with a server started from `configuration`, and stops it afterwards even
+/// when `body` throws.
+func withServer<T>(
+  _ configuration: ServerConfiguration, logger: Logger = Logger(label: "test"),
+  _ body: (GameServer) async throws -> T
+) async throws -> T {
+  try await stopping(try await GameServer.start(configuration, logger: logger), body)
+}
+
+/// `body`'s result, with `server` stopped after it whatever happened.
+private func stopping<T>(_ server: GameServer, _ body: (GameServer) async throws -> T)
+  async throws -> T
+{
+  let result: T
+  do {
+    result = try await body(server)
+  } catch {
+    try? await server.stop()
+    throw error
+  }
+  try await server.stop()
+  return result
+}
+
 /// Starts an in-process server on 127.0.0.1 and a free port.
 func startServer(
   settings: RoomState.Settings = .init(), dataDirectory: String? = temporaryDataDirectory(),
