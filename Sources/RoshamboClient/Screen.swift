@@ -120,7 +120,7 @@ public final class Screen {
       if index < ruleset.weapons.count { pick(ruleset.weapons[index]) }
     case let letter:
       if let weapon = ruleset.weapons.first(where: {
-        RoshamboClient.key(for: $0) == Character(letter.lowercased())
+        $0.key == Character(letter.lowercased())
       }) {
         pick(weapon)
       }

@@ -172,20 +172,21 @@ public func choosePrompt(_ ruleset: Ruleset) -> String {
   "Choose your weapon: " + ruleset.weapons.map(keyLabel).joined(separator: " ")
 }
 
-/// The key that picks each weapon: its initial, and `k` for Spock (`s` is scissors).
-public func key(for weapon: Weapon) -> Character {
-  weapon == .spock ? "k" : weapon.rawValue.first!
+extension Weapon {
+  /// The key that picks this weapon on the screen: its initial, and `k` for Spock (`s` is
+  /// scissors).
+  public var key: Character { self == .spock ? "k" : rawValue.first! }
 }
 
 private func keyLabel(_ weapon: Weapon) -> String {
   let name = weapon.rawValue
-  let k = key(for: weapon)
+  let k = weapon.key
   guard let index = name.firstIndex(of: k) else { return "[\(k)]\(name)" }
   return name[..<index] + "[\(k)]" + name[name.index(after: index)...]
 }
 
 private func chooseKeys(_ ruleset: Ruleset) -> String {
-  "[" + ruleset.weapons.map { String(key(for: $0)) }.joined(separator: "/")
+  "[" + ruleset.weapons.map { String($0.key) }.joined(separator: "/")
     + "] or [1-\(ruleset.weapons.count)] choose"
 }
 

@@ -6,6 +6,17 @@ import RoshamboGame
 // that clients in any language find each one.
 
 extension JSONText {
+  /// A resolved round as the contract writes it: `winner` is 0 for a draw. (The journal's
+  /// format 2 stores rounds this way too.)
+  package mutating func roundResult(_ round: RoundResult) {
+    raw("{")
+    key("round"); int(round.round); comma()
+    key("weapons"); weapons(round.weapons); comma()
+    key("winner"); int(round.winner?.rawValue ?? 0); comma()
+    key("reason"); optionalString(round.reason)
+    raw("}")
+  }
+
   /// The contract's `view` object, every key present.
   package mutating func view(_ view: RoomView) {
     raw("{")
@@ -32,12 +43,7 @@ extension JSONText {
     key("history"); raw("[")
     for (index, round) in view.history.enumerated() {
       if index > 0 { comma() }
-      raw("{")
-      key("round"); int(round.round); comma()
-      key("weapons"); weapons(round.weapons); comma()
-      key("winner"); int(round.winner?.rawValue ?? 0); comma()
-      key("reason"); optionalString(round.reason)
-      raw("}")
+      roundResult(round)
     }
     raw("]"); comma()
     key("winner"); optionalInt(view.winner?.rawValue); comma()
@@ -143,17 +149,19 @@ extension JSONReader {
       left: left)
   }
 
-  package mutating func roundResult() throws -> RoundResult {
+  /// A resolved round. `drawAsNull` also takes a draw's `winner` as null or absent (how
+  /// the journal's format 1 stored rounds); the contract's rounds say 0.
+  package mutating func roundResult(drawAsNull: Bool = false) throws -> RoundResult {
     var round: Int?
     var weapons: [Weapon?]?
-    var winner: Int?
+    var winner: Int? = drawAsNull ? 0 : nil
     var reason: String?
     try object { reader, key in
       switch key {
       case "round": round = try reader.int()
       case "weapons":
         weapons = try reader.array(of: { try $0.null() ? nil : $0.raw(Weapon.self, "weapon") })
-      case "winner": winner = try reader.int()
+      case "winner": winner = try drawAsNull && reader.null() ? 0 : reader.int()
       case "reason": reason = try reader.optionalString()
       default: try reader.skipValue()
       }

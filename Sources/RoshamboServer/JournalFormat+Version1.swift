@@ -124,7 +124,7 @@ extension JSONReader {
       switch key {
       case "rooms":
         var found: [String: RoomState] = [:]
-        try reader.object { reader, name in found[name] = try reader.journalRoom(seatsAsPairs: true)
+        try reader.object { reader, name in found[name] = try reader.journalRoom(format: 1)
         }
         rooms = found
       case "quickMatchRoom": quickMatchRoom = try reader.optionalString()

@@ -167,9 +167,11 @@ extension JSONReader {
       graceMillis: Int64(graceMillis))
   }
 
-  /// A room, in either format: they differ only in how seats are listed (format 2: one
-  /// object each with its `seat`; format 1: `[seat, object, seat, object]`).
-  mutating func journalRoom(seatsAsPairs: Bool = false) throws -> RoomState {
+  /// A room, in either format. They differ in how seats are listed (format 2: one object
+  /// each with its `seat`; format 1: `[seat, object, seat, object]`) and in rounds (format
+  /// 2: the contract's round object, `winner` 0 for a draw; format 1: `winner` null or
+  /// absent).
+  mutating func journalRoom(format: Int = JournalFormat.version) throws -> RoomState {
     var name: String?
     var settings: RoomState.Settings?
     var seats: [Seat: RoomState.SeatState]?
@@ -185,10 +187,13 @@ extension JSONReader {
       case "name": name = try reader.string()
       case "settings": settings = try reader.journalSettings()
       case "seats":
-        seats = try seatsAsPairs ? reader.journalSeatPairs() : reader.journalSeats()
+        seats = try format == 1 ? reader.journalSeatPairs() : reader.journalSeats()
       case "spectators": spectators = try reader.int()
       case "round": round = try reader.int()
-      case "history": history = try reader.array(of: { try $0.journalRound() })
+      case "history":
+        history = try reader.array(of: {
+          try $0.roundResult(drawAsNull: format == 1)
+        })
       case "phase": phase = try reader.raw(RoomState.Phase.self, "phase")
       case "winner": winner = try reader.optionalSeat()
       case "deadline": deadline = try reader.optionalInt()
@@ -280,24 +285,5 @@ extension JSONReader {
     held.wantsRematch = wantsRematch
     held.hasLeft = hasLeft
     return held
-  }
-
-  private mutating func journalRound() throws -> RoundResult {
-    var round: Int?
-    var weapons: [Weapon?]?
-    var winner: Seat?
-    var reason: String?
-    try object { reader, key in
-      switch key {
-      case "round": round = try reader.int()
-      case "weapons":
-        weapons = try reader.array(of: { try $0.null() ? nil : $0.raw(Weapon.self, "weapon") })
-      case "winner": winner = try reader.optionalSeat()
-      case "reason": reason = try reader.optionalString()
-      default: throw reader.failure("a round has no field \"\(key.prefix(32))\"")
-      }
-    }
-    guard let round, let weapons else { throw failure("a round without round or weapons") }
-    return RoundResult(round: round, weapons: weapons, winner: winner, reason: reason)
   }
 }

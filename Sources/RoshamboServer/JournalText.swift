@@ -102,12 +102,7 @@ extension JSONText {
     key("history"); raw("[")
     for (index, result) in room.history.enumerated() {
       if index > 0 { comma() }
-      raw("{")
-      key("round"); int(result.round); comma()
-      key("weapons"); weapons(result.weapons); comma()
-      key("winner"); optionalInt(result.winner?.rawValue); comma()
-      key("reason"); optionalString(result.reason)
-      raw("}")
+      roundResult(result)
     }
     raw("],")
     key("phase"); string(room.phase.rawValue); comma()
