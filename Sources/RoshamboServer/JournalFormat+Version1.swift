@@ -124,7 +124,14 @@ extension JSONReader {
       switch key {
       case "rooms":
         var found: [String: RoomState] = [:]
-        try reader.object { reader, name in found[name] = try reader.journalRoom(format: 1)
+        try reader.object { reader, name in
+          let room = try reader.journalRoom(format: 1)
+          // The key is the room's name; a snapshot where they differ is damaged.
+          guard room.name == name else {
+            throw reader.failure(
+              "a format 1 snapshot lists room \(room.name.prefix(32)) under \(name.prefix(32))")
+          }
+          found[name] = room
         }
         rooms = found
       case "quickMatchRoom": quickMatchRoom = try reader.optionalString()

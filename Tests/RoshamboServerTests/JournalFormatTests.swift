@@ -304,6 +304,30 @@ struct JournalFormatTests {
     "classic","bestOf":3,"roundMillis":0,"graceMillis":30000}}
     """#
 
+  @Test("a format 1 snapshot listing a room under another name is refused (found by fuzzing)")
+  func version1RoomUnderOtherName() throws {
+    // The fuzz target's input (after its mode byte, 3: a format 1 snapshot): room "den"
+    // listed under the key "dzen".
+    let snapshot = #"""
+      {"rooms":{"dzen":{"name":"den","settings":{"ruleset":"classic","bestOf":3,"round\#
+      Millis":0,"graceMillis":30000},"seats":[1,{"name":"Alice","token":"t","connected\#
+      ":true,"score":1,"pick":"rock","graceEndsAt":null,"wantsRematch":false,"hasLeft"\#
+      :false}],"spectators":1,"round":2,"history":[{"round":1,"weapons":["paper","rock\#
+      "],"winner":1,"reason":"r"}],"phase":"choosing","version":7}},"quickMatchRoom":n\#
+      ull,"nextQuickMatchNumber":3,"defaults":{"ruleset":"classic","bestOf":3,"roundMi\#
+      llis":0,"graceMillis":30000}}
+      """#
+    do {
+      let lobby = try JournalFormat.Version1.lobby(from: Array(snapshot.utf8))
+      Issue.record("read as \(lobby.rooms.keys.sorted()) holding \(lobby.rooms.values.map(\.name))")
+    } catch {
+      #expect("\(error)".contains("under"), "\(error)")
+    }
+    // Rooms keyed by their own names read, and survive being written back in format 2.
+    let good = try JournalFormat.Version1.lobby(from: Array(Self.version1Snapshot.utf8))
+    #expect(try JournalFormat.lobby(from: JournalFormat.bytes(of: good)) == good)
+  }
+
   @Test("a data directory in format 1 keeps working: migrated to format 2 when opened")
   func migratesFormat1() throws {
     let directory = temporaryDataDirectory()
