@@ -13,6 +13,9 @@ let package = Package(
   ],
   targets: [
     .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
+    // A SQLite VFS that makes the disk slow on purpose (for the tail-latency runs).
+    .target(
+      name: "SlowDisk", path: "Sources/SlowDisk", linkerSettings: [.linkedLibrary("sqlite3")]),
     .executableTarget(
       name: "redux-bench",
       dependencies: [.product(name: "Redux", package: "Roshambo")],
@@ -31,7 +34,7 @@ let package = Package(
     .executableTarget(
       name: "server-bench",
       dependencies: [
-        "BenchmarkSupport",
+        "BenchmarkSupport", "SlowDisk",
         .product(name: "RoshamboServer", package: "Roshambo"),
         .product(name: "RoshamboClient", package: "Roshambo"),
         .product(name: "RoshamboLoad", package: "Roshambo"),

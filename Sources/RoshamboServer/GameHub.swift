@@ -31,13 +31,18 @@ final class GameHub {
   private let snapshots: SnapshotWriter?
   private let retryMillis: Int64
   private var flushScheduled = false
+  /// How long the loop stalls and what ran in the stalls, when asked for.
+  let stalls: LoopStallMonitor?
+  private var stallLog: Scheduled<Void>?
 
   init(
     loop: any EventLoop, lobby: LobbyState, journal: Journal?, logger: Logger,
-    compactionInterval: Int = 10_000, retryMillis: Int64 = 1_000,
+    compactionInterval: Int = 10_000, retryMillis: Int64 = 1_000, profileStalls: Bool = false,
     now: @escaping @Sendable () -> Int64
   ) {
     self.loop = loop
+    let stalls = profileStalls ? LoopStallMonitor() : nil
+    self.stalls = stalls
     self.retryMillis = max(1, retryMillis)
     self.journal = journal
     self.logger = logger
@@ -45,7 +50,8 @@ final class GameHub {
     self.batch = JournalBatch(now: now)
     self.broadcaster = Broadcaster(logger: logger)
     self.snapshots = journal.map {
-      SnapshotWriter(journal: $0, loop: loop, logger: logger, interval: compactionInterval)
+      SnapshotWriter(
+        journal: $0, loop: loop, logger: logger, interval: compactionInterval, stalls: stalls)
     }
     gatekeeper = Gatekeeper(logger: logger) { [unowned self] origin, error in
       reply(origin.link, error, re: origin.re)
@@ -72,7 +78,19 @@ final class GameHub {
   /// After a restart no connection is attached: every seat that was connected starts its
   /// grace now, spectators are gone, and every deadline and grace is scheduled again.
   func restore() {
+    if let stalls {
+      stalls.start(on: loop)
+      logStalls(stalls)
+    }
     reconcile()
+  }
+
+  /// Logs the stall profile every 10 s, at debug level.
+  private func logStalls(_ stalls: LoopStallMonitor) {
+    stallLog = loop.assumeIsolated().scheduleTask(in: .seconds(10)) {
+      self.logger.debug("\(stalls.profile)")
+      self.logStalls(stalls)
+    }
   }
 
   /// Makes the lobby agree with the connections the hub holds: a seat marked connected
@@ -98,6 +116,8 @@ final class GameHub {
   func shutdown() -> EventLoopFuture<Void> {
     flush()
     timers.cancelAll()
+    stalls?.stop()
+    stallLog?.cancel()
     if case .failing(let retry) = gatekeeper.saving { retry?.cancel() }
     return snapshots?.inProgress ?? loop.makeSucceededVoidFuture()
   }
@@ -269,14 +289,18 @@ final class GameHub {
     flushScheduled = false
     if !batch.isEmpty {
       do {
-        try journal?.append(batch.actions, matches: batch.matches)
+        try timed(.commit) { try journal?.append(batch.actions, matches: batch.matches) }
         snapshots?.committed(batch.actions.count, lobby: store.state)
       } catch {
         journalFailed(error)
       }
       batch.clear()
     }
-    broadcaster.send(outbox.take(), lobby: store.state, sessions: sessions)
+    timed(.send) { broadcaster.send(outbox.take(), lobby: store.state, sessions: sessions) }
+  }
+
+  private func timed<T>(_ step: LoopStallMonitor.Step, _ body: () throws -> T) rethrows -> T {
+    if let stalls { try stalls.measure(step, body) } else { try body() }
   }
 
   /// The commit failed: nothing of it is sent, its senders are answered `unavailable`,

@@ -113,7 +113,8 @@ public final class GameServer: Sendable {
         let hub = GameHub(
           loop: hubLoop, lobby: lobby, journal: journal, logger: logger,
           compactionInterval: max(1, configuration.journalCompactionInterval),
-          retryMillis: configuration.journalRetryMillis, now: now)
+          retryMillis: configuration.journalRetryMillis,
+          profileStalls: configuration.profileStalls, now: now)
         hub.restore()
         return (HubHandle(hub), warnings)
       }.get()
@@ -186,6 +187,12 @@ public final class GameServer: Sendable {
     // cancelled, so nothing is scheduled on a loop after it has shut down.
     try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     try await group.shutdownGracefully()
+  }
+
+  /// How long the hub's loop has stalled and what ran in the stalls, if the configuration
+  /// asked for it (`profileStalls`).
+  public func stallProfile() async throws -> String? {
+    try await hub.submit { $0.stalls?.profile.description }.get()
   }
 
   /// The lobby as the hub holds it now (for tests and tools).

@@ -48,6 +48,9 @@ public struct ServerConfiguration: Sendable {
   /// connection and the game never hand work to each other across threads (see
   /// docs/PERFORMANCE.md for what that saves).
   public var threads = 1
+  /// Whether the hub measures how long its loop stalls and what ran in the stalls
+  /// (``GameServer/stallProfile()``; logged every 10 s at debug level).
+  public var profileStalls = false
   /// What the server's operator can do about a client's failed TLS handshake, added to
   /// its log line (the executable knows its own flags; the library does not).
   public var tlsAdvice: @Sendable (TLSError) -> String? = { _ in nil }

@@ -14,13 +14,18 @@ final class SnapshotWriter {
   private let loop: any EventLoop
   private let logger: Logger
   private let interval: Int
+  private let stalls: LoopStallMonitor?
   private var sinceLast = 0
   /// The snapshot being written, if one is.
   private(set) var inProgress: EventLoopFuture<Void>?
 
   /// A snapshot is due after `interval` actions, or 10 per room if that is more.
-  init(journal: Journal, loop: any EventLoop, logger: Logger, interval: Int) {
+  init(
+    journal: Journal, loop: any EventLoop, logger: Logger, interval: Int,
+    stalls: LoopStallMonitor? = nil
+  ) {
     self.journal = journal
+    self.stalls = stalls
     self.loop = loop
     self.logger = logger
     self.interval = interval
@@ -51,7 +56,10 @@ final class SnapshotWriter {
   private func write(_ snapshot: Journal.PendingSnapshot, _ promise: EventLoopPromise<Void>) {
     var snapshot = snapshot
     do {
-      if try journal.writeNextPart(of: &snapshot) {
+      let more =
+        try stalls?.measure(.snapshot) { try journal.writeNextPart(of: &snapshot) }
+        ?? journal.writeNextPart(of: &snapshot)
+      if more {
         // The next step in a later turn of the loop, after the sockets have been read:
         // a task queued with `execute` would run in this same turn, before any I/O.
         loop.assumeIsolated().scheduleTask(in: .milliseconds(1)) { self.write(snapshot, promise) }

@@ -183,6 +183,8 @@ struct Serve: AsyncParsableCommand {
     configuration.host = host
     configuration.port = port
     configuration.allowTLS12 = allowTLS12
+    // At debug level the hub measures its loop's stalls and logs them every 10 s.
+    configuration.profileStalls = logLevel <= .debug
     configuration.tlsAdvice = { error in
       switch error.kind {
       case .protocolVersion:

@@ -57,6 +57,17 @@ public final class ChildProcess: @unchecked Sendable {
     return value("RSS")
   }
 
+  /// Sends `query` and collects the lines that start with `prefix` up to the line `end`.
+  public func answers(to query: String, prefix: String, end: String) -> [String] {
+    send(query)
+    var lines: [String] = []
+    while true {
+      let line = self.line(startingWith: prefix)
+      if line == end { return lines }
+      lines.append(String(line.dropFirst(prefix.count)))
+    }
+  }
+
   /// Closes its input (the child's cue to exit) and waits for it.
   public func stop() {
     try? input.fileHandleForWriting.close()

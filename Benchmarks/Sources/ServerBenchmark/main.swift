@@ -23,6 +23,7 @@ import RoshamboLoad
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
+import SlowDisk
 import Synchronization
 
 // MARK: - Measurements
@@ -236,12 +237,33 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.roomSettings.bestOf = Int(value("--best-of") ?? "3")!
   if let threads = value("--threads") { configuration.threads = Int(threads)! }
   if let every = value("--compaction") { configuration.journalCompactionInterval = Int(every)! }
+  configuration.profileStalls = arguments.contains("--stalls")
+  let writeMicros = Int32(value("--disk-write-us") ?? "0")!
+  let syncMicros = Int32(value("--disk-sync-us") ?? "0")!
+  if writeMicros > 0 || syncMicros > 0 {
+    // Every SQLite file this process opens goes through the slow VFS.
+    guard slow_disk_register(writeMicros, syncMicros) == 0 else {
+      fatalError("could not register the slow-disk VFS")
+    }
+  }
   var logger = Logger(label: "bench.server")
   logger.logLevel = .error
   let server = try await GameServer.start(configuration, logger: logger)
   print("PORT \(server.port)")
   fflush(nil)
-  answerMemoryQueries()
+  while let line = readLine() {
+    switch line {
+    case "rss":
+      print("RSS \(residentBytes())")
+    case "stalls":
+      let profile = try await server.stallProfile() ?? "(not measured)"
+      for text in profile.split(separator: "\n") { print("STALL \(text)") }
+      print("STALL END")
+    default:
+      break
+    }
+    fflush(nil)
+  }
   try await server.stop()
   exit(0)
 }
@@ -256,6 +278,12 @@ let quick = arguments.contains("--quick")
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let serverThreads = arguments.firstIndex(of: "--threads").map { Int(arguments[$0 + 1])! }
 let compaction = arguments.firstIndex(of: "--compaction").map { Int(arguments[$0 + 1])! }
+/// A slow disk for the server child (SQLite VFS delays per write and per sync, µs).
+let diskWriteMicros =
+  arguments.firstIndex(of: "--disk-write-us").map { Int(arguments[$0 + 1])! } ?? 0
+let diskSyncMicros = arguments.firstIndex(of: "--disk-sync-us").map { Int(arguments[$0 + 1])! } ?? 0
+/// Whether the server child measures its loop's stalls (a probe each millisecond).
+let profileStalls = arguments.contains("--stalls")
 /// The server child on core 0 (run this program under `taskset -c 1` for the clients).
 let pinned = arguments.contains("--pin")
 func runs(_ section: String) -> Bool { only == nil || only == section }
@@ -280,6 +308,10 @@ func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (ChildProcess, I
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
   if let threads = serverThreads { args += ["--threads", "\(threads)"] }
   if let every = compaction { args += ["--compaction", "\(every)"] }
+  if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
+    args += ["--disk-write-us", "\(diskWriteMicros)", "--disk-sync-us", "\(diskSyncMicros)"]
+  }
+  if profileStalls { args += ["--stalls"] }
   if pinned {
     // The server on core 0; with this process under `taskset -c 1`, neither takes the
     // other's core.
@@ -373,6 +405,8 @@ struct Capacity {
   var bytesPerConnection: Double
   var errors: [String: Int]
   var connected: Int
+  /// The server loop's stall profile, when asked for (`--stalls`).
+  var stalls: [String]
 }
 
 func capacity(durable: Bool) async throws -> Capacity {
@@ -383,11 +417,12 @@ func capacity(durable: Bool) async throws -> Capacity {
   let report = try await LoadGenerator.run(
     host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
     paceMillis: paceMillis, threads: 1, connected: { seatedRSS.withLock { $0 = server.rss() } })
+  let stalls = profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
   return Capacity(
     picksPerSecond: report.picksPerSecond, p50: report.percentile(0.5),
     p99: report.percentile(0.99),
     bytesPerConnection: Double(seatedRSS.withLock { $0 } - baseline) / Double(report.connections),
-    errors: report.errors, connected: report.connections)
+    errors: report.errors, connected: report.connections, stalls: stalls)
 }
 
 // 3. Spectators that never read: what they cost the server, beside readers.
@@ -432,7 +467,10 @@ let durableRun = try await capacity(durable: true)
 let memoryRun = try await capacity(durable: false)
 print(
   "2. Capacity: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for \(seconds) s "
-    + "(each bot picks every \(paceMillis) ms on average)")
+    + "(each bot picks every \(paceMillis) ms on average)"
+    + (diskWriteMicros > 0 || diskSyncMicros > 0
+      ? "; slow disk for the journal: +\(diskWriteMicros) µs a write, +\(diskSyncMicros) µs a sync"
+      : ""))
 print(
   pad("server", 20) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("KiB/conn", 10)
     + "errors")
@@ -444,7 +482,12 @@ for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)
 }
 print(
   "durability costs \(format((1 - durableRun.picksPerSecond / memoryRun.picksPerSecond) * 100))% of throughput"
-)
+    + " and \(format(durableRun.p99 / memoryRun.p99, 2))× the p99")
+for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)]
+where !run.stalls.isEmpty {
+  print("server loop, \(name):")
+  for line in run.stalls { print("  " + line) }
+}
 print(
   "targets (5,000 rooms): >= 5,000 picks/s: \(durableRun.picksPerSecond >= 5_000 ? "met" : "NOT MET"); "
     + "p99 < 50 ms: \(durableRun.p99 < 50_000 ? "met" : "NOT MET"); "
