@@ -4,8 +4,9 @@ import RoshamboGame
 import RoshamboProtocol
 
 /// Turns the outbox into frames on connections: each room's state encoded once per
-/// audience (seat 1, seat 2, spectators), never once per connection, and held for
-/// connections that cannot take more now.
+/// audience (seat 1, seat 2, spectators), never once per connection, when its batch is
+/// sealed (``prepare(_:lobby:sessions:)``), then written once the batch is durable
+/// (``deliver(_:)``), held for connections that cannot take more now.
 ///
 /// Invariant: room state leaves only through `RoomState.view(for:)`; no frame over the
 /// protocol's limit is ever written (it is logged as a server bug instead).
@@ -17,25 +18,76 @@ final class Broadcaster {
     self.logger = logger
   }
 
-  /// Sends `items` (already in sending order) from `lobby` to the connections `sessions`
-  /// names.
-  func send(_ items: [Outbox.Item], lobby: LobbyState, sessions: Sessions) {
+  /// A frame ready to write (or a close), made when its batch was sealed and written
+  /// once the batch is durable.
+  struct Delivery {
+    enum Kind { case state, error, other }
+    let link: ConnectionLink
+    /// nil: close the connection.
+    let frame: ByteBuffer?
+    let kind: Kind
+
+    /// Whether it may still go out when the commit it waited for failed: errors and
+    /// closes say nothing of what was not saved.
+    var survivesFailedCommit: Bool { frame == nil || kind == .error }
+  }
+
+  /// Encodes `items` (already in sending order) from `lobby` for the connections
+  /// `sessions` names: each room's state once per audience.
+  func prepare(_ items: [Outbox.Item], lobby: LobbyState, sessions: Sessions) -> [Delivery] {
+    var deliveries: [Delivery] = []
+    deliveries.reserveCapacity(items.count)
     for item in items {
       switch item {
       case .message(let link, let message):
-        send(message, to: link, room: sessions[link.id]?.room)
+        if let frame = frame(message, room: sessions[link.id]?.room) {
+          let kind: Delivery.Kind =
+            switch message {
+            case .state: .state
+            case .error: .error
+            default: .other
+            }
+          deliveries.append(Delivery(link: link, frame: frame, kind: kind))
+        }
       case .roomState(let name):
         guard let room = lobby.rooms[name], let audience = sessions.audience(of: name) else {
           continue
         }
-        broadcast(room, to: audience)
+        for (seat, link) in audience.seats {
+          if let frame = frame(.state(seq: room.version, view: room.view(for: seat)), room: name) {
+            deliveries.append(Delivery(link: link, frame: frame, kind: .state))
+          }
+        }
+        if !audience.spectators.isEmpty,
+          let frame = frame(.state(seq: room.version, view: room.view(for: nil)), room: name)
+        {
+          for link in audience.spectators {
+            deliveries.append(Delivery(link: link, frame: frame, kind: .state))
+          }
+        }
       case .stateTo(let link, let name):
         guard let room = lobby.rooms[name] else { continue }
         let seat = sessions[link.id]?.seat
-        send(.state(seq: room.version, view: room.view(for: seat)), to: link, room: name)
+        if let frame = frame(.state(seq: room.version, view: room.view(for: seat)), room: name) {
+          deliveries.append(Delivery(link: link, frame: frame, kind: .state))
+        }
       case .close(let link):
-        link.channel.close(promise: nil)
+        deliveries.append(Delivery(link: link, frame: nil, kind: .other))
       }
+    }
+    return deliveries
+  }
+
+  /// Writes what was prepared: now if a connection can take it, else into its backlog.
+  func deliver(_ deliveries: [Delivery]) {
+    for delivery in deliveries {
+      guard let frame = delivery.frame else {
+        delivery.link.channel.close(promise: nil)
+        continue
+      }
+      // A connection that went while its batch was being saved keeps no backlog.
+      guard delivery.link.channel.isActive else { continue }
+      deliver(frame, to: delivery.link, isState: delivery.kind == .state)
     }
   }
 
@@ -54,26 +106,6 @@ final class Broadcaster {
 
   /// How many connections have something waiting.
   var backlogCount: Int { backlogs.count }
-
-  private func broadcast(_ room: RoomState, to audience: Sessions.Audience) {
-    for (seat, link) in audience.seats {
-      send(.state(seq: room.version, view: room.view(for: seat)), to: link, room: room.name)
-    }
-    if !audience.spectators.isEmpty,
-      let frame = frame(.state(seq: room.version, view: room.view(for: nil)), room: room.name)
-    {
-      for link in audience.spectators { deliver(frame, to: link, isState: true) }
-    }
-  }
-
-  private func send(_ message: ServerMessage, to link: ConnectionLink, room: String?) {
-    guard let frame = frame(message, room: room) else { return }
-    if case .state = message {
-      deliver(frame, to: link, isState: true)
-    } else {
-      deliver(frame, to: link, isState: false)
-    }
-  }
 
   /// The message as a frame, or nil (logged as critical) if it would be over the
   /// protocol's limit: a peer could not read it, so it is a server bug never to send.

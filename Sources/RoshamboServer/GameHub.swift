@@ -19,7 +19,7 @@ import RoshamboProtocol
 final class GameHub {
   let loop: any EventLoop
   private var store: Store<LobbyState, HubAction>!
-  private let journal: Journal?
+  private let journal: JournalThread?
   private let logger: Logger
   private let now: @Sendable () -> Int64
   private var sessions = Sessions()
@@ -31,15 +31,33 @@ final class GameHub {
   private let snapshots: SnapshotWriter?
   private let retryMillis: Int64
   private var flushScheduled = false
+  /// The sealed batch being committed, and what it sends once it is durable.
+  private var inFlight: InFlight?
+  /// The number of the journal's last row once everything sealed is committed.
+  private var journaledThrough: Int64
+  /// Whether the lobby is being reloaded after a failed commit (nothing is sent).
+  private var reloading = false
+  /// Who waits for everything sealed to be committed and sent (``shutdown()``).
+  private var idleWaiters: [EventLoopPromise<Void>] = []
+
+  private struct InFlight {
+    var batch: JournalBatch.Sealed
+    var deliveries: [Broadcaster.Delivery]
+    /// The lobby after this batch, when a snapshot is due: written once it is committed.
+    var snapshot: LobbyState?
+  }
   /// How long the loop stalls and what ran in the stalls, when asked for.
   let stalls: LoopStallMonitor?
   private var stallLog: Scheduled<Void>?
 
+  /// `journaledThrough` is the number of the journal's last row (0 without a journal).
   init(
-    loop: any EventLoop, lobby: LobbyState, journal: Journal?, logger: Logger,
-    compactionInterval: Int = 10_000, retryMillis: Int64 = 1_000, profileStalls: Bool = false,
+    loop: any EventLoop, lobby: LobbyState, journal: JournalThread?,
+    journaledThrough: Int64 = 0, logger: Logger, compactionInterval: Int = 10_000,
+    retryMillis: Int64 = 1_000, profileStalls: Bool = false,
     now: @escaping @Sendable () -> Int64
   ) {
+    self.journaledThrough = journaledThrough
     self.loop = loop
     let stalls = profileStalls ? LoopStallMonitor() : nil
     self.stalls = stalls
@@ -50,8 +68,7 @@ final class GameHub {
     self.batch = JournalBatch(now: now)
     self.broadcaster = Broadcaster(logger: logger)
     self.snapshots = journal.map {
-      SnapshotWriter(
-        journal: $0, loop: loop, logger: logger, interval: compactionInterval, stalls: stalls)
+      SnapshotWriter(journal: $0, loop: loop, logger: logger, interval: compactionInterval)
     }
     gatekeeper = Gatekeeper(logger: logger) { [unowned self] origin, error in
       reply(origin.link, error, re: origin.re)
@@ -70,8 +87,8 @@ final class GameHub {
 
   var lobby: LobbyState { store.state }
 
-  /// The journal, for tests that make it fail.
-  var journalForTests: Journal? { journal }
+  /// The journal's thread, for tests that make it fail.
+  var journalForTests: JournalThread? { journal }
 
   // MARK: - Start and stop
 
@@ -111,15 +128,25 @@ final class GameHub {
     flush()
   }
 
-  /// Makes everything pending durable and sends it; the future completes once a
-  /// snapshot being written has been written too.
+  /// Makes everything pending durable and sends it; the future completes once it is,
+  /// and a snapshot being written has been written too.
   func shutdown() -> EventLoopFuture<Void> {
     flush()
     timers.cancelAll()
     stalls?.stop()
     stallLog?.cancel()
     if case .failing(let retry) = gatekeeper.saving { retry?.cancel() }
-    return snapshots?.inProgress ?? loop.makeSucceededVoidFuture()
+    let idle: EventLoopFuture<Void>
+    if inFlight == nil, !reloading {
+      idle = loop.makeSucceededVoidFuture()
+    } else {
+      let promise = loop.makePromise(of: Void.self)
+      idleWaiters.append(promise)
+      idle = promise.futureResult
+    }
+    return idle.assumeIsolated().flatMap {
+      self.snapshots?.inProgress ?? self.loop.makeSucceededVoidFuture()
+    }.nonisolated()
   }
 
   // MARK: - From connections
@@ -285,52 +312,113 @@ final class GameHub {
     loop.assumeIsolated().execute { self.flush() }
   }
 
+  /// Seals what is pending into a batch and commits it (on the journal's thread when the
+  /// disk is slow); what it sends goes out once the commit succeeds. One batch is in
+  /// flight at a time: meanwhile the next one gathers (group commit), so a slow disk
+  /// makes batches bigger, not the loop slower.
   private func flush() {
     flushScheduled = false
-    if !batch.isEmpty {
-      do {
-        try timed(.commit) { try journal?.append(batch.actions, matches: batch.matches) }
-        snapshots?.committed(batch.actions.count, lobby: store.state)
-      } catch {
-        journalFailed(error)
-      }
-      batch.clear()
+    guard inFlight == nil, !reloading else { return }
+    let deliveries = timed(.send) {
+      broadcaster.prepare(outbox.take(), lobby: store.state, sessions: sessions)
     }
-    timed(.send) { broadcaster.send(outbox.take(), lobby: store.state, sessions: sessions) }
+    guard let journal, !batch.isEmpty else {
+      batch.clear()
+      broadcaster.deliver(deliveries)
+      wakeIdleWaiters()
+      return
+    }
+    let sealed = batch.seal()
+    journaledThrough += Int64(sealed.actions.count)
+    let snapshot =
+      snapshots?.due(after: sealed.actions.count, rooms: store.state.rooms.count) == true
+      ? store.state : nil
+    inFlight = InFlight(batch: sealed, deliveries: deliveries, snapshot: snapshot)
+    // On a quick disk the commit is cheaper than two hops between threads; on a slow one
+    // (or while a snapshot step holds the journal) it goes to the journal's thread.
+    if let done = timed(
+      .commit, { journal.commitNowIfQuick(sealed.actions, matches: sealed.matches) })
+    {
+      committed(done)
+      return
+    }
+    journal.commit(sealed.actions, matches: sealed.matches)
+      .hop(to: loop).assumeIsolated().whenComplete { self.committed($0) }
+  }
+
+  /// The batch in flight is durable (or not): send what it sends, then the next.
+  private func committed(_ result: Result<Void, any Error>) {
+    guard let flight = inFlight else { return }
+    inFlight = nil
+    switch result {
+    case .success:
+      timed(.send) { broadcaster.deliver(flight.deliveries) }
+      // Nothing was sealed since (one batch in flight at a time): the journal's last row
+      // is this batch's.
+      if let lobby = flight.snapshot { snapshots?.write(lobby, through: journaledThrough) }
+      flush()
+    case .failure(let error):
+      journalFailed(error, flight)
+    }
+  }
+
+  private func wakeIdleWaiters() {
+    guard inFlight == nil, !reloading, !idleWaiters.isEmpty else { return }
+    let waiters = idleWaiters
+    idleWaiters.removeAll()
+    for waiter in waiters { waiter.succeed() }
   }
 
   private func timed<T>(_ step: LoopStallMonitor.Step, _ body: () throws -> T) rethrows -> T {
     if let stalls { try stalls.measure(step, body) } else { try body() }
   }
 
-  /// The commit failed: nothing of it is sent, its senders are answered `unavailable`,
-  /// and the lobby goes back to exactly what the journal holds; client actions are then
-  /// refused until a probe write succeeds (``retrySaving()``).
-  private func journalFailed(_ error: any Error) {
+  /// The commit failed: nothing of it is sent but errors and closes, its senders and
+  /// those of everything gathered since are answered `unavailable`, and the lobby goes
+  /// back to exactly what the journal holds (read on the journal's thread; nothing is
+  /// sent meanwhile); client actions are then refused until a probe write succeeds
+  /// (``retrySaving()``).
+  private func journalFailed(_ error: any Error, _ flight: InFlight) {
     logger.critical(
       """
       journal write failed: nothing of it was sent and play is paused; it resumes by itself \
       once the journal can be written (check free space on the data directory's disk)
       """,
       metadata: ["error": "\(error)", "path": "\(journal?.path ?? "")"])
+    gatekeeper.saving = .failing(retry: nil)
+    broadcaster.deliver(flight.deliveries.filter(\.survivesFailedCommit))
     // Every state and welcome in the outbox came from what was not saved.
     outbox.keepOnlyErrorsAndCloses()
+    let unsaved = batch.seal()
     var answered: Set<Int> = []
-    for origin in batch.origins {
+    for origin in flight.batch.origins + unsaved.origins {
       answered.insert(origin.link.id)
       outbox.append(.message(origin.link, .error(.unavailable(), re: origin.re)))
     }
-    for id in batch.joined { sessions.remove(id) }
-    if let journal {
-      do {
-        store.dispatch(.restore(try journal.load(defaults: store.state.defaults).lobby))
-      } catch {
-        logger.critical(
-          "cannot reload the journal after a failed write",
-          metadata: ["error": "\(error)", "path": "\(journal.path)"])
+    for id in flight.batch.joined.union(unsaved.joined) { sessions.remove(id) }
+    guard let journal else { return }
+    reloading = true
+    let defaults = store.state.defaults
+    journal.submit { journal in (try journal.load(defaults: defaults).lobby, journal.lastSeq) }
+      .hop(to: loop).assumeIsolated().whenComplete { result in
+        self.reloading = false
+        switch result {
+        case .success(let (lobby, last)):
+          self.store.dispatch(.restore(lobby))
+          self.journaledThrough = last
+        case .failure(let error):
+          self.logger.critical(
+            "cannot reload the journal after a failed write",
+            metadata: ["error": "\(error)", "path": "\(journal.path)"])
+        }
+        self.dropMembersTheLobbyDoesNotHold(answered: answered)
+        self.scheduleRetry()
+        self.flush()
       }
-    }
-    // Anyone whose seat the saved lobby does not give them is no longer in a room.
+  }
+
+  /// Anyone whose seat the saved lobby does not give them is no longer in a room.
+  private func dropMembersTheLobbyDoesNotHold(answered: Set<Int>) {
     for (id, member) in sessions.members {
       let room = store.state.rooms[member.room]
       let holds =
@@ -346,7 +434,6 @@ final class GameHub {
         }
       }
     }
-    scheduleRetry()
   }
 
   private func scheduleRetry() {
@@ -356,20 +443,20 @@ final class GameHub {
     gatekeeper.saving = .failing(retry: task)
   }
 
-  /// Tries one small write; when it succeeds play resumes: the lobby is reconciled with
-  /// the connections (seats whose connection went meanwhile start their grace) and the
-  /// timers are scheduled again.
+  /// Tries one small write on the journal's thread; when it succeeds play resumes: the
+  /// lobby is reconciled with the connections (seats whose connection went meanwhile
+  /// start their grace) and the timers are scheduled again.
   private func retrySaving() {
     guard let journal else { return }
-    do {
-      try journal.probe(at: now())
-    } catch {
-      scheduleRetry()
-      return
+    let at = now()
+    journal.submit { try $0.probe(at: at) }.hop(to: loop).assumeIsolated().whenComplete {
+      result in
+      guard case .success = result else { return self.scheduleRetry() }
+      self.gatekeeper.saving = .healthy
+      self.logger.notice(
+        "journal writes succeed again; play resumes", metadata: ["path": "\(journal.path)"])
+      self.reconcile()
     }
-    gatekeeper.saving = .healthy
-    logger.notice(
-      "journal writes succeed again; play resumes", metadata: ["path": "\(journal.path)"])
-    reconcile()
   }
+
 }

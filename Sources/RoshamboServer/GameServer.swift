@@ -21,6 +21,8 @@ public final class GameServer: Sendable {
   private let group: MultiThreadedEventLoopGroup
   private let listener: any Channel
   private let hub: HubHandle
+  /// The journal's own thread, when there is a data directory.
+  private let journal: JournalThread?
   private let connections: Connections
   /// Whether `stop()` has been called (a second call returns at once).
   private let stopped = NIOLockedValueBox(false)
@@ -63,8 +65,9 @@ public final class GameServer: Sendable {
   private init(
     port: Int, host: String, fingerprint: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
-    connections: Connections
+    journal: JournalThread?, connections: Connections
   ) {
+    self.journal = journal
     self.port = port
     self.host = host
     self.fingerprint = fingerprint
@@ -89,36 +92,47 @@ public final class GameServer: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
     let hubLoop = group.next()
     let hub: HubHandle
+    var journal: JournalThread?
     let warnings: [String]
     do {
-      // The journal is opened on the hub's loop and never leaves it.
-      (hub, warnings) = try await hubLoop.submit {
-        var lobby = LobbyState(defaults: configuration.roomSettings)
-        var journal: Journal?
-        var warnings = tlsWarnings
-        if let directory = configuration.dataDirectory {
-          let opened = try Journal(directory: directory, keepMatches: configuration.keepMatches)
-          warnings += opened.warnings
-          let loaded = try opened.load(defaults: configuration.roomSettings)
-          lobby = loaded.lobby
-          try opened.compact(lobby)
-          journal = opened
-          logger.info(
-            "journal loaded",
-            metadata: [
-              "path": "\(opened.path)", "rooms": "\(lobby.rooms.count)",
-              "actions": "\(loaded.actions)",
-            ])
+      var lobby = LobbyState(defaults: configuration.roomSettings)
+      var found = tlsWarnings
+      var lastRow: Int64 = 0
+      if let directory = configuration.dataDirectory {
+        // The journal lives on its own thread from the start: loaded and compacted there.
+        let defaults = configuration.roomSettings
+        let opened: (LobbyState, Int, Int64, [String], String)
+        (journal, opened) = try await JournalThread.open(
+          directory: directory, keepMatches: configuration.keepMatches,
+          quickCommitMicros: configuration.journalInlineCommitMicros
+        ) { journal in
+          let loaded = try journal.load(defaults: defaults)
+          try journal.compact(loaded.lobby)
+          return (loaded.lobby, loaded.actions, journal.lastSeq, journal.warnings, journal.path)
         }
+        let (loaded, actions, last, journalWarnings, path) = opened
+        lobby = loaded
+        lastRow = last
+        found += journalWarnings
+        logger.info(
+          "journal loaded",
+          metadata: ["path": "\(path)", "rooms": "\(lobby.rooms.count)", "actions": "\(actions)"])
+      }
+      let saved = lobby
+      let journalThread = journal
+      let restored = lastRow
+      hub = try await hubLoop.submit {
         let hub = GameHub(
-          loop: hubLoop, lobby: lobby, journal: journal, logger: logger,
-          compactionInterval: max(1, configuration.journalCompactionInterval),
+          loop: hubLoop, lobby: saved, journal: journalThread, journaledThrough: restored,
+          logger: logger, compactionInterval: max(1, configuration.journalCompactionInterval),
           retryMillis: configuration.journalRetryMillis,
           profileStalls: configuration.profileStalls, now: now)
         hub.restore()
-        return (HubHandle(hub), warnings)
+        return HubHandle(hub)
       }.get()
+      warnings = found
     } catch {
+      try? await journal?.close()
       try? await group.shutdownGracefully()
       throw error
     }
@@ -165,7 +179,7 @@ public final class GameServer: Sendable {
     return GameServer(
       port: listener.localAddress?.port ?? configuration.port, host: configuration.host,
       fingerprint: fingerprint, warnings: warnings, group: group, listener: listener, hub: hub,
-      connections: connections)
+      journal: journal, connections: connections)
   }
 
   /// Stops accepting, makes everything durable, closes every connection with
@@ -187,6 +201,7 @@ public final class GameServer: Sendable {
     // cancelled, so nothing is scheduled on a loop after it has shut down.
     try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     try await group.shutdownGracefully()
+    try await journal?.close()
   }
 
   /// How long the hub's loop has stalled and what ran in the stalls, if the configuration
@@ -195,16 +210,24 @@ public final class GameServer: Sendable {
     try await hub.submit { $0.stalls?.profile.description }.get()
   }
 
+  /// Starts the stall profile afresh (for a benchmark's measuring window).
+  public func resetStallProfile() async throws {
+    try await hub.submit { $0.stalls?.reset() }.get()
+  }
+
   /// The lobby as the hub holds it now (for tests and tools).
   public func lobby() async throws -> LobbyState {
     try await hub.submit { $0.lobby }.get()
   }
 
-  /// Runs `body` with the hub's journal on the hub's loop (a test seam for faults).
-  func withJournal<T: Sendable>(_ body: @escaping @Sendable (Journal?) throws -> T) async throws
+  /// Runs `body` with the journal on its own thread (a test seam for faults).
+  func withJournal<T: Sendable>(_ body: @escaping @Sendable (Journal) throws -> T) async throws
     -> T
   {
-    try await hub.submit { hub in Result { try body(hub.journalForTests) } }.get().get()
+    guard let journal else {
+      preconditionFailure("withJournal needs a server with a data directory")
+    }
+    return try await journal.submit(body).get()
   }
 
   /// How many connections have messages waiting because they do not read (for tests).

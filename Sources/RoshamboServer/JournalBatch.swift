@@ -20,6 +20,20 @@ final class JournalBatch {
 
   var isEmpty: Bool { actions.isEmpty && matches.isEmpty }
 
+  /// What a sealed batch holds: the commit's rows and matches, and whom it concerns.
+  struct Sealed {
+    var actions: [LobbyAction] = []
+    var matches: [FinishedMatch] = []
+    var origins: [Origin] = []
+    var joined: Set<Int> = []
+  }
+
+  /// Takes everything for a commit, leaving the batch empty.
+  func seal() -> Sealed {
+    defer { clear() }
+    return Sealed(actions: actions, matches: matches, origins: origins, joined: joined)
+  }
+
   func clear() {
     actions.removeAll(keepingCapacity: true)
     matches.removeAll()

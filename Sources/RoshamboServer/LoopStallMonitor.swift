@@ -87,6 +87,15 @@ final class LoopStallMonitor {
     }
   }
 
+  /// Forgets what was seen so far (a benchmark's measuring window starts).
+  func reset() {
+    sinceProbe.removeAll()
+    totals.removeAll()
+    histogram = [Int](repeating: 0, count: Profile.bounds.count + 1)
+    probes = 0
+    longest.removeAll()
+  }
+
   func stop() {
     probe?.cancel()
     probe = nil

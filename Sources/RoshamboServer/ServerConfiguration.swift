@@ -42,6 +42,11 @@ public struct ServerConfiguration: Sendable {
   public var journalCompactionInterval = 10_000
   /// Finished matches kept for `history` (the leaderboard keeps every player's totals).
   public var keepMatches = 10_000
+  /// Commits that have been taking less than this many µs on average run on the hub's
+  /// loop (cheaper than handing them to the journal's thread and back); slower ones run
+  /// on the journal's thread, so a slow disk never holds the game up. 0 sends every
+  /// commit to the journal's thread.
+  public var journalInlineCommitMicros = 300
   /// While the journal cannot be written, how often the hub tries again (ms).
   public var journalRetryMillis: Int64 = 1_000
   /// Event loop threads for connections; the hub runs on the first. With one, a

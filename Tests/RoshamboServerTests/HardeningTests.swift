@@ -98,16 +98,22 @@ struct HardeningTests {
     }
   }
 
-  @Test("a full disk: nothing unsaved is sent, the lobby rolls back, play resumes by itself")
-  func journalFailure() async throws {
+  @Test(
+    "a full disk: nothing unsaved is sent, the lobby rolls back, play resumes by itself",
+    arguments: [
+      ("commits on the hub's loop while quick", 1_000_000), ("on the journal's thread", 0),
+    ]
+  )
+  func journalFailure(_: String, inlineCommitMicros: Int) async throws {
     let data = temporaryDataDirectory()
     var configuration = testConfiguration(dataDirectory: data)
+    configuration.journalInlineCommitMicros = inlineCommitMicros
     configuration.journalRetryMillis = 50
     configuration.roomSettings = RoomState.Settings(bestOf: 99)
     let before = try await withServer(configuration) { server in
       let (alice, bob) = try await seatTwo(port: server.port)
       // The database may not grow: rows fill the pages it has, then a commit fails.
-      try await server.withJournal { try $0!.limitPagesToCurrent() }
+      try await server.withJournal { try $0.limitPagesToCurrent() }
       let refusal = try await drawUntilRefused(alice, bob, from: 1)
       let error = try #require(refusal, "the limited journal never refused a write")
       #expect(error.code == .unavailable && !error.fatal)
@@ -122,7 +128,7 @@ struct HardeningTests {
       #expect(paused?.code == .unavailable)
       #expect(try await server.lobby().rooms["den"]?.version == version)
       // Space comes back: play resumes without a restart.
-      try await server.withJournal { try $0!.limitPages(1_000_000) }
+      try await server.withJournal { try $0.limitPages(1_000_000) }
       // (Bob's pick was refused in the open round, so he has not chosen in it; tries are
       // spaced to stay under the rate limit.)
       var resumed = false

@@ -38,7 +38,7 @@ struct LoopStallMonitorTests {
     try loop.submit { bound.value.start(on: loop) }.wait()
     // Let a few probes run on time, then hold the loop inside a measured step.
     try loop.scheduleTask(in: .milliseconds(20)) {}.futureResult.wait()
-    try loop.submit { bound.value.measure(.commit) { usleep(30_000) } }.wait()
+    _ = try loop.submit { bound.value.measure(.commit) { usleep(30_000) } }.wait()
     try loop.scheduleTask(in: .milliseconds(5)) {}.futureResult.wait()
     let profile = try loop.submit {
       bound.value.stop()

@@ -259,6 +259,10 @@ func serveMode(_ arguments: [String]) async throws -> Never {
       let profile = try await server.stallProfile() ?? "(not measured)"
       for text in profile.split(separator: "\n") { print("STALL \(text)") }
       print("STALL END")
+    case "stalls-reset":
+      try await server.resetStallProfile()
+    case "disk":
+      print("DISK \(slow_disk_writes()) \(slow_disk_syncs())")
     default:
       break
     }
@@ -416,8 +420,20 @@ func capacity(durable: Bool) async throws -> Capacity {
   let seatedRSS = Mutex(0)
   let report = try await LoadGenerator.run(
     host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
-    paceMillis: paceMillis, threads: 1, connected: { seatedRSS.withLock { $0 = server.rss() } })
-  let stalls = profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
+    paceMillis: paceMillis, threads: 1,
+    connected: {
+      seatedRSS.withLock { $0 = server.rss() }
+      // The stall profile covers the measuring window, not the seating of every bot.
+      if profileStalls { server.send("stalls-reset") }
+    })
+  var stalls = profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
+  if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
+    server.send("disk")
+    let counts = server.line(startingWith: "DISK ").split(separator: " ")
+    stalls.append(
+      "slow disk: \(counts[1]) writes and \(counts[2]) syncs over the run, "
+        + "\(format(Double(counts[1])! / Double(report.picks), 1)) writes per measured pick")
+  }
   return Capacity(
     picksPerSecond: report.picksPerSecond, p50: report.percentile(0.5),
     p99: report.percentile(0.99),

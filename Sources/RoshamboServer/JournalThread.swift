@@ -1,0 +1,154 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import RoshamboGame
+
+/// The journal on a thread of its own, so the hub's loop never waits for a slow disk:
+/// writes (commits, snapshot parts, probes) and reads after start run there, one at a
+/// time in the order asked, and their results come back as futures. While the disk is
+/// fast and the thread idle, the hub may commit on its own loop instead
+/// (``commitNowIfQuick(_:)``): a hop to another thread and back costs more than such a
+/// commit. Snapshots are encoded on a second thread at lower priority, so on a 2-core
+/// machine they cannot take the CPU the game needs.
+///
+/// Invariant: the `Journal` is only touched while holding the box's lock, so one thread
+/// at a time uses it, and in the order the hub asked.
+final class JournalThread: Sendable {
+  let loop: any EventLoop
+  let path: String
+  private let group: MultiThreadedEventLoopGroup
+  private let box: JournalBox
+  /// Encodes snapshots (one thread, `nice` 10).
+  private let encoder: NIOThreadPool
+  /// Commits averaging under this many µs may run on the hub's loop; 0: never.
+  private let quickCommitMicros: Int
+
+  /// Opens the journal in `directory` on a new thread; `prepare` runs there first, with
+  /// the journal (loading, compacting at start).
+  static func open<T: Sendable>(
+    directory: String, keepMatches: Int, quickCommitMicros: Int,
+    prepare: @escaping @Sendable (Journal) throws -> T
+  ) async throws -> (JournalThread, T) {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let loop = group.next()
+    do {
+      let (box, prepared) = try await loop.submit {
+        let box = JournalBox(try Journal(directory: directory, keepMatches: keepMatches))
+        return (box, try box.withJournal(prepare))
+      }.get()
+      let encoder = NIOThreadPool(numberOfThreads: 1)
+      encoder.start()
+      _ = try? await encoder.runIfActive {
+        // Lower this thread's priority: a snapshot may wait, the game may not. (On Linux a
+        // thread has its own nice value, and `who` 0 is the calling thread.)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+      }
+      let path = box.withJournal { $0.path }
+      let thread = JournalThread(
+        group: group, loop: loop, box: box, encoder: encoder, path: path,
+        quickCommitMicros: quickCommitMicros)
+      return (thread, prepared)
+    } catch {
+      try? await group.shutdownGracefully()
+      throw error
+    }
+  }
+
+  private init(
+    group: MultiThreadedEventLoopGroup, loop: any EventLoop, box: JournalBox,
+    encoder: NIOThreadPool, path: String, quickCommitMicros: Int
+  ) {
+    self.quickCommitMicros = quickCommitMicros
+    self.group = group
+    self.loop = loop
+    self.box = box
+    self.encoder = encoder
+    self.path = path
+  }
+
+  /// Runs `body` with the journal on its thread, after everything asked before it.
+  func submit<T: Sendable>(_ body: @escaping @Sendable (Journal) throws -> T) -> EventLoopFuture<T>
+  {
+    let box = self.box
+    return loop.submit { try box.withJournal(body) }
+  }
+
+  /// Commits `actions` on the journal's thread, timing it.
+  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) -> EventLoopFuture<Void> {
+    let box = self.box
+    return loop.submit { try box.commit(actions, matches: matches) }
+  }
+
+  /// Commits on the caller's thread if the journal is free and recent commits were quick;
+  /// nil (nothing done) otherwise, and the caller uses ``commit(_:matches:)``.
+  func commitNowIfQuick(_ actions: [LobbyAction], matches: [FinishedMatch])
+    -> Result<Void, any Error>?
+  {
+    box.commitIfQuick(actions, matches: matches, under: quickCommitMicros)
+  }
+
+  /// Encodes a snapshot's parts on the low-priority thread.
+  func encode(_ work: @escaping @Sendable () -> [[UInt8]]) -> EventLoopFuture<[[UInt8]]> {
+    encoder.runIfActive(eventLoop: loop, work)
+  }
+
+  /// Waits for what was asked, then closes the thread.
+  func close() async throws {
+    _ = try? await loop.submit {}.get()
+    try await encoder.shutdownGracefully()
+    try await group.shutdownGracefully()
+  }
+}
+
+/// The journal with its lock, and how long its commits have been taking.
+///
+/// `@unchecked Sendable`: `journal` and `commitMicros` are only touched while holding
+/// `mutex` (a pthread mutex, so the hub can try it without waiting).
+private final class JournalBox: @unchecked Sendable {
+  private let journal: Journal
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  /// A moving average of commit durations, µs.
+  private var commitMicros = 0.0
+
+  init(_ journal: Journal) {
+    self.journal = journal
+    mutex = .allocate(capacity: 1)
+    pthread_mutex_init(mutex, nil)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  func withJournal<T>(_ body: (Journal) throws -> T) rethrows -> T {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body(journal)
+  }
+
+  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    try timedCommit(actions, matches: matches)
+  }
+
+  func commitIfQuick(_ actions: [LobbyAction], matches: [FinishedMatch], under micros: Int)
+    -> Result<Void, any Error>?
+  {
+    guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+    defer { pthread_mutex_unlock(mutex) }
+    guard commitMicros < Double(micros) else { return nil }
+    return Result { try timedCommit(actions, matches: matches) }
+  }
+
+  private func timedCommit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
+    let start = DispatchTime.now().uptimeNanoseconds
+    defer {
+      let took = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000
+      // One slow commit is enough to move the next ones off the hub's loop.
+      commitMicros = took > commitMicros ? took : commitMicros * 0.9 + took * 0.1
+    }
+    try journal.append(actions, matches: matches)
+  }
+}
