@@ -37,6 +37,15 @@ build() {
   library=$(runtime)
   [ -n "$library" ] || die "this toolchain has no libFuzzer runtime (libclang_rt.fuzzer_no_main)"
   mkdir -p "$fuzz/.work"
+  # SwiftPM keeps a path dependency's old file list in its build plan: when files were
+  # added or moved in the product since the last build, forget the plan (not the
+  # compiled modules) before building.
+  local sources
+  sources=$(cd "$root" && find Sources Fuzz/Sources -name '*.swift' | sort | cksum)
+  if [ "$sources" != "$(cat "$fuzz/.work/sources.cksum" 2>/dev/null)" ]; then
+    rm -f "$fuzz/.build/release.yaml" "$fuzz/.build/build.db"
+  fi
+  echo "$sources" >"$fuzz/.work/sources.cksum"
   local status=0
   compile() {
     (cd "$fuzz" && swift build -c release \
