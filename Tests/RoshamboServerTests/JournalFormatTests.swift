@@ -328,15 +328,25 @@ struct JournalFormatTests {
     #expect(try JournalFormat.lobby(from: JournalFormat.bytes(of: good)) == good)
   }
 
-  @Test("a data directory in format 1 keeps working: migrated to format 2 when opened")
-  func migratesFormat1() throws {
-    let directory = temporaryDataDirectory()
-    // A database as the last release left it: every migration but v6, rows and snapshot
-    // in format 1.
+  /// A data directory as the last release left it (every migration but v6), with what
+  /// `fill` writes in format 1; returns the database's path.
+  func releasedDataDirectory(_ directory: String, fill: (Database) throws -> Void) throws
+    -> String
+  {
     let path = try Journal(directory: directory).path
     let old = try DatabaseQueue(path: path)
     try old.write { db in
       try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
+      try fill(db)
+    }
+    try old.close()
+    return path
+  }
+
+  @Test("a data directory in format 1 keeps working: migrated to format 2 when opened")
+  func migratesFormat1() throws {
+    let directory = temporaryDataDirectory()
+    let path = try releasedDataDirectory(directory) { db in
       try db.execute(
         sql: "INSERT INTO snapshot (id, state, through, generation) VALUES (1, ?, 2, 0)",
         arguments: [Self.version1Snapshot])
@@ -349,7 +359,6 @@ struct JournalFormatTests {
           sql: "INSERT INTO journal (seq, action) VALUES (?, ?)", arguments: [seq, row])
       }
     }
-    try old.close()
     var expected = try JournalFormat.Version1.lobby(from: Array(Self.version1Snapshot.utf8))
     #expect(expected.rooms["den"]?.seats[.two]?.graceEndsAt == 40_000)
     #expect(expected.rooms["den"]?.history.first?.reason == "paper covers rock")
@@ -377,15 +386,11 @@ struct JournalFormatTests {
   @Test("a row format 1 cannot read is left for loading to report, not lost")
   func migrationKeepsBadRow() throws {
     let directory = temporaryDataDirectory()
-    let path = try Journal(directory: directory).path
-    let old = try DatabaseQueue(path: path)
-    try old.write { db in
-      try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
+    _ = try releasedDataDirectory(directory) { db in
       try db.execute(
         sql: "INSERT INTO journal (seq, action) VALUES (1, ?), (2, ?)",
         arguments: [#"{"join":{"room":"den","name":"A","token":"t","at":1}}"#, "{\"join\":"])
     }
-    try old.close()
     let journal = try Journal(directory: directory)
     #expect(throws: JournalError.self) { try journal.load(defaults: .init()) }
     let partial = try journal.load(defaults: .init(), stopAtBadRow: true)
