@@ -131,17 +131,24 @@ final class TLSConnection {
   }
 
   /// Appends decrypted plaintext to `buffer`.
+  ///
+  /// Plaintext is never longer than the ciphertext it came from, so the room made in
+  /// `buffer` is what is waiting (ciphertext not yet read, plaintext already decrypted),
+  /// not a whole record's 16 KiB: a 100-byte message costs one small allocation, not a
+  /// 16 KiB one grown to 32 KiB. With nothing waiting, OpenSSL is not asked at all.
   func read(into buffer: inout ByteBuffer) -> ReadResult {
+    let waiting = Int(BIO_ctrl_pending(networkIn)) + Int(SSL_pending(ssl))
+    guard waiting > 0 || SSL_has_pending(ssl) == 1 else { return .needMoreInput }
     ERR_clear_error()
     var count = 0
-    let ok = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 16_384) { target in
+    let room = min(max(waiting, 256), 65_536)
+    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: room) { target in
       var read = 0
       let result = SSL_read_ex(ssl, target.baseAddress, target.count, &read)
       count = result == 1 ? read : 0
       return count
     }
     if count > 0 { return .readSome }
-    _ = ok
     switch SSL_get_error(ssl, 0) {
     case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
       return .needMoreInput
