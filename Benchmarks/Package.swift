@@ -10,6 +10,9 @@ let package = Package(
     .package(name: "Roshambo", path: ".."),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // The TLS a Swift developer would reach for, as the baseline of `tls-bench` (never a
+    // dependency of the product).
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
@@ -26,6 +29,8 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "RoshamboTLS", package: "Roshambo"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOTLS", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
