@@ -6,7 +6,7 @@
 //      plain TCP, through the same NIO pipeline;
 //   3. server memory per idle connection with 10,000 open: ours, swift-nio-ssl, plain TCP.
 //
-// Usage: swift run -c release tls-bench [--quick] [--pin]
+// Usage: swift run -c release tls-bench [--quick] [--pin] [--only handshakes|pings|memory]
 // --pin puts the whole run (servers, clients, s_time) on CPU 0: on these VMs a wake-up
 // across vCPUs costs 100 µs or more and swings from run to run, which drowns the
 // difference between the TLS stacks.
@@ -387,6 +387,9 @@ default: break
 }
 
 let quick = arguments.contains("--quick")
+/// `--only handshakes|pings|memory` runs one section.
+let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
+func runs(_ section: String) -> Bool { only == nil || only == section }
 let executable =
   CommandLine.arguments[0].hasPrefix("/")
   ? CommandLine.arguments[0]
@@ -441,124 +444,134 @@ func negotiated(port: Int) -> String {
   return value("Ciphersuite:") + ", " + value("Server Temp Key:")
 }
 
-// 1. Handshakes per second, and the server's CPU per handshake.
-let seconds = quick ? 2 : 5
-struct HandshakeRun {
-  let label: String
-  let port: Int
-  let pid: Int32
-  var rates: [Double] = []
-  var cpuPerHandshake: [Double] = []
-}
-let oursServer = try ChildProcess(
-  ["serve", "--tls", files.serverCertificate, files.serverKey], executable: executable)
-let niosslServer = try ChildProcess(
-  ["serve", "--niossl", files.serverCertificate, files.serverKey], executable: executable)
-let (openssl, opensslPort) = try startOpenSSLServer(files: files)
-var runs = [
-  HandshakeRun(
-    label: Stack.ours.label, port: oursServer.value("PORT"),
-    pid: oursServer.process.processIdentifier),
-  HandshakeRun(
-    label: Stack.niossl.label, port: niosslServer.value("PORT"),
-    pid: niosslServer.process.processIdentifier),
-  HandshakeRun(label: "openssl s_server", port: opensslPort, pid: openssl.processIdentifier),
-]
-let suites = runs.map { negotiated(port: $0.port) }
-for _ in 0..<(quick ? 1 : 3) {
-  for index in runs.indices {
-    let before = cpuMicros(runs[index].pid)
-    let start = Date()
-    let rate = try handshakesPerSecond(port: runs[index].port, seconds: seconds)
-    let count = rate * Date().timeIntervalSince(start)
-    runs[index].rates.append(rate)
-    runs[index].cpuPerHandshake.append((cpuMicros(runs[index].pid) - before) / count)
+if runs("handshakes") {
+  // 1. Handshakes per second, and the server's CPU per handshake.
+  let seconds = quick ? 2 : 5
+  struct HandshakeRun {
+    let label: String
+    let port: Int
+    let pid: Int32
+    var rates: [Double] = []
+    var cpuPerHandshake: [Double] = []
   }
-}
-oursServer.stop()
-niosslServer.stop()
-openssl.terminate()
-openssl.waitUntilExit()
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-let niosslRate = median(runs[1].rates)
-let niosslCPU = median(runs[1].cpuPerHandshake)
-print(
-  "1. Full TLS 1.3 handshakes (openssl s_time -new, 127.0.0.1, median of \(runs[0].rates.count)\(pinned))"
-)
-print(
-  pad("server", 22) + pad("handshakes/s", 14) + pad("÷ nio-ssl", 11) + pad("CPU µs each", 13)
-    + pad("÷ nio-ssl", 11) + "negotiated")
-for (run, suite) in zip(runs, suites) {
-  let rate = median(run.rates)
-  let cpu = median(run.cpuPerHandshake)
+  let oursServer = try ChildProcess(
+    ["serve", "--tls", files.serverCertificate, files.serverKey], executable: executable)
+  let niosslServer = try ChildProcess(
+    ["serve", "--niossl", files.serverCertificate, files.serverKey], executable: executable)
+  let (openssl, opensslPort) = try startOpenSSLServer(files: files)
+  var runs = [
+    HandshakeRun(
+      label: Stack.ours.label, port: oursServer.value("PORT"),
+      pid: oursServer.process.processIdentifier),
+    HandshakeRun(
+      label: Stack.niossl.label, port: niosslServer.value("PORT"),
+      pid: niosslServer.process.processIdentifier),
+    HandshakeRun(label: "openssl s_server", port: opensslPort, pid: openssl.processIdentifier),
+  ]
+  let suites = runs.map { negotiated(port: $0.port) }
+  for _ in 0..<(quick ? 1 : 3) {
+    for index in runs.indices {
+      let before = cpuMicros(runs[index].pid)
+      let start = Date()
+      let rate = try handshakesPerSecond(port: runs[index].port, seconds: seconds)
+      let count = rate * Date().timeIntervalSince(start)
+      runs[index].rates.append(rate)
+      runs[index].cpuPerHandshake.append((cpuMicros(runs[index].pid) - before) / count)
+    }
+  }
+  oursServer.stop()
+  niosslServer.stop()
+  openssl.terminate()
+  openssl.waitUntilExit()
+  func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+  let niosslRate = median(runs[1].rates)
+  let niosslCPU = median(runs[1].cpuPerHandshake)
   print(
-    pad(run.label, 22) + pad(format(rate, 0), 14) + pad(format(rate / niosslRate, 2) + "x", 11)
-      + pad(format(cpu, 0), 13) + pad(format(cpu / niosslCPU, 2) + "x", 11) + suite)
+    "1. Full TLS 1.3 handshakes (openssl s_time -new, 127.0.0.1, median of \(runs[0].rates.count)\(pinned))"
+  )
+  print(
+    pad("server", 22) + pad("handshakes/s", 14) + pad("÷ nio-ssl", 11) + pad("CPU µs each", 13)
+      + pad("÷ nio-ssl", 11) + "negotiated")
+  for (run, suite) in zip(runs, suites) {
+    let rate = median(run.rates)
+    let cpu = median(run.cpuPerHandshake)
+    print(
+      pad(run.label, 22) + pad(format(rate, 0), 14) + pad(format(rate / niosslRate, 2) + "x", 11)
+        + pad(format(cpu, 0), 13) + pad(format(cpu / niosslCPU, 2) + "x", 11) + suite)
+  }
+  let oursRate = median(runs[0].rates)
+  let oursCPU = median(runs[0].cpuPerHandshake)
+  print(
+    "targets: handshakes/s >= swift-nio-ssl's: \(oursRate >= niosslRate ? "met" : "NOT MET"); "
+      + "server CPU per handshake <= 1.2x swift-nio-ssl's: \(oursCPU <= 1.2 * niosslCPU ? "met" : "NOT MET")"
+  )
+  print(
+    "(BoringSSL prefers AES-128-GCM and offers X25519MLKEM768; OpenSSL 3.0 has no ML-KEM, and our\n"
+      + " server prefers AES-256-GCM: the suites and key exchanges above are what each chose.)\n")
+  fflush(nil)
 }
-let oursRate = median(runs[0].rates)
-let oursCPU = median(runs[0].cpuPerHandshake)
-print(
-  "targets: handshakes/s >= swift-nio-ssl's: \(oursRate >= niosslRate ? "met" : "NOT MET"); "
-    + "server CPU per handshake <= 1.2x swift-nio-ssl's: \(oursCPU <= 1.2 * niosslCPU ? "met" : "NOT MET")")
-print(
-  "(BoringSSL prefers AES-128-GCM and offers X25519MLKEM768; OpenSSL 3.0 has no ML-KEM, and our\n"
-    + " server prefers AES-256-GCM: the suites and key exchanges above are what each chose.)\n")
-fflush(nil)
 
-// 2. Ping/pong.
-let pings = quick ? 2_000 : 20_000
-let (niosslServerContext, niosslClientContext) = try nioSSLContexts(files)
-let contexts = Contexts(
-  oursServer: try TLSContext(
-    .server(certificateChainFile: files.serverCertificate, privateKeyFile: files.serverKey)),
-  oursClient: try TLSContext(.client(trust: .caFile(files.caCertificate))),
-  niosslServer: niosslServerContext, niosslClient: niosslClientContext)
-var samples: [Stack: [Double]] = [:]
-for _ in 0..<3 {
+if runs("pings") {
+  // 2. Ping/pong.
+  let pings = quick ? 2_000 : 20_000
+  let (niosslServerContext, niosslClientContext) = try nioSSLContexts(files)
+  let contexts = Contexts(
+    oursServer: try TLSContext(
+      .server(certificateChainFile: files.serverCertificate, privateKeyFile: files.serverKey)),
+    oursClient: try TLSContext(.client(trust: .caFile(files.caCertificate))),
+    niosslServer: niosslServerContext, niosslClient: niosslClientContext)
+  var samples: [Stack: [Double]] = [:]
+  for _ in 0..<3 {
+    for stack in Stack.allCases {
+      samples[stack, default: []] += try pingPong(stack, contexts: contexts, count: pings)
+    }
+  }
+  print(
+    "2. 100-byte ping/pong round trip, µs (\(samples[.plain]!.count) each, same NIO pipeline\(pinned))"
+  )
+  print(pad("transport", 22) + pad("p50", 10) + pad("p99", 10) + "TLS adds at p50")
+  let plainP50 = percentile(samples[.plain]!.sorted(), 0.5)
+  var added: [Stack: Double] = [:]
   for stack in Stack.allCases {
-    samples[stack, default: []] += try pingPong(stack, contexts: contexts, count: pings)
+    let sorted = samples[stack]!.sorted()
+    let p50 = percentile(sorted, 0.5)
+    added[stack] = p50 - plainP50
+    print(
+      pad(stack.label, 22) + pad(format(p50), 10) + pad(format(percentile(sorted, 0.99)), 10)
+        + (stack == .plain ? "" : format(p50 - plainP50) + " µs"))
   }
-}
-print("2. 100-byte ping/pong round trip, µs (\(samples[.plain]!.count) each, same NIO pipeline\(pinned))")
-print(pad("transport", 22) + pad("p50", 10) + pad("p99", 10) + "TLS adds at p50")
-let plainP50 = percentile(samples[.plain]!.sorted(), 0.5)
-var added: [Stack: Double] = [:]
-for stack in Stack.allCases {
-  let sorted = samples[stack]!.sorted()
-  let p50 = percentile(sorted, 0.5)
-  added[stack] = p50 - plainP50
   print(
-    pad(stack.label, 22) + pad(format(p50), 10) + pad(format(percentile(sorted, 0.99)), 10)
-      + (stack == .plain ? "" : format(p50 - plainP50) + " µs"))
+    "target: what TLS adds at p50 <= swift-nio-ssl's: "
+      + "\(added[.ours]! <= added[.niossl]! ? "met" : "NOT MET") "
+      + "(\(format(added[.ours]! / added[.niossl]!, 2))x)\n")
+  fflush(nil)
 }
-print(
-  "target: what TLS adds at p50 <= swift-nio-ssl's: "
-    + "\(added[.ours]! <= added[.niossl]! ? "met" : "NOT MET") "
-    + "(\(format(added[.ours]! / added[.niossl]!, 2))x)\n")
-fflush(nil)
 
-// 3. Memory per idle connection.
-let connections = quick ? 2_000 : 10_000
-var memory: [Stack: (perConnection: Double, held: Int, failed: Int)] = [:]
-memory[.plain] = try memoryPerConnection(
-  executable: executable, serverArguments: ["--plain"], holdArguments: ["--plain"],
-  count: connections)
-memory[.ours] = try memoryPerConnection(
-  executable: executable, serverArguments: ["--tls", files.serverCertificate, files.serverKey],
-  holdArguments: ["--ca", files.caCertificate], count: connections)
-memory[.niossl] = try memoryPerConnection(
-  executable: executable, serverArguments: ["--niossl", files.serverCertificate, files.serverKey],
-  holdArguments: ["--niossl-ca", files.caCertificate], count: connections)
-print("3. Server memory per idle connection (RSS growth / connections, \(connections) open)")
-print(pad("connection", 22) + pad("KiB", 10) + "held")
-for stack in Stack.allCases {
-  let run = memory[stack]!
+if runs("memory") {
+  // 3. Memory per idle connection.
+  let connections = quick ? 2_000 : 10_000
+  var memory: [Stack: (perConnection: Double, held: Int, failed: Int)] = [:]
+  memory[.plain] = try memoryPerConnection(
+    executable: executable, serverArguments: ["--plain"], holdArguments: ["--plain"],
+    count: connections)
+  memory[.ours] = try memoryPerConnection(
+    executable: executable, serverArguments: ["--tls", files.serverCertificate, files.serverKey],
+    holdArguments: ["--ca", files.caCertificate], count: connections)
+  memory[.niossl] = try memoryPerConnection(
+    executable: executable,
+    serverArguments: ["--niossl", files.serverCertificate, files.serverKey],
+    holdArguments: ["--niossl-ca", files.caCertificate], count: connections)
+  print("3. Server memory per idle connection (RSS growth / connections, \(connections) open)")
+  print(pad("connection", 22) + pad("KiB", 10) + "held")
+  for stack in Stack.allCases {
+    let run = memory[stack]!
+    print(
+      pad(stack.label, 22) + pad(format(run.perConnection / 1024), 10)
+        + "\(run.held) (\(run.failed) failed)")
+  }
+  let oursMemory = memory[.ours]!.perConnection
+  let niosslMemory = memory[.niossl]!.perConnection
   print(
-    pad(stack.label, 22) + pad(format(run.perConnection / 1024), 10)
-      + "\(run.held) (\(run.failed) failed)")
+    "target: ours <= swift-nio-ssl's: \(oursMemory <= niosslMemory ? "met" : "NOT MET") "
+      + "(\(format(oursMemory / niosslMemory, 2))x)")
 }
-let oursMemory = memory[.ours]!.perConnection
-let niosslMemory = memory[.niossl]!.perConnection
-print(
-  "target: ours <= swift-nio-ssl's: \(oursMemory <= niosslMemory ? "met" : "NOT MET") "
-    + "(\(format(oursMemory / niosslMemory, 2))x)")
