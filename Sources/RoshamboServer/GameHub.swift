@@ -9,13 +9,14 @@ import RoshamboProtocol
 /// and swallowed), the ``HubReducer``, then the ``JournalBatch`` (recorded for the next
 /// commit), the ``EventLog``, the ``RoomTimers`` and the ``Outbox`` (its room's state
 /// to send). The hub itself turns requests into actions, keeps the ``Sessions``, and
-/// flushes: commit, then send through the ``Broadcaster``.
+/// flushes: seals a batch, has the ``JournalThread`` commit it (on this loop while that
+/// is quick), then sends what the ``Broadcaster`` prepared for it.
 ///
-/// Invariants: everything here runs on `loop` (one serial executor, no locks); an
-/// accepted action is journaled before any connection is sent its result, and when the
-/// journal cannot be written the lobby goes back to exactly what it holds and nothing of
-/// the failed commit is sent. Not `Sendable`: other threads reach it through
-/// ``HubHandle``.
+/// Invariants: everything here runs on `loop` (one serial executor; the journal has its
+/// own thread); an accepted action is journaled before any connection is sent its
+/// result, and when the journal cannot be written the lobby goes back to exactly what it
+/// holds and nothing of the failed commit is sent. Not `Sendable`: other threads reach
+/// it through ``HubHandle``.
 final class GameHub {
   let loop: any EventLoop
   private var store: Store<LobbyState, HubAction>!
