@@ -241,7 +241,10 @@ private func historyRow(_ round: RoundResult, name: (Seat) -> String) -> String 
 
 private func countdown(deadline: Int64?, now: Int64) -> String? {
   guard let deadline else { return nil }
-  let left = deadline - now
+  // The deadline is the server's, which may send any 64-bit number: nothing here may
+  // overflow (the client fuzz target found `deadline - now` and the rounding up did).
+  let (left, overflow) = deadline.subtractingReportingOverflow(now)
+  guard !overflow else { return deadline < now ? "time's up" : "\(Int64.max / 1000) s left" }
   guard left > 0 else { return "time's up" }
-  return "\((left + 999) / 1000) s left"
+  return "\(left / 1000 + (left % 1000 == 0 ? 0 : 1)) s left"
 }

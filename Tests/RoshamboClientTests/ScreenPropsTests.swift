@@ -155,4 +155,23 @@ struct ScreenPropsTests {
     context.connection = .connected
     #expect(makeProps(view: playingRoom().view(for: .one), context: context).connection == nil)
   }
+
+  @Test("a deadline anywhere in 64 bits shows a countdown, without trapping (found by fuzzing)")
+  func extremeDeadlines() {
+    func countdown(_ deadline: Int64, now: Int64) -> String? {
+      var room = playingRoom()
+      room.deadline = deadline
+      return makeProps(
+        view: room.view(for: .one), context: ClientContext(connection: .connected, now: now)
+      ).countdown
+    }
+    // The fuzzer's input: a hostile server's deadline of Int64.max, the client's clock at 0.
+    #expect(countdown(.max, now: 0) == "\(Int64.max / 1000 + 1) s left")
+    #expect(countdown(.max, now: -1) == "\(Int64.max / 1000) s left")
+    #expect(countdown(.min, now: 10_000) == "time's up")
+    #expect(countdown(.min, now: .max) == "time's up")
+    #expect(countdown(10_001, now: 10_000) == "1 s left")
+    #expect(countdown(12_000, now: 10_000) == "2 s left")
+    #expect(countdown(10_000, now: 10_000) == "time's up")
+  }
 }
