@@ -21,7 +21,17 @@ final class Broadcaster {
   /// A frame ready to write (or a close), made when its batch was sealed and written
   /// once the batch is durable.
   struct Delivery {
-    enum Kind { case state, error, other }
+    enum Kind {
+      case state, error, other
+
+      init(_ message: ServerMessage) {
+        switch message {
+        case .state: self = .state
+        case .error: self = .error
+        default: self = .other
+        }
+      }
+    }
     let link: ConnectionLink
     /// nil: close the connection.
     let frame: ByteBuffer?
@@ -37,27 +47,22 @@ final class Broadcaster {
   func prepare(_ items: [Outbox.Item], lobby: LobbyState, sessions: Sessions) -> [Delivery] {
     var deliveries: [Delivery] = []
     deliveries.reserveCapacity(items.count)
+    func add(_ message: ServerMessage, to link: ConnectionLink, room: String?) {
+      guard let frame = frame(message, room: room) else { return }
+      deliveries.append(Delivery(link: link, frame: frame, kind: Delivery.Kind(message)))
+    }
     for item in items {
       switch item {
       case .message(let link, let message):
-        if let frame = frame(message, room: sessions[link.id]?.room) {
-          let kind: Delivery.Kind =
-            switch message {
-            case .state: .state
-            case .error: .error
-            default: .other
-            }
-          deliveries.append(Delivery(link: link, frame: frame, kind: kind))
-        }
+        add(message, to: link, room: sessions[link.id]?.room)
       case .roomState(let name):
         guard let room = lobby.rooms[name], let audience = sessions.audience(of: name) else {
           continue
         }
         for (seat, link) in audience.seats {
-          if let frame = frame(.state(seq: room.version, view: room.view(for: seat)), room: name) {
-            deliveries.append(Delivery(link: link, frame: frame, kind: .state))
-          }
+          add(.state(seq: room.version, view: room.view(for: seat)), to: link, room: name)
         }
+        // One frame for every spectator.
         if !audience.spectators.isEmpty,
           let frame = frame(.state(seq: room.version, view: room.view(for: nil)), room: name)
         {
@@ -68,9 +73,7 @@ final class Broadcaster {
       case .stateTo(let link, let name):
         guard let room = lobby.rooms[name] else { continue }
         let seat = sessions[link.id]?.seat
-        if let frame = frame(.state(seq: room.version, view: room.view(for: seat)), room: name) {
-          deliveries.append(Delivery(link: link, frame: frame, kind: .state))
-        }
+        add(.state(seq: room.version, view: room.view(for: seat)), to: link, room: name)
       case .close(let link):
         deliveries.append(Delivery(link: link, frame: nil, kind: .other))
       }

@@ -14,9 +14,10 @@ struct EventLog {
     Middleware { context, action, next in
       guard case .lobby(let lobbyAction, _) = action else { return next(action) }
       let name = context.state.room(of: lobbyAction)
-      let before = context.state.rooms[name]
-      let lastRound = before?.history.last?.round
-      let wasOver = before?.phase == .over
+      // Two values, not the room: a copy held across `next` would make the reducer copy
+      // the room's storage instead of changing it in place.
+      let lastRound = context.state.rooms[name]?.history.last?.round
+      let wasOver = context.state.rooms[name]?.phase == .over
       next(action)
       guard let room = context.state.rooms[name] else { return }
       if let result = room.history.last, result.round != lastRound {

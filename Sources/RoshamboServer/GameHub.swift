@@ -88,9 +88,6 @@ final class GameHub {
 
   var lobby: LobbyState { store.state }
 
-  /// The journal's thread, for tests that make it fail.
-  var journalForTests: JournalThread? { journal }
-
   // MARK: - Start and stop
 
   /// After a restart no connection is attached: every seat that was connected starts its

@@ -2,16 +2,16 @@ import NIOCore
 
 /// How long the hub's event loop is kept from what is due, and what kept it: a probe
 /// scheduled every millisecond measures how late it runs (the loop's longest turns), and
-/// the hub times its own steps (commit, snapshot step, sending), so each stall can be
-/// split into what ran in it. What is left is everything else on the loop: TLS, frames,
-/// decoding, reducing.
+/// the hub times its own steps (a commit on the loop, preparing and sending frames), so
+/// each stall can be split into what ran in it. What is left is everything else on the
+/// loop: TLS, frames, decoding, reducing. (Snapshot steps run on the journal's thread.)
 ///
 /// Invariant: bounded whatever the run's length: a fixed histogram, running totals and
 /// the ``keep`` longest stalls.
 final class LoopStallMonitor {
   /// The hub's own steps.
   enum Step: String, CaseIterable, Sendable {
-    case commit, snapshot, send
+    case commit, send
   }
 
   /// One probe that ran late: by how much, and how long each hub step ran since the
