@@ -14,6 +14,9 @@ public enum ExitStatus {
   public static let noInput: Int32 = 66
   /// EX_UNAVAILABLE: the server cannot be reached or trusted.
   public static let unavailable: Int32 = 69
+  /// EX_NOPERM: the server is not trusted: its identity changed since it was remembered,
+  /// or a new server was not accepted.
+  public static let untrusted: Int32 = 77
   /// EX_PROTOCOL: the server sent something that breaks the protocol.
   public static let protocolViolation: Int32 = 76
 }

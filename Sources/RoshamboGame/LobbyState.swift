@@ -26,6 +26,16 @@ public struct LobbyState: Sendable, Equatable {
     return quickMatchRoom ?? "quick-\(nextQuickMatchNumber)"
   }
 
+  /// Players seated alone in a room, waiting for an opponent (what a server announces on
+  /// the local network). Counts every room, so it is for occasional use, not per action.
+  public var waitingPlayers: Int {
+    var count = 0
+    for room in rooms.values where room.phase == .waiting {
+      count += room.seats.values.count { $0.connected && !$0.hasLeft }
+    }
+    return count
+  }
+
   /// The room and seat that `token` holds, if any.
   public func locate(token: String) -> (room: String, seat: Seat)? {
     for (name, room) in rooms {

@@ -16,6 +16,8 @@ public final class GameServer: Sendable {
   public let host: String
   /// The SHA-256 fingerprint of the certificate the server presents.
   public let fingerprint: String
+  /// The certificate's identity code (``IdentityCode``), for players to compare.
+  public let code: String
   /// Warnings found while starting (for example a key readable by others).
   public let warnings: [String]
   private let group: MultiThreadedEventLoopGroup
@@ -24,6 +26,8 @@ public final class GameServer: Sendable {
   /// The journal's own thread, when there is a data directory.
   private let journal: JournalThread?
   private let connections: Connections
+  /// Announces the server on the local network, when the configuration asks for it.
+  private let announcer: Announcer?
   /// Whether `stop()` has been called (a second call returns at once).
   private let stopped = NIOLockedValueBox(false)
 
@@ -65,9 +69,12 @@ public final class GameServer: Sendable {
   private init(
     port: Int, host: String, fingerprint: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
-    journal: JournalThread?, connections: Connections
+    journal: JournalThread?, connections: Connections, announcer: Announcer?
   ) {
     self.journal = journal
+    self.announcer = announcer
+    // A fingerprint from `Fingerprint.sha256` always has a code.
+    self.code = IdentityCode.code(forFingerprint: fingerprint) ?? ""
     self.port = port
     self.host = host
     self.fingerprint = fingerprint
@@ -176,10 +183,23 @@ public final class GameServer: Sendable {
       try? await group.shutdownGracefully()
       throw error
     }
+    let port = listener.localAddress?.port ?? configuration.port
+    var announcer: Announcer?
+    var allWarnings = warnings
+    if let name = configuration.announceName {
+      let settings = Announcer.Settings(
+        name: name, code: IdentityCode.code(forFingerprint: fingerprint) ?? "",
+        tlsPort: port, groupPort: configuration.announcePort)
+      let (started, announceWarnings) = await Announcer.start(
+        settings, loop: hubLoop, logger: logger,
+        waiting: { hub.submit { $0.lobby.waitingPlayers } })
+      announcer = started
+      allWarnings += announceWarnings
+    }
     return GameServer(
-      port: listener.localAddress?.port ?? configuration.port, host: configuration.host,
-      fingerprint: fingerprint, warnings: warnings, group: group, listener: listener, hub: hub,
-      journal: journal, connections: connections)
+      port: port, host: configuration.host, fingerprint: fingerprint, warnings: allWarnings,
+      group: group, listener: listener, hub: hub, journal: journal, connections: connections,
+      announcer: announcer)
   }
 
   /// Stops accepting, makes everything durable, closes every connection with
@@ -190,6 +210,7 @@ public final class GameServer: Sendable {
       return !stopped
     }
     guard first else { return }
+    await announcer?.stop()
     try? await listener.close()
     try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     for channel in connections.all {

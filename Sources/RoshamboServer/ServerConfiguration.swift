@@ -1,5 +1,6 @@
 import NIOCore
 import RoshamboGame
+import RoshamboProtocol
 import RoshamboTLS
 
 /// Everything a server needs to run: where to listen, its certificate, where to keep
@@ -59,6 +60,11 @@ public struct ServerConfiguration: Sendable {
   /// What the server's operator can do about a client's failed TLS handshake, added to
   /// its log line (the executable knows its own flags; the library does not).
   public var tlsAdvice: @Sendable (TLSError) -> String? = { _ in nil }
+  /// The name the server announces itself under on the local network (docs/PROTOCOL.md,
+  /// "Finding servers on a LAN"); nil does not announce.
+  public var announceName: String?
+  /// The UDP port of the announcement group (tests use one of their own).
+  public var announcePort = Announcement.port
 
   public init(certificateChainFile: String, privateKeyFile: String, dataDirectory: String?) {
     self.certificateChainFile = certificateChainFile

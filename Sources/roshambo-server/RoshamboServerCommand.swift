@@ -122,6 +122,22 @@ struct Serve: AsyncParsableCommand {
         """))
   var threads = 1
 
+  @Option(
+    help: ArgumentHelp(
+      "The name announced on the local network (by default the host name).",
+      discussion: "Follows the rule for player names: 1 to 24 characters, nothing invisible."))
+  var name: String?
+
+  @Flag(
+    help: ArgumentHelp(
+      "Do not announce the server on the local network.",
+      discussion: """
+        By default the server multicasts its name, port, waiting players and identity \
+        code to \(Announcement.group) UDP port \(Announcement.port) every 2 s, so that \
+        `roshambo play` and `roshambo servers` find it without --host.
+        """))
+  var noAnnounce = false
+
   @Option(help: "The least severe log lines written.")
   var logLevel = Logger.Level.info
 
@@ -146,9 +162,19 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
     }
     guard keepMatches >= 1 else { throw ValidationError("--keep-matches must be at least 1.") }
+    if let name, case .failure(let problem) = PlayerName.normalize(name) {
+      throw ValidationError("--name is refused: \(problem).")
+    }
     guard (1...256).contains(threads) else {
       throw ValidationError("--threads must be from 1 to 256, not \(threads).")
     }
+  }
+
+  /// `--name`, or the host name when it makes a valid name (cut to fit), or "roshambo".
+  private var announcedName: String {
+    if let name { return (try? PlayerName.normalize(name).get()) ?? name }
+    let host = String(LocalNetwork.hostName().prefix(PlayerName.maxCharacters))
+    return (try? PlayerName.normalize(host).get()) ?? "roshambo"
   }
 
   func run() async throws {
@@ -205,6 +231,7 @@ struct Serve: AsyncParsableCommand {
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
     configuration.keepMatches = keepMatches
+    if !noAnnounce { configuration.announceName = announcedName }
 
     if recover {
       do {
@@ -244,7 +271,13 @@ struct Serve: AsyncParsableCommand {
     print(
       "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset.rawValue), best of \(bestOf))"
     )
+    print("identity code: \(server.code) (players compare it when they first connect)")
     print("certificate SHA-256 fingerprint: \(server.fingerprint)")
+    if let announced = configuration.announceName {
+      print(
+        "announcing \"\(announced)\" on the local network: players join with `roshambo play`"
+      )
+    }
     let addresses = LocalNetwork.addresses()
     if addresses.isEmpty {
       print("players on this machine join with:")

@@ -15,12 +15,14 @@ struct RoshamboCommand: AsyncParsableCommand {
     abstract: "Play rock-paper-scissors against people or bots over TLS.",
     discussion: """
       `roshambo play --vs-bot` starts a game on this machine at once. To play on a LAN, \
-      one machine runs roshambo-server and players run `roshambo play --host ADDRESS`, \
-      trusting the server with the CA file it made (--ca ca.pem) or the fingerprint it \
-      printed (--pin).
+      one machine runs roshambo-server and players run `roshambo play`: the server \
+      announces itself, and the first time a player connects the client shows the \
+      server's identity code to compare with the one the server printed, then remembers \
+      the server in ~/.config/roshambo/known_servers. --host, --ca and --pin say \
+      where the server is and how to trust it instead.
       """,
     version: RoshamboVersion.description(commit: sourceCommit),
-    subcommands: [Play.self, Watch.self, BotCommand.self, Load.self],
+    subcommands: [Play.self, Watch.self, BotCommand.self, Servers.self, Load.self],
     defaultSubcommand: Play.self)
 }
 
@@ -32,90 +34,41 @@ func complain(_ message: String) {
   FileHandle.standardError.write(Data("roshambo: \(TerminalText.sanitized(message))\n".utf8))
 }
 
-/// Where the server is and how to trust it.
-struct ServerOptions: ParsableArguments {
-  @Option(
-    help: "The server's host name or IP address (an IPv6 address may be in brackets).",
-    transform: { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 })
-  var host = "127.0.0.1"
-
-  @Option(help: "The server's port.")
-  var port = 7443
-
-  @Option(
-    help: ArgumentHelp("Trust the server's certificate if this CA signed it.", valueName: "file"))
-  var ca: String?
-
-  @Option(
-    help: ArgumentHelp(
-      "Trust the server whose certificate has this SHA-256 fingerprint.", valueName: "sha256"))
-  var pin: String?
-
-  @Option(
-    help: ArgumentHelp(
-      "Seconds of silence before the client pings the server to stay connected.",
-      discussion: "Must be well inside the server's idle limit (60 s by default)."))
-  var keepalive: Double = 15
-
-  func validate() throws {
-    guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535.") }
-    if ca != nil, pin != nil { throw ValidationError("Use --ca or --pin, not both.") }
-    guard keepalive >= 0.1, keepalive <= 3_600 else {
-      throw ValidationError("--keepalive must be from 0.1 to 3600 seconds.")
-    }
-  }
-
-  var keepaliveInterval: Duration { .milliseconds(Int64(keepalive * 1000)) }
-
-  /// The TLS context: --ca, --pin, or certs/ca.pem when present.
-  func tlsContext() throws -> TLSContext {
-    let trust: ServerTrust
-    if let pin {
-      trust = .pinnedSHA256(pin)
-    } else if let ca {
-      trust = .caFile(ca)
-    } else if FileManager.default.isReadableFile(atPath: "certs/ca.pem") {
-      trust = .caFile("certs/ca.pem")
-    } else {
-      throw ValidationError(
-        "No way to trust the server: copy ca.pem from the server machine and use --ca ca.pem, "
-          + "or use --pin with the fingerprint the server printed.")
-    }
-    if case .caFile(let path) = trust, !FileManager.default.isReadableFile(atPath: path) {
-      complain("cannot read the CA file \(path); check the path given to --ca.")
-      throw ExitCode(ExitStatus.noInput)
-    }
-    do {
-      return try TLSContext(.client(trust: trust))
-    } catch let error as TLSError {
-      complain(error.message)
-      throw ExitCode(ExitStatus.dataError)
-    }
-  }
+/// Lines on standard error, each made safe on its own (so a newline in text from the
+/// network can still not start a line that looks like this program's).
+func complain(lines: [String]) {
+  let safe = lines.map { TerminalText.sanitized($0) }
+  FileHandle.standardError.write(Data(("roshambo: " + safe.joined(separator: "\n") + "\n").utf8))
 }
 
 /// How a session gets a new connection after one drops.
-func reconnector(_ server: ServerOptions, tls: TLSContext)
-  -> @Sendable () async throws -> ServerConnection
-{
+func reconnector(_ server: ResolvedServer) -> @Sendable () async throws -> ServerConnection {
   let host = server.host
   let port = server.port
+  let tls = server.tls
   return { try await ServerConnection.connect(host: host, port: port, tls: tls) }
 }
 
 /// Connects, saying what to do when it fails.
-func connect(_ server: ServerOptions, tls: TLSContext) async throws -> ServerConnection {
+func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> ServerConnection {
+  let address = ServerOptions.address(server.host, server.port)
   do {
-    return try await ServerConnection.connect(host: server.host, port: server.port, tls: tls)
+    return try await ServerConnection.connect(host: server.host, port: server.port, tls: server.tls)
   } catch let error as TLSError {
+    if case .pinMismatch(_, let actual) = error.kind,
+      let lines = server.changedIdentityMessage(actual: actual)
+    {
+      complain(lines: lines)
+      throw ExitCode(ExitStatus.untrusted)
+    }
     complain(
-      "cannot connect to \(server.host):\(server.port): \(error.message) \(server.advice(for: error))"
+      "cannot connect to \(address): \(error.message) \(options.advice(for: error, host: server.host))"
     )
     throw ExitCode(ExitStatus.unavailable)
   } catch {
     complain(
-      "cannot connect to \(server.host):\(server.port): \(error); check that roshambo-server "
-        + "runs there and that the port is right.")
+      "cannot connect to \(address): \(error); check that roshambo-server runs there and that "
+        + "the port is right.")
     throw ExitCode(ExitStatus.unavailable)
   }
 }
@@ -163,10 +116,9 @@ struct Play: AsyncParsableCommand {
   }
 
   func run() async throws {
-    var server = self.server
     var room = self.room
     var local: GameServer?
-    var tls: TLSContext
+    let server: ResolvedServer
     if vsBot {
       let files = DevelopmentCertificates.Files(directory: "certs")
       if !files.serverFilesExist { try DevelopmentCertificates.create(in: files.directory) }
@@ -178,11 +130,11 @@ struct Play: AsyncParsableCommand {
       var logger = Logger(label: "roshambo.local-server")
       logger.logLevel = .critical
       local = try await GameServer.start(configuration, logger: logger)
-      server.host = "127.0.0.1"
-      server.port = local!.port
-      tls = try TLSContext(.client(trust: .caFile(files.caCertificate)))
+      server = ResolvedServer(
+        host: "127.0.0.1", port: local!.port,
+        tls: try TLSContext(.client(trust: .caFile(files.caCertificate))))
       room = room ?? "vs-bot-\(UInt32.random(in: 1...UInt32.max))"
-      let botConnection = try await connect(server, tls: tls)
+      let botConnection = try await connect(server, options: self.server)
       let botRoom = room
       Task { @MainActor in
         let session = ClientSession(connection: botConnection)
@@ -192,13 +144,14 @@ struct Play: AsyncParsableCommand {
         _ = await session.run()
       }
     } else {
-      tls = try server.tlsContext()
+      server = try await self.server.resolve()
     }
-    let connection = try await connect(server, tls: tls)
-    let reconnect = reconnector(server, tls: tls)
+    let connection = try await connect(server, options: self.server)
+    let reconnect = reconnector(server)
+    let keepalive = self.server.keepaliveInterval
     let status = await MainActor.run { () -> Task<Int32, Never> in
       let session = ClientSession(
-        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
+        connection: connection, reconnect: reconnect, keepalive: keepalive)
       let screen = Screen(session: session)
       return Task { @MainActor in
         await screen.play(name: name, room: room, role: .player)
@@ -220,13 +173,13 @@ struct Watch: AsyncParsableCommand {
   var room: String
 
   func run() async throws {
-    let tls = try server.tlsContext()
-    let connection = try await connect(server, tls: tls)
-    let reconnect = reconnector(server, tls: tls)
+    let resolved = try await server.resolve()
+    let connection = try await connect(resolved, options: server)
+    let reconnect = reconnector(resolved)
+    let keepalive = server.keepaliveInterval
     let status = await MainActor.run { () -> Task<Int32, Never> in
       let screen = Screen(
-        session: ClientSession(
-          connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval))
+        session: ClientSession(connection: connection, reconnect: reconnect, keepalive: keepalive))
       return Task { @MainActor in await screen.play(name: "spectator", room: room, role: .spectator)
       }
     }.value
@@ -262,7 +215,7 @@ struct BotCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let connection = try await connect(server, tls: try server.tlsContext())
+    let connection = try await connect(try await server.resolve(), options: server)
     let (played, summary, closing, violated) = await MainActor.run {
       () -> Task<(Int, String, String?, Bool), Never> in
       let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
@@ -284,6 +237,46 @@ struct BotCommand: AsyncParsableCommand {
         "played \(played) of \(matches) matches before the connection ended"
           + (closing.map { ": \($0)" } ?? "."))
       throw ExitCode(violated ? ExitStatus.protocolViolation : ExitStatus.failure)
+    }
+  }
+}
+
+// MARK: - servers
+
+struct Servers: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List the servers announcing themselves on the local network.",
+    discussion: """
+      Listens for roshambo-server's announcements (UDP multicast to \(Announcement.group) \
+      port \(Announcement.port)) and asks servers to announce at once, then prints one \
+      line per server: name, address:port, players waiting for an opponent, and the \
+      identity code of its certificate. An announcement is only a hint: connecting still \
+      checks the certificate. Exits 0 when at least one server was heard, 1 when none was.
+      """)
+
+  @Option(help: "Seconds to listen.")
+  var timeout: Double = 2
+
+  func validate() throws {
+    guard timeout >= 0.1, timeout <= 60 else {
+      throw ValidationError("--timeout must be from 0.1 to 60 seconds.")
+    }
+  }
+
+  func run() async throws {
+    let found: [DiscoveredServer]
+    do {
+      found = try await ServerDiscovery.find(timeout: .milliseconds(Int64(timeout * 1000)))
+    } catch {
+      complain("cannot listen for servers: \(error); use --host to name one.")
+      throw ExitCode(ExitStatus.unavailable)
+    }
+    for server in found { print(TerminalText.sanitized(server.line)) }
+    if found.isEmpty {
+      complain(
+        "no server announced itself within \(timeout) s; check that roshambo-server runs on "
+          + "this network without --no-announce, and that the network passes multicast.")
+      throw ExitCode(ExitStatus.failure)
     }
   }
 }
@@ -323,14 +316,15 @@ struct Load: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let tls = try server.tlsContext()
+    let target = try await server.resolve()
     let report: LoadReport
     do {
       report = try await LoadGenerator.run(
-        host: server.host, port: server.port, tls: tls, rooms: rooms, seconds: duration,
+        host: target.host, port: target.port, tls: target.tls, rooms: rooms, seconds: duration,
         paceMillis: Int64(paceMs), threads: threads)
     } catch {
-      complain("could not seat every bot on \(server.host):\(server.port): \(error)")
+      complain(
+        "could not seat every bot on \(ServerOptions.address(target.host, target.port)): \(error)")
       throw ExitCode(ExitStatus.unavailable)
     }
     func ms(_ micros: Double) -> String { String(format: "%.2f ms", micros / 1000) }

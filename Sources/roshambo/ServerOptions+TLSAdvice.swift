@@ -3,7 +3,7 @@ import RoshamboTLS
 extension ServerOptions {
   /// What the player can do about a failed TLS connection, in this program's flags (the
   /// TLS layer says what failed; only the program knows its options).
-  func advice(for error: TLSError) -> String {
+  func advice(for error: TLSError, host: String) -> String {
     switch error.kind {
     case .untrustedIssuer:
       "Copy ca.pem from the server machine and use --ca ca.pem"

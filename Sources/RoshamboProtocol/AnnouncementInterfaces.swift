@@ -1,0 +1,41 @@
+import NIOCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The network interfaces announcements travel on: every IPv4 interface that supports
+/// multicast and is not loopback (a laptop on Wi-Fi and Ethernet announces on both), or
+/// loopback alone on a machine that has nothing else.
+///
+/// Invariant: every device listed has an IPv4 address, so it can be named to
+/// `IP_MULTICAST_IF` and `IP_ADD_MEMBERSHIP`.
+public enum AnnouncementInterfaces {
+  /// The devices to announce on and listen on, now (interfaces come and go).
+  public static func current() -> [NIONetworkDevice] {
+    let devices = (try? System.enumerateDevices()) ?? []
+    let v4 = devices.filter { device in
+      if case .v4 = device.address { return true }
+      return false
+    }
+    let lan = v4.filter { $0.multicastSupported && !isLoopback($0) }
+    return lan.isEmpty ? v4.filter(isLoopback) : lan
+  }
+
+  /// The multicast group's socket address.
+  public static func groupAddress(port: Int = Announcement.port) throws -> SocketAddress {
+    try SocketAddress(ipAddress: Announcement.group, port: port)
+  }
+
+  /// The device's IPv4 address as `IP_MULTICAST_IF` takes it.
+  public static func interfaceAddress(of device: NIONetworkDevice) -> in_addr? {
+    guard case .v4(let address) = device.address else { return nil }
+    return address.address.sin_addr
+  }
+
+  private static func isLoopback(_ device: NIONetworkDevice) -> Bool {
+    device.address?.ipAddress?.hasPrefix("127.") ?? false
+  }
+}

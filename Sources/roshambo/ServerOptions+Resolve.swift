@@ -1,0 +1,179 @@
+import ArgumentParser
+import Foundation
+import RoshamboClient
+import RoshamboProtocol
+import RoshamboTLS
+
+extension ServerOptions {
+  /// Whether a person is at the keyboard to answer a question.
+  static var interactive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
+
+  /// Finds the server (`--host`, or the local network) and decides how to trust it:
+  /// `--pin`, `--ca`, the fingerprint remembered in known_servers, the development CA in
+  /// certs/ for a server on this machine, or trust on first use (asking the player, or
+  /// `--accept-new`). Prints what a person must know; throws an exit code on failure.
+  func resolve() async throws -> ResolvedServer {
+    let (host, port) = try await target()
+    if let pin { return try resolved(host, port, trust: .pinnedSHA256(pin)) }
+    if let ca {
+      guard FileManager.default.isReadableFile(atPath: ca) else {
+        complain("cannot read the CA file \(ca); check the path given to --ca.")
+        throw ExitCode(ExitStatus.noInput)
+      }
+      return try resolved(host, port, trust: .caFile(ca))
+    }
+    guard let path = KnownServers.defaultPath(environment: ProcessInfo.processInfo.environment)
+    else {
+      complain(
+        "neither XDG_CONFIG_HOME nor HOME is set, so there is nowhere to remember servers; "
+          + "trust the server with --pin or --ca.")
+      throw ExitCode(ExitStatus.usage)
+    }
+    var known: KnownServers
+    do {
+      known = try KnownServers(path: path)
+    } catch {
+      complain("\(error)")
+      throw ExitCode(ExitStatus.dataError)
+    }
+    if let entry = known.entry(host: host, port: port) {
+      var server = try resolved(host, port, trust: .pinnedSHA256(entry.fingerprint))
+      server.known = entry
+      server.knownPath = path
+      return server
+    }
+    let local = ["127.0.0.1", "::1", "localhost"].contains(host)
+    if local, FileManager.default.isReadableFile(atPath: "certs/ca.pem") {
+      return try resolved(host, port, trust: .caFile("certs/ca.pem"))
+    }
+    let fingerprint = try await probe(host, port)
+    let code = IdentityCode.code(forFingerprint: fingerprint) ?? fingerprint
+    if !acceptNew {
+      guard Self.interactive else {
+        complain(
+          "the server at \(Self.address(host, port)) is new to this machine; its identity code "
+            + "is \(code). If that is the code the server printed, connect again with "
+            + "--accept-new (or --pin \(fingerprint)).")
+        throw ExitCode(ExitStatus.untrusted)
+      }
+      guard Self.confirm(host: host, port: port, code: code) else {
+        complain("not connecting: the server was not trusted.")
+        throw ExitCode(ExitStatus.untrusted)
+      }
+    }
+    do {
+      let entry = try known.remember(host: host, port: port, fingerprint: fingerprint)
+      complain(
+        "trusting \(Self.address(host, port)) (code \(code)) from now on: line \(entry.line) of "
+          + path)
+    } catch {
+      complain("\(error)")
+      throw ExitCode(ExitStatus.noInput)
+    }
+    return try resolved(host, port, trust: .pinnedSHA256(fingerprint))
+  }
+
+  /// `--host` and `--port`, or the server the local network offers.
+  private func target() async throws -> (String, Int) {
+    if let host { return (host, port) }
+    let found: [DiscoveredServer]
+    do {
+      found = try await ServerDiscovery.find(timeout: .milliseconds(1_500))
+    } catch {
+      complain("cannot look for servers on the local network (\(error)); use --host.")
+      throw ExitCode(ExitStatus.unavailable)
+    }
+    switch found.count {
+    case 0:
+      complain(
+        "no server announced itself on the local network within 1.5 s; check that "
+          + "roshambo-server runs (without --no-announce) on this network, or use --host.")
+      throw ExitCode(ExitStatus.unavailable)
+    case 1:
+      complain("found \(found[0].line)")
+      return (found[0].host, found[0].port)
+    default:
+      let list = found.enumerated().map {
+        "  \($0.offset + 1). \(TerminalText.sanitized($0.element.line))"
+      }
+      guard Self.interactive else {
+        complain(
+          lines: [
+            "\(found.count) servers announce themselves on the local network; say which with "
+              + "--host and --port:"
+          ] + list)
+        throw ExitCode(ExitStatus.usage)
+      }
+      FileHandle.standardError.write(
+        Data((["Servers on the local network:"] + list).joined(separator: "\n").utf8 + [10]))
+      while true {
+        FileHandle.standardError.write(Data("Play on which (1–\(found.count), q to quit)? ".utf8))
+        guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), answer != "q"
+        else { throw ExitCode(ExitStatus.failure) }
+        if let choice = Int(answer), (1...found.count).contains(choice) {
+          return (found[choice - 1].host, found[choice - 1].port)
+        }
+      }
+    }
+  }
+
+  private func probe(_ host: String, _ port: Int) async throws -> String {
+    do {
+      return try await CertificateProbe.fingerprint(host: host, port: port)
+    } catch let error as TLSError {
+      complain(
+        "cannot connect to \(Self.address(host, port)): \(error.message) \(advice(for: error, host: host))"
+      )
+      throw ExitCode(ExitStatus.unavailable)
+    } catch {
+      complain(
+        "cannot connect to \(Self.address(host, port)): \(error); check that roshambo-server "
+          + "runs there and that the port is right.")
+      throw ExitCode(ExitStatus.unavailable)
+    }
+  }
+
+  /// Asks the player at the terminal whether the code is the server's.
+  private static func confirm(host: String, port: Int, code: String) -> Bool {
+    let question = """
+      The server at \(address(host, port)) is new to this machine.
+      Its identity code is  \(code)
+      Compare it with the code roshambo-server printed when it started (ask its host).
+      Trust this server from now on? [y/N] 
+      """
+    FileHandle.standardError.write(Data(question.utf8))
+    let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+    return answer == "y" || answer == "yes"
+  }
+
+  private func resolved(_ host: String, _ port: Int, trust: ServerTrust) throws -> ResolvedServer {
+    do {
+      return ResolvedServer(
+        host: host, port: port, tls: try TLSContext(.client(trust: trust)))
+    } catch let error as TLSError {
+      complain(error.message)
+      throw ExitCode(ExitStatus.dataError)
+    }
+  }
+
+  static func address(_ host: String, _ port: Int) -> String {
+    (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+  }
+}
+
+extension ResolvedServer {
+  /// What to say when the certificate no longer matches the remembered fingerprint, as
+  /// SSH does: loudly, with both codes, and the file and line to remove.
+  func changedIdentityMessage(actual: String) -> [String]? {
+    guard let known, let knownPath else { return nil }
+    let old = IdentityCode.code(forFingerprint: known.fingerprint) ?? known.fingerprint
+    let new = IdentityCode.code(forFingerprint: actual) ?? actual
+    return [
+      "WARNING: THE IDENTITY OF THE SERVER AT \(ServerOptions.address(host, port)) HAS CHANGED.",
+      "Its code was \(old) and is now \(new): someone may be pretending to be the server, "
+        + "or its host made a new certificate. Not connecting.",
+      "If the server's host confirms the new code, remove line \(known.line) of \(knownPath) "
+        + "and connect again.",
+    ]
+  }
+}

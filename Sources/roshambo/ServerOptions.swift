@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import RoshamboClient
+import RoshamboTLS
+
+/// Where the server is and how to trust it: the options `play`, `watch`, `bot` and `load`
+/// share.
+///
+/// Invariant: at most one of `--ca`, `--pin` and `--accept-new` is given.
+struct ServerOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "The server's host name or IP address (an IPv6 address may be in brackets).",
+      discussion: """
+        Without it, the servers announcing themselves on the local network are used: \
+        the only one heard, or the one picked from a list (see `roshambo servers`).
+        """),
+    transform: { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 })
+  var host: String?
+
+  @Option(help: "The server's port (with --host).")
+  var port = 7443
+
+  @Option(
+    help: ArgumentHelp("Trust the server's certificate if this CA signed it.", valueName: "file"))
+  var ca: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Trust the server whose certificate has this SHA-256 fingerprint.", valueName: "sha256"))
+  var pin: String?
+
+  @Flag(
+    help: ArgumentHelp(
+      "Trust a server never seen before without asking (for scripts and bots).",
+      discussion: """
+        The server's fingerprint is remembered in known_servers as when a player accepts \
+        it; a server whose certificate changed since is still refused.
+        """))
+  var acceptNew = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds of silence before the client pings the server to stay connected.",
+      discussion: "Must be well inside the server's idle limit (60 s by default)."))
+  var keepalive: Double = 15
+
+  func validate() throws {
+    guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535.") }
+    if [ca != nil, pin != nil, acceptNew].filter({ $0 }).count > 1 {
+      throw ValidationError("Use one of --ca, --pin and --accept-new.")
+    }
+    if let pin, Fingerprint.normalize(pin) == nil {
+      throw ValidationError(
+        "--pin \(pin) is not a SHA-256 fingerprint (64 hex digits, colons allowed).")
+    }
+    guard keepalive >= 0.1, keepalive <= 3_600 else {
+      throw ValidationError("--keepalive must be from 0.1 to 3600 seconds.")
+    }
+  }
+
+  var keepaliveInterval: Duration { .milliseconds(Int64(keepalive * 1000)) }
+}
+
+/// A server found and trusted: where to connect, the TLS context that trusts it, and the
+/// known_servers line it was trusted by, if any (for the changed-identity message).
+struct ResolvedServer {
+  var host: String
+  var port: Int
+  var tls: TLSContext
+  var known: KnownServers.Entry?
+  var knownPath: String?
+}
