@@ -21,7 +21,7 @@ trap cleanup EXIT
 
 cd "$work"
 # A short idle limit, so the test can think for longer than it (and the players ping).
-"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error \
+"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error --no-announce \
   --idle-seconds 6 > server.out 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do grep -q 'listening on' server.out && break; sleep 0.1; done
@@ -30,7 +30,7 @@ port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
 
 start_player() {  # name
   tmux -L "$sock" new-session -d -s "$1" -x 80 -y 24 \
-    "cd '$work' && '$bin/roshambo' play --port $port --name $1 --room duel --keepalive 2; echo EXIT=\$?; sleep 60"
+    "cd '$work' && '$bin/roshambo' play --host 127.0.0.1 --port $port --name $1 --room duel --keepalive 2; echo EXIT=\$?; sleep 60"
 }
 
 # Waits (up to 10 s) until the player's screen shows the text.

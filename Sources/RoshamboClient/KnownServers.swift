@@ -1,6 +1,10 @@
 import Foundation
 import RoshamboTLS
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The servers a player has trusted on first use, as SSH keeps known_hosts: one line per
 /// server, `HOST PORT SHA256-FINGERPRINT`, in `$XDG_CONFIG_HOME/roshambo/known_servers`
 /// (by default `~/.config/roshambo/known_servers`). Blank lines and lines starting with
@@ -73,7 +77,8 @@ public struct KnownServers: Sendable, Equatable {
   }
 
   /// Adds a line for a server not listed yet (creating the file, mode 0600, and its
-  /// directory, mode 0700, when needed) and returns the entry.
+  /// directory, mode 0700, when needed) and returns the entry. The file is locked while
+  /// it is read again and written, so two clients trusting a server at once add one line.
   @discardableResult
   public mutating func remember(host: String, port: Int, fingerprint: String) throws -> Entry {
     if let known = entry(host: host, port: port) { return known }
@@ -82,36 +87,44 @@ public struct KnownServers: Sendable, Equatable {
     else {
       throw Problem(description: "cannot remember \(host) \(port) \(fingerprint): not a server")
     }
-    let manager = FileManager.default
     let directory = (path as NSString).deletingLastPathComponent
     do {
-      try manager.createDirectory(
+      try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true,
         attributes: [.posixPermissions: 0o700])
-      if !manager.fileExists(atPath: path) {
-        guard
-          manager.createFile(
-            atPath: path,
-            contents: Data("# Servers roshambo trusts: HOST PORT SHA256-FINGERPRINT\n".utf8),
-            attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteUnknown) }
-      }
-      let existing = try String(contentsOfFile: path, encoding: .utf8)
-      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-      defer { try? handle.close() }
-      try handle.seekToEnd()
-      let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
-      try handle.write(contentsOf: Data("\(separator)\(host) \(port) \(canonical)\n".utf8))
-      let line =
-        existing.split(separator: "\n", omittingEmptySubsequences: false).count
-        + (separator.isEmpty ? 0 : 1)
-      let entry = Entry(host: host, port: port, fingerprint: canonical, line: line)
-      entries.append(entry)
-      return entry
     } catch {
       throw Problem(
-        description: "cannot write \(path): \(error.localizedDescription); check that its "
-          + "directory is writable, or trust the server with --pin")
+        description: "cannot create \(directory): \(error.localizedDescription); trust the "
+          + "server with --pin instead")
     }
+    let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw Problem(
+        description: "cannot write \(path): \(String(cString: strerror(errno))); check that it "
+          + "is writable, or trust the server with --pin")
+    }
+    defer { close(descriptor) }
+    flock(descriptor, LOCK_EX)
+    defer { flock(descriptor, LOCK_UN) }
+    // Another client may have added lines since this list was read.
+    let current = try KnownServers(path: path)
+    self = current
+    if let known = entry(host: host, port: port) { return known }
+    let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    var text = ""
+    if existing.isEmpty { text += "# Servers roshambo trusts: HOST PORT SHA256-FINGERPRINT\n" }
+    if !existing.isEmpty, !existing.hasSuffix("\n") { text += "\n" }
+    text += "\(host) \(port) \(canonical)\n"
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    guard written == bytes.count else {
+      throw Problem(
+        description: "cannot write \(path): \(String(cString: strerror(errno))); the server was "
+          + "not remembered")
+    }
+    let line = (existing + text).split(separator: "\n", omittingEmptySubsequences: false).count - 1
+    let entry = Entry(host: host, port: port, fingerprint: canonical, line: line)
+    entries.append(entry)
+    return entry
   }
 }

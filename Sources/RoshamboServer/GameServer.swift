@@ -189,7 +189,8 @@ public final class GameServer: Sendable {
     if let name = configuration.announceName {
       let settings = Announcer.Settings(
         name: name, code: IdentityCode.code(forFingerprint: fingerprint) ?? "",
-        tlsPort: port, groupPort: configuration.announcePort)
+        tlsPort: port, groupPort: configuration.announcePort,
+        interval: configuration.announceInterval)
       let (started, announceWarnings) = await Announcer.start(
         settings, loop: hubLoop, logger: logger,
         waiting: { hub.submit { $0.lobby.waitingPlayers } })

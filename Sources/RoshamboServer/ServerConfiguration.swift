@@ -65,6 +65,8 @@ public struct ServerConfiguration: Sendable {
   public var announceName: String?
   /// The UDP port of the announcement group (tests use one of their own).
   public var announcePort = Announcement.port
+  /// How often the server announces itself unasked (it also answers queries at once).
+  public var announceInterval: TimeAmount = .seconds(2)
 
   public init(certificateChainFile: String, privateKeyFile: String, dataDirectory: String?) {
     self.certificateChainFile = certificateChainFile

@@ -85,6 +85,7 @@ struct BotMatchTests {
     server.executableURL = URL(fileURLWithPath: bin + "roshambo-server")
     server.arguments = [
       "--host", "127.0.0.1", "--port", "0", "--data-dir", "data", "--log-level", "error",
+      "--no-announce",
     ]
     server.currentDirectoryURL = URL(fileURLWithPath: directory)
     let out = Pipe()
@@ -102,7 +103,8 @@ struct BotMatchTests {
       let bot = Process()
       bot.executableURL = URL(fileURLWithPath: bin + "roshambo")
       bot.arguments = [
-        "bot", "--port", String(port), "--strategy", strategy, "--room", "duel", "--name", strategy,
+        "bot", "--host", "127.0.0.1", "--port", String(port), "--strategy", strategy, "--room",
+        "duel", "--name", strategy,
       ]
       bot.currentDirectoryURL = URL(fileURLWithPath: directory)  // trusts certs/ca.pem there
       let pipe = Pipe()

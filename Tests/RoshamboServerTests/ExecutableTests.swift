@@ -1,6 +1,7 @@
 import Foundation
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboTLS
 import Testing
 
 let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -70,7 +71,7 @@ struct ExecutableTests {
     [
       "--host", "127.0.0.1", "--port", "0", "--data-dir", data,
       "--cert", TestCertificates.files.serverCertificate,
-      "--key", TestCertificates.files.serverKey, "--log-level", "warning",
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
     ]
   }
 
@@ -222,6 +223,94 @@ struct ExecutableTests {
     client.waitUntilExit()
     #expect(client.terminationStatus == 69, "\(said)")
     #expect(said.contains("pin mismatch") && said.contains("with --pin"), "\(said)")
+  }
+
+  /// Runs `roshambo` with `arguments` in an empty directory (no certs/ca.pem to fall back
+  /// on), HOME set to `home` and standard input not a terminal; returns the exit status
+  /// and everything printed.
+  func client(_ arguments: [String], home: String) throws -> (Process, Pipe) {
+    let client = Process()
+    client.executableURL = URL(
+      fileURLWithPath: try serverBinary().replacingOccurrences(
+        of: "/roshambo-server", with: "/roshambo"))
+    client.arguments = arguments
+    client.currentDirectoryURL = URL(fileURLWithPath: home)
+    client.environment = ["HOME": home, "PATH": "/usr/bin:/bin"]
+    client.standardInput = FileHandle.nullDevice
+    let pipe = Pipe()
+    client.standardOutput = pipe
+    client.standardError = pipe
+    try client.run()
+    return (client, pipe)
+  }
+
+  func finish(_ started: (Process, Pipe)) -> (Int32, String) {
+    let text = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    started.0.waitUntilExit()
+    return (started.0.terminationStatus, text)
+  }
+
+  @Test("trust on first use: asked for, remembered, and a changed certificate refused loudly")
+  func trustOnFirstUse() throws {
+    let home = NSTemporaryDirectory() + "roshambo-tofu-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    let known = home + "/.config/roshambo/known_servers"
+    let first = try ServerProcess(arguments(data: temporaryDataDirectory()))
+    let port = try first.port
+    let code = try #require(
+      try first.line(containing: "identity code:").split(separator: " ").dropFirst(2).first)
+    let bot = ["bot", "--host", "127.0.0.1", "--port", String(port), "--room", "tofu"]
+
+    // Not a terminal and no --accept-new: refused, with the code to compare.
+    let (refused, said) = finish(try client(bot, home: home))
+    #expect(refused == 77, "\(said)")
+    #expect(said.contains("new to this machine") && said.contains(String(code)), "\(said)")
+    #expect(said.contains("--accept-new"), "\(said)")
+    #expect(!FileManager.default.fileExists(atPath: known))
+
+    // --accept-new: both bots play, and the server is remembered once.
+    let pair = try ["a", "b"].map { try client(bot + ["--accept-new", "--name", $0], home: home) }
+    for started in pair {
+      let (status, text) = finish(started)
+      #expect(status == 0, "\(text)")
+      #expect(text.contains("1 matches: "), "\(text)")
+    }
+    let lines = try String(contentsOfFile: known, encoding: .utf8).split(separator: "\n")
+      .filter { !$0.hasPrefix("#") }
+    #expect(
+      lines == [
+        "127.0.0.1 \(port) \(try first.line(containing: "fingerprint:").split(separator: " ").last!)"
+      ])
+
+    // Remembered: no question, no --accept-new needed.
+    let again = try ["c", "d"].map { try client(bot + ["--name", $0], home: home) }
+    for started in again {
+      let (status, text) = finish(started)
+      #expect(status == 0, "\(text)")
+      #expect(!text.contains("trusting"), "\(text)")
+    }
+    first.process.interrupt()
+    _ = first.finish()
+
+    // Another certificate at the same address: refused, naming both codes and the line.
+    let other = try DevelopmentCertificates.create(
+      in: NSTemporaryDirectory() + "roshambo-tofu-other-\(UUID().uuidString)",
+      hosts: ["127.0.0.1"])
+    let second = try ServerProcess([
+      "--host", "127.0.0.1", "--port", String(port), "--data-dir", temporaryDataDirectory(),
+      "--cert", other.serverCertificate, "--key", other.serverKey, "--no-announce",
+    ])
+    defer {
+      second.process.interrupt()
+      _ = second.finish()
+    }
+    let newCode = try #require(
+      try second.line(containing: "identity code:").split(separator: " ").dropFirst(2).first)
+    let (changed, warning) = finish(try client(bot + ["--accept-new"], home: home))
+    #expect(changed == 77, "\(warning)")
+    #expect(warning.contains("HAS CHANGED"), "\(warning)")
+    #expect(warning.contains("was \(code) and is now \(newCode)"), "\(warning)")
+    #expect(warning.contains("remove line 2 of \(known)"), "\(warning)")
   }
 
   @Test("--version names the release, the protocol and the commit it was built from")
