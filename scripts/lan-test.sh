@@ -1,30 +1,55 @@
 #!/usr/bin/env bash
-# Two machines' worth of LAN on one: network namespaces joined by veth to a bridge
-# (a server host 10.77.0.1 and two player hosts 10.77.0.2 and .3, addresses that exist
-# only inside these namespaces). Issues a certificate for the server's address, runs
-# roshambo-server on the server host and a bot on each player host (one trusting the
-# CA file, one pinning the fingerprint), and checks the match finishes. Then checks the
-# IP subjectAltName path the other way: a certificate without 10.77.0.1 is refused with
-# "name mismatch". Needs root (ip netns), iproute2, and `swift build` first.
+# A LAN on one machine: network namespaces joined by veth to a bridge (a server host
+# 10.77.0.1 and two player hosts 10.77.0.2 and .3, addresses that exist only inside these
+# namespaces), running the packaged binaries (scripts/package.sh) with no Swift toolchain
+# on PATH. Checks, in order:
+#   - the binaries link no Swift library, and no `swift` is on the PATH they run with;
+#   - the server announces itself and `roshambo servers` on a player host lists it;
+#   - two bots with no --host and --accept-new find it and play a match, and the server
+#     is remembered in each player's known_servers; a second match needs no --accept-new;
+#   - a person at a terminal (tmux) is shown the identity code and asked before trusting;
+#   - bots trusting the CA file and the pinned fingerprint play a match as before;
+#   - a certificate without 10.77.0.1 is refused with "name mismatch" (--ca);
+#   - a server with a new certificate at the same address is refused as changed;
+#   - a server started with --no-announce is not found.
+# Needs root (ip netns), iproute2, tmux, and dist/ from scripts/package.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$root/.build/debug"
-[ -x "$bin/roshambo" ] && [ -x "$bin/roshambo-server" ] || { echo "lan-test: run swift build first" >&2; exit 66; }
+archive="$(ls -t "$root"/dist/roshambo-*-linux-"$(uname -m)".tar.gz 2>/dev/null | head -n 1 || true)"
+[ -n "$archive" ] || { echo "lan-test: no package in dist/; run scripts/package.sh first" >&2; exit 66; }
 command -v ip >/dev/null || { echo "lan-test: ip (iproute2) is not installed" >&2; exit 69; }
+command -v tmux >/dev/null || { echo "lan-test: tmux is not installed" >&2; exit 69; }
 
 tag="rsb$$"
 lan="$tag-lan"
 work="$(mktemp -d)"
 server_pid=""
+session="$tag-tty"
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  tmux kill-session -t "$session" 2>/dev/null || true
   for ns in srv p1 p2 lan; do ip netns del "$tag-$ns" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
+fail() { echo "lan-test: $*" >&2; exit 1; }
+
+# The package, unpacked; everything below runs it with this PATH (no Swift there).
+tar -C "$work" -xzf "$archive"
+pkg="$(echo "$work"/roshambo-*)"
+clean_path=/usr/sbin:/usr/bin:/sbin:/bin
+if env -i PATH="$clean_path" sh -c 'command -v swift' >/dev/null; then
+  fail "swift is on $clean_path, so this would not show the binaries run without it"
+fi
+for binary in roshambo roshambo-server; do
+  if ldd "$pkg/$binary" | grep -Ei 'libswift|libFoundation|libdispatch'; then
+    fail "$binary links Swift libraries dynamically"
+  fi
+done
+echo "lan-test: $(basename "$archive"): no Swift library linked, no swift on PATH"
 
 ip netns add "$lan"
-ip -n "$lan" link add br0 type bridge
+ip -n "$lan" link add br0 type bridge mcast_snooping 0
 ip -n "$lan" link set br0 up
 host=1
 for name in srv p1 p2; do
@@ -41,39 +66,129 @@ for name in srv p1 p2; do
 done
 echo "lan-test: hosts 10.77.0.1 (server), 10.77.0.2 and 10.77.0.3 (players) are up"
 
-"$root/scripts/gen-certs.sh" --out "$work/certs" --host 10.77.0.1 >/dev/null
-"$root/scripts/gen-certs.sh" --out "$work/other" >/dev/null   # no 10.77.0.1 in this one
+# on HOST HOME COMMAND...: runs a packaged binary on a host, as a user whose home is HOME.
+on() {
+  local ns="$tag-$1" home="$work/home-$2"
+  shift 2
+  mkdir -p "$home"
+  # exec: run in the background, the process (and its pid) is the program itself.
+  exec ip netns exec "$ns" env -i PATH="$clean_path" HOME="$home" TERM=xterm-256color \
+    sh -c 'cd "$HOME" && exec "$@"' sh "$@"
+}
+
+"$pkg/scripts/gen-certs.sh" --out "$work/certs" --host 10.77.0.1 >/dev/null
+"$pkg/scripts/gen-certs.sh" --out "$work/other" >/dev/null   # no 10.77.0.1 in this one
 fingerprint="$(openssl x509 -in "$work/certs/server.pem" -noout -fingerprint -sha256 | cut -d= -f2)"
 
-start_server() {  # certificate directory
-  ip netns exec "$tag-srv" "$bin/roshambo-server" --host 0.0.0.0 --port 7443 \
-    --cert "$1/server.pem" --key "$1/server-key.pem" --data-dir "$work/data" --log-level error \
-    > "$work/server.out" 2>&1 &
+start_server() {  # certificate directory, then extra flags
+  local certs="$1"
+  shift
+  on srv server "$pkg/roshambo-server" --host 0.0.0.0 --port 7443 --name "LAN Test" \
+    --cert "$certs/server.pem" --key "$certs/server-key.pem" --data-dir "$work/data" \
+    --log-level error "$@" > "$work/server.out" 2>&1 &
   server_pid=$!
-  for _ in $(seq 100); do grep -q 'listening on' "$work/server.out" && return 0; sleep 0.1; done
-  echo "lan-test: the server did not start:"; cat "$work/server.out"; exit 1
+  for _ in $(seq 100); do grep -q 'listening on' "$work/server.out" && break; sleep 0.1; done
+  grep -q 'listening on' "$work/server.out" || { cat "$work/server.out"; fail "the server did not start"; }
+  code="$(sed -n 's/^identity code: \([0-9-]*\).*/\1/p' "$work/server.out")"
+}
+stop_server() { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""; }
+
+# Plays one match between two bots (HOST HOME ARGS... for each, separated by --).
+match() {
+  local room="$1" p1home="$2" p2home="$3"
+  shift 3
+  on p1 "$p1home" "$pkg/roshambo" bot --room "$room" --name p1 --strategy markov "$@" \
+    > "$work/p1.out" 2>&1 &
+  local p1=$!
+  on p2 "$p2home" "$pkg/roshambo" bot --room "$room" --name p2 --strategy frequency "$@" \
+    > "$work/p2.out" 2>&1 &
+  local p2=$!
+  local status=0
+  wait "$p1" || status=1
+  wait "$p2" || status=1
+  for p in p1 p2; do echo "--- $p:"; cat "$work/$p.out"; done
+  [ "$status" = 0 ] || fail "a player did not finish its match ($room)"
 }
 
 start_server "$work/certs"
-ip netns exec "$tag-p1" "$bin/roshambo" bot --host 10.77.0.1 --ca "$work/certs/ca.pem" \
-  --room lan --name p1 --strategy markov --matches 2 > "$work/p1.out" 2>&1 &
+echo "lan-test: the server prints identity code $code"
+(on p1 one "$pkg/roshambo" servers --timeout 2) > "$work/servers.out" 2>&1 || { cat "$work/servers.out"; fail "roshambo servers found nothing"; }
+echo "--- roshambo servers on 10.77.0.2:"; cat "$work/servers.out"
+grep -q "^LAN Test  10.77.0.1:7443  0 waiting  code $code\$" "$work/servers.out" || fail "the server is not listed as announced"
+
+echo "lan-test: two bots with no --host and --accept-new"
+match found one two --accept-new
+for home in one two; do
+  grep -q "^10.77.0.1 7443 $fingerprint\$" "$work/home-$home/.config/roshambo/known_servers" \
+    || fail "the server is not in $home's known_servers"
+done
+grep -q "trusting 10.77.0.1:7443 (code $code)" "$work/p1.out" || fail "p1 did not say it trusts the server"
+
+echo "lan-test: again, remembered: no --accept-new, nothing asked"
+match remembered one two
+if grep -q "trusting" "$work/p1.out" "$work/p2.out"; then fail "a remembered server was trusted anew"; fi
+
+echo "lan-test: a person at a terminal is asked first"
+mkdir -p "$work/home-tty"
+tmux new-session -d -s "$session" -x 100 -y 30 \
+  "ip netns exec $tag-p1 env -i PATH=$clean_path HOME=$work/home-tty TERM=xterm-256color $pkg/roshambo play --name Tess --room tty; echo EXIT=\$?; sleep 30"
+asked=""
+for _ in $(seq 100); do
+  tmux capture-pane -p -t "$session" > "$work/prompt.txt"
+  if grep -q "Trust this server from now on" "$work/prompt.txt"; then asked=1; break; fi
+  sleep 0.1
+done
+[ -n "$asked" ] || { cat "$work/prompt.txt"; fail "the first-use question was not shown"; }
+echo "--- what the person sees:"; grep -v '^$' "$work/prompt.txt"
+grep -q "Its identity code is  $code" "$work/prompt.txt" || fail "the question does not show the code $code"
+tmux send-keys -t "$session" y Enter
+drawn=""
+for _ in $(seq 100); do
+  tmux capture-pane -p -t "$session" > "$work/screen.txt"
+  if grep -q "Tess" "$work/screen.txt" && grep -q "tty" "$work/screen.txt"; then drawn=1; break; fi
+  sleep 0.1
+done
+[ -n "$drawn" ] || { cat "$work/screen.txt"; fail "the game screen did not come after y"; }
+echo "--- after y, the game's screen:"; grep -v '^ *$' "$work/screen.txt" | head -n 8
+tmux send-keys -t "$session" q
+grep -q "^10.77.0.1 7443 $fingerprint\$" "$work/home-tty/.config/roshambo/known_servers" || fail "y did not remember the server"
+tmux kill-session -t "$session"
+
+echo "lan-test: bots trusting the CA file and the pinned fingerprint"
+cp "$work/certs/ca.pem" "$work/ca.pem"
+on p1 ca "$pkg/roshambo" bot --host 10.77.0.1 --ca "$work/ca.pem" --room lan --name p1 \
+  --matches 2 > "$work/p1.out" 2>&1 &
 p1=$!
-ip netns exec "$tag-p2" "$bin/roshambo" bot --host 10.77.0.1 --pin "$fingerprint" \
-  --room lan --name p2 --strategy frequency --matches 2 > "$work/p2.out" 2>&1 &
+on p2 pin "$pkg/roshambo" bot --host 10.77.0.1 --pin "$fingerprint" --room lan --name p2 \
+  --matches 2 > "$work/p2.out" 2>&1 &
 p2=$!
 status=0
 wait "$p1" || status=1
 wait "$p2" || status=1
-for p in p1 p2; do echo "--- $p (10.77.0.$([ $p = p1 ] && echo 2 || echo 3)):"; cat "$work/$p.out"; done
-[ "$status" = 0 ] || { echo "lan-test: a player did not finish its matches"; exit 1; }
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+[ "$status" = 0 ] || { cat "$work/p1.out" "$work/p2.out"; fail "a --ca or --pin player did not finish"; }
+old_code="$code"
+stop_server
 
-# The IP subjectAltName check, the other way round.
+echo "lan-test: another certificate at the same address"
 start_server "$work/other"
-if ip netns exec "$tag-p1" "$bin/roshambo" bot --host 10.77.0.1 --ca "$work/other/ca.pem" \
-  > "$work/mismatch.out" 2>&1; then
-  echo "lan-test: a certificate without 10.77.0.1 was accepted"; exit 1
+if (on p1 one "$pkg/roshambo" bot --room changed --accept-new) > "$work/changed.out" 2>&1; then
+  fail "a server with a changed certificate was accepted"
 fi
-grep -q "name mismatch" "$work/mismatch.out" || { echo "lan-test: expected a name mismatch:"; cat "$work/mismatch.out"; exit 1; }
-echo "--- with a certificate that does not list 10.77.0.1:"; cat "$work/mismatch.out"
-echo "lan-test: a match across three hosts, and the IP subjectAltName check: OK"
+echo "--- a known server with a new certificate:"; cat "$work/changed.out"
+grep -q "HAS CHANGED" "$work/changed.out" || fail "expected the changed-identity warning"
+grep -q "was $old_code and is now $code" "$work/changed.out" || fail "the warning does not name both codes"
+grep -q "remove line 2 of $work/home-one/.config/roshambo/known_servers" "$work/changed.out" || fail "the warning does not name the line"
+if (on p1 ca "$pkg/roshambo" bot --host 10.77.0.1 --ca "$work/other/ca.pem") > "$work/mismatch.out" 2>&1; then
+  fail "a certificate without 10.77.0.1 was accepted"
+fi
+grep -q "name mismatch" "$work/mismatch.out" || { cat "$work/mismatch.out"; fail "expected a name mismatch"; }
+stop_server
+
+echo "lan-test: --no-announce"
+start_server "$work/certs" --no-announce
+if (on p1 one "$pkg/roshambo" servers --timeout 2) > "$work/quiet.out" 2>&1; then
+  cat "$work/quiet.out"; fail "a server started with --no-announce was found"
+fi
+grep -q "no server announced itself" "$work/quiet.out" || { cat "$work/quiet.out"; fail "expected 'no server announced itself'"; }
+stop_server
+echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, changed identity refused, --no-announce unheard; --ca, --pin and the IP subjectAltName check: OK"

@@ -283,7 +283,10 @@ struct Serve: AsyncParsableCommand {
       print("players on this machine join with:")
       print("  roshambo play --host 127.0.0.1 --port \(server.port)")
     } else {
-      print("players on other machines join with (one of):")
+      print(
+        configuration.announceName == nil
+          ? "players on other machines join with (one of):"
+          : "or, where multicast does not pass, with (one of):")
       for address in addresses {
         let shown = address.contains(":") ? "[\(address)]" : address
         print("  roshambo play --host \(shown) --port \(server.port) --pin \(server.fingerprint)")

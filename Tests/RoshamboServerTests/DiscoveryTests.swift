@@ -152,6 +152,38 @@ struct DiscoveryTests {
     }
   }
 
+  @Test("with two servers on the LAN, a script without --host is told to choose, with both listed")
+  func twoServers() async throws {
+    // The real group port, as the executable uses it.
+    try await withServer(announcing(name: "Alpha", groupPort: Announcement.port)) { alpha in
+      try await withServer(announcing(name: "Beta", groupPort: Announcement.port)) { beta in
+        let client = Process()
+        client.executableURL = URL(
+          fileURLWithPath: try serverBinary().replacingOccurrences(
+            of: "/roshambo-server", with: "/roshambo"))
+        client.arguments = ["bot"]
+        client.standardInput = FileHandle.nullDevice
+        let pipe = Pipe()
+        client.standardOutput = pipe
+        client.standardError = pipe
+        try client.run()
+        let said = String(
+          decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+        #expect(client.terminationStatus == 64, "\(said)")
+        #expect(said.contains("servers announce themselves"), "\(said)")
+        #expect(said.contains("--host"), "\(said)")
+        for (name, server) in [("Alpha", alpha), ("Beta", beta)] {
+          #expect(
+            said.split(separator: "\n").contains {
+              $0.contains("\(name)  ")
+                && $0.contains(":\(server.port)  0 waiting  code \(server.code)")
+            }, "\(said)")
+        }
+      }
+    }
+  }
+
   @Test("the certificate probe learns the fingerprint the server presents, and sends nothing")
   func probe() async throws {
     try await withServer(testConfiguration(dataDirectory: nil)) { server in
