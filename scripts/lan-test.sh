@@ -11,7 +11,9 @@
 #   - bots trusting the CA file and the pinned fingerprint play a match as before;
 #   - a certificate without 10.77.0.1 is refused with "name mismatch" (--ca);
 #   - a server with a new certificate at the same address is refused as changed;
-#   - a server started with --no-announce is not found.
+#   - a server started with --no-announce is not found;
+#   - a server on a host where multicast is impossible (loopback only) warns once and
+#     plays on.
 # Needs root (ip netns), iproute2, tmux, and dist/ from scripts/package.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,7 +30,7 @@ session="$tag-tty"
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
   tmux kill-session -t "$session" 2>/dev/null || true
-  for ns in srv p1 p2 lan; do ip netns del "$tag-$ns" 2>/dev/null || true; done
+  for ns in srv p1 p2 lan solo; do ip netns del "$tag-$ns" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -191,4 +193,24 @@ if (on p1 one "$pkg/roshambo" servers --timeout 2) > "$work/quiet.out" 2>&1; the
 fi
 grep -q "no server announced itself" "$work/quiet.out" || { cat "$work/quiet.out"; fail "expected 'no server announced itself'"; }
 stop_server
-echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, changed identity refused, --no-announce unheard; --ca, --pin and the IP subjectAltName check: OK"
+
+echo "lan-test: a host where multicast is impossible"
+ip netns add "$tag-solo"
+ip -n "$tag-solo" link set lo up
+on solo solo "$pkg/roshambo-server" --host 127.0.0.1 --port 7443 --data-dir "$work/solo" \
+  --log-level warning > "$work/solo.out" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do grep -q 'listening on' "$work/solo.out" && break; sleep 0.1; done
+grep -q 'listening on' "$work/solo.out" || { cat "$work/solo.out"; fail "the server did not start without multicast"; }
+on solo a "$pkg/roshambo" bot --host 127.0.0.1 --accept-new --room solo --name a > "$work/a.out" 2>&1 &
+a=$!
+on solo b "$pkg/roshambo" bot --host 127.0.0.1 --accept-new --room solo --name b > "$work/b.out" 2>&1 &
+b=$!
+status=0
+wait "$a" || status=1
+wait "$b" || status=1
+[ "$status" = 0 ] || { cat "$work/a.out" "$work/b.out"; fail "no match without multicast"; }
+echo "--- the server's warnings without multicast:"; grep -i 'announc' "$work/solo.out"
+[ "$(grep -ci 'warning.*announc' "$work/solo.out")" = 1 ] || fail "expected exactly one warning about announcing"
+stop_server
+echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, changed identity refused, --no-announce unheard, no multicast warned once; --ca, --pin and the IP subjectAltName check: OK"

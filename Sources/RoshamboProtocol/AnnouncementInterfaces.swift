@@ -7,8 +7,8 @@ import NIOCore
 #endif
 
 /// The network interfaces announcements travel on: every IPv4 interface that supports
-/// multicast and is not loopback (a laptop on Wi-Fi and Ethernet announces on both), or
-/// loopback alone on a machine that has nothing else.
+/// multicast and is not loopback (a laptop on Wi-Fi and Ethernet announces on both). A
+/// machine with none has no LAN to announce on; its players use `--host`.
 ///
 /// Invariant: every device listed has an IPv4 address, so it can be named to
 /// `IP_MULTICAST_IF` and `IP_ADD_MEMBERSHIP`.
@@ -20,8 +20,7 @@ public enum AnnouncementInterfaces {
       if case .v4 = device.address { return true }
       return false
     }
-    let lan = v4.filter { $0.multicastSupported && !isLoopback($0) }
-    return lan.isEmpty ? v4.filter(isLoopback) : lan
+    return v4.filter { $0.multicastSupported && !isLoopback($0) }
   }
 
   /// The multicast group's socket address.

@@ -50,18 +50,22 @@ final class Announcer: Sendable {
   }
 
   /// Opens the sockets and starts announcing. `waiting` says how many players wait for
-  /// an opponent now. Returns the announcer and the warnings met (an interface that would
-  /// not take the group, or no interface at all).
+  /// an opponent now. Returns the announcer (nil when there is no interface to announce
+  /// on) and the warnings met.
   static func start(
     _ settings: Settings, loop: any EventLoop, logger: Logger,
     waiting: @escaping @Sendable () -> EventLoopFuture<Int>
-  ) async -> (Announcer, [String]) {
+  ) async -> (Announcer?, [String]) {
     var warnings: [String] = []
     let devices = AnnouncementInterfaces.current()
-    if devices.isEmpty {
-      warnings.append(
-        "not announcing on the local network: this machine has no IPv4 interface; players "
-          + "connect with --host")
+    guard !devices.isEmpty else {
+      return (
+        nil,
+        [
+          "not announcing on the local network: no network interface here supports IPv4 "
+            + "multicast; players connect with --host"
+        ]
+      )
     }
     let group: SocketAddress
     do {
@@ -117,6 +121,10 @@ final class Announcer: Sendable {
       }
     }
 
+    guard !senders.isEmpty else {
+      try? await listener?.close()
+      return (nil, warnings + ["not announcing on the local network; players connect with --host"])
+    }
     let announcer = Announcer(loop: loop, listener: listener, senders: senders, state: state)
     trigger.set { announcer.announceSoon(settings, group: group, logger: logger, waiting: waiting) }
     try? await loop.submit {

@@ -28,6 +28,8 @@ public final class GameServer: Sendable {
   private let connections: Connections
   /// Announces the server on the local network, when the configuration asks for it.
   private let announcer: Announcer?
+  /// Whether the server announces itself on the local network (asked for, and possible).
+  public var isAnnouncing: Bool { announcer != nil }
   /// Whether `stop()` has been called (a second call returns at once).
   private let stopped = NIOLockedValueBox(false)
 

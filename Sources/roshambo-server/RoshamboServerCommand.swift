@@ -273,7 +273,7 @@ struct Serve: AsyncParsableCommand {
     )
     print("identity code: \(server.code) (players compare it when they first connect)")
     print("certificate SHA-256 fingerprint: \(server.fingerprint)")
-    if let announced = configuration.announceName {
+    if let announced = configuration.announceName, server.isAnnouncing {
       print(
         "announcing \"\(announced)\" on the local network: players join with `roshambo play`"
       )
@@ -284,7 +284,7 @@ struct Serve: AsyncParsableCommand {
       print("  roshambo play --host 127.0.0.1 --port \(server.port)")
     } else {
       print(
-        configuration.announceName == nil
+        !server.isAnnouncing
           ? "players on other machines join with (one of):"
           : "or, where multicast does not pass, with (one of):")
       for address in addresses {
