@@ -62,7 +62,9 @@ let package = Package(
     // The wire contract: messages, frames, protocol version.
     .target(
       name: "RoshamboProtocol",
-      dependencies: ["RoshamboGame", .product(name: "NIOCore", package: "swift-nio")]),
+      dependencies: [
+        "RoshamboGame", "RoshamboTLS", .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     .testTarget(
       name: "RoshamboProtocolTests",
       dependencies: [

@@ -62,7 +62,14 @@ public final class Bot {
         outcome = "loss"
         tally.roundsLost += 1
       }
-      log("round \(round.round): \(mine) vs \(theirs) (\(name(me.opponent))): \(outcome)")
+      var check = ""
+      switch session.store.state.fair.verdicts[round.round] {
+      case .verified?: check = " ✓ verified"
+      case .unverifiable(let why)?: check = " (not verified: \(why))"
+      case .lie(let why)?: check = " ✗ THE SERVER LIED: \(why)"
+      case nil: break
+      }
+      log("round \(round.round): \(mine) vs \(theirs) (\(name(me.opponent))): \(outcome)\(check)")
     }
     seenRounds = view.history.count
     switch view.phase {

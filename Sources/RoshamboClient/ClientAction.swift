@@ -7,8 +7,13 @@ public enum ClientAction: Equatable, Sendable {
   case welcome(room: String, seat: Seat?, token: String?)
   case synced(view: RoomView, seq: Int)
   case serverError(ProtocolError)
-  /// The player picks (sent by middleware; shown as pending at once).
+  /// The player picks (sent by middleware; shown as pending at once). In a fair room the
+  /// middleware turns it into ``commit(_:nonce:)`` with a fresh nonce.
   case choose(Weapon)
+  /// In a fair room: commit to `weapon` with `nonce` (64 hex digits, from `RAND_bytes`).
+  case commit(Weapon, nonce: String)
+  /// The evidence of a server's lie was written to this file.
+  case evidenceSaved(path: String)
   case rematch
   case quit
   case tick(now: Int64)

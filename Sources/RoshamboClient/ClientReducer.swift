@@ -21,8 +21,13 @@ public struct ClientReducer: Reducer {
       if view.phase != .choosing || previousRound.map({ view.round < $0 }) == true {
         state.pickedRounds = []  // a new match (or none running): no round picked yet
       }
+      if previousRound.map({ view.round < $0 }) == true || view.room != state.view?.room {
+        state.fair.startMatch()
+        state.context.verifiedRounds = []
+      }
       state.view = view
       state.seq = seq
+      if view.fair { checkFairPlay(&state, view: view) }
       // Pending ends when the server shows the pick, or the round has moved on.
       if let you = view.you,
         view.player(you)?.chosen == true || view.round != previousRound || view.phase != .choosing
@@ -35,16 +40,83 @@ public struct ClientReducer: Reducer {
         state.context.pendingPick = nil
       }
     case .choose(let weapon):
-      guard let view = state.view, state.canPick(weapon) else { return }
+      // In a fair room the middleware makes a nonce and sends `.commit` instead.
+      guard let view = state.view, !view.fair, state.canPick(weapon) else { return }
       state.pickedRounds.insert(view.round)
       state.context.pendingPick = weapon
       state.context.notice = nil
+    case .commit(let weapon, let nonce):
+      guard let view = state.view, view.fair, state.canPick(weapon), let me = view.you,
+        let bytes = Commitment.bytes(ofHex: nonce)
+      else { return }
+      let digest = Commitment.digest(
+        room: view.room, round: view.round, seat: me, weapon: weapon, nonce: bytes)
+      state.fair.secrets[view.round] = FairPlay.Secret(weapon: weapon, nonce: nonce, digest: digest)
+      state.pickedRounds.insert(view.round)
+      state.context.pendingPick = weapon
+      state.context.notice = nil
+    case .evidenceSaved(let path):
+      let reason = state.fair.evidence?.reason ?? "it reported a round falsely"
+      state.context.notice =
+        "The server cheated: \(reason). The match is stopped; the evidence is in \(path)."
     case .rematch, .quit:
       state.context.notice = nil
     case .tick(let now):
       state.context.now = now
     case .roundTrip(let millis):
       state.context.roundTripMillis = millis
+    }
+  }
+
+  /// A fair room's view: record the opponent's commitment the first time it is shown,
+  /// reveal this client's secret only then, and check every round that resolved.
+  private func checkFairPlay(_ state: inout ClientState, view: RoomView) {
+    state.fair.revealNow = nil
+    guard let me = view.you else { return }
+    if view.phase == .choosing, let shown = view.player(me.opponent)?.commitment,
+      state.fair.opponentCommitments[view.round] == nil
+    {
+      state.fair.opponentCommitments[view.round] = shown
+    }
+    if view.phase == .choosing, let secret = state.fair.secrets[view.round],
+      state.fair.opponentCommitments[view.round] != nil,
+      view.player(me)?.commitment == secret.digest,
+      view.player(me)?.revealed == false,
+      !state.fair.revealed.contains(view.round)
+    {
+      state.fair.revealed.insert(view.round)
+      state.fair.revealNow = view.round
+    }
+    let ruleset = Ruleset.named(view.ruleset)
+    for result in view.history where state.fair.verdicts[result.round] == nil {
+      let secret = state.fair.secrets[result.round]
+      let shown = state.fair.opponentCommitments[result.round]
+      // Only rounds this client took part in are judged (not those before it joined).
+      guard secret != nil || shown != nil else { continue }
+      let verdict = FairPlay.verdict(
+        of: result, room: view.room, me: me, ruleset: ruleset, secret: secret,
+        opponentCommitmentShown: shown, revealed: state.fair.revealed.contains(result.round))
+      state.fair.verdicts[result.round] = verdict
+      state.fair.secrets[result.round] = nil
+      state.fair.opponentCommitments[result.round] = nil
+      switch verdict {
+      case .verified:
+        state.context.verifiedRounds.insert(result.round)
+      case .unverifiable:
+        break
+      case .lie(let reason):
+        if state.fair.evidence == nil {
+          state.fair.evidence = FairPlay.Evidence(
+            room: view.room, round: result.round, seat: me, reason: reason, secret: secret,
+            opponentCommitmentShown: shown, reported: result)
+          state.context.notice = "The server cheated in round \(result.round): \(reason)."
+        }
+      }
+    }
+    // Bounded: only the rounds a view can show keep their verdicts.
+    if let oldest = view.history.first?.round {
+      state.fair.verdicts = state.fair.verdicts.filter { $0.key >= oldest }
+      state.context.verifiedRounds = state.context.verifiedRounds.filter { $0 >= oldest }
     }
   }
 }

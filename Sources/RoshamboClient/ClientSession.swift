@@ -18,7 +18,7 @@ public final class ClientSession {
   private let maxAttempts: Int
   private let keepalive: Duration
   private let outbox: Outbox
-  private var hello: (name: String, room: String?, role: ClientMessage.Role)?
+  private var hello: (name: String, room: String?, role: ClientMessage.Role, fair: Bool)?
 
   /// Where the middleware sends: the current connection, whether the player quit, the
   /// `id` of the last message sent, and when something was last sent.
@@ -27,6 +27,7 @@ public final class ClientSession {
       didSet { lastSent = .now }
     }
     var quitting = false
+    var evidenceDirectory: @Sendable () -> String = { EvidenceFile.defaultDirectory() }
     private var lastID = 0
     private(set) var lastSent = ContinuousClock.now
     init(_ connection: ServerConnection) { self.connection = connection }
@@ -70,11 +71,40 @@ public final class ClientSession {
     let sending = Middleware<ClientState, ClientAction>.effect { action, context in
       switch action {
       case .choose(let weapon):
-        // Only a pick the reducer took as pending goes out.
-        guard context.state.context.pendingPick == weapon, let view = context.state.view else {
+        guard let view = context.state.view else { return }
+        if view.fair {
+          // The nonce is made here, outside the reducer: 32 bytes from RAND_bytes.
+          guard context.state.canPick(weapon) else { return }
+          context.dispatch(.commit(weapon, nonce: Commitment.hex(Commitment.makeNonce())))
           return
         }
+        // Only a pick the reducer took as pending goes out.
+        guard context.state.context.pendingPick == weapon else { return }
         outbox.send(.choose(round: view.round, weapon: weapon, id: outbox.nextID()))
+      case .commit(let weapon, _):
+        guard context.state.context.pendingPick == weapon, let view = context.state.view,
+          let secret = context.state.fair.secret(for: view.round)
+        else { return }
+        outbox.send(.commit(round: view.round, digest: secret.digest, id: outbox.nextID()))
+      case .synced:
+        let fair = context.state.fair
+        if let round = fair.revealNow, let secret = fair.secret(for: round) {
+          // Only now: the opponent's commitment for this round has been shown and kept.
+          outbox.send(
+            .reveal(round: round, weapon: secret.weapon, nonce: secret.nonce, id: outbox.nextID()))
+        }
+        if let evidence = fair.evidence, !outbox.quitting {
+          outbox.quitting = true
+          let path: String
+          do {
+            path = try EvidenceFile.write(evidence, in: outbox.evidenceDirectory())
+          } catch {
+            path = "(not saved: \(error))"
+          }
+          context.dispatch(.evidenceSaved(path: path))
+          outbox.send(.leave(id: nil))
+          Task { await outbox.connection.close() }
+        }
       case .rematch:
         outbox.send(.rematch(id: nil))
       case .quit:
@@ -88,15 +118,23 @@ public final class ClientSession {
     store.dispatch(.connection(.connected))
   }
 
-  /// Sends hello.
+  /// Where evidence of a cheating server is written (a test may set it).
+  public var evidenceDirectory: @Sendable () -> String {
+    get { outbox.evidenceDirectory }
+    set { outbox.evidenceDirectory = newValue }
+  }
+
+  /// Sends hello. This client can play fair rooms, so it always says whether it asks for
+  /// one (`fair`: a new named room is made fair).
   public func join(
-    name: String, room: String?, role: ClientMessage.Role = .player, resume: String? = nil
+    name: String, room: String?, role: ClientMessage.Role = .player, resume: String? = nil,
+    fair: Bool = false
   ) {
-    hello = (name, room, role)
+    hello = (name, room, role, fair)
     outbox.send(
       .hello(
         protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume,
-        id: outbox.nextID()))
+        fair: fair, id: outbox.nextID()))
   }
 
   /// Sends a `ping` whenever nothing has been sent for `keepalive`, until cancelled.
@@ -121,6 +159,11 @@ public final class ClientSession {
     defer { pinger.cancel() }
     while true {
       let (error, fatal) = await consume(connection)
+      if let evidence = store.state.fair.evidence {
+        let reason = "the server cheated in round \(evidence.round): \(evidence.reason)"
+        store.dispatch(.connection(.closed(reason)))
+        return (ProtocolViolation(message: reason), nil)
+      }
       if let violation = error as? ProtocolViolation {
         store.dispatch(.connection(.closed(violation.description)))
         return (violation, nil)
@@ -141,7 +184,7 @@ public final class ClientSession {
         outbox.send(
           .hello(
             protocol: WireProtocol.version, name: hello.name, role: hello.role, room: hello.room,
-            resume: token.isEmpty ? nil : token, id: outbox.nextID()))
+            resume: token.isEmpty ? nil : token, fair: hello.fair, id: outbox.nextID()))
         store.dispatch(.connection(.connected))
         replaced = true
         break

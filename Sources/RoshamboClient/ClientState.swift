@@ -15,6 +15,8 @@ public struct ClientState: Equatable, Sendable {
   public var context = ClientContext()
   /// Rounds this client has sent a pick for in the current match (sent once each).
   public var pickedRounds: Set<Int> = []
+  /// In a fair room: the secrets, what was shown, and the verdicts (``FairPlay``).
+  public var fair = FairPlay()
 
   public init() {}
 

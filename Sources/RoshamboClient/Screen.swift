@@ -27,7 +27,9 @@ public final class Screen {
   }
 
   /// Joins and plays until the connection ends or the player quits; returns an exit status.
-  public func play(name: String, room: String?, role: ClientMessage.Role) async -> Int32 {
+  public func play(
+    name: String, room: String?, role: ClientMessage.Role, fair: Bool = false
+  ) async -> Int32 {
     let interactive = Terminal.isInteractive
     color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if interactive {
@@ -45,7 +47,7 @@ public final class Screen {
         try? await Task.sleep(for: .milliseconds(500))
       }
     }
-    session.join(name: name, room: room, role: role)
+    session.join(name: name, room: room, role: role, fair: fair)
     let (error, fatal) = await session.run()
     ticker?.cancel()
     terminal.restore()

@@ -22,6 +22,8 @@ public struct ClientContext: Equatable, Sendable {
   public var now: Int64
   /// The last measured ping round trip to the server, in ms.
   public var roundTripMillis: Double?
+  /// In a fair room, the rounds of this match this client has checked and found true.
+  public var verifiedRounds: Set<Int> = []
 
   public init(
     connection: Connection = .connecting, pendingPick: Weapon? = nil, notice: String? = nil,
@@ -146,7 +148,8 @@ public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
   }
 
   return ScreenProps(
-    title: "Room \(view.room) · \(view.ruleset.rawValue) · best of \(view.bestOf)",
+    title: "Room \(view.room) · \(view.ruleset.rawValue) · best of \(view.bestOf)"
+      + (view.fair ? " · fair (commit–reveal)" : ""),
     players: view.players.map { player in
       PlayerLine(
         seat: player.seat, name: player.name, score: player.score,
@@ -155,7 +158,9 @@ public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
     round: view.phase == .choosing ? "Round \(view.round)" : nil,
     countdown: countdown(deadline: view.deadline, now: context.now),
     status: status, prompt: prompt, reveal: reveal, banner: banner,
-    history: view.history.map { historyRow($0, name: name) },
+    history: view.history.map {
+      historyRow($0, name: name) + (context.verifiedRounds.contains($0.round) ? "  ✓ verified" : "")
+    },
     keys: keys, notice: context.notice, connection: connection,
     latency: context.roundTripMillis.map(latencyLine))
 }

@@ -3,8 +3,9 @@
 /// Invariant: every change to any room goes through one of these, so a journal of them
 /// rebuilds the whole lobby.
 public enum LobbyAction: Sendable, Equatable {
-  /// A player joins `room` (nil: quick match), creating the room if needed.
-  case join(room: String?, name: String, token: String, at: Int64)
+  /// A player joins `room` (nil: quick match), creating the room if needed: with the
+  /// lobby's default settings, made fair when `fair` asks for it (a named room only).
+  case join(room: String?, name: String, token: String, fair: Bool = false, at: Int64)
   /// A spectator starts watching an existing room.
   case spectate(room: String)
   /// An action for one room.

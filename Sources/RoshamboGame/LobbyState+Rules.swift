@@ -3,7 +3,7 @@ extension LobbyState {
   /// without a name lands in the quick-match room, see ``roomForJoin(requested:)``).
   public func room(of action: LobbyAction) -> String {
     switch action {
-    case .join(let requested, _, _, _): roomForJoin(requested: requested)
+    case .join(let requested, _, _, _, _): roomForJoin(requested: requested)
     case .spectate(let name), .room(let name, _): name
     }
   }
@@ -11,7 +11,7 @@ extension LobbyState {
   /// Why the rules refuse `action`, or nil when they accept it.
   public func refusal(for action: LobbyAction) -> Refusal? {
     switch action {
-    case .join(let requested, let name, let token, let at):
+    case .join(let requested, let name, let token, _, let at):
       let target = roomForJoin(requested: requested)
       guard let room = rooms[target] else { return nil }
       return room.refusal(for: .playerJoined(name: name, token: token, at: at))
@@ -36,10 +36,12 @@ extension LobbyState {
   /// Precondition: ``refusal(for:)`` returned nil for `action` on this lobby.
   public mutating func applyAccepted(_ action: LobbyAction) {
     switch action {
-    case .join(let requested, let name, let token, let at):
+    case .join(let requested, let name, let token, let fair, let at):
       let target = roomForJoin(requested: requested)
       if rooms[target] == nil {
-        rooms[target] = RoomState(name: target, settings: defaults)
+        var settings = defaults
+        if fair, requested != nil { settings.fair = true }
+        rooms[target] = RoomState(name: target, settings: settings)
         if requested == nil { nextQuickMatchNumber += 1 }
       }
       rooms[target]!.applyAccepted(.playerJoined(name: name, token: token, at: at))

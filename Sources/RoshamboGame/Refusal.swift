@@ -12,6 +12,11 @@ public enum Refusal: Error, Sendable, Equatable {
   case invalidWeapon(Weapon, Ruleset.ID)
   /// The seat cannot act now: the match is not running, or the seat is not held.
   case notPlaying(String)
+  /// A fair room takes `commit` and `reveal`, not `choose`, and only from clients that
+  /// can play it; the sentence says which.
+  case fairRoom(String)
+  /// `commit` and `reveal` belong to fair rooms; this one is ordinary.
+  case notFair
   /// A timer or connection event that no longer applies.
   case stale(String)
 
@@ -25,6 +30,8 @@ public enum Refusal: Error, Sendable, Equatable {
     case .invalidWeapon(let weapon, let ruleset):
       "\(weapon.rawValue) is not a weapon in the \(ruleset.rawValue) ruleset."
     case .notPlaying(let why): why
+    case .fairRoom(let why): why
+    case .notFair: "This room is not fair (commit–reveal); send choose with your weapon."
     case .stale(let why): why
     }
   }

@@ -10,6 +10,14 @@ public enum RoomAction: Sendable, Equatable {
   case spectatorLeft
   /// A seat picks a weapon for the named round.
   case chose(seat: Seat, round: Int, weapon: Weapon, at: Int64)
+  /// In a fair room, a seat commits to a weapon for the named round without saying it:
+  /// `digest` is the ``Commitment`` (64 lower-case hex digits).
+  case committed(seat: Seat, round: Int, digest: String, at: Int64)
+  /// In a fair room, a seat reveals its weapon and nonce once both seats have committed.
+  /// `matches` says whether they hash to the seat's commitment; the server computes it
+  /// (SHA-256 is not the reducer's business), so the fold stays pure and replayable. A
+  /// reveal that does not match loses the round for that seat.
+  case revealed(seat: Seat, round: Int, weapon: Weapon, nonce: String, matches: Bool, at: Int64)
   /// A seat's connection dropped; its grace period starts.
   case disconnected(seat: Seat, at: Int64)
   /// A seat was taken back with its token.

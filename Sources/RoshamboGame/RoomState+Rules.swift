@@ -32,6 +32,22 @@ extension RoomState {
       if seats.values.allSatisfy({ $0.pick != nil }) {
         resolveRound(at: at)
       }
+    case .committed(let seat, _, let digest, let at):
+      seats[seat]!.commitment = digest
+      if isRevealing {
+        // Both are bound now: the reveal stage has its own deadline, always.
+        deadline = at + settings.revealMillis
+      }
+    case .revealed(let seat, _, let weapon, let nonce, let matches, let at):
+      if matches {
+        seats[seat]!.pick = weapon
+        seats[seat]!.nonce = nonce
+      } else {
+        seats[seat]!.revealFailed = true
+      }
+      if seats.values.allSatisfy(\.hasRevealed) {
+        resolveRound(at: at)
+      }
     case .disconnected(let seat, let at):
       seats[seat]!.connected = false
       seats[seat]!.graceEndsAt = at + settings.graceMillis
@@ -70,9 +86,31 @@ extension RoomState {
             ? "The match has not started: waiting for a second player."
             : "The match is over; ask for a rematch to play again.")
       }
+      guard !settings.fair else {
+        return .fairRoom("This room is fair: send commit with your digest, then reveal.")
+      }
       guard round == self.round else { return .wrongRound(current: self.round) }
       guard ruleset.allows(weapon) else { return .invalidWeapon(weapon, settings.ruleset) }
       return held.pick == nil ? nil : .alreadyChosen
+    case .committed(let seat, let round, let digest, _):
+      if let refusal = fairRefusal(seat: seat, round: round) { return refusal }
+      guard Commitment.isHex256(digest) else {
+        return .fairRoom("A commitment is a SHA-256 digest: 64 lower-case hex digits.")
+      }
+      return seats[seat]!.commitment == nil ? nil : .alreadyChosen
+    case .revealed(let seat, let round, let weapon, let nonce, _, _):
+      if let refusal = fairRefusal(seat: seat, round: round) { return refusal }
+      guard isRevealing else {
+        return .notPlaying(
+          seats[seat]!.commitment == nil
+            ? "Commit first; reveal once both commitments are in."
+            : "Reveal once your opponent has committed too.")
+      }
+      guard Commitment.isHex256(nonce) else {
+        return .fairRoom("A nonce is 32 bytes: 64 lower-case hex digits.")
+      }
+      guard ruleset.allows(weapon) else { return .invalidWeapon(weapon, settings.ruleset) }
+      return seats[seat]!.hasRevealed ? .alreadyChosen : nil
     case .disconnected(let seat, _):
       guard let held = seats[seat], !held.hasLeft, held.connected else {
         return .stale("seat \(seat.rawValue) is not connected")
@@ -114,11 +152,37 @@ extension RoomState {
     }
   }
 
+  /// Why a seat may not commit or reveal for `round` now, or nil (the checks both share).
+  private func fairRefusal(seat: Seat, round: Int) -> Refusal? {
+    guard let held = seats[seat], !held.hasLeft else {
+      return .notPlaying("You do not hold a seat in this room.")
+    }
+    guard settings.fair else { return .notFair }
+    guard phase == .choosing else {
+      return .notPlaying(
+        phase == .waiting
+          ? "The match has not started: waiting for a second player."
+          : "The match is over; ask for a rematch to play again.")
+    }
+    return round == self.round ? nil : .wrongRound(current: self.round)
+  }
+
+  /// Clears what a seat did in the round (its pick, and in a fair room its commitment,
+  /// nonce and failed reveal).
+  private mutating func clearRound() {
+    for seat in seats.keys {
+      seats[seat]!.pick = nil
+      seats[seat]!.commitment = nil
+      seats[seat]!.nonce = nil
+      seats[seat]!.revealFailed = false
+    }
+  }
+
   /// Scores to zero, history cleared, round 1 open.
   private mutating func startMatch(at: Int64) {
+    clearRound()
     for seat in seats.keys {
       seats[seat]!.score = 0
-      seats[seat]!.pick = nil
       seats[seat]!.wantsRematch = false
     }
     round = 1
@@ -129,13 +193,23 @@ extension RoomState {
   }
 
   /// Resolves the current round from the picks in (a missing pick loses; two missing
-  /// draw), then ends the match or opens the next round.
+  /// draw), then ends the match or opens the next round. In a fair room's commit stage
+  /// (a deadline before both committed) a commitment counts as a pick that wins against
+  /// none, and its weapon stays unknown; in the reveal stage a reveal that failed or
+  /// never came is a missing pick.
   private mutating func resolveRound(at: Int64) {
     let first = seats[.one]?.pick
     let second = seats[.two]?.pick
     var roundWinner: Seat?
     var reason: String?
+    let fair = settings.fair
+    let commitStage = fair && !isRevealing
+    let played = Seat.allCases.map { seat in
+      commitStage ? seats[seat]?.commitment != nil : seats[seat]?.pick != nil
+    }
     switch (first, second) {
+    case _ where commitStage:
+      if played[0] != played[1] { roundWinner = played[0] ? .one : .two }
     case (let a?, let b?):
       switch ruleset.outcome(a, b) {
       case .first(let rule):
@@ -150,14 +224,20 @@ extension RoomState {
     case (nil, .some): roundWinner = .two
     case (nil, nil): break
     }
-    history.append(
-      RoundResult(round: round, weapons: [first, second], winner: roundWinner, reason: reason))
+    var result = RoundResult(
+      round: round, weapons: commitStage ? [nil, nil] : [first, second], winner: roundWinner,
+      reason: reason)
+    if fair {
+      result.commitments = Seat.allCases.map { seats[$0]?.commitment }
+      result.nonces = Seat.allCases.map { commitStage ? nil : seats[$0]?.nonce }
+    }
+    history.append(result)
     if history.count > RoomView.historyLimit {
       // Endless draws must not grow the room: keep what a view can show (the scores are
       // in the seats, and rounds keep their numbers).
       history.removeFirst(history.count - RoomView.historyLimit)
     }
-    for seat in seats.keys { seats[seat]!.pick = nil }
+    clearRound()
     if let roundWinner {
       seats[roundWinner]!.score += 1
       if seats[roundWinner]!.score >= winsNeeded {
@@ -173,7 +253,7 @@ extension RoomState {
     phase = .over
     winner = seat
     deadline = nil
-    for held in seats.keys { seats[held]!.pick = nil }
+    clearRound()
   }
 
   /// A seat gives up: the opponent wins a running match; the seat is kept (to show the

@@ -32,6 +32,14 @@ public struct RoomState: Sendable, Equatable {
     /// Whether the player gave the seat up (left, or never came back) and forfeited.
     /// The seat stays to show the result, and a new player may take it.
     public var hasLeft: Bool
+    /// In a fair room, the seat's commitment for the current round: the SHA-256 digest
+    /// (64 lower-case hex digits) of its weapon and nonce (``Commitment``).
+    public var commitment: String?
+    /// In a fair room, the nonce the seat revealed with its weapon this round.
+    public var nonce: String?
+    /// In a fair room, whether the seat's reveal did not match its commitment this round
+    /// (it loses the round).
+    public var revealFailed: Bool
 
     public init(name: String, token: String, connected: Bool = true, score: Int = 0) {
       self.name = name
@@ -42,7 +50,14 @@ public struct RoomState: Sendable, Equatable {
       self.graceEndsAt = nil
       self.wantsRematch = false
       self.hasLeft = false
+      self.commitment = nil
+      self.nonce = nil
+      self.revealFailed = false
     }
+
+    /// Whether the seat has done what this stage of the round asks: picked (an ordinary
+    /// room), committed, or revealed or failed to (a fair room's reveal stage).
+    var hasRevealed: Bool { pick != nil || revealFailed }
   }
 
   /// How a room plays: the ruleset, the match length and the clocks.
@@ -54,20 +69,29 @@ public struct RoomState: Sendable, Equatable {
     public var roundMillis: Int64
     /// How long a disconnected seat is held, in ms.
     public var graceMillis: Int64
+    /// Whether rounds are played by commit–reveal (``Commitment``), so that the server
+    /// never holds a weapon before both seats are bound to theirs.
+    public var fair: Bool
+    /// In a fair room, how long seats have to reveal once both commitments are in, in
+    /// ms (always limited: a seat that commits and never reveals must not hold the room).
+    public var revealMillis: Int64
 
     public init(
       ruleset: Ruleset.ID = .classic, bestOf: Int = 3, roundMillis: Int64 = 0,
-      graceMillis: Int64 = 30_000
+      graceMillis: Int64 = 30_000, fair: Bool = false, revealMillis: Int64 = 30_000
     ) {
       self.ruleset = ruleset
       self.bestOf = bestOf
       self.roundMillis = roundMillis
       self.graceMillis = graceMillis
+      self.fair = fair
+      self.revealMillis = revealMillis
     }
 
     /// Whether these settings make a playable match.
     public var isValid: Bool {
       bestOf >= 1 && bestOf % 2 == 1 && bestOf <= 99 && roundMillis >= 0 && graceMillis >= 0
+        && revealMillis > 0
     }
   }
 
@@ -112,6 +136,12 @@ public struct RoomState: Sendable, Equatable {
   /// The seat that holds `token`, if any (a seat given up holds none).
   public func seat(holding token: String) -> Seat? {
     Seat.allCases.first { seats[$0].map { !$0.hasLeft && $0.token == token } ?? false }
+  }
+
+  /// In a fair room, whether the round is in its reveal stage: both seats have committed.
+  public var isRevealing: Bool {
+    settings.fair && phase == .choosing && seats.count == 2
+      && seats.values.allSatisfy { $0.commitment != nil }
   }
 
   /// Whether nobody is in the room: no seat held and no spectator.

@@ -1,5 +1,6 @@
 /// A room as one connection may see it: the values of the wire contract's `view` object
-/// (plus the documented extension fields `spectators`, `rematch`, `left` and `reason`),
+/// (plus the documented extension fields `spectators`, `rematch`, `left`, `reason` and,
+/// for fair rooms, `fair`, `commitment`, `revealed`, `commitments` and `nonces`),
 /// whose one wire form is in RoshamboProtocol (`RoomView+Wire.swift`).
 ///
 /// Invariant: a view made for one audience holds no other seat's pick for a round that
@@ -20,12 +21,15 @@ public struct RoomView: Sendable, Equatable {
   public var spectators: Int
   /// Seats that have asked for a rematch.
   public var rematch: [Seat]
+  /// Whether the room plays by commit–reveal (extension field).
+  public var fair: Bool
 
   public init(
     room: String, ruleset: Ruleset.ID, bestOf: Int, phase: RoomState.Phase, round: Int,
     you: Seat?, players: [PlayerView], history: [RoundResult], winner: Seat?, deadline: Int64?,
-    spectators: Int = 0, rematch: [Seat] = []
+    spectators: Int = 0, rematch: [Seat] = [], fair: Bool = false
   ) {
+    self.fair = fair
     self.room = room
     self.ruleset = ruleset
     self.bestOf = bestOf
@@ -51,7 +55,8 @@ public struct RoomView: Sendable, Equatable {
 
 /// One seat as a viewer sees it.
 ///
-/// Invariant: `weapon` is non-nil only in the view made for this seat itself.
+/// Invariant: `weapon` is non-nil only in the view made for this seat itself, and in a
+/// fair room `commitment` only there too until both seats have committed.
 public struct PlayerView: Sendable, Equatable {
   public var seat: Seat
   public var name: String
@@ -61,11 +66,18 @@ public struct PlayerView: Sendable, Equatable {
   public var score: Int
   /// The player gave the seat up (extension field).
   public var left: Bool
+  /// In a fair room, the seat's commitment this round: shown to its own seat at once,
+  /// and to everyone once both seats have committed (extension field).
+  public var commitment: String?
+  /// In a fair room, whether the seat has revealed this round (extension field).
+  public var revealed: Bool
 
   public init(
     seat: Seat, name: String, connected: Bool, chosen: Bool, weapon: Weapon?, score: Int,
-    left: Bool = false
+    left: Bool = false, commitment: String? = nil, revealed: Bool = false
   ) {
+    self.commitment = commitment
+    self.revealed = revealed
     self.seat = seat
     self.name = name
     self.connected = connected
@@ -82,7 +94,9 @@ extension RoomState {
   /// state leaves the server, so it is where secrecy is enforced: only the viewer's own
   /// pick appears, and only until its round resolves (then it is in `history`).
   public func view(for viewer: Seat?) -> RoomView {
-    RoomView(
+    let fair = settings.fair
+    let revealing = isRevealing
+    return RoomView(
       room: name,
       ruleset: settings.ruleset,
       bestOf: settings.bestOf,
@@ -92,13 +106,17 @@ extension RoomState {
       players: Seat.allCases.compactMap { seat in
         guard let held = seats[seat] else { return nil }
         return PlayerView(
-          seat: seat, name: held.name, connected: held.connected, chosen: held.pick != nil,
-          weapon: seat == viewer ? held.pick : nil, score: held.score, left: held.hasLeft)
+          seat: seat, name: held.name, connected: held.connected,
+          chosen: fair ? held.commitment != nil : held.pick != nil,
+          weapon: seat == viewer ? held.pick : nil, score: held.score, left: held.hasLeft,
+          commitment: revealing || seat == viewer ? held.commitment : nil,
+          revealed: fair && held.hasRevealed)
       },
       history: Array(history.suffix(RoomView.historyLimit)),
       winner: winner,
       deadline: deadline,
       spectators: spectators,
-      rematch: Seat.allCases.filter { seats[$0]?.wantsRematch == true })
+      rematch: Seat.allCases.filter { seats[$0]?.wantsRematch == true },
+      fair: fair)
   }
 }

@@ -10,12 +10,37 @@ public struct RoundResult: Sendable, Equatable {
   public var winner: Seat?
   /// The rule that decided it, as a sentence ("rock crushes scissors"), if one did.
   public var reason: String?
+  /// In a fair room, each seat's commitment (nil: none made); empty in an ordinary room.
+  public var commitments: [String?]
+  /// In a fair room, each seat's revealed nonce (nil: no matching reveal); empty in an
+  /// ordinary room. With `weapons` and `commitments`, what any client needs to check the
+  /// round itself (``Commitment``).
+  public var nonces: [String?]
 
-  public init(round: Int, weapons: [Weapon?], winner: Seat?, reason: String?) {
+  public init(
+    round: Int, weapons: [Weapon?], winner: Seat?, reason: String?,
+    commitments: [String?] = [], nonces: [String?] = []
+  ) {
     self.round = round
     self.weapons = weapons
     self.winner = winner
     self.reason = reason
+    self.commitments = commitments
+    self.nonces = nonces
+  }
+
+  /// Whether the round was played by commit–reveal.
+  public var isFair: Bool { !commitments.isEmpty }
+
+  /// `seat`'s commitment and nonce, in a fair round.
+  public func commitment(of seat: Seat) -> String? {
+    let index = seat.rawValue - 1
+    return commitments.indices.contains(index) ? commitments[index] : nil
+  }
+
+  public func nonce(of seat: Seat) -> String? {
+    let index = seat.rawValue - 1
+    return nonces.indices.contains(index) ? nonces[index] : nil
   }
 
   /// The weapon `seat` played, or nil (none in time, or a round with fewer weapons).

@@ -12,8 +12,17 @@ public enum ClientMessage: Sendable, Equatable {
     case spectator
   }
 
-  case hello(protocol: Int, name: String, role: Role, room: String?, resume: String?, id: Int?)
+  /// `fair`: nil from a client that does not know fair rooms (it cannot play one); false
+  /// from one that can; true asks for a fair room when this hello creates the room.
+  case hello(
+    protocol: Int, name: String, role: Role, room: String?, resume: String?, fair: Bool? = nil,
+    id: Int?)
   case choose(round: Int, weapon: Weapon, id: Int?)
+  /// In a fair room: the commitment (64 lower-case hex digits) for the round.
+  case commit(round: Int, digest: String, id: Int?)
+  /// In a fair room, once both commitments are in: the weapon and the nonce (64
+  /// lower-case hex digits) committed to.
+  case reveal(round: Int, weapon: Weapon, nonce: String, id: Int?)
   case rematch(id: Int?)
   case leave(id: Int?)
   case ping(id: Int?)
@@ -21,8 +30,8 @@ public enum ClientMessage: Sendable, Equatable {
   /// The message's `id`, echoed as `re` on an error it causes.
   public var id: Int? {
     switch self {
-    case .hello(_, _, _, _, _, let id), .choose(_, _, let id), .rematch(let id), .leave(let id),
-      .ping(let id):
+    case .hello(_, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
+      .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id):
       id
     }
   }
@@ -40,13 +49,17 @@ public enum ClientMessage: Sendable, Equatable {
     var resume: String?
     var round: Int?
     var weapon: String?
+    var fair: Bool?
+    var digest: String?
+    var nonce: String?
   }
 
   /// The envelope's fields, in the order a wrong type among several is reported.
   private enum Field: String, CaseIterable, Comparable {
-    case type, id, `protocol`, name, role, room, resume, round, weapon
+    case type, id, `protocol`, name, role, room, resume, round, weapon, fair, digest, nonce
 
     var isInteger: Bool { self == .id || self == .protocol || self == .round }
+    var isBool: Bool { self == .fair }
 
     static func < (lhs: Field, rhs: Field) -> Bool {
       allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -94,14 +107,17 @@ public enum ClientMessage: Sendable, Equatable {
           if kind == .null { return try reader.skipValue() }
           var integer: Int?
           var text: String?
+          var flag: Bool?
           if field.isInteger, kind == .number {
             integer = try reader.exactInt()
-          } else if !field.isInteger, kind == .string {
+          } else if field.isBool, kind == .bool {
+            flag = try reader.bool()
+          } else if !field.isInteger, !field.isBool, kind == .string {
             text = try reader.string()
           } else {
             try reader.skipValue()
           }
-          guard integer != nil || text != nil else {
+          guard integer != nil || text != nil || flag != nil else {
             wrongType = min(wrongType ?? field, field)
             return
           }
@@ -115,6 +131,9 @@ public enum ClientMessage: Sendable, Equatable {
           case .resume: envelope.resume = text
           case .round: envelope.round = integer
           case .weapon: envelope.weapon = text
+          case .fair: envelope.fair = flag
+          case .digest: envelope.digest = text
+          case .nonce: envelope.nonce = text
           }
         }
         return true
@@ -126,7 +145,7 @@ public enum ClientMessage: Sendable, Equatable {
       return (.failure(.badFrame("The frame is not valid UTF-8 JSON.")), nil)
     }
     if let field = wrongType {
-      let what = field.isInteger ? "an integer" : "a string"
+      let what = field.isInteger ? "an integer" : field.isBool ? "true or false" : "a string"
       return (
         .failure(
           .badMessage("The field \(field.rawValue) has the wrong type: it must be \(what).")),
@@ -174,7 +193,9 @@ public enum ClientMessage: Sendable, Equatable {
         return .failure(.badMessage("\"resume\" must be the token the server gave you."))
       }
       return .success(
-        .hello(protocol: version, name: name, role: role, room: e.room, resume: e.resume, id: e.id))
+        .hello(
+          protocol: version, name: name, role: role, room: e.room, resume: e.resume, fair: e.fair,
+          id: e.id))
     case "choose":
       guard let round = e.round else {
         return .failure(.badMessage("choose needs an integer \"round\"."))
@@ -188,6 +209,31 @@ public enum ClientMessage: Sendable, Equatable {
             code: .invalidWeapon, message: "\"\(LogText.cut(text))\" is not a weapon."))
       }
       return .success(.choose(round: round, weapon: weapon, id: e.id))
+    case "commit":
+      guard let round = e.round else {
+        return .failure(.badMessage("commit needs an integer \"round\"."))
+      }
+      guard let digest = e.digest, Commitment.isHex256(digest) else {
+        return .failure(
+          .badMessage("commit needs \"digest\": 64 lower-case hex digits (a SHA-256 digest)."))
+      }
+      return .success(.commit(round: round, digest: digest, id: e.id))
+    case "reveal":
+      guard let round = e.round else {
+        return .failure(.badMessage("reveal needs an integer \"round\"."))
+      }
+      guard let text = e.weapon else {
+        return .failure(.badMessage("reveal needs a string \"weapon\"."))
+      }
+      guard let weapon = Weapon(rawValue: text) else {
+        return .failure(
+          ProtocolError(
+            code: .invalidWeapon, message: "\"\(LogText.cut(text))\" is not a weapon."))
+      }
+      guard let nonce = e.nonce, Commitment.isHex256(nonce) else {
+        return .failure(.badMessage("reveal needs \"nonce\": 64 lower-case hex digits."))
+      }
+      return .success(.reveal(round: round, weapon: weapon, nonce: nonce, id: e.id))
     case "rematch": return .success(.rematch(id: e.id))
     case "leave": return .success(.leave(id: e.id))
     case "ping": return .success(.ping(id: e.id))
@@ -217,13 +263,14 @@ public enum ClientMessage: Sendable, Equatable {
       if let id { json.comma(); json.key("id"); json.int(id) }
     }
     switch self {
-    case .hello(let version, let name, let role, let room, let resume, let messageID):
+    case .hello(let version, let name, let role, let room, let resume, let fair, let messageID):
       json.raw("{\"type\":\"hello\",")
       json.key("protocol"); json.int(version); json.comma()
       json.key("name"); json.string(name); json.comma()
       json.key("role"); json.string(role.rawValue)
       if let room { json.comma(); json.key("room"); json.string(room) }
       if let resume { json.comma(); json.key("resume"); json.string(resume) }
+      if let fair { json.comma(); json.key("fair"); json.bool(fair) }
       id(messageID)
       json.raw("}")
     case .choose(let round, let weapon, let messageID):
@@ -232,6 +279,23 @@ public enum ClientMessage: Sendable, Equatable {
       json.key("weapon"); json.string(weapon.rawValue)
       id(messageID)
       json.raw("}")
+      for _ in 0..<(WireProtocol.weaponFieldWidth - (weapon.rawValue.utf8.count + 2)) {
+        json.raw(" ")
+      }
+    case .commit(let round, let digest, let messageID):
+      json.raw("{\"type\":\"commit\",")
+      json.key("round"); json.int(round); json.comma()
+      json.key("digest"); json.string(digest)
+      id(messageID)
+      json.raw("}")
+    case .reveal(let round, let weapon, let nonce, let messageID):
+      json.raw("{\"type\":\"reveal\",")
+      json.key("round"); json.int(round); json.comma()
+      json.key("weapon"); json.string(weapon.rawValue); json.comma()
+      json.key("nonce"); json.string(nonce)
+      id(messageID)
+      json.raw("}")
+      // Every weapon makes a reveal of the same length (as a choose).
       for _ in 0..<(WireProtocol.weaponFieldWidth - (weapon.rawValue.utf8.count + 2)) {
         json.raw(" ")
       }

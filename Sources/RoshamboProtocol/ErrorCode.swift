@@ -29,12 +29,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
   public static let serverFull = ErrorCode(rawValue: "server_full")
   public static let unavailable = ErrorCode(rawValue: "unavailable")
   public static let timeout = ErrorCode(rawValue: "timeout")
+  public static let fairRoom = ErrorCode(rawValue: "fair_room")
+  public static let notFair = ErrorCode(rawValue: "not_fair")
 
   /// Every code of the contract, in the order `docs/PROTOCOL.md` lists them.
   public static let contract: [ErrorCode] = [
     .badFrame, .badMessage, .unsupportedProtocol, .helloFirst, .roomFull, .noSuchRoom,
     .badToken, .wrongRound, .alreadyChosen, .invalidWeapon, .notPlaying, .rateLimited,
-    .serverFull, .unavailable, .timeout,
+    .serverFull, .unavailable, .timeout, .fairRoom, .notFair,
   ]
 
   /// The code for a refusal by the game's rules. A stale refusal (a timer whose moment
@@ -47,6 +49,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     case .alreadyChosen: self = .alreadyChosen
     case .invalidWeapon: self = .invalidWeapon
     case .notPlaying, .stale: self = .notPlaying
+    case .fairRoom: self = .fairRoom
+    case .notFair: self = .notFair
     }
   }
 }

@@ -14,7 +14,20 @@ extension JSONText {
     key("weapons"); weapons(round.weapons); comma()
     key("winner"); int(round.winner?.rawValue ?? 0); comma()
     key("reason"); optionalString(round.reason)
+    if round.isFair {
+      comma(); key("commitments"); optionalStrings(round.commitments)
+      comma(); key("nonces"); optionalStrings(round.nonces)
+    }
     raw("}")
+  }
+
+  private mutating func optionalStrings(_ values: [String?]) {
+    raw("[")
+    for (index, value) in values.enumerated() {
+      if index > 0 { comma() }
+      optionalString(value)
+    }
+    raw("]")
   }
 
   /// The contract's `view` object, every key present.
@@ -37,6 +50,10 @@ extension JSONText {
       key("weapon"); optionalString(player.weapon?.rawValue); comma()
       key("score"); int(player.score); comma()
       key("left"); bool(player.left)
+      if view.fair {
+        comma(); key("commitment"); optionalString(player.commitment)
+        comma(); key("revealed"); bool(player.revealed)
+      }
       raw("}")
     }
     raw("]"); comma()
@@ -49,6 +66,7 @@ extension JSONText {
     key("winner"); optionalInt(view.winner?.rawValue); comma()
     key("deadline"); optionalInt(view.deadline); comma()
     key("spectators"); int(view.spectators); comma()
+    if view.fair { key("fair"); bool(true); comma() }
     key("rematch"); raw("[")
     for (index, seat) in view.rematch.enumerated() {
       if index > 0 { comma() }
@@ -94,6 +112,7 @@ extension JSONReader {
     var deadline: Int?
     var spectators = 0
     var rematch: [Seat] = []
+    var fair = false
     try object { reader, key in
       switch key {
       case "room": room = try reader.string()
@@ -108,6 +127,7 @@ extension JSONReader {
       case "deadline": deadline = try reader.optionalInt()
       case "spectators": spectators = try reader.null() ? 0 : reader.int()
       case "rematch": rematch = try reader.null() ? [] : reader.array(of: { try $0.seat() })
+      case "fair": fair = try reader.null() ? false : reader.bool()
       default: try reader.skipValue()
       }
     }
@@ -118,7 +138,16 @@ extension JSONReader {
     return RoomView(
       room: room, ruleset: ruleset, bestOf: bestOf, phase: phase, round: round, you: you,
       players: players, history: history, winner: winner, deadline: deadline.map(Int64.init),
-      spectators: spectators, rematch: rematch)
+      spectators: spectators, rematch: rematch, fair: fair)
+  }
+
+  /// 64 lower-case hex digits, or null.
+  package mutating func optionalHex256() throws -> String? {
+    guard let text = try optionalString() else { return nil }
+    guard Commitment.isHex256(text) else {
+      throw failure("\"\(text.prefix(16))…\" is not 64 lower-case hex digits")
+    }
+    return text
   }
 
   package mutating func player() throws -> PlayerView {
@@ -129,6 +158,8 @@ extension JSONReader {
     var weapon: Weapon?
     var score: Int?
     var left = false
+    var commitment: String?
+    var revealed = false
     try object { reader, key in
       switch key {
       case "seat": seat = try reader.seat()
@@ -138,6 +169,8 @@ extension JSONReader {
       case "weapon": weapon = try reader.null() ? nil : reader.raw(Weapon.self, "weapon")
       case "score": score = try reader.int()
       case "left": left = try reader.null() ? false : reader.bool()
+      case "commitment": commitment = try reader.optionalHex256()
+      case "revealed": revealed = try reader.null() ? false : reader.bool()
       default: try reader.skipValue()
       }
     }
@@ -146,7 +179,7 @@ extension JSONReader {
     }
     return PlayerView(
       seat: seat, name: name, connected: connected, chosen: chosen, weapon: weapon, score: score,
-      left: left)
+      left: left, commitment: commitment, revealed: revealed)
   }
 
   /// A resolved round. `drawAsNull` also takes a draw's `winner` as null or absent (how
@@ -156,8 +189,12 @@ extension JSONReader {
     var weapons: [Weapon?]?
     var winner: Int? = drawAsNull ? 0 : nil
     var reason: String?
+    var commitments: [String?] = []
+    var nonces: [String?] = []
     try object { reader, key in
       switch key {
+      case "commitments": commitments = try reader.array(of: { try $0.optionalHex256() })
+      case "nonces": nonces = try reader.array(of: { try $0.optionalHex256() })
       case "round": round = try reader.int()
       case "weapons":
         weapons = try reader.array(of: { try $0.null() ? nil : $0.raw(Weapon.self, "weapon") })
@@ -172,7 +209,11 @@ extension JSONReader {
     guard winner == 0 || Seat(rawValue: winner) != nil else {
       throw failure("a round's winner must be 0, 1 or 2, not \(winner)")
     }
+    guard commitments.count <= 2, nonces.count <= 2 else {
+      throw failure("a round has at most two commitments and two nonces")
+    }
     return RoundResult(
-      round: round, weapons: weapons, winner: Seat(rawValue: winner), reason: reason)
+      round: round, weapons: weapons, winner: Seat(rawValue: winner), reason: reason,
+      commitments: commitments, nonces: nonces)
   }
 }

@@ -151,8 +151,10 @@ final class GameHub {
 
   func receive(_ request: PlayerRequest, from link: ConnectionLink) {
     switch request {
-    case .hello(let version, let name, let role, let room, let resume, let id):
-      hello(link, version: version, name: name, role: role, room: room, resume: resume, id: id)
+    case .hello(let version, let name, let role, let room, let resume, let fair, let id):
+      hello(
+        link, version: version, name: name, role: role, room: room, resume: resume, fair: fair,
+        id: id)
     case .choose(let round, let weapon, let id):
       guard let (room, seat) = seat(of: link, re: id) else { break }
       logger.debug(
@@ -162,6 +164,27 @@ final class GameHub {
         ])
       perform(
         .room(room, .chose(seat: seat, round: round, weapon: weapon, at: now())),
+        origin: Origin(link: link, re: id))
+    case .commit(let round, let digest, let id):
+      guard let (room, seat) = seat(of: link, re: id) else { break }
+      perform(
+        .room(room, .committed(seat: seat, round: round, digest: digest, at: now())),
+        origin: Origin(link: link, re: id))
+    case .reveal(let round, let weapon, let nonce, let id):
+      guard let (room, seat) = seat(of: link, re: id) else { break }
+      // Checked here, outside the reducer: the action carries the result, so replaying
+      // the journal needs no hashing and always gives the same room.
+      let commitment = store.state.rooms[room]?.seats[seat]?.commitment
+      let matches =
+        commitment.map {
+          Commitment.verify(
+            $0, room: room, round: round, seat: seat, weapon: weapon, nonce: nonce)
+        } ?? false
+      perform(
+        .room(
+          room,
+          .revealed(
+            seat: seat, round: round, weapon: weapon, nonce: nonce, matches: matches, at: now())),
         origin: Origin(link: link, re: id))
     case .rematch(let id):
       guard let (room, seat) = seat(of: link, re: id) else { break }
@@ -203,7 +226,7 @@ final class GameHub {
 
   private func hello(
     _ link: ConnectionLink, version: Int, name: String, role: ClientMessage.Role, room: String?,
-    resume: String?, id: Int?
+    resume: String?, fair: Bool?, id: Int?
   ) {
     guard sessions[link.id] == nil else {
       reply(link, .badMessage("hello was already accepted on this connection."), re: id)
@@ -223,11 +246,26 @@ final class GameHub {
       outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
       logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])
     } else {
+      let target = store.state.roomForJoin(requested: room)
+      let fairRoom =
+        store.state.rooms[target]?.settings.fair
+        ?? (store.state.defaults.fair || (room != nil && fair == true))
+      if fairRoom, fair == nil {
+        reply(
+          link,
+          ProtocolError(
+            code: .fairRoom,
+            message: "Room \(target) plays fair (commit–reveal) and this client cannot; "
+              + "upgrade to roshambo 1.2 or later, or join another room."),
+          re: id)
+        return
+      }
       let token = ResumeToken.make()
       let stored = ResumeToken.stored(token)
-      let target = store.state.roomForJoin(requested: room)
       guard
-        perform(.join(room: room, name: name, token: stored, at: now()), origin: origin),
+        perform(
+          .join(room: room, name: name, token: stored, fair: fair == true, at: now()),
+          origin: origin),
         let seat = store.state.rooms[target]?.seat(holding: stored)
       else { return }
       sessions.attach(link, room: target, seat: seat, token: stored)

@@ -55,9 +55,17 @@ extension JSONReader {
     var seat: Seat?
     var round: Int?
     var weapon: Weapon?
+    var fair = false
+    var digest: String?
+    var nonce: String?
+    var matches: Bool?
     try object { reader, key in
       switch key {
       case "type": type = try reader.string()
+      case "fair": fair = try reader.bool()
+      case "digest": digest = try reader.optionalHex256()
+      case "nonce": nonce = try reader.optionalHex256()
+      case "matches": matches = try reader.bool()
       case "room": room = try reader.optionalString()
       case "name": name = try reader.string()
       case "token": token = try reader.string()
@@ -76,7 +84,7 @@ extension JSONReader {
     if kind == "join" {
       return .join(
         room: room, name: try required(name, "name"), token: try required(token, "token"),
-        at: Int64(try required(at, "at")))
+        fair: fair, at: Int64(try required(at, "at")))
     }
     let roomName = try required(room, "room")
     if kind == "spectate" { return .spectate(room: roomName) }
@@ -92,6 +100,15 @@ extension JSONReader {
       action = .chose(
         seat: try required(seat, "seat"), round: try required(round, "round"),
         weapon: try required(weapon, "weapon"), at: Int64(try required(at, "at")))
+    case "committed":
+      action = .committed(
+        seat: try required(seat, "seat"), round: try required(round, "round"),
+        digest: try required(digest, "digest"), at: Int64(try required(at, "at")))
+    case "revealed":
+      action = .revealed(
+        seat: try required(seat, "seat"), round: try required(round, "round"),
+        weapon: try required(weapon, "weapon"), nonce: try required(nonce, "nonce"),
+        matches: try required(matches, "matches"), at: Int64(try required(at, "at")))
     case "disconnected":
       action = .disconnected(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
     case "reconnected":
@@ -150,8 +167,12 @@ extension JSONReader {
     var bestOf: Int?
     var roundMillis: Int?
     var graceMillis: Int?
+    var fair = false
+    var revealMillis: Int?
     try object { reader, key in
       switch key {
+      case "fair": fair = try reader.bool()
+      case "revealMillis": revealMillis = try reader.int()
       case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
       case "bestOf": bestOf = try reader.int()
       case "roundMillis": roundMillis = try reader.int()
@@ -162,9 +183,11 @@ extension JSONReader {
     guard let ruleset, let bestOf, let roundMillis, let graceMillis else {
       throw failure("settings without one of ruleset, bestOf, roundMillis, graceMillis")
     }
-    return RoomState.Settings(
+    var settings = RoomState.Settings(
       ruleset: ruleset, bestOf: bestOf, roundMillis: Int64(roundMillis),
-      graceMillis: Int64(graceMillis))
+      graceMillis: Int64(graceMillis), fair: fair)
+    if let revealMillis { settings.revealMillis = Int64(revealMillis) }
+    return settings
   }
 
   /// A room, in either format. They differ in how seats are listed (format 2: one object
@@ -262,8 +285,14 @@ extension JSONReader {
     var graceEndsAt: Int?
     var wantsRematch: Bool?
     var hasLeft: Bool?
+    var commitment: String?
+    var nonce: String?
+    var revealFailed = false
     try object { reader, key in
       switch key {
+      case "commitment": commitment = try reader.optionalHex256()
+      case "nonce": nonce = try reader.optionalHex256()
+      case "revealFailed": revealFailed = try reader.bool()
       case "name": name = try reader.string()
       case "token": token = try reader.string()
       case "connected": connected = try reader.bool()
@@ -284,6 +313,9 @@ extension JSONReader {
     held.graceEndsAt = graceEndsAt.map(Int64.init)
     held.wantsRematch = wantsRematch
     held.hasLeft = hasLeft
+    held.commitment = commitment
+    held.nonce = nonce
+    held.revealFailed = revealFailed
     return held
   }
 }

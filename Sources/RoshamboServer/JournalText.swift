@@ -9,11 +9,12 @@ extension JSONText {
   /// A lobby action as a journal row: `{"type":…,"room":…, …the action's fields}`.
   mutating func journalRow(_ action: LobbyAction) {
     switch action {
-    case .join(let room, let name, let token, let at):
+    case .join(let room, let name, let token, let fair, let at):
       raw("{\"type\":\"join\",")
       key("room"); optionalString(room); comma()
       key("name"); string(name); comma()
       key("token"); string(token); comma()
+      if fair { key("fair"); bool(true); comma() }
       key("at"); int(at)
     case .spectate(let room):
       raw("{\"type\":\"spectate\",")
@@ -46,6 +47,20 @@ extension JSONText {
       key("seat"); int(seat.rawValue); comma()
       key("round"); int(round); comma()
       key("weapon"); string(weapon.rawValue); comma()
+      key("at"); int(at)
+    case .committed(let seat, let round, let digest, let at):
+      start("committed"); comma()
+      key("seat"); int(seat.rawValue); comma()
+      key("round"); int(round); comma()
+      key("digest"); string(digest); comma()
+      key("at"); int(at)
+    case .revealed(let seat, let round, let weapon, let nonce, let matches, let at):
+      start("revealed"); comma()
+      key("seat"); int(seat.rawValue); comma()
+      key("round"); int(round); comma()
+      key("weapon"); string(weapon.rawValue); comma()
+      key("nonce"); string(nonce); comma()
+      key("matches"); bool(matches); comma()
       key("at"); int(at)
     case .disconnected(let seat, let at):
       start("disconnected"); seatAt(seat, at)
@@ -123,6 +138,9 @@ extension JSONText {
     key("graceEndsAt"); optionalInt(held.graceEndsAt); comma()
     key("wantsRematch"); bool(held.wantsRematch); comma()
     key("hasLeft"); bool(held.hasLeft)
+    if let commitment = held.commitment { comma(); key("commitment"); string(commitment) }
+    if let nonce = held.nonce { comma(); key("nonce"); string(nonce) }
+    if held.revealFailed { comma(); key("revealFailed"); bool(true) }
     raw("}")
   }
 
@@ -132,6 +150,10 @@ extension JSONText {
     key("bestOf"); int(settings.bestOf); comma()
     key("roundMillis"); int(settings.roundMillis); comma()
     key("graceMillis"); int(settings.graceMillis)
+    if settings.fair {
+      comma(); key("fair"); bool(true)
+      comma(); key("revealMillis"); int(settings.revealMillis)
+    }
     raw("}")
   }
 }

@@ -8,18 +8,25 @@ import RoshamboProtocol
 enum PlayerRequest: Sendable, Equatable {
   case hello(
     protocol: Int, name: String, role: ClientMessage.Role, room: String?, resume: String?,
-    id: Int?)
+    fair: Bool? = nil, id: Int?)
   case choose(round: Int, weapon: Weapon, id: Int?)
+  case commit(round: Int, digest: String, id: Int?)
+  case reveal(round: Int, weapon: Weapon, nonce: String, id: Int?)
   case rematch(id: Int?)
   case leave(id: Int?)
 
   /// The request a message makes of the hub, or nil for `ping`.
   init?(_ message: ClientMessage) {
     switch message {
-    case .hello(let version, let name, let role, let room, let resume, let id):
-      self = .hello(protocol: version, name: name, role: role, room: room, resume: resume, id: id)
+    case .hello(let version, let name, let role, let room, let resume, let fair, let id):
+      self = .hello(
+        protocol: version, name: name, role: role, room: room, resume: resume, fair: fair, id: id)
     case .choose(let round, let weapon, let id):
       self = .choose(round: round, weapon: weapon, id: id)
+    case .commit(let round, let digest, let id):
+      self = .commit(round: round, digest: digest, id: id)
+    case .reveal(let round, let weapon, let nonce, let id):
+      self = .reveal(round: round, weapon: weapon, nonce: nonce, id: id)
     case .rematch(let id): self = .rematch(id: id)
     case .leave(let id): self = .leave(id: id)
     case .ping: return nil

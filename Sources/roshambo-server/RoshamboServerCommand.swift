@@ -77,6 +77,18 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Seconds a round may last before missing picks lose it; 0 for no limit.")
   var roundSeconds: Double = 0
 
+  @Flag(
+    help: ArgumentHelp(
+      "Make every new room fair: rounds are played by commit–reveal.",
+      discussion: """
+        Each player first sends a SHA-256 commitment to a weapon and a random nonce, and \
+        reveals both once the opponent has committed; every client checks every round, so \
+        the server (and whoever hosts it) never knows a weapon before both players are \
+        bound to theirs. Clients older than 1.2 cannot join fair rooms. Without it, a \
+        player may still ask for a fair named room (roshambo play --fair --room NAME).
+        """))
+  var fair = false
+
   @Option(help: "Seconds a dropped player's seat is held for them to come back.")
   var graceSeconds: Double = 30
 
@@ -226,7 +238,8 @@ struct Serve: AsyncParsableCommand {
     configuration.threads = threads
     configuration.roomSettings = RoomState.Settings(
       ruleset: ruleset, bestOf: bestOf,
-      roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000))
+      roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000),
+      fair: fair)
     configuration.limits.maxConnections = maxConnections
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
@@ -269,7 +282,7 @@ struct Serve: AsyncParsableCommand {
 
     let versions = allowTLS12 ? "TLS 1.2 and 1.3" : "TLS 1.3"
     print(
-      "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset.rawValue), best of \(bestOf))"
+      "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset.rawValue), best of \(bestOf)\(fair ? ", fair rooms" : ""))"
     )
     print("identity code: \(server.code) (players compare it when they first connect)")
     print("certificate SHA-256 fingerprint: \(server.fingerprint)")

@@ -108,6 +108,17 @@ struct Play: AsyncParsableCommand {
   @Flag(help: "Start a server and a bot opponent on this machine and play against it.")
   var vsBot = false
 
+  @Flag(
+    help: ArgumentHelp(
+      "Ask for a fair room (commit–reveal) when --room creates it.",
+      discussion: """
+        In a fair room neither the server nor its host can see a pick before both \
+        players are bound to theirs, and this client checks every round itself (marked \
+        ✓ verified). A server caught lying stops the match; the evidence is saved in a \
+        file the client names.
+        """))
+  var fair = false
+
   @Option(help: "The bot's strategy with --vs-bot.")
   var strategy = BotStrategy.random
 
@@ -140,7 +151,7 @@ struct Play: AsyncParsableCommand {
         let session = ClientSession(connection: botConnection)
         let bot = Bot(session: session, strategy: strategy, matches: .max) { _ in }
         bot.start()
-        session.join(name: "Bot (\(strategy.rawValue))", room: botRoom)
+        session.join(name: "Bot (\(strategy.rawValue))", room: botRoom, fair: fair)
         _ = await session.run()
       }
     } else {
@@ -154,7 +165,7 @@ struct Play: AsyncParsableCommand {
         connection: connection, reconnect: reconnect, keepalive: keepalive)
       let screen = Screen(session: session)
       return Task { @MainActor in
-        await screen.play(name: name, room: room, role: .player)
+        await screen.play(name: name, room: room, role: .player, fair: fair)
       }
     }.value
     try? await local?.stop()
@@ -209,6 +220,9 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "The bot's name.")
   var name = "bot"
 
+  @Flag(help: "Ask for a fair room (commit–reveal) when --room creates it.")
+  var fair = false
+
   func validate() throws {
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
     try validateName(name)
@@ -224,7 +238,7 @@ struct BotCommand: AsyncParsableCommand {
         fflush(nil)
       }
       bot.start()
-      session.join(name: name, room: room)
+      session.join(name: name, room: room, fair: fair)
       return Task { @MainActor in
         let (error, fatal) = await session.run()
         let why = fatal.map { "the server refused: \($0.message)" } ?? error.map { "\($0)" }

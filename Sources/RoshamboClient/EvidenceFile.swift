@@ -1,0 +1,80 @@
+import Foundation
+import RoshamboGame
+import RoshamboProtocol
+
+/// The file a client writes when it catches a server lying about a fair round: every
+/// value the verdict was reached from, as JSON, so that anyone can check it again with
+/// SHA-256 and the layout in docs/PROTOCOL.md.
+///
+/// Invariant: the file is created new (never overwriting another) with mode 0600.
+public enum EvidenceFile {
+  /// `$XDG_STATE_HOME/roshambo`, else `~/.local/state/roshambo`, else the temporary
+  /// directory.
+  public static func defaultDirectory(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+      return state + "/roshambo"
+    }
+    if let home = environment["HOME"], home.hasPrefix("/") {
+      return home + "/.local/state/roshambo"
+    }
+    return NSTemporaryDirectory() + "roshambo"
+  }
+
+  /// Writes `evidence` in `directory`; returns the file's path.
+  public static func write(_ evidence: FairPlay.Evidence, in directory: String) throws -> String {
+    try FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let stamp = Int64(Date().timeIntervalSince1970 * 1000)
+    let path = "\(directory)/evidence-\(evidence.room)-round\(evidence.round)-\(stamp).json"
+    guard
+      FileManager.default.createFile(
+        atPath: path, contents: Data(json(evidence).utf8), attributes: [.posixPermissions: 0o600])
+    else { throw CocoaError(.fileWriteUnknown) }
+    return path
+  }
+
+  /// The evidence as a JSON object (stable key order, for people and scripts).
+  public static func json(_ evidence: FairPlay.Evidence) -> String {
+    func string(_ text: String?) -> String {
+      guard let text else { return "null" }
+      var out = "\""
+      for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case _ where scalar.value < 0x20:
+          out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+      }
+      return out + "\""
+    }
+    func list(_ values: [String?]) -> String {
+      "[" + values.map(string).joined(separator: ",") + "]"
+    }
+    let reported = evidence.reported
+    return """
+      {
+        "what": "a roshambo server reported a fair round that its commitments contradict",
+        "reason": \(string(evidence.reason)),
+        "room": \(string(evidence.room)),
+        "round": \(evidence.round),
+        "seat": \(evidence.seat.rawValue),
+        "yourWeapon": \(string(evidence.secret?.weapon.rawValue)),
+        "yourNonce": \(string(evidence.secret?.nonce)),
+        "yourCommitment": \(string(evidence.secret?.digest)),
+        "opponentCommitmentShown": \(string(evidence.opponentCommitmentShown)),
+        "reported": {
+          "weapons": \(list(reported.weapons.map { $0?.rawValue })),
+          "winner": \(reported.winner?.rawValue ?? 0),
+          "commitments": \(list(reported.commitments)),
+          "nonces": \(list(reported.nonces))
+        },
+        "layout": "SHA-256 of \\"roshambo-commit-v1\\" 0 room 0 round 0 seat 0 weapon 0 nonce (32 bytes)"
+      }
+
+      """
+  }
+}

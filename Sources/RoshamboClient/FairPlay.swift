@@ -1,0 +1,128 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// What a client keeps to play a fair room and to check the server: its own secret for
+/// the round (weapon, nonce, commitment), the opponent's commitment as it was first
+/// shown, and a verdict for every resolved round. The client trusts nothing the server
+/// says about a fair round that it cannot check against these.
+///
+/// Invariant: a secret is only ever revealed after the opponent's commitment for the
+/// same round has been shown and recorded here, and at most one secret and one
+/// recorded commitment per round are kept (rounds of the running match only).
+public struct FairPlay: Equatable, Sendable {
+  /// This client's commitment for a round and what it was made from.
+  public struct Secret: Equatable, Sendable {
+    public var weapon: Weapon
+    /// 64 lower-case hex digits.
+    public var nonce: String
+    public var digest: String
+  }
+
+  /// What checking a resolved round found.
+  public enum Verdict: Equatable, Sendable {
+    /// Every reported weapon matches its commitment and the result follows the rules.
+    case verified
+    /// Nothing wrong, but not enough was shown to check (for example a round decided at
+    /// the deadline before both commitments were in).
+    case unverifiable(String)
+    /// The server reported something the commitments prove false.
+    case lie(String)
+  }
+
+  /// Everything needed to show that the server lied about a round.
+  public struct Evidence: Equatable, Sendable {
+    public var room: String
+    public var round: Int
+    public var seat: Seat
+    public var reason: String
+    /// This client's secret for the round, if it committed.
+    public var secret: Secret?
+    /// The opponent's commitment as the server showed it before the reveals.
+    public var opponentCommitmentShown: String?
+    /// The round as the server reported it.
+    public var reported: RoundResult
+  }
+
+  var secrets: [Int: Secret] = [:]
+  var opponentCommitments: [Int: String] = [:]
+  var revealed: Set<Int> = []
+  /// The round whose reveal the middleware sends now (set by one reduce only).
+  public internal(set) var revealNow: Int?
+  /// A verdict for each resolved round of this match, by round number.
+  public internal(set) var verdicts: [Int: Verdict] = [:]
+  /// Set once the server is caught lying; the session then stops.
+  public internal(set) var evidence: Evidence?
+
+  public init() {}
+
+  /// This client's secret for `round`, if it committed.
+  public func secret(for round: Int) -> Secret? { secrets[round] }
+
+  /// A new match: nothing of the last one is kept but the evidence.
+  mutating func startMatch() {
+    secrets = [:]
+    opponentCommitments = [:]
+    revealed = []
+    verdicts = [:]
+    revealNow = nil
+  }
+
+  /// Checks a resolved fair round against what this client saw before it resolved.
+  public static func verdict(
+    of result: RoundResult, room: String, me: Seat, ruleset: Ruleset, secret: Secret?,
+    opponentCommitmentShown shown: String?, revealed: Bool
+  ) -> Verdict {
+    let opponent = me.opponent
+    guard result.isFair else { return .lie("a fair room's round came without commitments") }
+    if let secret {
+      if result.commitment(of: me) != secret.digest {
+        return .lie("it reported a commitment for you that you did not make")
+      }
+      if let mine = result.weapon(of: me), mine != secret.weapon {
+        return .lie(
+          "it reported that you played \(mine.rawValue); you committed to \(secret.weapon.rawValue)"
+        )
+      }
+    }
+    guard let shown else {
+      return .unverifiable("the round ended before both commitments were in")
+    }
+    if result.commitment(of: opponent) != shown {
+      return .lie("your opponent's commitment changed after it was shown to you")
+    }
+    let theirs = result.weapon(of: opponent)
+    if let theirs {
+      guard let nonce = result.nonce(of: opponent),
+        Commitment.verify(
+          shown, room: room, round: result.round, seat: opponent, weapon: theirs, nonce: nonce)
+      else {
+        return .lie(
+          "it reported that your opponent played \(theirs.rawValue), which does not match the "
+            + "commitment shown to you")
+      }
+    }
+    let mine = result.weapon(of: me)
+    if secret != nil, revealed, mine == nil {
+      return .unverifiable("your reveal did not count (it may have come after the deadline)")
+    }
+    let expected: Seat?
+    switch (mine, theirs) {
+    case (let a?, let b?):
+      let (first, second) = me == .one ? (a, b) : (b, a)
+      switch ruleset.outcome(first, second) {
+      case .first: expected = .one
+      case .second: expected = .two
+      case .draw: expected = nil
+      }
+    case (.some, nil): expected = me
+    case (nil, .some): expected = opponent
+    case (nil, nil): expected = nil
+    }
+    guard result.winner == expected else {
+      let said = result.winner.map { $0 == me ? "you" : "your opponent" } ?? "nobody"
+      let should = expected.map { $0 == me ? "you" : "your opponent" } ?? "nobody (a draw)"
+      return .lie("it gave the round to \(said); the revealed weapons give it to \(should)")
+    }
+    return .verified
+  }
+}

@@ -1,0 +1,71 @@
+/// The commit–reveal scheme of fair rooms, as data: what a commitment is made of and the
+/// form of its parts. Hashing is not here (the game has no cryptography); clients and the
+/// server compute the digest with the system's OpenSSL (`RoshamboTLS.CommitmentDigest`).
+///
+/// A seat's commitment for a round is the SHA-256 digest, as 64 lower-case hex digits, of
+/// these bytes, parts separated by one zero byte:
+///
+///     "roshambo-commit-v1" 0x00 room 0x00 round 0x00 seat 0x00 weapon 0x00 nonce
+///
+/// where `room` is the room's name (UTF-8), `round` and `seat` are decimal ASCII ("3",
+/// "1"), `weapon` is the weapon's wire name ("rock") and `nonce` is 32 random bytes (raw,
+/// not hex). Binding room, round and seat means a commitment cannot be replayed in
+/// another round or passed off as the other seat's.
+///
+/// Invariant: ``isHex256(_:)`` accepts exactly 64 characters from `0-9a-f`.
+public enum Commitment {
+  /// The first part of every committed message.
+  public static let domain = "roshambo-commit-v1"
+
+  /// The bytes a commitment is the SHA-256 digest of.
+  public static func message(
+    room: String, round: Int, seat: Seat, weapon: Weapon, nonce: [UInt8]
+  ) -> [UInt8] {
+    var bytes: [UInt8] = []
+    for part in [domain, room, String(round), String(seat.rawValue), weapon.rawValue] {
+      bytes += Array(part.utf8)
+      bytes.append(0)
+    }
+    return bytes + nonce
+  }
+
+  /// Whether `text` is 32 bytes as 64 lower-case hex digits (a digest or a nonce).
+  public static func isHex256(_ text: String) -> Bool {
+    text.utf8.count == 64
+      && text.utf8.allSatisfy {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+          || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+      }
+  }
+
+  /// The bytes of 64 lower-case hex digits, or nil.
+  public static func bytes(ofHex text: String) -> [UInt8]? {
+    guard isHex256(text) else { return nil }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(32)
+    var high: UInt8?
+    for digit in text.utf8 {
+      let value =
+        digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10
+      if let first = high {
+        bytes.append(first << 4 | value)
+        high = nil
+      } else {
+        high = value
+      }
+    }
+    return bytes
+  }
+
+  /// 64 lower-case hex digits for 32 bytes.
+  public static func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      out.append(digits[Int(byte >> 4)])
+      out.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}
