@@ -44,7 +44,8 @@ if env -i PATH="$clean_path" sh -c 'command -v swift' >/dev/null; then
   fail "swift is on $clean_path, so this would not show the binaries run without it"
 fi
 for binary in roshambo roshambo-server; do
-  if ldd "$pkg/$binary" | grep -Ei 'libswift|libFoundation|libdispatch'; then
+  linked=$(ldd "$pkg/$binary")
+  if echo "$linked" | grep -Ei 'libswift|libFoundation|libdispatch'; then
     fail "$binary links Swift libraries dynamically"
   fi
 done

@@ -29,13 +29,17 @@ bin="$scratch/release"
 
 # Only libc, OpenSSL and SQLite (and the loader, libm, libstdc++'s runtime) may remain.
 for product in roshambo roshambo-server; do
-  swift_libs=$(ldd "$bin/$product" | grep -Ei 'libswift|libFoundation|libdispatch|libBlocksRuntime|lib_Foundation|libicu' || true)
+  linked=$(ldd "$bin/$product")
+  swift_libs=$(echo "$linked" | grep -Ei 'libswift|libFoundation|libdispatch|libBlocksRuntime|lib_Foundation|libicu' || true)
   if [ -n "$swift_libs" ]; then
     echo "package: $product still links Swift libraries dynamically:" >&2
     echo "$swift_libs" >&2
     exit 1
   fi
-  ldd "$bin/$product" | grep -q 'libssl.so.3' || { echo "package: $product does not link OpenSSL 3" >&2; exit 1; }
+  case "$linked" in
+    *libssl.so.3*) ;;
+    *) echo "package: $product does not link OpenSSL 3:" >&2; echo "$linked" >&2; exit 1 ;;
+  esac
 done
 
 stage="$(mktemp -d)"
