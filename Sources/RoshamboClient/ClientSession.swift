@@ -160,9 +160,11 @@ public final class ClientSession {
     while true {
       let (error, fatal) = await consume(connection)
       if let evidence = store.state.fair.evidence {
-        let reason = "the server cheated in round \(evidence.round): \(evidence.reason)"
+        let reason =
+          store.state.context.notice
+          ?? "the server cheated in round \(evidence.round): \(evidence.reason)"
         store.dispatch(.connection(.closed(reason)))
-        return (ProtocolViolation(message: reason), nil)
+        return (ServerCheated(message: reason), nil)
       }
       if let violation = error as? ProtocolViolation {
         store.dispatch(.connection(.closed(violation.description)))
@@ -233,6 +235,13 @@ public final class ClientSession {
     if outbox.quitting { return "you left the game" }
     return error.map { "the connection ended: \($0)" } ?? "the server closed the connection"
   }
+}
+
+/// The server was caught reporting a fair round its commitments contradict; the message
+/// says how, and where the evidence is.
+public struct ServerCheated: Error, CustomStringConvertible {
+  public let message: String
+  public var description: String { message }
 }
 
 /// Reconnecting was given up.

@@ -33,9 +33,11 @@ extension ClientState {
   }
 
   /// Whether this client is a seated player whose pick for the open round is still to
-  /// be made (and not already sent).
+  /// be made (and not already sent). Never once the server has been caught lying.
   public var isMyMove: Bool {
-    guard let view, let you = view.you, view.phase == .choosing else { return false }
+    guard let view, let you = view.you, view.phase == .choosing, fair.evidence == nil else {
+      return false
+    }
     return view.player(you)?.chosen == false && !pickedRounds.contains(view.round)
   }
 }

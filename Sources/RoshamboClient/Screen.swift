@@ -60,6 +60,10 @@ public final class Screen {
       Self.complain(violation.description)
       return ExitStatus.protocolViolation
     }
+    if let cheated = error as? ServerCheated {
+      Self.complain(cheated.message)
+      return ExitStatus.protocolViolation
+    }
     if let fatal {
       Self.complain(fatal.message)
       return ExitStatus.failure

@@ -242,7 +242,9 @@ struct BotCommand: AsyncParsableCommand {
       return Task { @MainActor in
         let (error, fatal) = await session.run()
         let why = fatal.map { "the server refused: \($0.message)" } ?? error.map { "\($0)" }
-        return (bot.tally.matches, bot.summary, why, error is ProtocolViolation)
+        return (
+          bot.tally.matches, bot.summary, why, error is ProtocolViolation || error is ServerCheated
+        )
       }
     }.value
     print(summary)

@@ -1,0 +1,192 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import RoshamboGame
+import RoshamboProtocol
+import RoshamboTLS
+import Testing
+
+/// A server that plays a fair room with the client honestly up to the reveals, then
+/// reports the round as its `lie` says: the way a patched server, or its host, would
+/// cheat. Seat 2 ("Mallory") is the server's own player.
+final class CheatingServer: Sendable {
+  enum Lie: Sendable {
+    /// Reports the round as played: the control case.
+    case none
+    /// Shows one commitment for Mallory before the reveals, then reports the round with
+    /// another (and a weapon and nonce that match the other).
+    case swapDigest
+    /// Reports a weapon for Mallory other than the one committed to.
+    case otherWeapon
+  }
+
+  let channel: any Channel
+  var port: Int { channel.localAddress!.port! }
+
+  init(lie: Lie) async throws {
+    let tls = try TLSContext(
+      .server(
+        certificateChainFile: ClientTestCertificates.files.serverCertificate,
+        privateKeyFile: ClientTestCertificates.files.serverKey))
+    channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelInitializer { child in
+        child.eventLoop.makeCompletedFuture {
+          try child.pipeline.syncOperations.addHandlers([
+            try TLSHandler(context: tls), ByteToMessageHandler(FrameDecoder()), Play(lie: lie),
+          ])
+        }
+      }
+      .bind(host: "127.0.0.1", port: 0).get()
+  }
+
+  func close() async { try? await channel.close() }
+
+  final class Play: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let lie: Lie
+    var seq = 0
+    var mine: String?
+    // Mallory's honest commitment to scissors, and the one a swap shows instead.
+    let malloryNonce = Array(repeating: UInt8(7), count: 32)
+    var mallory: String {
+      Commitment.digest(room: "den", round: 1, seat: .two, weapon: .scissors, nonce: malloryNonce)
+    }
+
+    init(lie: Lie) { self.lie = lie }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+      guard case .success(let message) = ClientMessage.decode(Array(buffer: unwrapInboundIn(data)))
+      else { return }
+      switch message {
+      case .hello:
+        send(.welcome(room: "den", seat: .one, token: "t"), context)
+        send(state(round: 1, players: [player(.one, commitment: nil), player(.two, commitment: nil)]), context)
+      case .commit(_, let digest, _):
+        mine = digest
+        send(
+          state(round: 1, players: [player(.one, commitment: digest), player(.two, commitment: mallory)]),
+          context)
+      case .reveal(_, let weapon, let nonce, _):
+        // Mallory "wins" whatever the client played: what the lie claims.
+        var weapons: [Weapon?] = [weapon, .scissors]
+        var commitments: [String?] = [mine, mallory]
+        var nonces: [String?] = [nonce, Commitment.hex(malloryNonce)]
+        var winner: Seat? =
+          switch Ruleset.classic.outcome(weapon, .scissors) {
+          case .first: .one
+          case .second: .two
+          case .draw: nil
+          }
+        switch lie {
+        case .none:
+          break
+        case .swapDigest:
+          let beating: Weapon = weapon == .rock ? .paper : weapon == .paper ? .scissors : .rock
+          let nonce = Array(repeating: UInt8(9), count: 32)
+          weapons[1] = beating
+          commitments[1] = Commitment.digest(
+            room: "den", round: 1, seat: .two, weapon: beating, nonce: nonce)
+          nonces[1] = Commitment.hex(nonce)
+          winner = .two
+        case .otherWeapon:
+          weapons[1] = weapon == .rock ? .paper : weapon == .paper ? .scissors : .rock
+          winner = .two
+        }
+        let result = RoundResult(
+          round: 1, weapons: weapons, winner: winner, reason: nil, commitments: commitments,
+          nonces: nonces)
+        var view = state(round: 2, players: [player(.one, commitment: nil), player(.two, commitment: nil)])
+        if case .state(_, var shown) = view {
+          shown.history = [result]
+          view = .state(seq: seq, view: shown)
+        }
+        send(view, context)
+      default:
+        break
+      }
+    }
+
+    private func player(_ seat: Seat, commitment: String?) -> PlayerView {
+      PlayerView(
+        seat: seat, name: seat == .one ? "Tester" : "Mallory", connected: true,
+        chosen: commitment != nil, weapon: nil, score: 0, commitment: commitment)
+    }
+
+    private func state(round: Int, players: [PlayerView]) -> ServerMessage {
+      seq += 1
+      return .state(
+        seq: seq,
+        view: RoomView(
+          room: "den", ruleset: .classic, bestOf: 3, phase: .choosing, round: round, you: .one,
+          players: players, history: [], winner: nil, deadline: nil, fair: true))
+    }
+
+    private func send(_ message: ServerMessage, _ context: ChannelHandlerContext) {
+      context.writeAndFlush(NIOAny(ByteBuffer.frame(message.encoded())), promise: nil)
+    }
+  }
+}
+
+@Suite("The client catches a cheating server", .serialized)
+struct CheatingServerTests {
+  /// Runs `roshambo bot --fair` against a cheating server; returns its exit status, what
+  /// it printed, and the evidence files it left.
+  func play(against lie: CheatingServer.Lie) async throws -> (Int32, String, [String]) {
+    let server = try await CheatingServer(lie: lie)
+    defer { Task { await server.close() } }
+    let state = NSTemporaryDirectory() + "roshambo-evidence-\(UUID().uuidString)"
+    let bot = Process()
+    bot.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/roshambo")
+    bot.arguments = [
+      "bot", "--host", "127.0.0.1", "--port", String(server.port), "--ca",
+      ClientTestCertificates.files.caCertificate, "--name", "Tester", "--room", "den", "--fair",
+    ]
+    bot.environment = ["XDG_STATE_HOME": state, "HOME": state, "PATH": "/usr/bin:/bin"]
+    let pipe = Pipe()
+    bot.standardOutput = pipe
+    bot.standardError = pipe
+    try bot.run()
+    // The control server never ends the match: stop the bot once it has judged round 1.
+    var printed = ""
+    while true {
+      let data = pipe.fileHandleForReading.availableData
+      if data.isEmpty { break }
+      printed += String(decoding: data, as: UTF8.self)
+      if lie == .none, printed.contains("round 1:") {
+        bot.interrupt()
+      }
+    }
+    bot.waitUntilExit()
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: state + "/roshambo")) ?? []
+    return (bot.terminationStatus, printed, files.map { state + "/roshambo/" + $0 })
+  }
+
+  @Test("an honest round is marked verified, and no evidence is written")
+  func honest() async throws {
+    let (_, printed, files) = try await play(against: .none)
+    #expect(printed.contains("round 1: ") && printed.contains("✓ verified"), "\(printed)")
+    #expect(files.isEmpty)
+  }
+
+  @Test(
+    "a lie about the opponent's round stops the match, says so, and keeps the evidence",
+    arguments: [
+      (CheatingServer.Lie.swapDigest, "commitment changed after it was shown"),
+      (CheatingServer.Lie.otherWeapon, "does not match the commitment shown"),
+    ])
+  func caught(lie: CheatingServer.Lie, reason: String) async throws {
+    let (status, printed, files) = try await play(against: lie)
+    #expect(status == 76, "\(printed)")
+    #expect(printed.contains("THE SERVER LIED") && printed.contains(reason), "\(printed)")
+    #expect(printed.contains("cheated"), "\(printed)")
+    let file = try #require(files.first, "no evidence file: \(printed)")
+    #expect(files.count == 1)
+    #expect(printed.contains(file), "the file is named: \(printed)")
+    let evidence = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(evidence.contains(reason))
+    #expect(evidence.contains("\"opponentCommitmentShown\""))
+    let attributes = try FileManager.default.attributesOfItem(atPath: file)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+  }
+}
