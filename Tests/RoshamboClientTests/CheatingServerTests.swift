@@ -61,11 +61,15 @@ final class CheatingServer: Sendable {
       switch message {
       case .hello:
         send(.welcome(room: "den", seat: .one, token: "t"), context)
-        send(state(round: 1, players: [player(.one, commitment: nil), player(.two, commitment: nil)]), context)
+        send(
+          state(round: 1, players: [player(.one, commitment: nil), player(.two, commitment: nil)]),
+          context)
       case .commit(_, let digest, _):
         mine = digest
         send(
-          state(round: 1, players: [player(.one, commitment: digest), player(.two, commitment: mallory)]),
+          state(
+            round: 1,
+            players: [player(.one, commitment: digest), player(.two, commitment: mallory)]),
           context)
       case .reveal(_, let weapon, let nonce, _):
         // Mallory "wins" whatever the client played: what the lie claims.
@@ -96,7 +100,8 @@ final class CheatingServer: Sendable {
         let result = RoundResult(
           round: 1, weapons: weapons, winner: winner, reason: nil, commitments: commitments,
           nonces: nonces)
-        var view = state(round: 2, players: [player(.one, commitment: nil), player(.two, commitment: nil)])
+        var view = state(
+          round: 2, players: [player(.one, commitment: nil), player(.two, commitment: nil)])
         if case .state(_, var shown) = view {
           shown.history = [result]
           view = .state(seq: seq, view: shown)

@@ -31,7 +31,8 @@ private struct FairScript {
     case 0, 1, 2: return .committed(seat: seat, round: round, digest: digest(r), at: clock)
     case 3, 4, 5:
       return .revealed(
-        seat: seat, round: round, weapon: weapon, nonce: digest(r >> 3), matches: (r >> 20) % 4 != 0,
+        seat: seat, round: round, weapon: weapon, nonce: digest(r >> 3),
+        matches: (r >> 20) % 4 != 0,
         at: clock)
     case 6: return .chose(seat: seat, round: round, weapon: weapon, at: clock)
     case 7: return .deadlinePassed(round: room.round, at: clock + Int64((r >> 20) % 10_000))
@@ -112,15 +113,19 @@ struct FairRoomTests {
     var room = fairRoom()
     room.apply(.committed(seat: .one, round: 1, digest: digest(1), at: 1))
     room.apply(.committed(seat: .two, round: 1, digest: digest(2), at: 1))
-    room.apply(.revealed(seat: .one, round: 1, weapon: .rock, nonce: digest(5), matches: false, at: 2))
-    room.apply(.revealed(seat: .two, round: 1, weapon: .rock, nonce: digest(6), matches: true, at: 3))
+    room.apply(
+      .revealed(seat: .one, round: 1, weapon: .rock, nonce: digest(5), matches: false, at: 2))
+    room.apply(
+      .revealed(seat: .two, round: 1, weapon: .rock, nonce: digest(6), matches: true, at: 3))
     #expect(room.history.last?.winner == .two)
     #expect(room.history.last?.weapons == [nil, .rock])
     #expect(room.history.last?.nonces == [nil, digest(6)])
     room.apply(.committed(seat: .one, round: 2, digest: digest(1), at: 4))
     room.apply(.committed(seat: .two, round: 2, digest: digest(2), at: 4))
-    room.apply(.revealed(seat: .one, round: 2, weapon: .rock, nonce: digest(5), matches: false, at: 5))
-    room.apply(.revealed(seat: .two, round: 2, weapon: .rock, nonce: digest(6), matches: false, at: 5))
+    room.apply(
+      .revealed(seat: .one, round: 2, weapon: .rock, nonce: digest(5), matches: false, at: 5))
+    room.apply(
+      .revealed(seat: .two, round: 2, weapon: .rock, nonce: digest(6), matches: false, at: 5))
     #expect(room.history.last?.winner == nil)
     #expect(room.history.last?.weapons == [nil, nil])
   }
@@ -138,14 +143,17 @@ struct FairRoomTests {
     room.apply(.committed(seat: .one, round: 2, digest: digest(1), at: 10_100))
     room.apply(.committed(seat: .two, round: 2, digest: digest(2), at: 10_200))
     #expect(room.deadline == Int64(15_200))
-    room.apply(.revealed(seat: .two, round: 2, weapon: .paper, nonce: digest(7), matches: true, at: 10_300))
+    room.apply(
+      .revealed(seat: .two, round: 2, weapon: .paper, nonce: digest(7), matches: true, at: 10_300))
     #expect(room.apply(.deadlinePassed(round: 2, at: 15_199)) != nil, "not yet")
     #expect(room.apply(.deadlinePassed(round: 2, at: 15_200)) == nil)
     #expect(room.history.last?.winner == .two)
     #expect(room.history.last?.weapons == [nil, .paper])
   }
 
-  @Test("random fair games: no weapon before both commitments, none leaks, every refusal changes nothing, replays")
+  @Test(
+    "random fair games: no weapon before both commitments, none leaks, every refusal changes nothing, replays"
+  )
   func properties() async {
     await propertyCheck(count: 300, input: Gen.int(in: 0...Int(Int32.max)).array(of: 0...150)) {
       numbers in

@@ -264,11 +264,13 @@ final class TestClient: @unchecked Sendable {
   /// Sends hello and reads the welcome.
   @discardableResult
   func hello(
-    name: String, room: String? = nil, role: ClientMessage.Role = .player, resume: String? = nil
+    name: String, room: String? = nil, role: ClientMessage.Role = .player, resume: String? = nil,
+    fair: Bool? = nil
   ) async throws -> ServerMessage {
     send(
       .hello(
-        protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume, id: 1))
+        protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume,
+        fair: fair, id: 1))
     let message = try await next()
     if case .welcome(let room, let seat, let token) = message {
       self.room = room
