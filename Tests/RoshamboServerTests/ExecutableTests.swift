@@ -172,6 +172,54 @@ struct ExecutableTests {
     #expect(server.finish().0 == 0)
   }
 
+  @Test(
+    "a Python bot written from the document plays a fair room against roshambo bot; both verify every round"
+  )
+  func pythonFairBot() throws {
+    let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
+    let port = try server.port
+    let python = Process()
+    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    python.arguments = [
+      "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
+      "127.0.0.1", "\(port)", "fairpy", "--fair",
+    ]
+    let pythonOutput = Pipe()
+    python.standardOutput = pythonOutput
+    python.standardError = pythonOutput
+    try python.run()
+    let swift = Process()
+    swift.executableURL = URL(
+      fileURLWithPath: try serverBinary().replacingOccurrences(
+        of: "/roshambo-server", with: "/roshambo"))
+    swift.arguments = [
+      "bot", "--host", "127.0.0.1", "--port", "\(port)", "--ca",
+      TestCertificates.files.caCertificate, "--room", "fairpy", "--name", "swift", "--fair",
+    ]
+    let swiftOutput = Pipe()
+    swift.standardOutput = swiftOutput
+    swift.standardError = swiftOutput
+    try swift.run()
+    let fromPython = String(
+      decoding: pythonOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    python.waitUntilExit()
+    let fromSwift = String(
+      decoding: swiftOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    swift.waitUntilExit()
+    #expect(python.terminationStatus == 0, "\(fromPython)")
+    #expect(swift.terminationStatus == 0, "\(fromSwift)")
+    let pythonRounds = fromPython.split(separator: "\n").filter { $0.hasPrefix("round ") }
+    let swiftRounds = fromSwift.split(separator: "\n").filter { $0.hasPrefix("round ") }
+    #expect(
+      !pythonRounds.isEmpty && pythonRounds.allSatisfy { $0.hasSuffix(": verified") },
+      "\(fromPython)")
+    #expect(
+      !swiftRounds.isEmpty && swiftRounds.allSatisfy { $0.hasSuffix("✓ verified") }, "\(fromSwift)")
+    #expect(pythonRounds.count == swiftRounds.count)
+    server.process.interrupt()
+    #expect(server.finish().0 == 0)
+  }
+
   @Test("the listening line and how players on other machines join")
   func startupOutput() throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
