@@ -1,7 +1,8 @@
 // Fuzz target 1: what a stranger sends the server. The input is a connection's byte
 // stream after TLS: it is cut into frames by the real `FrameDecoder`, each frame decoded
 // as a `ClientMessage`, and each message that decodes becomes the lobby action the hub
-// would perform, alternately for seat 1 and seat 2 of a room in play.
+// would perform, alternately for seat 1 and seat 2 of a room in play (`choose` in an
+// ordinary room, `commit` and `reveal` in a fair one, checked as the hub checks them).
 //
 // Invariants: every frame is at most 65,536 bytes; a decoded message encodes and decodes
 // to itself; a name that decodes obeys `PlayerName`; an action the rules refuse leaves
@@ -15,6 +16,8 @@ func startingLobby() -> LobbyState {
   var lobby = LobbyState(defaults: .init(ruleset: .lizardSpock, bestOf: 5))
   _ = lobby.apply(.join(room: "den", name: "Alice", token: "a", at: 0))
   _ = lobby.apply(.join(room: "den", name: "Bob", token: "b", at: 0))
+  _ = lobby.apply(.join(room: "fair", name: "Carol", token: "c", fair: true, at: 0))
+  _ = lobby.apply(.join(room: "fair", name: "Dave", token: "d", at: 0))
   return lobby
 }
 
@@ -34,14 +37,26 @@ fuzz { bytes in
     require(again == .success(message), "\(message) re-decodes as \(again)")
     let action: LobbyAction?
     switch message {
-    case .hello(_, let name, let role, let room, _, _):
+    case .hello(_, let name, let role, let room, _, let fair, _):
       require(PlayerName.isValid(name), "a decoded name breaks the rule: \(name.debugDescription)")
       action =
         role == .player
-        ? .join(room: room, name: name, token: "t\(index)", at: at)
+        ? .join(room: room, name: name, token: "t\(index)", fair: fair == true, at: at)
         : .spectate(room: room ?? "den")
     case .choose(let round, let weapon, _):
       action = .room("den", .chose(seat: seat, round: round, weapon: weapon, at: at))
+    case .commit(let round, let digest, _):
+      action = .room("fair", .committed(seat: seat, round: round, digest: digest, at: at))
+    case .reveal(let round, let weapon, let nonce, _):
+      let matches =
+        lobby.rooms["fair"]?.seats[seat]?.commitment.map {
+          Commitment.verify(
+            $0, room: "fair", round: round, seat: seat, weapon: weapon, nonce: nonce)
+        } ?? false
+      action = .room(
+        "fair",
+        .revealed(
+          seat: seat, round: round, weapon: weapon, nonce: nonce, matches: matches, at: at))
     case .rematch:
       action = .room("den", .rematchRequested(seat: seat, at: at))
     case .leave:
@@ -60,6 +75,9 @@ fuzz { bytes in
   guard changed else { return }
   for room in lobby.rooms.values {
     require(room.history.count <= RoomView.historyLimit, "history of \(room.history.count)")
+    if room.settings.fair, room.seats.values.contains(where: { $0.pick != nil }) {
+      require(room.isRevealing, "a fair room holds a weapon before both commitments")
+    }
     for viewer in [Seat.one, .two, nil] {
       let size = ServerMessage.state(seq: room.version, view: room.view(for: viewer)).encoded()
         .count
