@@ -30,9 +30,11 @@ public enum LoadGenerator {
   /// Seats `rooms` pairs of bots (rooms `load-0`…), lets them play for `seconds`, each
   /// bot waiting about `paceMillis` before each pick (0: as fast as the server answers),
   /// and reports. `connected` runs once every bot is seated, before measuring starts.
+  /// With `fair`, the bots ask for fair rooms and play them by commit–reveal (a pick is
+  /// then a commitment, and each round costs one more message per bot: the reveal).
   public static func run(
     host: String, port: Int, tls: TLSContext, rooms: Int, seconds: Double, paceMillis: Int64,
-    threads: Int = 1, connected: @Sendable () -> Void = {}
+    threads: Int = 1, fair: Bool = false, connected: @Sendable () -> Void = {}
   ) async throws -> LoadReport {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
     let stats = LoadStats()
@@ -45,7 +47,7 @@ public enum LoadGenerator {
             batch.append(
               connect(
                 group: group, host: host, port: port, tls: tls, room: "load-\(room)", stats: stats,
-                paceMillis: paceMillis))
+                paceMillis: paceMillis, fair: fair))
           }
         }
         for future in batch { channels.append(try await future.get()) }
@@ -71,7 +73,7 @@ public enum LoadGenerator {
 
   static func connect(
     group: any EventLoopGroup, host: String, port: Int, tls: TLSContext, room: String,
-    stats: LoadStats, paceMillis: Int64
+    stats: LoadStats, paceMillis: Int64, fair: Bool
   ) -> EventLoopFuture<any Channel> {
     let loop = group.next()
     let seated = loop.makePromise(of: Void.self)
@@ -80,7 +82,8 @@ public enum LoadGenerator {
         channel.eventLoop.makeCompletedFuture {
           try ClientPipeline.install(
             on: channel, tls: tls, serverName: host,
-            last: LoadBotHandler(room: room, stats: stats, seated: seated, paceMillis: paceMillis))
+            last: LoadBotHandler(
+              room: room, stats: stats, seated: seated, paceMillis: paceMillis, fair: fair))
         }
       }
       .connect(host: host, port: port)
@@ -134,12 +137,19 @@ final class LoadBotHandler: ChannelInboundHandler {
   private var pickSentAt: NIODeadline?
   private var askedRematch = false
   private var generator = SystemRandomNumberGenerator()
+  private let fair: Bool
+  /// In a fair room: this round's weapon and nonce, until revealed.
+  private var secret: (round: Int, weapon: Weapon, nonce: [UInt8])?
 
-  init(room: String, stats: LoadStats, seated: EventLoopPromise<Void>, paceMillis: Int64) {
+  init(
+    room: String, stats: LoadStats, seated: EventLoopPromise<Void>, paceMillis: Int64,
+    fair: Bool = false
+  ) {
     self.room = room
     self.stats = stats
     self.seated = seated
     self.paceMillis = paceMillis
+    self.fair = fair
   }
 
   func channelActive(context: ChannelHandlerContext) {
@@ -147,7 +157,7 @@ final class LoadBotHandler: ChannelInboundHandler {
       context,
       .hello(
         protocol: WireProtocol.version, name: "load", role: .player, room: room, resume: nil,
-        id: nil))
+        fair: fair, id: nil))
     context.fireChannelActive()
   }
 
@@ -178,6 +188,15 @@ final class LoadBotHandler: ChannelInboundHandler {
       case .choosing:
         seated.succeed()
         askedRematch = false
+        if let secret, secret.round == view.round, view.player(seat.opponent)?.commitment != nil {
+          // Both are bound: reveal (once).
+          self.secret = nil
+          send(
+            context,
+            .reveal(
+              round: secret.round, weapon: secret.weapon, nonce: Commitment.hex(secret.nonce),
+              id: nil))
+        }
         guard !me.chosen, pickedRound != view.round else { return }
         pickedRound = view.round
         let weapon = BotStrategy.random.pick(
@@ -186,9 +205,19 @@ final class LoadBotHandler: ChannelInboundHandler {
         let round = view.round
         let wait =
           paceMillis == 0 ? 0 : paceMillis / 2 + Int64(generator.next() % UInt64(paceMillis))
+        let fair = view.fair
+        let room = view.room
         context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(wait)) {
           self.pickSentAt = .now()
-          self.send(context, .choose(round: round, weapon: weapon, id: nil))
+          guard fair else {
+            self.send(context, .choose(round: round, weapon: weapon, id: nil))
+            return
+          }
+          let nonce = Commitment.makeNonce()
+          self.secret = (round, weapon, nonce)
+          let digest = Commitment.digest(
+            room: room, round: round, seat: seat, weapon: weapon, nonce: nonce)
+          self.send(context, .commit(round: round, digest: digest, id: nil))
         }
       case .over:
         pickedRound = 0

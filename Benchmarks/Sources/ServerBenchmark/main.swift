@@ -8,7 +8,7 @@
 //      spectators never read, next to the same run with spectators that read.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|capacity|consumers] [--threads N] [--pin]
+//        [--only codec|latency|capacity|consumers|fair|fair-capacity] [--threads N] [--pin]
 // (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
 // clients keep to core 1)
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
@@ -67,10 +67,39 @@ final class LatencyProbe: ChannelInboundHandler {
     var endPicks: [Double] = []
     var iterations: Int
     let done: EventLoopPromise<ProbeResult>
+    /// Fair rooms: a pick is a commitment, and the round resolves after both reveal.
+    let fair: Bool
+    /// Each seat's nonce for the round being played, until it reveals.
+    var nonces: [Seat: [UInt8]] = [:]
 
-    init(iterations: Int, done: EventLoopPromise<ProbeResult>) {
+    init(iterations: Int, done: EventLoopPromise<ProbeResult>, fair: Bool = false) {
       self.iterations = iterations
       self.done = done
+      self.fair = fair
+    }
+
+    /// Sends seat's pick for the current round: `choose`, or in a fair room `commit`.
+    func pick(_ seat: Seat, _ weapon: Weapon) {
+      guard fair else {
+        send(contexts[seat]!, .choose(round: matchRound, weapon: weapon, id: nil))
+        return
+      }
+      let nonce = Commitment.makeNonce()
+      nonces[seat] = nonce
+      let digest = Commitment.digest(
+        room: "probe", round: matchRound, seat: seat, weapon: weapon, nonce: nonce)
+      send(contexts[seat]!, .commit(round: matchRound, digest: digest, id: nil))
+    }
+
+    /// In a fair room, reveals seat's pick once both commitments show (once a round).
+    func revealIfDue(_ seat: Seat, _ view: RoomView) {
+      guard fair, view.round == matchRound, view.player(seat.opponent)?.commitment != nil,
+        let nonce = nonces.removeValue(forKey: seat)
+      else { return }
+      let weapon = seat == .one ? Shared.plan[matchRound - 1].0 : Shared.plan[matchRound - 1].1
+      send(
+        contexts[seat]!,
+        .reveal(round: matchRound, weapon: weapon, nonce: Commitment.hex(nonce), id: nil))
     }
 
     func next() {
@@ -101,7 +130,7 @@ final class LatencyProbe: ChannelInboundHandler {
       context,
       .hello(
         protocol: WireProtocol.version, name: name, role: .player, room: "probe", resume: nil,
-        id: nil))
+        fair: shared.fair, id: nil))
     context.fireChannelActive()
   }
 
@@ -128,8 +157,7 @@ final class LatencyProbe: ChannelInboundHandler {
         if shared.pongsSeen.count == 2 {
           shared.pairPings.append(micros(since: shared.started))
           shared.step = .firstPick
-          let weapon = Shared.plan[shared.matchRound - 1].0
-          send(shared.contexts[.one]!, .choose(round: shared.matchRound, weapon: weapon, id: nil))
+          shared.pick(.one, Shared.plan[shared.matchRound - 1].0)
         }
       }
     case .state(_, let view):
@@ -147,10 +175,10 @@ final class LatencyProbe: ChannelInboundHandler {
           shared.step = .secondPick
           shared.resolvedSeen = []
           shared.started = .now()
-          let weapon = Shared.plan[shared.matchRound - 1].1
-          send(shared.contexts[.two]!, .choose(round: shared.matchRound, weapon: weapon, id: nil))
+          shared.pick(.two, Shared.plan[shared.matchRound - 1].1)
         }
       case .secondPick:
+        shared.revealIfDue(seat, view)
         if view.phase == .over || view.round == shared.matchRound + 1 {
           shared.resolvedSeen.insert(seat)
           if shared.resolvedSeen.count == 2 {
@@ -195,13 +223,16 @@ struct ProbeResult {
   var endPicks: [Double]
 }
 
-func probeLatency(port: Int, tls: TLSContext, iterations: Int) throws -> ProbeResult {
+func probeLatency(port: Int, tls: TLSContext, iterations: Int, fair: Bool = false) throws
+  -> ProbeResult
+{
   let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   defer { try? group.syncShutdownGracefully() }
   let loop = group.next()
   let done = loop.makePromise(of: ProbeResult.self)
   let shared = try loop.submit {
-    NIOLoopBound(LatencyProbe.Shared(iterations: iterations, done: done), eventLoop: loop)
+    NIOLoopBound(
+      LatencyProbe.Shared(iterations: iterations, done: done, fair: fair), eventLoop: loop)
   }.wait()
   for name in ["probe-a", "probe-b"] {
     _ = try ClientPipeline.bootstrap(group: loop)
@@ -235,6 +266,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.limits.framesPerSecond = 1_000_000
   configuration.limits.frameBurst = 1_000_000
   configuration.roomSettings.bestOf = Int(value("--best-of") ?? "3")!
+  configuration.roomSettings.fair = arguments.contains("--fair")
   if let threads = value("--threads") { configuration.threads = Int(threads)! }
   if let every = value("--compaction") { configuration.journalCompactionInterval = Int(every)! }
   configuration.profileStalls = arguments.contains("--stalls")
@@ -305,10 +337,13 @@ let files = try DevelopmentCertificates.create(in: root + "/certs", hosts: ["127
 defer { try? FileManager.default.removeItem(atPath: root) }
 let clientTLS = try TLSContext(.client(trust: .caFile(files.caCertificate)))
 
-func startServerChild(durable: Bool, bestOf: Int = 3) throws -> (ChildProcess, Int) {
+func startServerChild(durable: Bool, bestOf: Int = 3, fair: Bool = false) throws -> (
+  ChildProcess, Int
+) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
   ]
+  if fair { args.append("--fair") }
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
   if let threads = serverThreads { args += ["--threads", "\(threads)"] }
   if let every = compaction { args += ["--compaction", "\(every)"] }
@@ -401,6 +436,30 @@ if runs("latency") {
   fflush(nil)
 }
 
+// 4. Fair rooms (commit–reveal): the round trip of a round beside an ordinary one, both
+// with durability on, on the same probe.
+if runs("fair") {
+  var rows: [(label: String, result: ProbeResult)] = []
+  for fair in [false, true] {
+    let (server, port) = try startServerChild(durable: true, bestOf: 3, fair: fair)
+    let result = try probeLatency(
+      port: port, tls: clientTLS, iterations: quick ? 600 : 3_000, fair: fair)
+    server.stop()
+    rows.append((fair ? "fair room: commit → reveals → both seats" : "ordinary room: choose → both seats", result))
+  }
+  print("4. Fair rooms: the second pick of a round until both seats have the result, µs (durability on)")
+  print(pad("measure", 52) + pad("p50", 10) + pad("p99", 10) + "÷ ordinary p50")
+  let base = percentile(rows[0].result.midPicks + rows[0].result.endPicks, 0.5)
+  for (label, result) in rows {
+    let picks = result.midPicks + result.endPicks
+    print(
+      pad(label, 52) + pad(format(percentile(picks, 0.5)), 10)
+        + pad(format(percentile(picks, 0.99)), 10) + format(percentile(picks, 0.5) / base, 2) + "x")
+  }
+  print("")
+  fflush(nil)
+}
+
 // 2. Capacity, durability on and off.
 struct Capacity {
   var picksPerSecond: Double
@@ -413,14 +472,14 @@ struct Capacity {
   var stalls: [String]
 }
 
-func capacity(durable: Bool) async throws -> Capacity {
-  let (server, port) = try startServerChild(durable: durable)
+func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
+  let (server, port) = try startServerChild(durable: durable, fair: fair)
   defer { server.stop() }
   let baseline = server.rss()
   let seatedRSS = Mutex(0)
   let report = try await LoadGenerator.run(
     host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
-    paceMillis: paceMillis, threads: 1,
+    paceMillis: paceMillis, threads: 1, fair: fair,
     connected: {
       seatedRSS.withLock { $0 = server.rss() }
       // The stall profile covers the measuring window, not the seating of every bot.
@@ -475,6 +534,24 @@ if runs("consumers") {
   print(
     "never-reading spectators add \(format(extra, 2)) MiB of growth over readers; target "
       + "< 4 MiB: \(extra < 4 ? "met" : "NOT MET")\n")
+  fflush(nil)
+}
+
+if runs("fair-capacity") {
+  let ordinary = try await capacity(durable: true)
+  let fair = try await capacity(durable: true, fair: true)
+  print(
+    "5. Capacity in fair rooms: \(rooms) rooms offered \(rate) picks/s for \(seconds) s, durability on "
+      + "(a pick: choose → own state; in a fair room commit → own state, and each round one reveal more per seat)")
+  print(pad("rooms", 20) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "errors")
+  for (name, run) in [("ordinary", ordinary), ("fair", fair)] {
+    print(
+      pad(name, 20) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
+        + pad(format(run.p99 / 1000, 2), 9) + (run.errors.isEmpty ? "none" : "\(run.errors)"))
+  }
+  print(
+    "fair ÷ ordinary: throughput \(format(fair.picksPerSecond / ordinary.picksPerSecond, 2))×, p99 "
+      + "\(format(fair.p99 / ordinary.p99, 2))×\n")
   fflush(nil)
 }
 
