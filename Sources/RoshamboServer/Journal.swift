@@ -16,6 +16,8 @@ public struct FinishedMatch: Sendable, Equatable {
   public var winner: String
   /// Whether the loser gave up (left or never came back).
   public var forfeit: Bool
+  /// Whether the match was played by commit–reveal.
+  public var fair: Bool
 
   /// The finished match of `room`, which must be over.
   init(room: RoomState, at: Int64) {
@@ -28,6 +30,7 @@ public struct FinishedMatch: Sendable, Equatable {
     self.scores = seats.map { $0?.score ?? 0 }
     self.winner = room.winner.flatMap { room.seats[$0]?.name } ?? "?"
     self.forfeit = seats.contains { $0?.hasLeft == true } && !self.scores.contains(room.winsNeeded)
+    self.fair = room.settings.fair
   }
 }
 
@@ -208,6 +211,9 @@ final class Journal {
         arguments: [String(decoding: JournalFormat.bytes(of: lobby), as: UTF8.self)])
       try db.execute(sql: "DELETE FROM snapshot_part")
     }
+    migrator.registerMigration("v7: which matches were fair") { db in
+      try db.execute(sql: "ALTER TABLE matches ADD COLUMN fair INTEGER NOT NULL DEFAULT 0")
+    }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
     (matchCount, standingsCount) = try database.read {
@@ -342,7 +348,18 @@ final class Journal {
     // What the old file still has of matches and standings comes along.
     try? fresh.database.writeWithoutTransaction { db in
       try db.execute(sql: "ATTACH DATABASE ? AS old", arguments: [movedTo])
-      try? db.execute(sql: "INSERT INTO matches SELECT * FROM old.matches")
+      do {
+        try db.execute(sql: "INSERT INTO matches SELECT * FROM old.matches")
+      } catch {
+        // An old file from before "v7" has no `fair` column: its matches were not fair.
+        try? db.execute(
+          sql: """
+            INSERT INTO matches (id, room, finished_at, ruleset, best_of, player1, player2,
+              score1, score2, winner, forfeit)
+            SELECT id, room, finished_at, ruleset, best_of, player1, player2, score1, score2,
+              winner, forfeit FROM old.matches
+            """)
+      }
       try? db.execute(sql: "INSERT OR REPLACE INTO standings SELECT * FROM old.standings")
       try db.execute(sql: "DETACH DATABASE old")
     }
@@ -468,11 +485,11 @@ final class Journal {
         try writer.run(
           """
           INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
-            score2, winner, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            score2, winner, forfeit, fair) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
           .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
           .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
-          .int(match.forfeit ? 1 : 0))
+          .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0))
         for player in match.players {
           let won: Int64 = player == match.winner ? 1 : 0
           try writer.run(
@@ -546,7 +563,7 @@ final class Journal {
         db,
         sql: """
           SELECT room, finished_at, ruleset, best_of, player1, player2, score1, score2, winner,
-            forfeit FROM matches ORDER BY id DESC LIMIT ?
+            forfeit, fair FROM matches ORDER BY id DESC LIMIT ?
           """, arguments: [limit]
       ).map { row in
         var match = FinishedMatch(room: RoomState(name: row["room"]), at: row["finished_at"])
@@ -556,6 +573,7 @@ final class Journal {
         match.scores = [row["score1"], row["score2"]]
         match.winner = row["winner"]
         match.forfeit = row["forfeit"]
+        match.fair = row["fair"]
         return match
       }
     }

@@ -20,7 +20,8 @@ public struct MatchHistory {
       let score = "\(match.players[0]) \(match.scores[0])–\(match.scores[1]) \(match.players[1])"
       lines.append(
         "  \(when.formatted(.iso8601))  \(match.room)  \(score)  winner: \(match.winner)"
-          + (match.forfeit ? " (forfeit)" : ""))
+          + (match.forfeit ? " (forfeit)" : "")
+          + (match.fair ? "  fair: every round committed and revealed" : ""))
     }
     lines.append("")
     lines.append("Leaderboard (matches won, lost):")

@@ -324,6 +324,9 @@ struct Load: AsyncParsableCommand {
   @Option(help: "Event loop threads for the bots.")
   var threads = 1
 
+  @Flag(help: "The bots ask for fair rooms and play them by commit–reveal.")
+  var fair = false
+
   func validate() throws {
     guard rooms >= 1 else { throw ValidationError("--rooms must be at least 1.") }
     guard duration > 0 else { throw ValidationError("--duration must be more than 0 seconds.") }
@@ -337,7 +340,7 @@ struct Load: AsyncParsableCommand {
     do {
       report = try await LoadGenerator.run(
         host: target.host, port: target.port, tls: target.tls, rooms: rooms, seconds: duration,
-        paceMillis: Int64(paceMs), threads: threads)
+        paceMillis: Int64(paceMs), threads: threads, fair: fair)
     } catch {
       complain(
         "could not seat every bot on \(ServerOptions.address(target.host, target.port)): \(error)")

@@ -81,6 +81,42 @@ struct FairMatchTests {
     await bob.close()
   }
 
+  @Test("history marks the matches that were fair")
+  func history() async throws {
+    let data = temporaryDataDirectory()
+    try await withServer(settings: .init(bestOf: 1), dataDirectory: data) { server in
+      try await playOneRoundMatch(port: server.port)
+    }
+    let report = try MatchHistory(dataDirectory: data).report(limit: 5)
+    let lines = report.split(separator: "\n")
+    #expect(
+      lines.contains { $0.contains("fairh") && $0.contains("fair: every round") }, "\(report)")
+    #expect(lines.contains { $0.contains("plainh") && !$0.contains("fair:") }, "\(report)")
+  }
+
+  func playOneRoundMatch(port: Int) async throws {
+    for (room, fair) in [("fairh", true), ("plainh", false)] {
+      let ann = try await TestClient.connect(port: port)
+      let bob = try await TestClient.connect(port: port)
+      try await ann.hello(name: "Ann", room: room, fair: fair)
+      try await bob.hello(name: "Bob", room: room, fair: fair)
+      _ = try await bob.state { $0.phase == .choosing }
+      if fair {
+        _ = commit(ann, room: room, round: 1, weapon: .rock, nonce: annNonce)
+        _ = commit(bob, room: room, round: 1, weapon: .scissors, nonce: bobNonce)
+        _ = try await ann.state { $0.player(.two)?.commitment != nil }
+        ann.send(.reveal(round: 1, weapon: .rock, nonce: Commitment.hex(annNonce), id: 8))
+        bob.send(.reveal(round: 1, weapon: .scissors, nonce: Commitment.hex(bobNonce), id: 9))
+      } else {
+        ann.send(.choose(round: 1, weapon: .rock, id: 8))
+        bob.send(.choose(round: 1, weapon: .scissors, id: 9))
+      }
+      _ = try await bob.state { $0.phase == .over }
+      await ann.close()
+      await bob.close()
+    }
+  }
+
   @Test("a reveal that does not match its commitment loses the round")
   func lyingReveal() async throws {
     try await withServer { server in
