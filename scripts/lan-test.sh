@@ -7,6 +7,7 @@
 #   - the server announces itself and `roshambo servers` on a player host lists it;
 #   - two bots with no --host and --accept-new find it and play a match, and the server
 #     is remembered in each player's known_servers; a second match needs no --accept-new;
+#   - a fair match (commit-reveal) between the two hosts has every round verified;
 #   - a person at a terminal (tmux) is shown the identity code and asked before trusting;
 #   - bots trusting the CA file and the pinned fingerprint play a match as before;
 #   - a certificate without 10.77.0.1 is refused with "name mismatch" (--ca);
@@ -130,6 +131,14 @@ grep -q "trusting 10.77.0.1:7443 (code $code)" "$work/p1.out" || fail "p1 did no
 echo "lan-test: again, remembered: no --accept-new, nothing asked"
 match remembered one two
 if grep -q "trusting" "$work/p1.out" "$work/p2.out"; then fail "a remembered server was trusted anew"; fi
+
+echo "lan-test: a fair match (commit-reveal) between the two hosts, every round verified"
+match fair one two --fair
+for p in p1 p2; do
+  rounds=$(grep -c '^round ' "$work/$p.out")
+  verified=$(grep -c '^round .*✓ verified$' "$work/$p.out")
+  [ "$rounds" -gt 0 ] && [ "$rounds" = "$verified" ] || fail "$p verified $verified of $rounds rounds"
+done
 
 echo "lan-test: a person at a terminal is asked first"
 mkdir -p "$work/home-tty"
