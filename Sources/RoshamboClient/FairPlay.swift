@@ -16,6 +16,12 @@ public struct FairPlay: Equatable, Sendable {
     /// 64 lower-case hex digits.
     public var nonce: String
     public var digest: String
+
+    public init(weapon: Weapon, nonce: String, digest: String) {
+      self.weapon = weapon
+      self.nonce = nonce
+      self.digest = digest
+    }
   }
 
   /// What checking a resolved round found.
