@@ -7,6 +7,28 @@ import Testing
 struct ScreenPropsTests {
   let connected = ClientContext(connection: .connected, now: 10_000)
 
+  @Test("a fair room says so, and marks the rounds this client verified")
+  func fairRoom() {
+    var room = RoomState(name: "f", settings: .init(fair: true))
+    room.apply(.playerJoined(name: "Ann", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    let a = String(repeating: "a", count: 64)
+    let b = String(repeating: "b", count: 64)
+    for round in 1...2 {
+      room.apply(.committed(seat: .one, round: round, digest: a, at: 1))
+      room.apply(.committed(seat: .two, round: round, digest: b, at: 1))
+      room.apply(.revealed(seat: .one, round: round, weapon: .rock, nonce: a, matches: true, at: 2))
+      room.apply(.revealed(seat: .two, round: round, weapon: .rock, nonce: b, matches: true, at: 2))
+    }
+    var context = ClientContext(connection: .connected)
+    context.verifiedRounds = [2]
+    let props = makeProps(view: room.view(for: .one), context: context)
+    #expect(props.title.contains("fair (commit–reveal)"))
+    #expect(props.history.count == 2)
+    #expect(!props.history[0].contains("verified"))
+    #expect(props.history[1].hasSuffix("✓ verified"))
+  }
+
   @Test("before any view: connecting")
   func connecting() {
     let props = makeProps(view: nil, context: ClientContext())

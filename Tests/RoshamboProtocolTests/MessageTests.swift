@@ -28,6 +28,55 @@ struct ClientMessageTests {
     #expect(try decode(#"{"type":"rematch"}"#).get() == .rematch(id: nil))
     #expect(try decode(#"{"type":"leave","id":3}"#).get() == .leave(id: 3))
     #expect(try decode(#"{"type":"ping","id":99}"#).get() == .ping(id: 99))
+    let hex = String(repeating: "0a", count: 32)
+    #expect(
+      try decode(#"{"type":"hello","protocol":1,"name":"Ann","room":"f","fair":true}"#).get()
+        == .hello(
+          protocol: WireProtocol.version, name: "Ann", role: .player, room: "f", resume: nil,
+          fair: true, id: nil))
+    #expect(
+      try decode(#"{"type":"commit","round":3,"digest":"\#(hex)","id":5}"#).get()
+        == .commit(round: 3, digest: hex, id: 5))
+    #expect(
+      try decode(#"{"type":"reveal","round":3,"weapon":"paper","nonce":"\#(hex)"}"#).get()
+        == .reveal(round: 3, weapon: .paper, nonce: hex, id: nil))
+  }
+
+  @Test(
+    "fair-room messages with a bad digest, nonce or flag are refused with the field named",
+    arguments: [
+      (#"{"type":"commit","round":1,"digest":"ABCD"}"#, ErrorCode.badMessage, "digest"),
+      (
+        #"{"type":"commit","digest":"\#(String(repeating: "a", count: 64))"}"#, .badMessage, "round"
+      ),
+      (
+        #"{"type":"commit","round":1,"digest":"\#(String(repeating: "A", count: 64))"}"#,
+        .badMessage, "lower-case"
+      ),
+      (#"{"type":"reveal","round":1,"weapon":"rock","nonce":"12"}"#, .badMessage, "nonce"),
+      (
+        #"{"type":"reveal","round":1,"weapon":"stone","nonce":"\#(String(repeating: "a", count: 64))"}"#,
+        .invalidWeapon, "stone"
+      ),
+      (#"{"type":"hello","protocol":1,"name":"A","fair":"yes"}"#, .badMessage, "true or false"),
+    ])
+  func fairMalformed(input: String, code: ErrorCode, mention: String) {
+    guard case .failure(let error) = decode(input) else {
+      Issue.record("\(input) was accepted")
+      return
+    }
+    #expect(error.code == code, "\(input): \(error.message)")
+    #expect(error.message.contains(mention), "\(error.message)")
+  }
+
+  @Test("a reveal has the same encoded length whatever the weapon")
+  func revealPadding() {
+    let nonce = String(repeating: "f", count: 64)
+    let lengths = Set(
+      Weapon.allCases.map {
+        ClientMessage.reveal(round: 4, weapon: $0, nonce: nonce, id: 1).encoded().count
+      })
+    #expect(lengths.count == 1)
   }
 
   @Test(
@@ -176,6 +225,11 @@ struct JSONEncodingTests {
         id: nil),
       .hello(
         protocol: WireProtocol.version, name: "Bob", role: .player, room: nil, resume: "tok", id: 9),
+      .hello(
+        protocol: WireProtocol.version, name: "Cy", role: .player, room: "f", resume: nil,
+        fair: false, id: 2),
+      .commit(round: 2, digest: String(repeating: "b", count: 64), id: 3),
+      .reveal(round: 2, weapon: .spock, nonce: String(repeating: "c", count: 64), id: nil),
       .choose(round: 12, weapon: .lizard, id: nil), .rematch(id: 1), .rematch(id: nil),
       .leave(id: 4), .ping(id: nil), .ping(id: 77),
     ]
