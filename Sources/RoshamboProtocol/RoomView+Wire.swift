@@ -14,10 +14,12 @@ extension JSONText {
     key("weapons"); weapons(round.weapons); comma()
     key("winner"); int(round.winner?.rawValue ?? 0); comma()
     key("reason"); optionalString(round.reason)
-    if round.isFair {
+    // Only in fair rounds (each written whenever present, so whatever a reader took in
+    // is written back).
+    if !round.commitments.isEmpty {
       comma(); key("commitments"); optionalStrings(round.commitments)
-      comma(); key("nonces"); optionalStrings(round.nonces)
     }
+    if !round.nonces.isEmpty { comma(); key("nonces"); optionalStrings(round.nonces) }
     raw("}")
   }
 
@@ -50,7 +52,7 @@ extension JSONText {
       key("weapon"); optionalString(player.weapon?.rawValue); comma()
       key("score"); int(player.score); comma()
       key("left"); bool(player.left)
-      if view.fair {
+      if view.fair || player.commitment != nil || player.revealed {
         comma(); key("commitment"); optionalString(player.commitment)
         comma(); key("revealed"); bool(player.revealed)
       }
