@@ -94,7 +94,8 @@ final class CheatingServer: Sendable {
           nonces[1] = Commitment.hex(nonce)
           winner = .two
         case .otherWeapon:
-          weapons[1] = weapon == .rock ? .paper : weapon == .paper ? .scissors : .rock
+          // Never scissors, the weapon Mallory did commit to.
+          weapons[1] = weapon == .scissors ? .rock : .paper
           winner = .two
         }
         let result = RoundResult(
@@ -152,6 +153,10 @@ struct CheatingServerTests {
     bot.standardOutput = pipe
     bot.standardError = pipe
     try bot.run()
+    // Whatever happens, the bot does not outlive 20 s (a hang is a failure, not a stall).
+    let watchdog = DispatchWorkItem { if bot.isRunning { bot.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+    defer { watchdog.cancel() }
     // The control server never ends the match: stop the bot once it has judged round 1.
     var printed = ""
     while true {
