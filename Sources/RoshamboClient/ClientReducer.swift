@@ -27,7 +27,13 @@ public struct ClientReducer: Reducer {
       }
       state.view = view
       state.seq = seq
-      if view.fair { checkFairPlay(&state, view: view) }
+      if view.fair {
+        checkFairPlay(&state, view: view)
+        // The server knows only the digest: the weapon shown is this client's own secret.
+        if view.phase == .choosing, let secret = state.fair.secret(for: view.round) {
+          state.context.pendingPick = secret.weapon
+        }
+      }
       // Pending ends when the server shows the pick, or the round has moved on.
       if let you = view.you,
         view.player(you)?.chosen == true || view.round != previousRound || view.phase != .choosing

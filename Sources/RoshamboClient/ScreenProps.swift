@@ -104,7 +104,13 @@ public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
     if let me {
       let mine = me.weapon ?? context.pendingPick
       let other = opponent.map(\.name) ?? "your opponent"
-      if let mine {
+      if let mine, view.fair, me.chosen {
+        // Committed: the server has only the digest until both are in.
+        status =
+          me.revealed
+          ? "You revealed \(mine.rawValue). Waiting for \(other)…"
+          : "You picked \(mine.rawValue), sealed. Waiting for \(other)…"
+      } else if let mine {
         status =
           me.weapon == nil
           ? "You picked \(mine.rawValue) (sending…)"

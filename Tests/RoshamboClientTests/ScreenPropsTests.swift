@@ -27,6 +27,12 @@ struct ScreenPropsTests {
     #expect(props.history.count == 2)
     #expect(!props.history[0].contains("verified"))
     #expect(props.history[1].hasSuffix("✓ verified"))
+    // Round 3: committed, sealed; the screen shows this client's own pick, not "Your move".
+    room.apply(.committed(seat: .one, round: 3, digest: a, at: 3))
+    context.pendingPick = .paper
+    let sealed = makeProps(view: room.view(for: .one), context: context)
+    #expect(sealed.status == "You picked paper, sealed. Waiting for Bob…")
+    #expect(sealed.prompt == nil)
   }
 
   @Test("before any view: connecting")
