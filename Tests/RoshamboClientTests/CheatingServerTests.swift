@@ -24,20 +24,7 @@ final class CheatingServer: Sendable {
   var port: Int { channel.localAddress!.port! }
 
   init(lie: Lie) async throws {
-    let tls = try TLSContext(
-      .server(
-        certificateChainFile: ClientTestCertificates.files.serverCertificate,
-        privateKeyFile: ClientTestCertificates.files.serverKey))
-    channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-      .childChannelInitializer { child in
-        child.eventLoop.makeCompletedFuture {
-          try child.pipeline.syncOperations.addHandlers([
-            try TLSHandler(context: tls), ByteToMessageHandler(FrameDecoder()), Play(lie: lie),
-          ])
-        }
-      }
-      .bind(host: "127.0.0.1", port: 0).get()
+    channel = try await HostileServer.listen { Play(lie: lie) }
   }
 
   func close() async { try? await channel.close() }

@@ -11,17 +11,24 @@ final class HostileServer: Sendable {
   var port: Int { channel.localAddress!.port! }
 
   init(frames: [[UInt8]]) async throws {
+    channel = try await Self.listen { Script(frames: frames) }
+  }
+
+  /// A TLS server on 127.0.0.1 and a free port with the test certificate, each connection
+  /// reading frames into the handler `last` makes.
+  static func listen(_ last: @escaping @Sendable () -> any ChannelHandler) async throws
+    -> any Channel
+  {
     let tls = try TLSContext(
       .server(
         certificateChainFile: ClientTestCertificates.files.serverCertificate,
         privateKeyFile: ClientTestCertificates.files.serverKey))
-    channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { child in
         child.eventLoop.makeCompletedFuture {
           try child.pipeline.syncOperations.addHandlers([
-            try TLSHandler(context: tls), ByteToMessageHandler(FrameDecoder()),
-            Script(frames: frames),
+            try TLSHandler(context: tls), ByteToMessageHandler(FrameDecoder()), last(),
           ])
         }
       }

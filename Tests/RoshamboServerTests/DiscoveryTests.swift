@@ -157,20 +157,8 @@ struct DiscoveryTests {
     // The real group port, as the executable uses it.
     try await withServer(announcing(name: "Alpha", groupPort: Announcement.port)) { alpha in
       try await withServer(announcing(name: "Beta", groupPort: Announcement.port)) { beta in
-        let client = Process()
-        client.executableURL = URL(
-          fileURLWithPath: try serverBinary().replacingOccurrences(
-            of: "/roshambo-server", with: "/roshambo"))
-        client.arguments = ["bot"]
-        client.standardInput = FileHandle.nullDevice
-        let pipe = Pipe()
-        client.standardOutput = pipe
-        client.standardError = pipe
-        try client.run()
-        let said = String(
-          decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        client.waitUntilExit()
-        #expect(client.terminationStatus == 64, "\(said)")
+        let (status, said) = finishLaunched(try launchRoshambo(["bot"]))
+        #expect(status == 64, "\(said)")
         #expect(said.contains("servers announce themselves"), "\(said)")
         #expect(said.contains("--host"), "\(said)")
         for (name, server) in [("Alpha", alpha), ("Beta", beta)] {

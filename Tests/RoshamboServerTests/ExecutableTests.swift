@@ -65,6 +65,33 @@ final class ServerProcess: @unchecked Sendable {
   }
 }
 
+/// Starts the `roshambo` binary that `swift build` made, standard input not a terminal,
+/// standard output and error into the pipe returned.
+func launchRoshambo(
+  _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil
+) throws -> (Process, Pipe) {
+  let client = Process()
+  client.executableURL = URL(
+    fileURLWithPath: try serverBinary().replacingOccurrences(
+      of: "/roshambo-server", with: "/roshambo"))
+  client.arguments = arguments
+  if let directory { client.currentDirectoryURL = URL(fileURLWithPath: directory) }
+  if let environment { client.environment = environment }
+  client.standardInput = FileHandle.nullDevice
+  let pipe = Pipe()
+  client.standardOutput = pipe
+  client.standardError = pipe
+  try client.run()
+  return (client, pipe)
+}
+
+/// Waits for a launched process; returns its exit status and everything it printed.
+func finishLaunched(_ started: (Process, Pipe)) -> (Int32, String) {
+  let text = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  started.0.waitUntilExit()
+  return (started.0.terminationStatus, text)
+}
+
 @Suite("roshambo-server, the executable", .serialized)
 struct ExecutableTests {
   func arguments(data: String) -> [String] {
@@ -274,29 +301,13 @@ struct ExecutableTests {
   }
 
   /// Runs `roshambo` with `arguments` in an empty directory (no certs/ca.pem to fall back
-  /// on), HOME set to `home` and standard input not a terminal; returns the exit status
-  /// and everything printed.
+  /// on), HOME set to `home` and standard input not a terminal.
   func client(_ arguments: [String], home: String) throws -> (Process, Pipe) {
-    let client = Process()
-    client.executableURL = URL(
-      fileURLWithPath: try serverBinary().replacingOccurrences(
-        of: "/roshambo-server", with: "/roshambo"))
-    client.arguments = arguments
-    client.currentDirectoryURL = URL(fileURLWithPath: home)
-    client.environment = ["HOME": home, "PATH": "/usr/bin:/bin"]
-    client.standardInput = FileHandle.nullDevice
-    let pipe = Pipe()
-    client.standardOutput = pipe
-    client.standardError = pipe
-    try client.run()
-    return (client, pipe)
+    try launchRoshambo(
+      arguments, directory: home, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
   }
 
-  func finish(_ started: (Process, Pipe)) -> (Int32, String) {
-    let text = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    started.0.waitUntilExit()
-    return (started.0.terminationStatus, text)
-  }
+  func finish(_ started: (Process, Pipe)) -> (Int32, String) { finishLaunched(started) }
 
   @Test("trust on first use: asked for, remembered, and a changed certificate refused loudly")
   func trustOnFirstUse() throws {

@@ -27,6 +27,16 @@ private func weaponsOnDisk(in directory: String) throws -> [String] {
   return found
 }
 
+/// Ann and Bob seated in a fair room `room` (Ann asked for it), the match started.
+private func fairPair(port: Int, room: String) async throws -> (TestClient, TestClient) {
+  let ann = try await TestClient.connect(port: port)
+  let bob = try await TestClient.connect(port: port)
+  try await ann.hello(name: "Ann", room: room, fair: true)
+  try await bob.hello(name: "Bob", room: room, fair: false)
+  _ = try await bob.state { $0.phase == .choosing }
+  return (ann, bob)
+}
+
 @Suite("Fair rooms over TLS", .serialized)
 struct FairMatchTests {
   let annNonce = Array(repeating: UInt8(1), count: 32)
@@ -120,11 +130,7 @@ struct FairMatchTests {
   @Test("a reveal that does not match its commitment loses the round")
   func lyingReveal() async throws {
     try await withServer { server in
-      let ann = try await TestClient.connect(port: server.port)
-      let bob = try await TestClient.connect(port: server.port)
-      try await ann.hello(name: "Ann", room: "lie", fair: true)
-      try await bob.hello(name: "Bob", room: "lie", fair: false)
-      _ = try await bob.state { $0.phase == .choosing }
+      let (ann, bob) = try await fairPair(port: server.port, room: "lie")
       _ = commit(ann, room: "lie", round: 1, weapon: .rock, nonce: annNonce)
       _ = commit(bob, room: "lie", round: 1, weapon: .rock, nonce: bobNonce)
       _ = try await ann.state { $0.player(.two)?.commitment != nil }
@@ -177,11 +183,7 @@ struct FairMatchTests {
     let data = temporaryDataDirectory()
     var annDigest = ""
     try await withServer(dataDirectory: data) { server in
-      let ann = try await TestClient.connect(port: server.port)
-      let bob = try await TestClient.connect(port: server.port)
-      try await ann.hello(name: "Ann", room: "keep", fair: true)
-      try await bob.hello(name: "Bob", room: "keep", fair: false)
-      _ = try await bob.state { $0.phase == .choosing }
+      let (ann, bob) = try await fairPair(port: server.port, room: "keep")
       annDigest = commit(ann, room: "keep", round: 1, weapon: .paper, nonce: annNonce)
       _ = try await bob.state { $0.player(.one)?.chosen == true }
       await ann.close()
