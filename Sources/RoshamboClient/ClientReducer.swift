@@ -78,7 +78,10 @@ public struct ClientReducer: Reducer {
   /// reveal this client's secret only then, and check every round that resolved.
   private func checkFairPlay(_ state: inout ClientState, view: RoomView) {
     state.fair.revealNow = nil
-    guard let me = view.you else { return }
+    guard let me = view.you else {
+      checkAsSpectator(&state, view: view)
+      return
+    }
     if view.phase == .choosing, let shown = view.player(me.opponent)?.commitment,
       state.fair.opponentCommitments[view.round] == nil
     {
@@ -119,7 +122,38 @@ public struct ClientReducer: Reducer {
         }
       }
     }
-    // Bounded: only the rounds a view can show keep their verdicts.
+    bound(&state, view: view)
+  }
+
+  /// A spectator checks every round too: both commitments as shown before the reveals,
+  /// then each reported weapon against its commitment.
+  private func checkAsSpectator(_ state: inout ClientState, view: RoomView) {
+    if view.phase == .choosing, state.fair.shownToSpectator[view.round] == nil {
+      var shown: [Seat: String] = [:]
+      for player in view.players { shown[player.seat] = player.commitment }
+      if shown.count == 2 { state.fair.shownToSpectator[view.round] = shown }
+    }
+    let ruleset = Ruleset.named(view.ruleset)
+    for result in view.history where state.fair.verdicts[result.round] == nil {
+      guard let shown = state.fair.shownToSpectator.removeValue(forKey: result.round) else {
+        continue
+      }
+      let verdict = FairPlay.spectatorVerdict(
+        of: result, room: view.room, ruleset: ruleset, shown: shown)
+      state.fair.verdicts[result.round] = verdict
+      if verdict == .verified { state.context.verifiedRounds.insert(result.round) }
+      if case .lie(let reason) = verdict, state.fair.evidence == nil {
+        state.fair.evidence = FairPlay.Evidence(
+          room: view.room, round: result.round, seat: nil, reason: reason, secret: nil,
+          opponentCommitmentShown: nil, reported: result)
+        state.context.notice = "The server cheated in round \(result.round): \(reason)."
+      }
+    }
+    bound(&state, view: view)
+  }
+
+  /// Bounded: only the rounds a view can show keep their verdicts.
+  private func bound(_ state: inout ClientState, view: RoomView) {
     if let oldest = view.history.first?.round {
       state.fair.verdicts = state.fair.verdicts.filter { $0.key >= oldest }
       state.context.verifiedRounds = state.context.verifiedRounds.filter { $0 >= oldest }

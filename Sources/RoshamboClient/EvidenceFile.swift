@@ -61,7 +61,7 @@ public enum EvidenceFile {
         "reason": \(string(evidence.reason)),
         "room": \(string(evidence.room)),
         "round": \(evidence.round),
-        "seat": \(evidence.seat.rawValue),
+        "seat": \(evidence.seat.map { String($0.rawValue) } ?? "null"),
         "yourWeapon": \(string(evidence.secret?.weapon.rawValue)),
         "yourNonce": \(string(evidence.secret?.nonce)),
         "yourCommitment": \(string(evidence.secret?.digest)),

@@ -39,7 +39,8 @@ public struct FairPlay: Equatable, Sendable {
   public struct Evidence: Equatable, Sendable {
     public var room: String
     public var round: Int
-    public var seat: Seat
+    /// The seat this client held, or nil for a spectator.
+    public var seat: Seat?
     public var reason: String
     /// This client's secret for the round, if it committed.
     public var secret: Secret?
@@ -51,6 +52,8 @@ public struct FairPlay: Equatable, Sendable {
 
   var secrets: [Int: Secret] = [:]
   var opponentCommitments: [Int: String] = [:]
+  /// For a spectator: both commitments of a round as first shown together.
+  var shownToSpectator: [Int: [Seat: String]] = [:]
   var revealed: Set<Int> = []
   /// The round whose reveal the middleware sends now (set by one reduce only).
   public internal(set) var revealNow: Int?
@@ -68,9 +71,61 @@ public struct FairPlay: Equatable, Sendable {
   mutating func startMatch() {
     secrets = [:]
     opponentCommitments = [:]
+    shownToSpectator = [:]
     revealed = []
     verdicts = [:]
     revealNow = nil
+  }
+
+  /// Checks a resolved fair round as a spectator sees it: both commitments as they were
+  /// shown before the reveals, each reported weapon and nonce against its commitment, and
+  /// the winner against the rules.
+  public static func spectatorVerdict(
+    of result: RoundResult, room: String, ruleset: Ruleset, shown: [Seat: String]
+  ) -> Verdict {
+    guard result.isFair else { return .lie("a fair room's round came without commitments") }
+    guard shown.count == 2 else {
+      return .unverifiable("the round ended before both commitments were shown")
+    }
+    for seat in Seat.allCases {
+      if result.commitment(of: seat) != shown[seat] {
+        return .lie("player \(seat.rawValue)'s commitment changed after it was shown")
+      }
+      if let weapon = result.weapon(of: seat) {
+        guard let nonce = result.nonce(of: seat), let commitment = shown[seat],
+          Commitment.verify(
+            commitment, room: room, round: result.round, seat: seat, weapon: weapon, nonce: nonce)
+        else {
+          return .lie(
+            "it reported that player \(seat.rawValue) played \(weapon.rawValue), which does not "
+              + "match the commitment shown")
+        }
+      }
+    }
+    let expected = expectedWinner(result, ruleset: ruleset)
+    guard result.winner == expected else {
+      return .lie(
+        "it gave the round to \(result.winner.map { "player \($0.rawValue)" } ?? "nobody"); "
+          + "the revealed weapons give it to "
+          + (expected.map { "player \($0.rawValue)" } ?? "nobody (a draw)"))
+    }
+    return .verified
+  }
+
+  /// The winner the rules give for the round's reported weapons: a missing weapon loses,
+  /// two missing draw.
+  private static func expectedWinner(_ result: RoundResult, ruleset: Ruleset) -> Seat? {
+    switch (result.weapon(of: .one), result.weapon(of: .two)) {
+    case (let a?, let b?):
+      switch ruleset.outcome(a, b) {
+      case .first: return .one
+      case .second: return .two
+      case .draw: return nil
+      }
+    case (.some, nil): return .one
+    case (nil, .some): return .two
+    case (nil, nil): return nil
+    }
   }
 
   /// Checks a resolved fair round against what this client saw before it resolved.
@@ -111,19 +166,7 @@ public struct FairPlay: Equatable, Sendable {
     if secret != nil, revealed, mine == nil {
       return .unverifiable("your reveal did not count (it may have come after the deadline)")
     }
-    let expected: Seat?
-    switch (mine, theirs) {
-    case (let a?, let b?):
-      let (first, second) = me == .one ? (a, b) : (b, a)
-      switch ruleset.outcome(first, second) {
-      case .first: expected = .one
-      case .second: expected = .two
-      case .draw: expected = nil
-      }
-    case (.some, nil): expected = me
-    case (nil, .some): expected = opponent
-    case (nil, nil): expected = nil
-    }
+    let expected = expectedWinner(result, ruleset: ruleset)
     guard result.winner == expected else {
       let said = result.winner.map { $0 == me ? "you" : "your opponent" } ?? "nobody"
       let should = expected.map { $0 == me ? "you" : "your opponent" } ?? "nobody (a draw)"

@@ -77,4 +77,27 @@ struct FairPlayTests {
       return
     }
   }
+
+  @Test("a spectator checks both seats: an honest round verified, each lie named")
+  func spectator() {
+    let shown: [Seat: String] = [.one: secret.digest, .two: theirs]
+    func judge(_ result: RoundResult, _ shown: [Seat: String]) -> FairPlay.Verdict {
+      FairPlay.spectatorVerdict(of: result, room: "r", ruleset: .classic, shown: shown)
+    }
+    #expect(judge(result(), shown) == .verified)
+    guard case .lie(let winner) = judge(result(winner: .two), shown),
+      case .lie(let weapon) = judge(result(weapons: [.paper, .scissors], winner: .two), shown),
+      case .lie(let swapped) = judge(result(), [.one: secret.digest, .two: secret.digest])
+    else {
+      Issue.record("a lie was not found")
+      return
+    }
+    #expect(winner.contains("gave the round to player 2"))
+    #expect(weapon.contains("player 1 played paper"))
+    #expect(swapped.contains("player 2's commitment changed"))
+    guard case .unverifiable = judge(result(), [.one: secret.digest]) else {
+      Issue.record("one commitment shown is not enough to check")
+      return
+    }
+  }
 }
