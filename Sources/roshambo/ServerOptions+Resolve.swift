@@ -75,7 +75,7 @@ extension ServerOptions {
 
   /// `--host` and `--port`, or the server the local network offers.
   private func target() async throws -> (String, Int) {
-    if let host { return (host, port) }
+    if let host { return (host, port ?? 7443) }
     let found: [DiscoveredServer]
     do {
       found = try await ServerDiscovery.find(timeout: .milliseconds(1_500))

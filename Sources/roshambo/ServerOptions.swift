@@ -6,7 +6,8 @@ import RoshamboTLS
 /// Where the server is and how to trust it: the options `play`, `watch`, `bot` and `load`
 /// share.
 ///
-/// Invariant: at most one of `--ca`, `--pin` and `--accept-new` is given.
+/// Invariant: at most one of `--ca`, `--pin` and `--accept-new` is given, and `--port`
+/// only with `--host`.
 struct ServerOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
@@ -18,8 +19,8 @@ struct ServerOptions: ParsableArguments {
     transform: { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 })
   var host: String?
 
-  @Option(help: "The server's port (with --host).")
-  var port = 7443
+  @Option(help: "The server's port, with --host (7443 if not given).")
+  var port: Int?
 
   @Option(
     help: ArgumentHelp("Trust the server's certificate if this CA signed it.", valueName: "file"))
@@ -46,7 +47,15 @@ struct ServerOptions: ParsableArguments {
   var keepalive: Double = 15
 
   func validate() throws {
-    guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535.") }
+    if let port {
+      guard (1...65_535).contains(port) else {
+        throw ValidationError("--port must be 1 to 65535.")
+      }
+      guard host != nil else {
+        throw ValidationError(
+          "--port needs --host: without --host, the port comes from the server's announcement.")
+      }
+    }
     if [ca != nil, pin != nil, acceptNew].filter({ $0 }).count > 1 {
       throw ValidationError("Use one of --ca, --pin and --accept-new.")
     }
