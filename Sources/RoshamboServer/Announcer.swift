@@ -73,7 +73,7 @@ final class Announcer: Sendable {
     } catch {
       preconditionFailure("the announcement group \(Announcement.group) is not an address")
     }
-    let state = try! await loop.submit { NIOLoopBoundBox(State(), eventLoop: loop) }.get()
+    let state = NIOLoopBoundBox.makeBoxSendingValue(State(), eventLoop: loop)
     let trigger = Trigger()
 
     // One socket bound to the group's port hears queries on every interface.
