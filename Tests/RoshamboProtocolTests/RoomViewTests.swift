@@ -23,6 +23,29 @@ struct RoomViewTests {
     try JSONSerialization.jsonObject(with: Data(wire(view))) as! [String: Any]
   }
 
+  @Test("fair fields a server sends out of place still re-encode to what was read")
+  func fairFieldsOutOfPlace() throws {
+    // A commitment in a view not marked fair, and nonces without commitments: what a
+    // client read must be what it writes back (the client-frames fuzz target's invariant).
+    let hex = String(repeating: "c", count: 64)
+    let text = #"""
+      {"type":"state","seq":1,"view":{"room":"den","ruleset":"classic","bestOf":3,\#
+      "phase":"choosing","round":2,"you":1,"players":[{"seat":1,"name":"A","connected":true,\#
+      "chosen":true,"weapon":null,"score":0,"commitment":"\#(hex)","revealed":true}],\#
+      "history":[{"round":1,"weapons":["rock",null],"winner":1,"reason":null,\#
+      "nonces":["\#(hex)",null]}],"winner":null,"deadline":null}}
+      """#
+    let message = try ServerMessage.decode(Array(text.utf8))
+    guard case .state(_, let view) = message else {
+      Issue.record("not a state: \(message)")
+      return
+    }
+    #expect(!view.fair)
+    #expect(view.players[0].commitment == hex && view.players[0].revealed)
+    #expect(view.history[0].nonces == [hex, nil] && view.history[0].commitments.isEmpty)
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+  }
+
   @Test("a view carries every field of the contract, null included")
   func contractFields() throws {
     var room = playingRoom(roundMillis: 20_000)
