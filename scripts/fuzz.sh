@@ -18,6 +18,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/Fuzz"
 targets=(server-frames client-frames tls-server tls-client journal)
+# The fuzz build has a folder of its own: a plain `swift build` in Fuzz/ (other flags, no
+# coverage) must never leave objects the instrumented build then links.
+scratch="$fuzz/.build-fuzz"
 
 die() {
   echo "fuzz.sh: $*" >&2
@@ -43,12 +46,12 @@ build() {
   local sources
   sources=$(cd "$root" && find Sources Fuzz/Sources -name '*.swift' | sort | cksum)
   if [ "$sources" != "$(cat "$fuzz/.work/sources.cksum" 2>/dev/null)" ]; then
-    rm -f "$fuzz/.build/release.yaml" "$fuzz/.build/build.db"
+    rm -f "$scratch/release.yaml" "$scratch/build.db"
   fi
   echo "$sources" >"$fuzz/.work/sources.cksum"
   local status=0
   compile() {
-    (cd "$fuzz" && swift build -c release \
+    (cd "$fuzz" && swift build -c release --scratch-path "$scratch" \
       -Xswiftc -sanitize=address \
       -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
       -Xlinker "$library" -Xlinker -lstdc++ "$@") >"$fuzz/.work/build.log" 2>&1
@@ -57,7 +60,7 @@ build() {
   if [ "$status" -ne 0 ] && grep -q 'because of missing inputs' "$fuzz/.work/build.log"; then
     # SwiftPM keeps the old list of a path dependency's files after files move in the
     # product; forget the build plan (not the compiled modules) and build again.
-    rm -f "$fuzz/.build/release.yaml" "$fuzz/.build/build.db"
+    rm -f "$scratch/release.yaml" "$scratch/build.db"
     status=0
     compile "$@" || status=$?
   fi
@@ -65,7 +68,7 @@ build() {
   [ "$status" -eq 0 ] || die "the fuzz targets did not build (exit $status; see above)"
 }
 
-binary() { echo "$fuzz/.build/release/fuzz-$1"; }
+binary() { echo "$scratch/release/fuzz-$1"; }
 
 valid() {
   local target
