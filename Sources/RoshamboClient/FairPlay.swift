@@ -62,6 +62,11 @@ public struct FairPlay: Equatable, Sendable {
   /// Set once the server is caught lying; the session then stops.
   public internal(set) var evidence: Evidence?
 
+  /// The rounds of this match checked and found true.
+  public var verifiedRounds: Set<Int> {
+    Set(verdicts.lazy.filter { $0.value == .verified }.map(\.key))
+  }
+
   public init() {}
 
   /// This client's secret for `round`, if it committed.
@@ -88,18 +93,15 @@ public struct FairPlay: Equatable, Sendable {
       return .unverifiable("the round ended before both commitments were shown")
     }
     for seat in Seat.allCases {
-      if result.commitment(of: seat) != shown[seat] {
+      guard let commitment = shown[seat], result.commitment(of: seat) == commitment else {
         return .lie("player \(seat.rawValue)'s commitment changed after it was shown")
       }
-      if let weapon = result.weapon(of: seat) {
-        guard let nonce = result.nonce(of: seat), let commitment = shown[seat],
-          Commitment.verify(
-            commitment, room: room, round: result.round, seat: seat, weapon: weapon, nonce: nonce)
-        else {
-          return .lie(
-            "it reported that player \(seat.rawValue) played \(weapon.rawValue), which does not "
-              + "match the commitment shown")
-        }
+      if let weapon = result.weapon(of: seat),
+        !revealHolds(result, seat: seat, commitment: commitment, room: room)
+      {
+        return .lie(
+          "it reported that player \(seat.rawValue) played \(weapon.rawValue), which does not "
+            + "match the commitment shown")
       }
     }
     let expected = expectedWinner(result, ruleset: ruleset)
@@ -112,20 +114,20 @@ public struct FairPlay: Equatable, Sendable {
     return .verified
   }
 
-  /// The winner the rules give for the round's reported weapons: a missing weapon loses,
-  /// two missing draw.
+  /// Whether the weapon reported for `seat`, if any, comes with a nonce that hashes to
+  /// `commitment` with it.
+  private static func revealHolds(
+    _ result: RoundResult, seat: Seat, commitment: String, room: String
+  ) -> Bool {
+    guard let weapon = result.weapon(of: seat) else { return true }
+    guard let nonce = result.nonce(of: seat) else { return false }
+    return Commitment.verify(
+      commitment, room: room, round: result.round, seat: seat, weapon: weapon, nonce: nonce)
+  }
+
+  /// The winner the rules give for the round's reported weapons.
   private static func expectedWinner(_ result: RoundResult, ruleset: Ruleset) -> Seat? {
-    switch (result.weapon(of: .one), result.weapon(of: .two)) {
-    case (let a?, let b?):
-      switch ruleset.outcome(a, b) {
-      case .first: return .one
-      case .second: return .two
-      case .draw: return nil
-      }
-    case (.some, nil): return .one
-    case (nil, .some): return .two
-    case (nil, nil): return nil
-    }
+    ruleset.decide(result.weapon(of: .one), result.weapon(of: .two)).winner
   }
 
   /// Checks a resolved fair round against what this client saw before it resolved.
@@ -151,16 +153,12 @@ public struct FairPlay: Equatable, Sendable {
     if result.commitment(of: opponent) != shown {
       return .lie("your opponent's commitment changed after it was shown to you")
     }
-    let theirs = result.weapon(of: opponent)
-    if let theirs {
-      guard let nonce = result.nonce(of: opponent),
-        Commitment.verify(
-          shown, room: room, round: result.round, seat: opponent, weapon: theirs, nonce: nonce)
-      else {
-        return .lie(
-          "it reported that your opponent played \(theirs.rawValue), which does not match the "
-            + "commitment shown to you")
-      }
+    if let theirs = result.weapon(of: opponent),
+      !revealHolds(result, seat: opponent, commitment: shown, room: room)
+    {
+      return .lie(
+        "it reported that your opponent played \(theirs.rawValue), which does not match the "
+          + "commitment shown to you")
     }
     let mine = result.weapon(of: me)
     if secret != nil, revealed, mine == nil {

@@ -200,29 +200,18 @@ extension RoomState {
   private mutating func resolveRound(at: Int64) {
     let first = seats[.one]?.pick
     let second = seats[.two]?.pick
-    var roundWinner: Seat?
-    var reason: String?
     let fair = settings.fair
     let commitStage = fair && !isRevealing
-    let played = Seat.allCases.map { seat in
-      commitStage ? seats[seat]?.commitment != nil : seats[seat]?.pick != nil
-    }
-    switch (first, second) {
-    case _ where commitStage:
-      if played[0] != played[1] { roundWinner = played[0] ? .one : .two }
-    case (let a?, let b?):
-      switch ruleset.outcome(a, b) {
-      case .first(let rule):
-        roundWinner = .one
-        reason = rule.sentence
-      case .second(let rule):
-        roundWinner = .two
-        reason = rule.sentence
-      case .draw: break
-      }
-    case (.some, nil): roundWinner = .one
-    case (nil, .some): roundWinner = .two
-    case (nil, nil): break
+    let roundWinner: Seat?
+    let reason: String?
+    if commitStage {
+      let committed = Seat.allCases.map { seats[$0]?.commitment != nil }
+      roundWinner = committed[0] == committed[1] ? nil : committed[0] ? .one : .two
+      reason = nil
+    } else {
+      let decided = ruleset.decide(first, second)
+      roundWinner = decided.winner
+      reason = decided.rule?.sentence
     }
     var result = RoundResult(
       round: round, weapons: commitStage ? [nil, nil] : [first, second], winner: roundWinner,

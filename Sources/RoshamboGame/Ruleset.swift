@@ -91,6 +91,24 @@ public struct Ruleset: Sendable, Equatable {
     return .draw
   }
 
+  /// Who takes a round in which the first seat played `first` and the second `second`
+  /// (nil: no pick in time, or no reveal that matched), and the rule that decided it: a
+  /// missing pick loses, two missing draw. The server's rules and every client's check of
+  /// a fair round decide by this one function.
+  public func decide(_ first: Weapon?, _ second: Weapon?) -> (winner: Seat?, rule: Rule?) {
+    switch (first, second) {
+    case (let a?, let b?):
+      switch outcome(a, b) {
+      case .first(let rule): (.one, rule)
+      case .second(let rule): (.two, rule)
+      case .draw: (nil, nil)
+      }
+    case (.some, nil): (.one, nil)
+    case (nil, .some): (.two, nil)
+    case (nil, nil): (nil, nil)
+    }
+  }
+
   /// The result of two picks.
   public enum Outcome: Sendable, Equatable {
     case first(Rule)
