@@ -39,9 +39,8 @@ extension LobbyState {
     case .join(let requested, let name, let token, let fair, let at):
       let target = roomForJoin(requested: requested)
       if rooms[target] == nil {
-        var settings = defaults
-        if fair, requested != nil { settings.fair = true }
-        rooms[target] = RoomState(name: target, settings: settings)
+        rooms[target] = RoomState(
+          name: target, settings: settingsForJoin(requested: requested, fair: fair))
         if requested == nil { nextQuickMatchNumber += 1 }
       }
       rooms[target]!.applyAccepted(.playerJoined(name: name, token: token, at: at))

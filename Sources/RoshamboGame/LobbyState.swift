@@ -36,6 +36,16 @@ public struct LobbyState: Sendable, Equatable {
     return count
   }
 
+  /// The settings of the room a join lands in (see ``roomForJoin(requested:)``): the
+  /// room's own when it exists, else the defaults, made fair when the join asks for it
+  /// and names the room.
+  public func settingsForJoin(requested: String?, fair: Bool) -> RoomState.Settings {
+    if let room = rooms[roomForJoin(requested: requested)] { return room.settings }
+    var settings = defaults
+    if fair, requested != nil { settings.fair = true }
+    return settings
+  }
+
   /// The room and seat that `token` holds, if any.
   public func locate(token: String) -> (room: String, seat: Seat)? {
     for (name, room) in rooms {

@@ -247,10 +247,7 @@ final class GameHub {
       logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])
     } else {
       let target = store.state.roomForJoin(requested: room)
-      let fairRoom =
-        store.state.rooms[target]?.settings.fair
-        ?? (store.state.defaults.fair || (room != nil && fair == true))
-      if fairRoom, fair == nil {
+      if fair == nil, store.state.settingsForJoin(requested: room, fair: false).fair {
         reply(
           link,
           ProtocolError(
