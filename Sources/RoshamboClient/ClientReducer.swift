@@ -23,7 +23,6 @@ public struct ClientReducer: Reducer {
       }
       if previousRound.map({ view.round < $0 }) == true || view.room != state.view?.room {
         state.fair.startMatch()
-        state.context.verifiedRounds = []
       }
       state.view = view
       state.seq = seq
@@ -105,21 +104,12 @@ public struct ClientReducer: Reducer {
       let verdict = FairPlay.verdict(
         of: result, room: view.room, me: me, ruleset: ruleset, secret: secret,
         opponentCommitmentShown: shown, revealed: state.fair.revealed.contains(result.round))
-      state.fair.verdicts[result.round] = verdict
       state.fair.secrets[result.round] = nil
       state.fair.opponentCommitments[result.round] = nil
-      switch verdict {
-      case .verified:
-        state.context.verifiedRounds.insert(result.round)
-      case .unverifiable:
-        break
-      case .lie(let reason):
-        if state.fair.evidence == nil {
-          state.fair.evidence = FairPlay.Evidence(
-            room: view.room, round: result.round, seat: me, reason: reason, secret: secret,
-            opponentCommitmentShown: shown, reported: result)
-          state.context.notice = "The server cheated in round \(result.round): \(reason)."
-        }
+      record(verdict, for: result, in: &state) { reason in
+        FairPlay.Evidence(
+          room: view.room, round: result.round, seat: me, reason: reason, secret: secret,
+          opponentCommitmentShown: shown, reported: result)
       }
     }
     bound(&state, view: view)
@@ -140,23 +130,31 @@ public struct ClientReducer: Reducer {
       }
       let verdict = FairPlay.spectatorVerdict(
         of: result, room: view.room, ruleset: ruleset, shown: shown)
-      state.fair.verdicts[result.round] = verdict
-      if verdict == .verified { state.context.verifiedRounds.insert(result.round) }
-      if case .lie(let reason) = verdict, state.fair.evidence == nil {
-        state.fair.evidence = FairPlay.Evidence(
+      record(verdict, for: result, in: &state) { reason in
+        FairPlay.Evidence(
           room: view.room, round: result.round, seat: nil, reason: reason, secret: nil,
           opponentCommitmentShown: nil, reported: result)
-        state.context.notice = "The server cheated in round \(result.round): \(reason)."
       }
     }
     bound(&state, view: view)
+  }
+
+  /// Keeps `verdict` for `result`'s round; the first lie becomes the evidence (made by
+  /// `evidence` from the lie's reason) and the notice.
+  private func record(
+    _ verdict: FairPlay.Verdict, for result: RoundResult, in state: inout ClientState,
+    evidence: (String) -> FairPlay.Evidence
+  ) {
+    state.fair.verdicts[result.round] = verdict
+    guard case .lie(let reason) = verdict, state.fair.evidence == nil else { return }
+    state.fair.evidence = evidence(reason)
+    state.context.notice = "The server cheated in round \(result.round): \(reason)."
   }
 
   /// Bounded: only the rounds a view can show keep their verdicts.
   private func bound(_ state: inout ClientState, view: RoomView) {
     if let oldest = view.history.first?.round {
       state.fair.verdicts = state.fair.verdicts.filter { $0.key >= oldest }
-      state.context.verifiedRounds = state.context.verifiedRounds.filter { $0 >= oldest }
     }
   }
 }

@@ -21,7 +21,9 @@ public struct ClientState: Equatable, Sendable {
   public init() {}
 
   /// The screen for this state.
-  public var props: ScreenProps { makeProps(view: view, context: context) }
+  public var props: ScreenProps {
+    makeProps(view: view, context: context, verifiedRounds: fair.verifiedRounds)
+  }
 }
 
 extension ClientState {

@@ -22,8 +22,6 @@ public struct ClientContext: Equatable, Sendable {
   public var now: Int64
   /// The last measured ping round trip to the server, in ms.
   public var roundTripMillis: Double?
-  /// In a fair room, the rounds of this match this client has checked and found true.
-  public var verifiedRounds: Set<Int> = []
 
   public init(
     connection: Connection = .connecting, pendingPick: Weapon? = nil, notice: String? = nil,
@@ -78,8 +76,11 @@ public struct ScreenProps: Equatable, Sendable {
   public var latency: String? = nil
 }
 
-/// The screen for the latest view and this client's own context.
-public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
+/// The screen for the latest view and this client's own context; in a fair room,
+/// `verifiedRounds` are the rounds this client checked and found true.
+public func makeProps(
+  view: RoomView?, context: ClientContext, verifiedRounds: Set<Int> = []
+) -> ScreenProps {
   let connection = connectionLine(context.connection)
   guard let view else {
     return ScreenProps(
@@ -165,7 +166,7 @@ public func makeProps(view: RoomView?, context: ClientContext) -> ScreenProps {
     countdown: countdown(deadline: view.deadline, now: context.now),
     status: status, prompt: prompt, reveal: reveal, banner: banner,
     history: view.history.map {
-      historyRow($0, name: name) + (context.verifiedRounds.contains($0.round) ? "  ✓ verified" : "")
+      historyRow($0, name: name) + (verifiedRounds.contains($0.round) ? "  ✓ verified" : "")
     },
     keys: keys, notice: context.notice, connection: connection,
     latency: context.roundTripMillis.map(latencyLine))

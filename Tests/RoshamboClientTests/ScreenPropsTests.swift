@@ -21,8 +21,7 @@ struct ScreenPropsTests {
       room.apply(.revealed(seat: .two, round: round, weapon: .rock, nonce: b, matches: true, at: 2))
     }
     var context = ClientContext(connection: .connected)
-    context.verifiedRounds = [2]
-    let props = makeProps(view: room.view(for: .one), context: context)
+    let props = makeProps(view: room.view(for: .one), context: context, verifiedRounds: [2])
     #expect(props.title.contains("fair (commit–reveal)"))
     #expect(props.history.count == 2)
     #expect(!props.history[0].contains("verified"))
@@ -30,7 +29,7 @@ struct ScreenPropsTests {
     // Round 3: committed, sealed; the screen shows this client's own pick, not "Your move".
     room.apply(.committed(seat: .one, round: 3, digest: a, at: 3))
     context.pendingPick = .paper
-    let sealed = makeProps(view: room.view(for: .one), context: context)
+    let sealed = makeProps(view: room.view(for: .one), context: context, verifiedRounds: [2])
     #expect(sealed.status == "You picked paper, sealed. Waiting for Bob…")
     #expect(sealed.prompt == nil)
   }
