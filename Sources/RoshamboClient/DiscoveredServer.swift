@@ -17,7 +17,11 @@ public struct DiscoveredServer: Sendable, Equatable {
   public var port: Int { announcement.port }
 
   /// `host:port`, with an IPv6 address in brackets.
-  public var address: String {
+  public var address: String { Self.address(host: host, port: port) }
+
+  /// `host:port` for any server, with an IPv6 address in brackets (how every message
+  /// names a server).
+  public static func address(host: String, port: Int) -> String {
     (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
   }
 

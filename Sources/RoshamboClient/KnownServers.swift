@@ -44,16 +44,21 @@ public struct KnownServers: Sendable, Equatable {
   /// `HOST PORT FINGERPRINT` throws, naming the file and line (a damaged file must not
   /// quietly forget a server whose certificate then changes).
   public init(path: String) throws {
-    self.path = path
-    self.entries = []
     let text: String
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch CocoaError.fileReadNoSuchFile {
-      return
+      text = ""
     } catch {
       throw Problem(description: "cannot read \(path): \(error.localizedDescription)")
     }
+    try self.init(path: path, text: text)
+  }
+
+  /// The servers listed in `text`, the contents of the file at `path`.
+  private init(path: String, text: String) throws {
+    self.path = path
+    self.entries = []
     for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let line = raw.trimmingCharacters(in: .whitespaces)
       if line.isEmpty || line.hasPrefix("#") { continue }
@@ -106,11 +111,15 @@ public struct KnownServers: Sendable, Equatable {
     defer { close(descriptor) }
     flock(descriptor, LOCK_EX)
     defer { flock(descriptor, LOCK_UN) }
-    // Another client may have added lines since this list was read.
-    let current = try KnownServers(path: path)
-    self = current
+    // Another client may have added lines since this list was read: read it again, once.
+    let existing: String
+    do {
+      existing = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      throw Problem(description: "cannot read \(path): \(error.localizedDescription)")
+    }
+    self = try KnownServers(path: path, text: existing)
     if let known = entry(host: host, port: port) { return known }
-    let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     var text = ""
     if existing.isEmpty { text += "# Servers roshambo trusts: HOST PORT SHA256-FINGERPRINT\n" }
     if !existing.isEmpty, !existing.hasSuffix("\n") { text += "\n" }

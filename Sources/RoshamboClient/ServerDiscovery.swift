@@ -33,14 +33,9 @@ public enum ServerDiscovery {
       }
       .bind(host: "0.0.0.0", port: groupPort).get()
     let devices = AnnouncementInterfaces.current()
-    var joined = 0
-    for device in devices {
-      if (try? await (channel as! any MulticastChannel).joinGroup(groupAddress, device: device)
-        .get()) != nil
-      {
-        joined += 1
-      }
-    }
+    let joined =
+      devices.count
+      - (await AnnouncementInterfaces.join(channel, port: groupPort, devices: devices)).count
     // Ask on every interface, so servers answer now rather than at their next beacon.
     let options = channel as! any SocketOptionProvider
     _ = try? await options.setIPMulticastLoop(1).get()

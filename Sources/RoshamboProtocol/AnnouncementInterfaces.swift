@@ -28,6 +28,27 @@ public enum AnnouncementInterfaces {
     try SocketAddress(ipAddress: Announcement.group, port: port)
   }
 
+  /// Joins the announcement group on `port` on each of `devices` with `channel` (a
+  /// datagram channel bound to that port); returns the devices that would not join, with
+  /// why.
+  public static func join(
+    _ channel: any Channel, port: Int = Announcement.port,
+    devices: [NIONetworkDevice] = current()
+  ) async -> [(device: NIONetworkDevice, error: any Error)] {
+    guard let multicast = channel as? any MulticastChannel else {
+      return devices.map { ($0, ChannelError.operationUnsupported) }
+    }
+    var failed: [(device: NIONetworkDevice, error: any Error)] = []
+    for device in devices {
+      do {
+        try await multicast.joinGroup(try groupAddress(port: port), device: device).get()
+      } catch {
+        failed.append((device, error))
+      }
+    }
+    return failed
+  }
+
   /// The device's IPv4 address as `IP_MULTICAST_IF` takes it.
   public static func interfaceAddress(of device: NIONetworkDevice) -> in_addr? {
     guard case .v4(let address) = device.address else { return nil }

@@ -89,14 +89,12 @@ final class Announcer: Sendable {
         }
         .bind(host: "0.0.0.0", port: settings.groupPort).get()
       listener = channel
-      for device in devices {
-        do {
-          try await (channel as! any MulticastChannel).joinGroup(group, device: device).get()
-        } catch {
-          warnings.append(
-            "cannot hear queries on \(device.name) (\(error)); servers are still announced "
-              + "every \(settings.interval.nanoseconds / 1_000_000_000) s")
-        }
+      for (device, error) in await AnnouncementInterfaces.join(
+        channel, port: settings.groupPort, devices: devices)
+      {
+        warnings.append(
+          "cannot hear queries on \(device.name) (\(error)); servers are still announced "
+            + "every \(settings.interval.nanoseconds / 1_000_000_000) s")
       }
     } catch {
       warnings.append(

@@ -69,14 +69,13 @@ public final class GameServer: Sendable {
   }
 
   private init(
-    port: Int, host: String, fingerprint: String, warnings: [String],
+    port: Int, host: String, fingerprint: String, code: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
     journal: JournalThread?, connections: Connections, announcer: Announcer?
   ) {
     self.journal = journal
     self.announcer = announcer
-    // A fingerprint from `Fingerprint.sha256` always has a code.
-    self.code = IdentityCode.code(forFingerprint: fingerprint) ?? ""
+    self.code = code
     self.port = port
     self.host = host
     self.fingerprint = fingerprint
@@ -186,11 +185,13 @@ public final class GameServer: Sendable {
       throw error
     }
     let port = listener.localAddress?.port ?? configuration.port
+    // A fingerprint from `Fingerprint.sha256` always has a code.
+    let code = IdentityCode.code(forFingerprint: fingerprint) ?? ""
     var announcer: Announcer?
     var allWarnings = warnings
     if let name = configuration.announceName {
       let settings = Announcer.Settings(
-        name: name, code: IdentityCode.code(forFingerprint: fingerprint) ?? "",
+        name: name, code: code,
         tlsPort: port, groupPort: configuration.announcePort,
         interval: configuration.announceInterval)
       let (started, announceWarnings) = await Announcer.start(
@@ -200,7 +201,8 @@ public final class GameServer: Sendable {
       allWarnings += announceWarnings
     }
     return GameServer(
-      port: port, host: configuration.host, fingerprint: fingerprint, warnings: allWarnings,
+      port: port, host: configuration.host, fingerprint: fingerprint, code: code,
+      warnings: allWarnings,
       group: group, listener: listener, hub: hub, journal: journal, connections: connections,
       announcer: announcer)
   }

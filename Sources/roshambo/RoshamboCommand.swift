@@ -51,7 +51,7 @@ func reconnector(_ server: ResolvedServer) -> @Sendable () async throws -> Serve
 
 /// Connects, saying what to do when it fails.
 func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> ServerConnection {
-  let address = ServerOptions.address(server.host, server.port)
+  let address = DiscoveredServer.address(host: server.host, port: server.port)
   do {
     return try await ServerConnection.connect(host: server.host, port: server.port, tls: server.tls)
   } catch let error as TLSError {
@@ -343,7 +343,8 @@ struct Load: AsyncParsableCommand {
         paceMillis: Int64(paceMs), threads: threads, fair: fair)
     } catch {
       complain(
-        "could not seat every bot on \(ServerOptions.address(target.host, target.port)): \(error)")
+        "could not seat every bot on \(DiscoveredServer.address(host: target.host, port: target.port)): \(error)"
+      )
       throw ExitCode(ExitStatus.unavailable)
     }
     func ms(_ micros: Double) -> String { String(format: "%.2f ms", micros / 1000) }

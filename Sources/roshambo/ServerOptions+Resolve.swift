@@ -51,7 +51,7 @@ extension ServerOptions {
     if !acceptNew {
       guard Self.interactive else {
         complain(
-          "the server at \(Self.address(host, port)) is new to this machine; its identity code "
+          "the server at \(DiscoveredServer.address(host: host, port: port)) is new to this machine; its identity code "
             + "is \(code). If that is the code the server printed, connect again with "
             + "--accept-new (or --pin \(fingerprint)).")
         throw ExitCode(ExitStatus.untrusted)
@@ -64,7 +64,7 @@ extension ServerOptions {
     do {
       let entry = try known.remember(host: host, port: port, fingerprint: fingerprint)
       complain(
-        "trusting \(Self.address(host, port)) (code \(code)) from now on: line \(entry.line) of "
+        "trusting \(DiscoveredServer.address(host: host, port: port)) (code \(code)) from now on: line \(entry.line) of "
           + path)
     } catch {
       complain("\(error)")
@@ -122,12 +122,12 @@ extension ServerOptions {
       return try await CertificateProbe.fingerprint(host: host, port: port)
     } catch let error as TLSError {
       complain(
-        "cannot connect to \(Self.address(host, port)): \(error.message) \(advice(for: error, host: host))"
+        "cannot connect to \(DiscoveredServer.address(host: host, port: port)): \(error.message) \(advice(for: error, host: host))"
       )
       throw ExitCode(ExitStatus.unavailable)
     } catch {
       complain(
-        "cannot connect to \(Self.address(host, port)): \(error); check that roshambo-server "
+        "cannot connect to \(DiscoveredServer.address(host: host, port: port)): \(error); check that roshambo-server "
           + "runs there and that the port is right.")
       throw ExitCode(ExitStatus.unavailable)
     }
@@ -136,7 +136,7 @@ extension ServerOptions {
   /// Asks the player at the terminal whether the code is the server's.
   private static func confirm(host: String, port: Int, code: String) -> Bool {
     let question = """
-      The server at \(address(host, port)) is new to this machine.
+      The server at \(DiscoveredServer.address(host: host, port: port)) is new to this machine.
       Its identity code is  \(code)
       Compare it with the code roshambo-server printed when it started (ask its host).
       Trust this server from now on? [y/N] 
@@ -155,10 +155,6 @@ extension ServerOptions {
       throw ExitCode(ExitStatus.dataError)
     }
   }
-
-  static func address(_ host: String, _ port: Int) -> String {
-    (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
-  }
 }
 
 extension ResolvedServer {
@@ -169,7 +165,7 @@ extension ResolvedServer {
     let old = IdentityCode.code(forFingerprint: known.fingerprint) ?? known.fingerprint
     let new = IdentityCode.code(forFingerprint: actual) ?? actual
     return [
-      "WARNING: THE IDENTITY OF THE SERVER AT \(ServerOptions.address(host, port)) HAS CHANGED.",
+      "WARNING: THE IDENTITY OF THE SERVER AT \(DiscoveredServer.address(host: host, port: port)) HAS CHANGED.",
       "Its code was \(old) and is now \(new): someone may be pretending to be the server, "
         + "or its host made a new certificate. Not connecting.",
       "If the server's host confirms the new code, remove line \(known.line) of \(knownPath) "

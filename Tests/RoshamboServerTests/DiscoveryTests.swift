@@ -39,9 +39,9 @@ private final class DatagramCounter: ChannelInboundHandler, Sendable {
       .channelOption(.socketOption(.so_reuseaddr), value: 1)
       .channelInitializer { $0.pipeline.addHandler(counter) }
       .bind(host: "0.0.0.0", port: port).get()
-    let group = try AnnouncementInterfaces.groupAddress(port: port)
-    for device in AnnouncementInterfaces.current() {
-      try await (channel as! any MulticastChannel).joinGroup(group, device: device).get()
+    let failed = await AnnouncementInterfaces.join(channel, port: port)
+    if let (device, error) = failed.first {
+      throw TestClientError.unexpected("cannot join the group on \(device.name): \(error)")
     }
     return (counter, channel)
   }

@@ -307,8 +307,6 @@ struct ExecutableTests {
       arguments, directory: home, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
   }
 
-  func finish(_ started: (Process, Pipe)) -> (Int32, String) { finishLaunched(started) }
-
   @Test("trust on first use: asked for, remembered, and a changed certificate refused loudly")
   func trustOnFirstUse() throws {
     let home = NSTemporaryDirectory() + "roshambo-tofu-\(UUID().uuidString)"
@@ -321,7 +319,7 @@ struct ExecutableTests {
     let bot = ["bot", "--host", "127.0.0.1", "--port", String(port), "--room", "tofu"]
 
     // Not a terminal and no --accept-new: refused, with the code to compare.
-    let (refused, said) = finish(try client(bot, home: home))
+    let (refused, said) = finishLaunched(try client(bot, home: home))
     #expect(refused == 77, "\(said)")
     #expect(said.contains("new to this machine") && said.contains(String(code)), "\(said)")
     #expect(said.contains("--accept-new"), "\(said)")
@@ -330,7 +328,7 @@ struct ExecutableTests {
     // --accept-new: both bots play, and the server is remembered once.
     let pair = try ["a", "b"].map { try client(bot + ["--accept-new", "--name", $0], home: home) }
     for started in pair {
-      let (status, text) = finish(started)
+      let (status, text) = finishLaunched(started)
       #expect(status == 0, "\(text)")
       #expect(text.contains("1 matches: "), "\(text)")
     }
@@ -344,7 +342,7 @@ struct ExecutableTests {
     // Remembered: no question, no --accept-new needed.
     let again = try ["c", "d"].map { try client(bot + ["--name", $0], home: home) }
     for started in again {
-      let (status, text) = finish(started)
+      let (status, text) = finishLaunched(started)
       #expect(status == 0, "\(text)")
       #expect(!text.contains("trusting"), "\(text)")
     }
@@ -365,7 +363,7 @@ struct ExecutableTests {
     }
     let newCode = try #require(
       try second.line(containing: "identity code:").split(separator: " ").dropFirst(2).first)
-    let (changed, warning) = finish(try client(bot + ["--accept-new"], home: home))
+    let (changed, warning) = finishLaunched(try client(bot + ["--accept-new"], home: home))
     #expect(changed == 77, "\(warning)")
     #expect(warning.contains("HAS CHANGED"), "\(warning)")
     #expect(warning.contains("was \(code) and is now \(newCode)"), "\(warning)")
