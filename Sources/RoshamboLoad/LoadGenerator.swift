@@ -14,6 +14,15 @@ public struct LoadReport: Sendable {
   /// Pick latencies (choose sent → own state back), in µs, sorted.
   public var latencies: [Double]
   public var errors: [String: Int]
+  /// Each second of the measuring window in order (by when the state came back): its
+  /// picks and their 99th percentile, µs. Where a run's p99 comes from a few bad seconds.
+  public var timeline: [Second]
+
+  /// One second of the measuring window.
+  public struct Second: Sendable {
+    public var picks: Int
+    public var p99: Double
+  }
 
   public var picksPerSecond: Double { Double(picks) / seconds }
 
@@ -29,12 +38,14 @@ public struct LoadReport: Sendable {
 public enum LoadGenerator {
   /// Seats `rooms` pairs of bots (rooms `load-0`…), lets them play for `seconds`, each
   /// bot waiting about `paceMillis` before each pick (0: as fast as the server answers),
-  /// and reports. `connected` runs once every bot is seated, before measuring starts.
+  /// and reports. `connected` runs once every bot is seated, before measuring starts;
+  /// `finished` once the measuring window is over, before the bots disconnect.
   /// With `fair`, the bots ask for fair rooms and play them by commit–reveal (a pick is
   /// then a commitment, and each round costs one more message per bot: the reveal).
   public static func run(
     host: String, port: Int, tls: TLSContext, rooms: Int, seconds: Double, paceMillis: Int64,
-    threads: Int = 1, fair: Bool = false, connected: @Sendable () -> Void = {}
+    threads: Int = 1, fair: Bool = false, connected: @Sendable () -> Void = {},
+    finished: @Sendable () -> Void = {}
   ) async throws -> LoadReport {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
     let stats = LoadStats()
@@ -58,12 +69,14 @@ public enum LoadGenerator {
       try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))  // the measuring window
       let elapsed = ContinuousClock.now - started
       let result = stats.stop()
+      finished()
       for channel in channels { channel.close(promise: nil) }
       try await group.shutdownGracefully()
       return LoadReport(
         connections: channels.count,
         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-        picks: result.latencies.count, latencies: result.latencies, errors: result.errors)
+        picks: result.latencies.count, latencies: result.latencies, errors: result.errors,
+        timeline: result.timeline)
     } catch {
       for channel in channels { channel.close(promise: nil) }
       try? await group.shutdownGracefully()
@@ -99,24 +112,39 @@ public enum LoadGenerator {
 final class LoadStats: Sendable {
   private struct State {
     var latencies: [Double] = []
+    /// The latencies by second of the window.
+    var seconds: [[Double]] = []
     var errors: [String: Int] = [:]
-    var recording = false
+    var started: NIODeadline?
   }
 
   private let state = NIOLockedValueBox(State())
 
   func record(latencyMicros: Double) {
-    state.withLockedValue { if $0.recording { $0.latencies.append(latencyMicros) } }
+    let now = NIODeadline.now()
+    state.withLockedValue {
+      guard let started = $0.started else { return }
+      $0.latencies.append(latencyMicros)
+      let second = Int((now - started).nanoseconds / 1_000_000_000)
+      while $0.seconds.count <= second { $0.seconds.append([]) }
+      $0.seconds[second].append(latencyMicros)
+    }
   }
 
   func error(_ code: String) { state.withLockedValue { $0.errors[code, default: 0] += 1 } }
 
-  func start() { state.withLockedValue { $0.recording = true } }
+  func start() { state.withLockedValue { $0.started = .now() } }
 
-  func stop() -> (latencies: [Double], errors: [String: Int]) {
+  func stop() -> (latencies: [Double], errors: [String: Int], timeline: [LoadReport.Second]) {
     state.withLockedValue {
-      $0.recording = false
-      return ($0.latencies.sorted(), $0.errors)
+      $0.started = nil
+      let timeline = $0.seconds.map { second in
+        let sorted = second.sorted()
+        return LoadReport.Second(
+          picks: sorted.count,
+          p99: sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))])
+      }
+      return ($0.latencies.sorted(), $0.errors, timeline)
     }
   }
 }

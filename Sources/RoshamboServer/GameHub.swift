@@ -46,9 +46,16 @@ final class GameHub {
     var deliveries: [Broadcaster.Delivery]
     /// The lobby after this batch, when a snapshot is due: written once it is committed.
     var snapshot: LobbyState?
+    var sealedAt = NIODeadline.now()
   }
   /// How long the loop stalls and what ran in the stalls, when asked for.
   let stalls: LoopStallMonitor?
+
+  /// The stall profile with the journal thread's work, if one is kept; reading it starts
+  /// the journal thread's part afresh.
+  var stallProfile: LoopStallMonitor.Profile? {
+    stalls.map { $0.profile(otherJournalWork: journal?.takeOtherWork() ?? .init()) }
+  }
   private var stallLog: Scheduled<Void>?
 
   /// `journaledThrough` is the number of the journal's last row (0 without a journal).
@@ -380,12 +387,16 @@ final class GameHub {
   }
 
   /// The batch in flight is durable (or not): send what it sends, then the next.
-  private func committed(_ result: Result<Void, any Error>) {
+  private func committed(_ result: Result<JournalThread.CommitTiming, any Error>) {
     guard let flight = inFlight else { return }
     inFlight = nil
     switch result {
-    case .success:
+    case .success(let timing):
       timed(.send) { broadcaster.deliver(flight.deliveries) }
+      stalls?.recordCommit(
+        actions: flight.batch.actions.count, matches: flight.batch.matches.count,
+        waitedMicros: timing.waitedMicros, commitMicros: timing.tookMicros,
+        sealToSendMicros: Int((NIODeadline.now() - flight.sealedAt).nanoseconds / 1_000))
       // Nothing was sealed since (one batch in flight at a time): the journal's last row
       // is this batch's.
       if let lobby = flight.snapshot { snapshots?.write(lobby, through: journaledThrough) }

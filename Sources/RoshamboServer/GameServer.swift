@@ -233,12 +233,15 @@ public final class GameServer: Sendable {
   /// How long the hub's loop has stalled and what ran in the stalls, if the configuration
   /// asked for it (`profileStalls`).
   public func stallProfile() async throws -> String? {
-    try await hub.submit { $0.stalls?.profile.description }.get()
+    try await hub.submit { $0.stallProfile?.description }.get()
   }
 
   /// Starts the stall profile afresh (for a benchmark's measuring window).
   public func resetStallProfile() async throws {
-    try await hub.submit { $0.stalls?.reset() }.get()
+    try await hub.submit {
+      $0.stalls?.reset()
+      _ = $0.stallProfile
+    }.get()
   }
 
   /// The lobby as the hub holds it now (for tests and tools).

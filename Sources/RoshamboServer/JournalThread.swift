@@ -73,18 +73,34 @@ final class JournalThread: Sendable {
     return loop.submit { try box.withJournal(body) }
   }
 
-  /// Commits `actions` on the journal's thread, timing it.
-  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) -> EventLoopFuture<Void> {
-    let box = self.box
-    return loop.submit { try box.commit(actions, matches: matches) }
+  /// How long a commit waited for the journal's thread, and how long it took there, µs.
+  struct CommitTiming: Sendable {
+    var waitedMicros = 0
+    var tookMicros: Int
   }
+
+  /// Commits `actions` on the journal's thread.
+  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) -> EventLoopFuture<CommitTiming> {
+    let box = self.box
+    let asked = NIODeadline.now()
+    return loop.submit {
+      let waited = Int((NIODeadline.now() - asked).nanoseconds / 1_000)
+      return CommitTiming(
+        waitedMicros: waited, tookMicros: try box.commit(actions, matches: matches))
+    }
+  }
+
+  /// What the journal's thread did besides commits (snapshot steps, loads, probes) since
+  /// the last call: how long each task took. For the stall profile.
+  func takeOtherWork() -> LoopStallMonitor.Histogram { box.takeOtherWork() }
 
   /// Commits on the caller's thread if the journal is free and recent commits were quick;
   /// nil (nothing done) otherwise, and the caller uses ``commit(_:matches:)``.
   func commitNowIfQuick(_ actions: [LobbyAction], matches: [FinishedMatch])
-    -> Result<Void, any Error>?
+    -> Result<CommitTiming, any Error>?
   {
     box.commitIfQuick(actions, matches: matches, under: quickCommitMicros)
+      .map { $0.map { CommitTiming(tookMicros: $0) } }
   }
 
   /// Encodes a snapshot's parts on the low-priority thread.
@@ -102,13 +118,15 @@ final class JournalThread: Sendable {
 
 /// The journal with its lock, and how long its commits have been taking.
 ///
-/// `@unchecked Sendable`: `journal` and `commitMicros` are only touched while holding
-/// `mutex` (a pthread mutex, so the hub can try it without waiting).
+/// `@unchecked Sendable`: `journal`, `commitMicros` and `otherWork` are only touched
+/// while holding `mutex` (a pthread mutex, so the hub can try it without waiting).
 private final class JournalBox: @unchecked Sendable {
   private let journal: Journal
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   /// A moving average of commit durations, µs.
   private var commitMicros = 0.0
+  /// How long each task other than a commit held the journal, µs.
+  private var otherWork = LoopStallMonitor.Histogram()
 
   init(_ journal: Journal) {
     self.journal = journal
@@ -123,18 +141,29 @@ private final class JournalBox: @unchecked Sendable {
 
   func withJournal<T>(_ body: (Journal) throws -> T) rethrows -> T {
     pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
+    let start = NIODeadline.now()
+    defer {
+      otherWork.record(Int((NIODeadline.now() - start).nanoseconds / 1_000))
+      pthread_mutex_unlock(mutex)
+    }
     return try body(journal)
   }
 
-  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
+  func takeOtherWork() -> LoopStallMonitor.Histogram {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
-    try timedCommit(actions, matches: matches)
+    defer { otherWork = LoopStallMonitor.Histogram() }
+    return otherWork
+  }
+
+  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws -> Int {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try timedCommit(actions, matches: matches)
   }
 
   func commitIfQuick(_ actions: [LobbyAction], matches: [FinishedMatch], under micros: Int)
-    -> Result<Void, any Error>?
+    -> Result<Int, any Error>?
   {
     guard pthread_mutex_trylock(mutex) == 0 else { return nil }
     defer { pthread_mutex_unlock(mutex) }
@@ -142,13 +171,21 @@ private final class JournalBox: @unchecked Sendable {
     return Result { try timedCommit(actions, matches: matches) }
   }
 
-  private func timedCommit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
+  /// Commits, and returns how long it took, µs (also when it failed, for the average).
+  private func timedCommit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws -> Int {
     let start = DispatchTime.now().uptimeNanoseconds
-    defer {
+    func record() -> Int {
       let took = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000
       // One slow commit is enough to move the next ones off the hub's loop.
       commitMicros = took > commitMicros ? took : commitMicros * 0.9 + took * 0.1
+      return Int(took)
     }
-    try journal.append(actions, matches: matches)
+    do {
+      try journal.append(actions, matches: matches)
+    } catch {
+      _ = record()
+      throw error
+    }
+    return record()
   }
 }

@@ -6,7 +6,11 @@ import NIOCore
 /// each stall can be split into what ran in it. What is left is everything else on the
 /// loop: TLS, frames, decoding, reducing. (Snapshot steps run on the journal's thread.)
 ///
-/// Invariant: bounded whatever the run's length: a fixed histogram, running totals and
+/// It also follows the journal's commits: how many actions each one held, how long the
+/// commit itself took, and how long from sealing a batch until what it sends was sent (the
+/// part of a pick's latency the journal decides).
+///
+/// Invariant: bounded whatever the run's length: fixed histograms, running totals and
 /// the ``keep`` longest stalls.
 final class LoopStallMonitor {
   /// The hub's own steps.
@@ -18,6 +22,8 @@ final class LoopStallMonitor {
   /// probe before it.
   struct Stall: Sendable {
     var lateMicros: Int
+    /// When it ended, ms since the profile started.
+    var atMillis: Int
     var steps: [Step: Int]
     /// What the hub's steps do not explain.
     var otherMicros: Int { max(0, lateMicros - steps.values.reduce(0, +)) }
@@ -32,6 +38,7 @@ final class LoopStallMonitor {
     var longest: [Stall]
     /// Time in each hub step over the run, µs.
     var totals: [Step: Int]
+    var commits: Commits
 
     /// The lateness below which `fraction` of probes ran, as a histogram bound (µs).
     func percentile(_ fraction: Double) -> Int {
@@ -64,26 +71,102 @@ final class LoopStallMonitor {
       ]
       for stall in longest.prefix(5) {
         lines.append(
-          "  a stall of \(ms(stall.lateMicros)): \(parts(stall.steps, other: stall.otherMicros))")
+          "  a stall of \(ms(stall.lateMicros)) at \(String(format: "%.1f s", Double(stall.atMillis) / 1000)): "
+            + parts(stall.steps, other: stall.otherMicros))
       }
+      if commits.count > 0 { lines.append(commits.description) }
       return lines.joined(separator: "\n")
     }
   }
 
+  /// The journal's commits: their sizes, and two durations in histograms.
+  struct Commits: Sendable, CustomStringConvertible {
+    var count = 0
+    var actions = 0
+    var matches = 0
+    /// The commit itself, on whichever thread ran it.
+    var commit = Histogram()
+    /// How long commits waited for the journal's thread (behind its other work).
+    var waited = Histogram()
+    /// How long each of the journal thread's other tasks held it (snapshot steps above
+    /// all), set when the profile is read.
+    var otherWork = Histogram()
+    /// From sealing the batch on the loop to sending what it sends, once per action.
+    var sealToSend = Histogram()
+
+    var description: String {
+      let perCommit = String(format: "%.1f", Double(actions) / Double(max(1, count)))
+      let matchesPer = String(format: "%.2f", Double(matches) / Double(max(1, count)))
+      return """
+          journal commits: \(count), \(perCommit) actions and \(matchesPer) finished matches each
+            the commit itself: \(commit)
+            waiting for the journal's thread: \(waited)
+            the thread's other tasks (\(otherWork.total), snapshot steps above all): \(otherWork)
+            sealed → sent, per action: \(sealToSend)
+        """
+    }
+  }
+
+  /// Durations in buckets that double from 50 µs up to 3.2 s.
+  struct Histogram: Sendable, CustomStringConvertible {
+    static let bounds = (0..<17).map { 50 << $0 }
+    var counts = [Int](repeating: 0, count: bounds.count + 1)
+    var total = 0
+
+    mutating func record(_ micros: Int, times: Int = 1) {
+      counts[Self.bounds.firstIndex { micros < $0 } ?? Self.bounds.count] += times
+      total += times
+    }
+
+    /// The longest duration recorded, as its bucket's upper bound (nil: past all).
+    var longest: Int? {
+      guard let last = counts.lastIndex(where: { $0 > 0 }) else { return 0 }
+      return last < Self.bounds.count ? Self.bounds[last] : nil
+    }
+
+    /// The bucket bound below which `fraction` of the durations fell, µs (nil: past all).
+    func percentile(_ fraction: Double) -> Int? {
+      var seen = 0
+      for (index, count) in counts.enumerated() {
+        seen += count
+        if Double(seen) >= fraction * Double(total) {
+          return index < Self.bounds.count ? Self.bounds[index] : nil
+        }
+      }
+      return nil
+    }
+
+    var description: String {
+      func below(_ fraction: Double) -> String {
+        guard let bound = percentile(fraction) else { return "over 3.2 s" }
+        return String(format: "under %.2f ms", Double(bound) / 1000)
+      }
+      let most = longest.map { String(format: "under %.2f ms", Double($0) / 1000) } ?? "over 3.2 s"
+      return "p50 \(below(0.5)), p90 \(below(0.9)), p99 \(below(0.99)), longest \(most)"
+    }
+  }
+
   static let keep = 20
+  private var commits = Commits()
   private var sinceProbe: [Step: Int] = [:]
   private var totals: [Step: Int] = [:]
   private var histogram = [Int](repeating: 0, count: Profile.bounds.count + 1)
   private var probes = 0
   private var longest: [Stall] = []
   private var probe: Scheduled<Void>?
+  private var started = NIODeadline.now()
 
   /// Starts probing `loop` every millisecond.
   func start(on loop: any EventLoop) {
+    started = .now()
+    probeAgain(on: loop)
+  }
+
+  private func probeAgain(on loop: any EventLoop) {
     let due = NIODeadline.now() + .milliseconds(1)
     probe = loop.assumeIsolated().scheduleTask(deadline: due) {
       self.record(lateMicros: max(0, Int((NIODeadline.now() - due).nanoseconds / 1_000)))
-      self.start(on: loop)
+      self.probeAgain(on: loop)
     }
   }
 
@@ -94,6 +177,29 @@ final class LoopStallMonitor {
     histogram = [Int](repeating: 0, count: Profile.bounds.count + 1)
     probes = 0
     longest.removeAll()
+    commits = Commits()
+    started = .now()
+  }
+
+  /// A commit of `actions` and `matches` waited `waitedMicros` for the journal's thread
+  /// and took `commitMicros` itself, and what it sends went out `sealToSendMicros` after
+  /// its batch was sealed.
+  func recordCommit(
+    actions: Int, matches: Int, waitedMicros: Int, commitMicros: Int, sealToSendMicros: Int
+  ) {
+    commits.count += 1
+    commits.actions += actions
+    commits.matches += matches
+    commits.commit.record(commitMicros)
+    commits.waited.record(waitedMicros)
+    commits.sealToSend.record(sealToSendMicros, times: max(1, actions))
+  }
+
+  /// The profile with the journal thread's other work since the last read.
+  func profile(otherJournalWork: Histogram) -> Profile {
+    var profile = self.profile
+    profile.commits.otherWork = otherJournalWork
+    return profile
   }
 
   func stop() {
@@ -113,7 +219,8 @@ final class LoopStallMonitor {
   }
 
   var profile: Profile {
-    Profile(probes: probes, histogram: histogram, longest: longest, totals: totals)
+    Profile(
+      probes: probes, histogram: histogram, longest: longest, totals: totals, commits: commits)
   }
 
   func record(lateMicros: Int) {
@@ -121,7 +228,8 @@ final class LoopStallMonitor {
     let bucket = Profile.bounds.firstIndex { lateMicros < $0 } ?? Profile.bounds.count
     histogram[bucket] += 1
     if longest.count < Self.keep || lateMicros > longest.last!.lateMicros {
-      longest.append(Stall(lateMicros: lateMicros, steps: sinceProbe))
+      let at = Int((NIODeadline.now() - started).nanoseconds / 1_000_000)
+      longest.append(Stall(lateMicros: lateMicros, atMillis: at, steps: sinceProbe))
       longest.sort { $0.lateMicros > $1.lateMicros }
       if longest.count > Self.keep { longest.removeLast() }
     }

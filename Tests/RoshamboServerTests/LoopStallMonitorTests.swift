@@ -49,4 +49,35 @@ struct LoopStallMonitorTests {
     #expect((longest.steps[.commit] ?? 0) >= 29_000)
     #expect(profile.probes >= 5)
   }
+
+  @Test("commits are profiled by size and time; sealed → sent counts once per action")
+  func commits() {
+    let monitor = LoopStallMonitor()
+    // 9 one-action commits sent within 0.1 ms, then one of 91 actions that waited 30 ms.
+    for _ in 0..<9 {
+      monitor.recordCommit(
+        actions: 1, matches: 0, waitedMicros: 10, commitMicros: 80, sealToSendMicros: 90)
+    }
+    monitor.recordCommit(
+      actions: 91, matches: 10, waitedMicros: 30_000, commitMicros: 500, sealToSendMicros: 31_000)
+    var other = LoopStallMonitor.Histogram()
+    other.record(20_000)
+    let commits = monitor.profile(otherJournalWork: other).commits
+    #expect(commits.count == 10)
+    #expect(commits.actions == 100)
+    #expect(commits.matches == 10)
+    // By commit, 9 in 10 were quick; by action, 91 in 100 waited behind the slow one.
+    #expect(commits.commit.percentile(0.9) == 100)
+    #expect(commits.waited.percentile(0.9) == 50)
+    #expect(commits.waited.longest == 51_200)
+    #expect(commits.sealToSend.total == 100)
+    #expect(commits.sealToSend.percentile(0.5) == 51_200)
+    #expect(commits.otherWork.longest == 25_600)
+    let text = commits.description
+    #expect(text.contains("journal commits: 10, 10.0 actions and 1.00 finished matches each"))
+    #expect(text.contains("sealed → sent, per action: p50 under 51.20 ms"))
+    // A reset forgets them.
+    monitor.reset()
+    #expect(monitor.profile.commits.count == 0)
+  }
 }

@@ -468,6 +468,8 @@ struct Capacity {
   var bytesPerConnection: Double
   var errors: [String: Int]
   var connected: Int
+  /// Each second of the window: picks, p99 µs.
+  var timeline: [LoadReport.Second]
   /// The server loop's stall profile, when asked for (`--stalls`).
   var stalls: [String]
 }
@@ -477,6 +479,7 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
   defer { server.stop() }
   let baseline = server.rss()
   let seatedRSS = Mutex(0)
+  let windowStalls = Mutex<[String]>([])
   let report = try await LoadGenerator.run(
     host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
     paceMillis: paceMillis, threads: 1, fair: fair,
@@ -484,8 +487,14 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
       seatedRSS.withLock { $0 = server.rss() }
       // The stall profile covers the measuring window, not the seating of every bot.
       if profileStalls { server.send("stalls-reset") }
+    },
+    finished: {
+      // Before the bots disconnect: 10,000 closing connections are not the run.
+      guard profileStalls else { return }
+      let lines = server.answers(to: "stalls", prefix: "STALL ", end: "STALL END")
+      windowStalls.withLock { $0 = lines }
     })
-  var stalls = profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
+  var stalls = windowStalls.withLock { $0 }
   if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
     server.send("disk")
     let counts = server.line(startingWith: "DISK ").split(separator: " ")
@@ -497,7 +506,8 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
     picksPerSecond: report.picksPerSecond, p50: report.percentile(0.5),
     p99: report.percentile(0.99),
     bytesPerConnection: Double(seatedRSS.withLock { $0 } - baseline) / Double(report.connections),
-    errors: report.errors, connected: report.connections, stalls: stalls)
+    errors: report.errors, connected: report.connections, timeline: report.timeline,
+    stalls: stalls)
 }
 
 // 3. Spectators that never read: what they cost the server, beside readers.
@@ -576,8 +586,12 @@ for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)
 print(
   "durability costs \(format((1 - durableRun.picksPerSecond / memoryRun.picksPerSecond) * 100))% of throughput"
     + " and \(format(durableRun.p99 / memoryRun.p99, 2))× the p99")
-for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)]
-where !run.stalls.isEmpty {
+for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)] {
+  // Where the run's p99 came from: the p99 of each second of the window, in ms.
+  print(
+    "p99 by second, \(name), ms: "
+      + run.timeline.map { format($0.p99 / 1000, $0.p99 < 10_000 ? 1 : 0) }.joined(separator: " "))
+  guard !run.stalls.isEmpty else { continue }
   print("server loop, \(name):")
   for line in run.stalls { print("  " + line) }
 }
