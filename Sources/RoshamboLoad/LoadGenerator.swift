@@ -34,7 +34,8 @@ public struct LoadReport: Sendable {
 /// Many bot pairs in one process, each connection a small NIO state machine (no actor
 /// hops, no per-message tasks), for loading a server and measuring it.
 ///
-/// Invariant: latencies are recorded only inside the measuring window.
+/// Invariant: latencies are recorded only for picks sent and answered inside the
+/// measuring window (one sent while the last bots were still being seated is not).
 public enum LoadGenerator {
   /// Seats `rooms` pairs of bots (rooms `load-0`…), lets them play for `seconds`, each
   /// bot waiting about `paceMillis` before each pick (0: as fast as the server answers),
@@ -120,10 +121,11 @@ final class LoadStats: Sendable {
 
   private let state = NIOLockedValueBox(State())
 
-  func record(latencyMicros: Double) {
+  func record(sentAt sent: NIODeadline) {
     let now = NIODeadline.now()
+    let latencyMicros = Double((now - sent).nanoseconds) / 1000
     state.withLockedValue {
-      guard let started = $0.started else { return }
+      guard let started = $0.started, sent >= started else { return }
       $0.latencies.append(latencyMicros)
       let second = Int((now - started).nanoseconds / 1_000_000_000)
       while $0.seconds.count <= second { $0.seconds.append([]) }
@@ -207,7 +209,7 @@ final class LoadBotHandler: ChannelInboundHandler {
       if let sent = pickSentAt,
         me.chosen || view.history.count >= pickedRound || view.phase == .over
       {
-        stats.record(latencyMicros: Double((NIODeadline.now() - sent).nanoseconds) / 1000)
+        stats.record(sentAt: sent)
         pickSentAt = nil
       }
       switch view.phase {

@@ -78,6 +78,7 @@ final class GameHub {
     self.snapshots = journal.map {
       SnapshotWriter(journal: $0, loop: loop, logger: logger, interval: compactionInterval)
     }
+    snapshots?.finished = stalls.map { monitor in { monitor.recordSnapshot(began: $0) } }
     gatekeeper = Gatekeeper(logger: logger) { [unowned self] origin, error in
       reply(origin.link, error, re: origin.re)
     }

@@ -65,12 +65,20 @@ final class Journal {
   let keepMatches: Int
   /// Matches in the table now.
   private var matchCount = 0
+  /// The last match whose result is in the standings; later ones are folded in by
+  /// ``foldStandings()``, off the commit's path (the leaderboard counts them meanwhile).
+  private var foldedThrough: Int64 = 0
+  /// Matches not folded into the standings yet.
+  private(set) var unfoldedMatches = 0
   /// Players on the leaderboard now. Past ``keepStandings`` + ``standingsBatch`` the
   /// least successful batch is dropped, so a flood of new names cannot grow the file
   /// without bound while the top of the leaderboard stays right.
   private var standingsCount = 0
   static let keepStandings = 10_000
   static let standingsBatch = 1_000
+  /// Matches folded into the standings in one transaction, at most; also how many wait
+  /// before a fold is due (``foldIsDue``).
+  static let foldBatch = 500
   /// What was found while opening that an operator should fix (files readable by others).
   private(set) var warnings: [String] = []
 
@@ -214,12 +222,29 @@ final class Journal {
     migrator.registerMigration("v7: which matches were fair") { db in
       try db.execute(sql: "ALTER TABLE matches ADD COLUMN fair INTEGER NOT NULL DEFAULT 0")
     }
+    migrator.registerMigration("v8: standings folded in the background") { db in
+      // A commit that ended matches updated each player's row in `standings`, a page
+      // of its own per player: most of what a commit wrote. Now a commit only appends the
+      // matches, and a fold adds a batch of them to the standings later; `through` is the
+      // last match folded (every match so far is in the standings).
+      try db.execute(
+        sql: """
+          CREATE TABLE standings_folded (
+            id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL);
+          INSERT INTO standings_folded (id, through) SELECT 1, COALESCE(MAX(id), 0) FROM matches;
+          """)
+    }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
-    (matchCount, standingsCount) = try database.read {
-      (
+    (matchCount, standingsCount, foldedThrough, unfoldedMatches) = try database.read {
+      let through =
+        try Int64.fetchOne($0, sql: "SELECT through FROM standings_folded WHERE id = 1") ?? 0
+      return (
         try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM matches") ?? 0,
-        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM standings") ?? 0
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM standings") ?? 0,
+        through,
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM matches WHERE id > ?", arguments: [through])
+          ?? 0
       )
     }
     (lastSeq, generation) = try database.read { db in
@@ -361,6 +386,15 @@ final class Journal {
             """)
       }
       try? db.execute(sql: "INSERT OR REPLACE INTO standings SELECT * FROM old.standings")
+      // The standings hold the old file's matches through its fold mark (all of them, in
+      // a file from before "v8").
+      do {
+        try db.execute(
+          sql: "UPDATE standings_folded SET through = (SELECT through FROM old.standings_folded)")
+      } catch {
+        try? db.execute(
+          sql: "UPDATE standings_folded SET through = (SELECT COALESCE(MAX(id), 0) FROM matches)")
+      }
       try db.execute(sql: "DETACH DATABASE old")
     }
     return (movedTo, lobby, problem)
@@ -388,8 +422,9 @@ final class Journal {
     while try writeNextPart(of: &snapshot) {}
   }
 
-  /// The most bytes of snapshot written in one transaction (32 pages).
-  static let snapshotPartSize = 128 * 1024
+  /// The most bytes of snapshot written in one transaction (8 pages): a commit asked
+  /// while a part is written waits for it.
+  static let snapshotPartSize = 32 * 1024
 
   /// A lobby as the snapshot stores it, in parts of at most ``snapshotPartSize`` bytes.
   /// Pure and `Sendable`, so the server encodes it away from the hub's loop: for
@@ -417,8 +452,8 @@ final class Journal {
     PendingSnapshot(generation: generation + 1, through: through, parts: parts)
   }
 
-  /// Rows or old parts dropped per transaction once a snapshot has taken over.
-  static let cleanupBatch = 2_000
+  /// Rows dropped per transaction once a snapshot has taken over (about 12 pages).
+  static let cleanupBatch = 500
 
   /// Takes the snapshot's next step in one small transaction, and returns whether
   /// there are more: each part; then the switch (from here on loading starts from the
@@ -467,10 +502,10 @@ final class Journal {
   }
 
   /// Commits `actions` and `matches` in one transaction, on the hub's own connection.
+  /// Both are appended at the end of their tables, so a commit writes few pages; the
+  /// standings and the pruning of old matches wait for ``foldStandings()``.
   func append(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
     var json = JSONText(capacity: 128)
-    let pruned = min(Self.pruneBatch, max(0, matchCount + matches.count - keepMatches))
-    var players = 0
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
         json.removeAll()
@@ -490,42 +525,75 @@ final class Journal {
           .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
           .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
           .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0))
-        for player in match.players {
-          let won: Int64 = player == match.winner ? 1 : 0
-          try writer.run(
-            "INSERT OR IGNORE INTO standings (name, won, lost) VALUES (?, 0, 0)", .text(player))
-          players += writer.changes
-          try writer.run(
-            "UPDATE standings SET won = won + ?, lost = lost + ? WHERE name = ?", .int(won),
-            .int(1 - won), .text(player))
-        }
-      }
-      if standingsCount + players >= Self.keepStandings + Self.standingsBatch {
-        // One scan per batch of new names: the players with the fewest wins go.
-        try writer.run(
-          """
-          DELETE FROM standings WHERE name IN (
-            SELECT name FROM standings ORDER BY won ASC, lost DESC, name ASC LIMIT ?)
-          """, .int(Int64(Self.standingsBatch)))
-        players -= writer.changes
-      }
-      if pruned > 0 {
-        // The oldest matches beyond the limit, a bounded batch per commit.
-        try writer.run(
-          """
-          DELETE FROM matches WHERE id IN (SELECT id FROM matches ORDER BY id LIMIT ?)
-          """, .int(Int64(pruned)))
       }
     }
-    matchCount += matches.count - pruned
-    standingsCount += players
+    matchCount += matches.count
+    unfoldedMatches += matches.count
     lastSeq += Int64(actions.count)
     commitsSinceCheckpoint += 1
     if commitsSinceCheckpoint >= Self.checkpointInterval { checkpointInBackground() }
   }
 
-  /// The most old matches pruned in one commit.
-  static let pruneBatch = 100
+  /// Whether enough matches wait to be folded into the standings.
+  var foldIsDue: Bool { unfoldedMatches >= Self.foldBatch }
+
+  /// Folds up to ``foldBatch`` matches into the standings in one transaction, drops the
+  /// least successful players past the leaderboard's bound and the oldest folded matches
+  /// past ``keepMatches``; returns whether more wait. Each standings page is written
+  /// once per fold rather than once per commit that touched it.
+  @discardableResult
+  func foldStandings() throws -> Bool {
+    var through = foldedThrough
+    var folded = 0
+    var pruned = 0
+    var players = standingsCount
+    try writer.transaction {
+      if unfoldedMatches > 0 {
+        try writer.run(
+          """
+          WITH chunk AS (
+            SELECT player1, player2, winner FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2),
+          results AS (
+            SELECT player1 AS name, player1 = winner AS won FROM chunk
+            UNION ALL SELECT player2, player2 = winner FROM chunk)
+          INSERT INTO standings (name, won, lost)
+            SELECT name, SUM(won), SUM(1 - won) FROM results WHERE true GROUP BY name
+          ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost
+          """, .int(foldedThrough), .int(Int64(Self.foldBatch)))
+        let (last, count) = try writer.integers(
+          """
+          SELECT COALESCE(MAX(id), ?1), COUNT(*) FROM (
+            SELECT id FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2)
+          """, .int(foldedThrough), .int(Int64(Self.foldBatch)))
+        (through, folded) = (last, Int(count))
+        try writer.run("UPDATE standings_folded SET through = ? WHERE id = 1", .int(through))
+        players = Int(try writer.integers("SELECT COUNT(*), 0 FROM standings").0)
+        if players >= Self.keepStandings + Self.standingsBatch {
+          // One scan per batch of new names: the players with the fewest wins go.
+          try writer.run(
+            """
+            DELETE FROM standings WHERE name IN (
+              SELECT name FROM standings ORDER BY won ASC, lost DESC, name ASC LIMIT ?)
+            """, .int(Int64(Self.standingsBatch)))
+          players -= writer.changes
+        }
+      }
+      if matchCount > keepMatches {
+        // The oldest matches beyond the limit, once they are in the standings.
+        try writer.run(
+          """
+          DELETE FROM matches WHERE id IN (
+            SELECT id FROM matches WHERE id <= ? ORDER BY id LIMIT ?)
+          """, .int(through), .int(Int64(matchCount - keepMatches)))
+        pruned = writer.changes
+      }
+    }
+    foldedThrough = through
+    unfoldedMatches -= folded
+    matchCount -= pruned
+    standingsCount = players
+    return unfoldedMatches > 0
+  }
 
   /// Commits between checkpoints: each commit adds at least one page to the WAL.
   static let checkpointInterval = 500
@@ -579,13 +647,21 @@ final class Journal {
     }
   }
 
-  /// Players by matches won, then by fewest lost: (name, won, lost).
+  /// Players by matches won, then by fewest lost: (name, won, lost). Matches not folded
+  /// into the standings yet are counted too.
   func leaderboard(limit: Int) throws -> [(name: String, won: Int, lost: Int)] {
     try database.read { db in
       try Row.fetchAll(
         db,
         sql: """
-          SELECT name, won, lost FROM standings ORDER BY won DESC, lost ASC, name ASC LIMIT ?
+          WITH unfolded AS (
+            SELECT player1, player2, winner FROM matches
+            WHERE id > (SELECT through FROM standings_folded WHERE id = 1))
+          SELECT name, SUM(won) AS won, SUM(lost) AS lost FROM (
+            SELECT name, won, lost FROM standings
+            UNION ALL SELECT player1, player1 = winner, player1 != winner FROM unfolded
+            UNION ALL SELECT player2, player2 = winner, player2 != winner FROM unfolded)
+          GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
           """, arguments: [limit]
       ).map { ($0["name"], $0["won"], $0["lost"]) }
     }

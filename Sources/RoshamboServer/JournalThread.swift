@@ -33,7 +33,8 @@ final class JournalThread: Sendable {
     let loop = group.next()
     do {
       let (box, prepared) = try await loop.submit {
-        let box = JournalBox(try Journal(directory: directory, keepMatches: keepMatches))
+        let box = JournalBox(
+          try Journal(directory: directory, keepMatches: keepMatches), loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()
       let encoder = NIOThreadPool(numberOfThreads: 1)
@@ -118,18 +119,27 @@ final class JournalThread: Sendable {
 
 /// The journal with its lock, and how long its commits have been taking.
 ///
-/// `@unchecked Sendable`: `journal`, `commitMicros` and `otherWork` are only touched
-/// while holding `mutex` (a pthread mutex, so the hub can try it without waiting).
+/// After a commit that leaves enough matches unfolded, it folds them into the standings
+/// on the journal's thread, a batch per task, so commits asked meanwhile run in between.
+///
+/// `@unchecked Sendable`: `journal`, `commitMicros`, `otherWork` and `foldScheduled` are
+/// only touched while holding `mutex` (a pthread mutex, so the hub can try it without
+/// waiting).
 private final class JournalBox: @unchecked Sendable {
   private let journal: Journal
+  /// The journal's thread.
+  private let loop: any EventLoop
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  /// Whether a fold of the standings is queued on the journal's thread.
+  private var foldScheduled = false
   /// A moving average of commit durations, µs.
   private var commitMicros = 0.0
   /// How long each task other than a commit held the journal, µs.
   private var otherWork = LoopStallMonitor.Histogram()
 
-  init(_ journal: Journal) {
+  init(_ journal: Journal, loop: any EventLoop) {
     self.journal = journal
+    self.loop = loop
     mutex = .allocate(capacity: 1)
     pthread_mutex_init(mutex, nil)
   }
@@ -186,6 +196,27 @@ private final class JournalBox: @unchecked Sendable {
       _ = record()
       throw error
     }
+    if journal.foldIsDue, !foldScheduled {
+      foldScheduled = true
+      loop.execute { self.fold() }
+    }
     return record()
+  }
+
+  /// Folds a batch of matches into the standings, and queues the next batch if more wait
+  /// (a failure leaves them for the fold after the next commit).
+  private func fold() {
+    let more = withJournal { (try? $0.foldStandings()) ?? false }
+    if more {
+      loop.execute { self.fold() }
+    } else {
+      withLock { foldScheduled = false }
+    }
+  }
+
+  private func withLock<T>(_ body: () -> T) -> T {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return body()
   }
 }

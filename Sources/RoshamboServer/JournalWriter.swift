@@ -109,6 +109,12 @@ final class JournalWriter {
       sqlite3_reset(statement)
       sqlite3_clear_bindings(statement)
     }
+    try bind(values, to: statement)
+    let code = sqlite3_step(statement)
+    guard code == SQLITE_DONE else { throw Failure(code: code, message: lastMessage) }
+  }
+
+  private func bind(_ values: [Value], to statement: OpaquePointer) throws {
     for (offset, value) in values.enumerated() {
       let index = Int32(offset + 1)
       let code: Int32
@@ -126,8 +132,20 @@ final class JournalWriter {
       }
       guard code == SQLITE_OK else { throw Failure(code: code, message: lastMessage) }
     }
-    let code = sqlite3_step(statement)
-    guard code == SQLITE_DONE else { throw Failure(code: code, message: lastMessage) }
+  }
+
+  /// Runs a query for one row and returns its first two columns as integers.
+  func integers(_ sql: String, _ values: Value...) throws -> (Int64, Int64) {
+    let statement = try prepared(sql)
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+    }
+    try bind(values, to: statement)
+    guard sqlite3_step(statement) == SQLITE_ROW else {
+      throw Failure(code: sqlite3_errcode(connection), message: lastMessage)
+    }
+    return (sqlite3_column_int64(statement, 0), sqlite3_column_int64(statement, 1))
   }
 
   private func prepared(_ sql: String) throws -> OpaquePointer {

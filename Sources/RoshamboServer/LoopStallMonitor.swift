@@ -39,6 +39,8 @@ final class LoopStallMonitor {
     /// Time in each hub step over the run, µs.
     var totals: [Step: Int]
     var commits: Commits
+    /// Snapshots written: when each began and how long it took, ms (at most ``keep``).
+    var snapshots: [(atMillis: Int, tookMillis: Int)]
 
     /// The lateness below which `fraction` of probes ran, as a histogram bound (µs).
     func percentile(_ fraction: Double) -> Int {
@@ -75,6 +77,13 @@ final class LoopStallMonitor {
             + parts(stall.steps, other: stall.otherMicros))
       }
       if commits.count > 0 { lines.append(commits.description) }
+      if !snapshots.isEmpty {
+        lines.append(
+          "  snapshots: "
+            + snapshots.map {
+              String(format: "at %.1f s (%d ms)", Double($0.atMillis) / 1000, $0.tookMillis)
+            }.joined(separator: ", "))
+      }
       return lines.joined(separator: "\n")
     }
   }
@@ -93,6 +102,18 @@ final class LoopStallMonitor {
     var otherWork = Histogram()
     /// From sealing the batch on the loop to sending what it sends, once per action.
     var sealToSend = Histogram()
+    /// The commit whose actions waited longest from sealed to sent.
+    var slowest: Slowest?
+
+    /// One commit's figures: when it was sent (ms since the profile started), its actions,
+    /// and its times, µs.
+    struct Slowest: Sendable {
+      var atMillis: Int
+      var actions: Int
+      var waitedMicros: Int
+      var commitMicros: Int
+      var sealToSendMicros: Int
+    }
 
     var description: String {
       let perCommit = String(format: "%.1f", Double(actions) / Double(max(1, count)))
@@ -104,6 +125,13 @@ final class LoopStallMonitor {
             the thread's other tasks (\(otherWork.total), snapshot steps above all): \(otherWork)
             sealed → sent, per action: \(sealToSend)
         """
+          + (slowest.map { slowest in
+            String(
+              format: "\n      the slowest: at %.1f s, %d actions, waited %.1f ms, took %.1f ms, "
+                + "sent %.1f ms after it was sealed",
+              Double(slowest.atMillis) / 1000, slowest.actions, Double(slowest.waitedMicros) / 1000,
+              Double(slowest.commitMicros) / 1000, Double(slowest.sealToSendMicros) / 1000)
+          } ?? "")
     }
   }
 
@@ -148,6 +176,7 @@ final class LoopStallMonitor {
 
   static let keep = 20
   private var commits = Commits()
+  private var snapshots: [(atMillis: Int, tookMillis: Int)] = []
   private var sinceProbe: [Step: Int] = [:]
   private var totals: [Step: Int] = [:]
   private var histogram = [Int](repeating: 0, count: Profile.bounds.count + 1)
@@ -178,6 +207,7 @@ final class LoopStallMonitor {
     probes = 0
     longest.removeAll()
     commits = Commits()
+    snapshots.removeAll()
     started = .now()
   }
 
@@ -193,6 +223,21 @@ final class LoopStallMonitor {
     commits.commit.record(commitMicros)
     commits.waited.record(waitedMicros)
     commits.sealToSend.record(sealToSendMicros, times: max(1, actions))
+    if sealToSendMicros > commits.slowest?.sealToSendMicros ?? -1 {
+      commits.slowest = Commits.Slowest(
+        atMillis: Int((NIODeadline.now() - started).nanoseconds / 1_000_000), actions: actions,
+        waitedMicros: waitedMicros, commitMicros: commitMicros, sealToSendMicros: sealToSendMicros)
+    }
+  }
+
+  /// A snapshot begun at `began` is written.
+  func recordSnapshot(began: NIODeadline) {
+    guard snapshots.count < Self.keep else { return }
+    snapshots.append(
+      (
+        Int((began - started).nanoseconds / 1_000_000),
+        Int((NIODeadline.now() - began).nanoseconds / 1_000_000)
+      ))
   }
 
   /// The profile with the journal thread's other work since the last read.
@@ -220,7 +265,8 @@ final class LoopStallMonitor {
 
   var profile: Profile {
     Profile(
-      probes: probes, histogram: histogram, longest: longest, totals: totals, commits: commits)
+      probes: probes, histogram: histogram, longest: longest, totals: totals, commits: commits,
+      snapshots: snapshots)
   }
 
   func record(lateMicros: Int) {

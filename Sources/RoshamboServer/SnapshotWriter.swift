@@ -18,6 +18,8 @@ final class SnapshotWriter {
   private var sinceLast = 0
   /// The snapshot being written, if one is.
   private(set) var inProgress: EventLoopFuture<Void>?
+  /// Told when each snapshot was begun and finished (the stall profile).
+  var finished: ((_ began: NIODeadline) -> Void)?
 
   /// A snapshot is due after `interval` actions, or 10 per room if that is more.
   init(journal: JournalThread, loop: any EventLoop, logger: Logger, interval: Int) {
@@ -42,6 +44,7 @@ final class SnapshotWriter {
   func write(_ lobby: LobbyState, through: Int64) {
     let promise = loop.makePromise(of: Void.self)
     inProgress = promise.futureResult
+    let began = NIODeadline.now()
     let journal = self.journal
     journal.encode { Journal.snapshotParts(lobby) }
       .flatMap { parts in journal.submit { $0.beginSnapshot(parts, through: through) } }
@@ -54,6 +57,7 @@ final class SnapshotWriter {
             metadata: ["error": "\(error)", "path": "\(journal.path)"])
         }
         self.inProgress = nil
+        self.finished?(began)
         promise.succeed()
       }
   }

@@ -320,10 +320,38 @@ struct BoundedStateTests {
     for at in 0..<40 {
       try journal.append([], matches: [FinishedMatch(room: room, at: Int64(at))])
     }
-    #expect(try journal.recentMatches(limit: 100).count <= 5)
+    // Before the standings are folded, every match is kept and counted.
+    #expect(try journal.recentMatches(limit: 100).count == 40)
+    #expect(try journal.leaderboard(limit: 10).first { $0.name == "Alice" }?.won == 40)
+    #expect(try journal.foldStandings() == false)
+    #expect(try journal.recentMatches(limit: 100).count == 5)
     let board = try journal.leaderboard(limit: 10)
     #expect(board.first { $0.name == "Alice" }?.won == 40)
     #expect(board.first { $0.name == "Bob" }?.lost == 40)
+  }
+
+  @Test("matches not folded into the standings when the server stopped are counted, then folded")
+  func unfoldedAcrossRestart() throws {
+    let directory = temporaryDataDirectory()
+    let journal = try Journal(directory: directory)
+    var room = RoomState(name: "den", settings: .init(bestOf: 1))
+    room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 0))
+    room.apply(.chose(seat: .two, round: 1, weapon: .scissors, at: 0))
+    try journal.append([], matches: [FinishedMatch(room: room, at: 1)])
+    try journal.foldStandings()
+    try journal.append(
+      [], matches: [FinishedMatch(room: room, at: 2), FinishedMatch(room: room, at: 3)])
+    // Stopped before the fold: reopened, the two are still waiting and still counted.
+    let reopened = try Journal(directory: directory)
+    #expect(reopened.unfoldedMatches == 2)
+    let before = try reopened.leaderboard(limit: 10)
+    #expect(before.map(\.name) == ["Alice", "Bob"])
+    #expect(before.map(\.won) == [3, 0] && before.map(\.lost) == [0, 3])
+    #expect(try reopened.foldStandings() == false)
+    #expect(reopened.unfoldedMatches == 0)
+    #expect(try reopened.leaderboard(limit: 10).map(\.won) == [3, 0])
   }
 
   @Test("a flood of new names keeps the leaderboard bounded, and its top right")
@@ -344,6 +372,8 @@ struct BoundedStateTests {
       try journal.append(
         [], matches: (start..<min(flood, start + 500)).map { match("w\($0)", "l\($0)") })
     }
+    #expect(try journal.leaderboard(limit: 1).first?.won == 3)
+    while try journal.foldStandings() {}
     let board = try journal.leaderboard(limit: 100_000)
     #expect(board.count < Journal.keepStandings + Journal.standingsBatch)
     #expect(board.first?.name == "Champion" && board.first?.won == 3)

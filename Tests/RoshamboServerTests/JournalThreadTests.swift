@@ -33,7 +33,7 @@ struct JournalThreadTests {
     let queued = thread.commit(joins(0..<3), matches: [])
     release.signal()
     #expect(try await long.get() == 0)
-    try await queued.get()
+    _ = try await queued.get()
     // Free again, and quick: the next commit runs on the caller's thread.
     guard case .success = thread.commitNowIfQuick(joins(3..<4), matches: []) else {
       Issue.record("a free, quick journal did not commit at once")
@@ -54,11 +54,40 @@ struct JournalThreadTests {
       return
     }
     #expect(thread.commitNowIfQuick(joins(20_000..<20_001), matches: []).isNil)
-    try await thread.commit(joins(20_000..<20_001), matches: []).get()
+    _ = try await thread.commit(joins(20_000..<20_001), matches: []).get()
     let never = try await open(quick: 0)
     #expect(never.commitNowIfQuick(joins(0..<1), matches: []).isNil)
     try await thread.close()
     try await never.close()
+  }
+
+  func match(_ winner: String, _ loser: String, at: Int64) -> FinishedMatch {
+    var room = RoomState(name: "den", settings: .init(bestOf: 1))
+    room.apply(.playerJoined(name: winner, token: "a", at: 0))
+    room.apply(.playerJoined(name: loser, token: "b", at: 0))
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 0))
+    room.apply(.chose(seat: .two, round: 1, weapon: .scissors, at: 0))
+    return FinishedMatch(room: room, at: at)
+  }
+
+  @Test("once enough matches wait, the journal's thread folds them into the standings by itself")
+  func foldsStandings() async throws {
+    let thread = try await open(quick: 0)
+    let batch = Journal.foldBatch / 4 + 1
+    for commit in 0..<4 {
+      let matches = (0..<batch).map { match("Ann", "Bo\($0 % 3)", at: Int64(commit * batch + $0)) }
+      _ = try await thread.commit([], matches: matches).get()
+    }
+    // A task asked now runs after the folds the commits queued.
+    let (unfolded, board) = try await thread.submit {
+      ($0.unfoldedMatches, try $0.leaderboard(limit: 10))
+    }.get()
+    #expect(unfolded == 0)
+    #expect(board.first?.name == "Ann" && board.first?.won == 4 * batch)
+    #expect(board.map(\.lost).reduce(0, +) == 4 * batch)
+    // Pruned past the limit (100) once folded.
+    #expect(try await thread.submit { try $0.recentMatches(limit: 10_000).count }.get() == 100)
+    try await thread.close()
   }
 }
 

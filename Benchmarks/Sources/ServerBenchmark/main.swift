@@ -293,8 +293,9 @@ func serveMode(_ arguments: [String]) async throws -> Never {
       print("STALL END")
     case "stalls-reset":
       try await server.resetStallProfile()
+      slow_disk_reset()
     case "disk":
-      print("DISK \(slow_disk_writes()) \(slow_disk_syncs())")
+      print("DISK \(slow_disk_writes()) \(slow_disk_syncs()) \(slow_disk_wal_writes())")
     default:
       break
     }
@@ -485,22 +486,28 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
     paceMillis: paceMillis, threads: 1, fair: fair,
     connected: {
       seatedRSS.withLock { $0 = server.rss() }
-      // The stall profile covers the measuring window, not the seating of every bot.
-      if profileStalls { server.send("stalls-reset") }
+      // The stall profile and the disk's counts cover the measuring window, not the
+      // seating of every bot.
+      server.send("stalls-reset")
     },
     finished: {
       // Before the bots disconnect: 10,000 closing connections are not the run.
-      guard profileStalls else { return }
-      let lines = server.answers(to: "stalls", prefix: "STALL ", end: "STALL END")
+      var lines =
+        profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
+      if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
+        server.send("disk")
+        let counts = server.line(startingWith: "DISK ").split(separator: " ")
+        lines.append(
+          "slow disk: \(counts[1]) writes (\(counts[3]) to the log) and \(counts[2]) syncs in the "
+            + "window")
+      }
       windowStalls.withLock { $0 = lines }
     })
   var stalls = windowStalls.withLock { $0 }
-  if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
-    server.send("disk")
-    let counts = server.line(startingWith: "DISK ").split(separator: " ")
-    stalls.append(
-      "slow disk: \(counts[1]) writes and \(counts[2]) syncs over the run, "
-        + "\(format(Double(counts[1])! / Double(report.picks), 1)) writes per measured pick")
+  if let disk = stalls.last, disk.hasPrefix("slow disk: "),
+    let writes = Double(disk.split(separator: " ")[2])
+  {
+    stalls[stalls.count - 1] += ", \(format(writes / Double(report.picks), 2)) per measured pick"
   }
   return Capacity(
     picksPerSecond: report.picksPerSecond, p50: report.percentile(0.5),

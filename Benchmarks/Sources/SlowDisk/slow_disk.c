@@ -15,11 +15,13 @@ static int write_delay;
 static int sync_delay;
 static atomic_llong writes;
 static atomic_llong syncs;
+static atomic_llong wal_writes;
 
 /// A file of this VFS: the real file's handle right after our own header.
 typedef struct {
   sqlite3_file base;
   sqlite3_file *real;
+  int is_wal;
 } slow_file;
 
 static void pause_for(int micros) {
@@ -40,6 +42,7 @@ static int slow_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o) {
 static int slow_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o) {
   slow_file *s = (slow_file *)f;
   atomic_fetch_add(&writes, 1);
+  if (s->is_wal) atomic_fetch_add(&wal_writes, 1);
   pause_for(write_delay);
   return s->real->pMethods->xWrite(s->real, b, n, o);
 }
@@ -117,6 +120,7 @@ static int slow_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int fl
   (void)vfs;
   slow_file *s = (slow_file *)f;
   s->real = (sqlite3_file *)(s + 1);
+  s->is_wal = (flags & SQLITE_OPEN_WAL) != 0;
   int rc = real_vfs->xOpen(real_vfs, name, s->real, flags, out);
   // SQLite calls xClose only when pMethods is set, so set it only on success.
   f->pMethods = rc == SQLITE_OK ? &slow_methods : NULL;
@@ -166,3 +170,9 @@ int slow_disk_register(int write_micros, int sync_micros) {
 
 long long slow_disk_writes(void) { return atomic_load(&writes); }
 long long slow_disk_syncs(void) { return atomic_load(&syncs); }
+long long slow_disk_wal_writes(void) { return atomic_load(&wal_writes); }
+void slow_disk_reset(void) {
+  atomic_store(&writes, 0);
+  atomic_store(&syncs, 0);
+  atomic_store(&wal_writes, 0);
+}

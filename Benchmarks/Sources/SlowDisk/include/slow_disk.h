@@ -10,5 +10,9 @@ int slow_disk_register(int write_micros, int sync_micros);
 /// Writes and syncs delayed so far, for the benchmark's report.
 long long slow_disk_writes(void);
 long long slow_disk_syncs(void);
+/// Of the writes, those to a write-ahead log (commits; the rest are checkpoints).
+long long slow_disk_wal_writes(void);
+/// Starts the counts afresh (the measuring window starts).
+void slow_disk_reset(void);
 
 #endif
