@@ -39,13 +39,16 @@ public struct LoadReport: Sendable {
 public enum LoadGenerator {
   /// Seats `rooms` pairs of bots (rooms `load-0`…), lets them play for `seconds`, each
   /// bot waiting about `paceMillis` before each pick (0: as fast as the server answers),
-  /// and reports. `connected` runs once every bot is seated, before measuring starts;
-  /// `finished` once the measuring window is over, before the bots disconnect.
+  /// and reports. `connected` runs once every bot is seated and `settle` seconds have
+  /// passed (play goes on meanwhile, unmeasured: the burst of seating every bot is not
+  /// the steady play the window measures), before measuring starts; `finished` once the
+  /// measuring window is over, before the bots disconnect.
   /// With `fair`, the bots ask for fair rooms and play them by commit–reveal (a pick is
   /// then a commitment, and each round costs one more message per bot: the reveal).
   public static func run(
     host: String, port: Int, tls: TLSContext, rooms: Int, seconds: Double, paceMillis: Int64,
-    threads: Int = 1, fair: Bool = false, connected: @Sendable () -> Void = {},
+    threads: Int = 1, fair: Bool = false, settle: Double = 0,
+    connected: @Sendable () -> Void = {},
     finished: @Sendable () -> Void = {}
   ) async throws -> LoadReport {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
@@ -64,6 +67,7 @@ public enum LoadGenerator {
         }
         for future in batch { channels.append(try await future.get()) }
       }
+      try await Task.sleep(for: .milliseconds(Int64(settle * 1000)))
       connected()
       stats.start()
       let started = ContinuousClock.now

@@ -377,13 +377,19 @@ final class GameHub {
     inFlight = InFlight(batch: sealed, deliveries: deliveries, snapshot: snapshot)
     // On a quick disk the commit is cheaper than two hops between threads; on a slow one
     // (or while a snapshot step holds the journal) it goes to the journal's thread.
+    // A snapshot will include this batch: the journal sends later rows to its other table.
+    let snapshotAfter = snapshot != nil
     if let done = timed(
-      .commit, { journal.commitNowIfQuick(sealed.actions, matches: sealed.matches) })
+      .commit,
+      {
+        journal.commitNowIfQuick(
+          sealed.actions, matches: sealed.matches, snapshotAfter: snapshotAfter)
+      })
     {
       committed(done)
       return
     }
-    journal.commit(sealed.actions, matches: sealed.matches)
+    journal.commit(sealed.actions, matches: sealed.matches, snapshotAfter: snapshotAfter)
       .hop(to: loop).assumeIsolated().whenComplete { self.committed($0) }
   }
 

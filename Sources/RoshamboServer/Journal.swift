@@ -58,6 +58,13 @@ final class Journal {
   let path: String
   /// The number of the last journaled action.
   private(set) var lastSeq: Int64 = 0
+  /// The rows table new rows go to: the journal's rows live in two tables used in turn
+  /// (``rowTables``), and a commit whose batch a snapshot will include sends the rows
+  /// after it to the other one. Once the snapshot has taken over, a table that holds only
+  /// rows it includes is emptied in one statement, which writes a few pages where
+  /// deleting its rows one by one rewrote every page they were on.
+  private var rowTable = rowTables[0]
+  static let rowTables = ["journal", "journal_b"]
   /// The generation of the snapshot's parts (0: the snapshot is in `snapshot.state`).
   private var generation: Int64 = 0
   /// Finished matches kept for `history`; older ones are pruned a batch at a time (the
@@ -234,6 +241,10 @@ final class Journal {
           INSERT INTO standings_folded (id, through) SELECT 1, COALESCE(MAX(id), 0) FROM matches;
           """)
     }
+    migrator.registerMigration("v9: rows in two tables used in turn") { db in
+      try db.execute(
+        sql: "CREATE TABLE journal_b (seq INTEGER PRIMARY KEY, action TEXT NOT NULL)")
+    }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
     (matchCount, standingsCount, foldedThrough, unfoldedMatches) = try database.read {
@@ -247,15 +258,20 @@ final class Journal {
           ?? 0
       )
     }
-    (lastSeq, generation) = try database.read { db in
+    (lastSeq, generation, rowTable) = try database.read { db in
       let row = try Row.fetchOne(
         db,
         sql: """
-          SELECT MAX(COALESCE((SELECT MAX(seq) FROM journal), 0),
-            COALESCE((SELECT through FROM snapshot WHERE id = 1), 0)) AS last,
+          SELECT COALESCE((SELECT MAX(seq) FROM journal), 0) AS a,
+            COALESCE((SELECT MAX(seq) FROM journal_b), 0) AS b,
+            COALESCE((SELECT through FROM snapshot WHERE id = 1), 0) AS through,
             COALESCE((SELECT generation FROM snapshot WHERE id = 1), 0) AS generation
           """)
-      return (row?["last"] ?? 0, row?["generation"] ?? 0)
+      let (a, b): (Int64, Int64) = (row?["a"] ?? 0, row?["b"] ?? 0)
+      // New rows go on after the newest row, in its table.
+      return (
+        max(a, b, row?["through"] ?? 0), row?["generation"] ?? 0, Self.rowTables[b > a ? 1 : 0]
+      )
     }
   }
 
@@ -292,8 +308,11 @@ final class Journal {
       var count = 0
       var badRow: JournalError?
       let rows = try Row.fetchCursor(
-        db, sql: "SELECT seq, action FROM journal WHERE seq > ? ORDER BY seq",
-        arguments: [through])
+        db,
+        sql: """
+          SELECT seq, action FROM journal WHERE seq > ?1
+          UNION ALL SELECT seq, action FROM journal_b WHERE seq > ?1 ORDER BY seq
+          """, arguments: [through])
       while let row = try rows.next() {
         let seq: Int64 = row["seq"]
         let text: String = row["action"]
@@ -480,14 +499,7 @@ final class Journal {
       generation = snapshot.generation
       snapshot.switched = true
     } else if snapshot.rowsLeft {
-      try writer.transaction {
-        try writer.run(
-          """
-          DELETE FROM journal WHERE seq IN (
-            SELECT seq FROM journal WHERE seq <= ? ORDER BY seq LIMIT \(Self.cleanupBatch))
-          """, .int(snapshot.through))
-      }
-      snapshot.rowsLeft = writer.changes == Self.cleanupBatch
+      snapshot.rowsLeft = try dropIncludedRows(through: snapshot.through)
     } else {
       try writer.transaction {
         try writer.run(
@@ -501,10 +513,39 @@ final class Journal {
     return true
   }
 
+  /// One step of dropping the rows a snapshot through row `through` includes: a table
+  /// holding only such rows is emptied at once; from a table that also holds later rows
+  /// (after a snapshot that failed, or one taken without a turn of the tables) they go a
+  /// batch at a time. Returns whether any may be left.
+  private func dropIncludedRows(through: Int64) throws -> Bool {
+    for table in Self.rowTables {
+      let (first, last) = try writer.integers(
+        "SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM \(table)")
+      guard first != 0, first <= through else { continue }
+      try writer.transaction {
+        if last <= through {
+          try writer.run("DELETE FROM \(table)")
+        } else {
+          try writer.run(
+            """
+            DELETE FROM \(table) WHERE seq IN (
+              SELECT seq FROM \(table) WHERE seq <= ? ORDER BY seq LIMIT \(Self.cleanupBatch))
+            """, .int(through))
+        }
+      }
+      return true
+    }
+    return false
+  }
+
   /// Commits `actions` and `matches` in one transaction, on the hub's own connection.
   /// Both are appended at the end of their tables, so a commit writes few pages; the
-  /// standings and the pruning of old matches wait for ``foldStandings()``.
-  func append(_ actions: [LobbyAction], matches: [FinishedMatch]) throws {
+  /// standings and the pruning of old matches wait for ``foldStandings()``. With
+  /// `snapshotAfter`, a snapshot will include this batch: later rows go to the other
+  /// rows table.
+  func append(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false)
+    throws
+  {
     var json = JSONText(capacity: 128)
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
@@ -512,8 +553,8 @@ final class Journal {
         json.journalRow(action)
         try json.bytes.withUnsafeBufferPointer { text in
           try writer.run(
-            "INSERT INTO journal (seq, action) VALUES (?, ?)", .int(lastSeq + Int64(offset) + 1),
-            .bytes(text))
+            "INSERT INTO \(rowTable) (seq, action) VALUES (?, ?)",
+            .int(lastSeq + Int64(offset) + 1), .bytes(text))
         }
       }
       for match in matches {
@@ -530,6 +571,7 @@ final class Journal {
     matchCount += matches.count
     unfoldedMatches += matches.count
     lastSeq += Int64(actions.count)
+    if snapshotAfter { rowTable = Self.rowTables.first { $0 != rowTable }! }
     commitsSinceCheckpoint += 1
     if commitsSinceCheckpoint >= Self.checkpointInterval { checkpointInBackground() }
   }

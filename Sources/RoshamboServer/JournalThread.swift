@@ -80,14 +80,18 @@ final class JournalThread: Sendable {
     var tookMicros: Int
   }
 
-  /// Commits `actions` on the journal's thread.
-  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) -> EventLoopFuture<CommitTiming> {
+  /// Commits `actions` on the journal's thread (`snapshotAfter`: see
+  /// ``Journal/append(_:matches:snapshotAfter:)``).
+  func commit(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false)
+    -> EventLoopFuture<CommitTiming>
+  {
     let box = self.box
     let asked = NIODeadline.now()
     return loop.submit {
       let waited = Int((NIODeadline.now() - asked).nanoseconds / 1_000)
       return CommitTiming(
-        waitedMicros: waited, tookMicros: try box.commit(actions, matches: matches))
+        waitedMicros: waited,
+        tookMicros: try box.commit(actions, matches: matches, snapshotAfter: snapshotAfter))
     }
   }
 
@@ -97,11 +101,13 @@ final class JournalThread: Sendable {
 
   /// Commits on the caller's thread if the journal is free and recent commits were quick;
   /// nil (nothing done) otherwise, and the caller uses ``commit(_:matches:)``.
-  func commitNowIfQuick(_ actions: [LobbyAction], matches: [FinishedMatch])
-    -> Result<CommitTiming, any Error>?
-  {
-    box.commitIfQuick(actions, matches: matches, under: quickCommitMicros)
-      .map { $0.map { CommitTiming(tookMicros: $0) } }
+  func commitNowIfQuick(
+    _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false
+  ) -> Result<CommitTiming, any Error>? {
+    box.commitIfQuick(
+      actions, matches: matches, snapshotAfter: snapshotAfter, under: quickCommitMicros
+    )
+    .map { $0.map { CommitTiming(tookMicros: $0) } }
   }
 
   /// Encodes a snapshot's parts on the low-priority thread.
@@ -166,23 +172,27 @@ private final class JournalBox: @unchecked Sendable {
     return otherWork
   }
 
-  func commit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws -> Int {
+  func commit(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool) throws
+    -> Int
+  {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
-    return try timedCommit(actions, matches: matches)
+    return try timedCommit(actions, matches: matches, snapshotAfter: snapshotAfter)
   }
 
-  func commitIfQuick(_ actions: [LobbyAction], matches: [FinishedMatch], under micros: Int)
-    -> Result<Int, any Error>?
-  {
+  func commitIfQuick(
+    _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool, under micros: Int
+  ) -> Result<Int, any Error>? {
     guard pthread_mutex_trylock(mutex) == 0 else { return nil }
     defer { pthread_mutex_unlock(mutex) }
     guard commitMicros < Double(micros) else { return nil }
-    return Result { try timedCommit(actions, matches: matches) }
+    return Result { try timedCommit(actions, matches: matches, snapshotAfter: snapshotAfter) }
   }
 
   /// Commits, and returns how long it took, µs (also when it failed, for the average).
-  private func timedCommit(_ actions: [LobbyAction], matches: [FinishedMatch]) throws -> Int {
+  private func timedCommit(
+    _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool
+  ) throws -> Int {
     let start = DispatchTime.now().uptimeNanoseconds
     func record() -> Int {
       let took = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000
@@ -191,7 +201,7 @@ private final class JournalBox: @unchecked Sendable {
       return Int(took)
     }
     do {
-      try journal.append(actions, matches: matches)
+      try journal.append(actions, matches: matches, snapshotAfter: snapshotAfter)
     } catch {
       _ = record()
       throw error

@@ -229,36 +229,75 @@ struct JournalFormatTests {
     #expect(generations == [2])
   }
 
-  @Test("after the switch, the rows a snapshot includes are ignored, then dropped in batches")
+  func rows(_ journal: Journal, _ table: String = "journal") throws -> Int {
+    try DatabaseQueue(path: journal.path).read {
+      try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table)") ?? -1
+    }
+  }
+
+  func joins(_ range: Range<Int>) -> [LobbyAction] {
+    range.map { .join(room: "r\($0 / 2)", name: "p\($0)", token: "t\($0)", at: Int64($0)) }
+  }
+
+  @Test("after the switch, included rows beside later ones in their table go in batches")
   func cleanupInBatches() throws {
     let directory = temporaryDataDirectory()
     let journal = try Journal(directory: directory)
-    var lobby = LobbyState(defaults: .init())
     let count = Journal.cleanupBatch * 2 + 10
-    let actions: [LobbyAction] = (0..<count).map {
-      .join(room: "r\($0 / 2)", name: "p\($0)", token: "t\($0)", at: Int64($0))
-    }
-    for action in actions { lobby.apply(action) }
+    let actions = joins(0..<count)
+    var included = LobbyState(defaults: .init())
+    for action in actions.dropLast(10) { included.apply(action) }
+    var whole = included
+    for action in actions.suffix(10) { whole.apply(action) }
+    // No turn of the tables: the 10 rows after the snapshot share its table.
     try journal.append(actions, matches: [])
     var snapshot = journal.beginSnapshot(
-      Journal.snapshotParts(lobby), through: journal.lastSeq)
+      Journal.snapshotParts(included), through: Int64(count - 10))
     for _ in snapshot.parts { #expect(try journal.writeNextPart(of: &snapshot)) }
     #expect(try journal.writeNextPart(of: &snapshot))  // the switch
-    func rows() throws -> Int {
-      try DatabaseQueue(path: journal.path).read {
-        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM journal") ?? -1
-      }
-    }
-    #expect(try rows() == count)
+    #expect(try rows(journal) == count)
     let switched = try Journal(directory: directory).load(defaults: .init())
-    #expect(switched.actions == 0)
-    #expect(switched.lobby == tokensHashed(lobby))
+    #expect(switched.actions == 10)
+    #expect(switched.lobby == tokensHashed(whole))
     #expect(try journal.writeNextPart(of: &snapshot))
-    #expect(try rows() == count - Journal.cleanupBatch)
+    #expect(try rows(journal) == count - Journal.cleanupBatch)
     var steps = 0
     while try journal.writeNextPart(of: &snapshot) { steps += 1 }
-    #expect(try rows() == 0)
+    #expect(try rows(journal) == 10)
     #expect(steps >= 1)
+    #expect(try Journal(directory: directory).load(defaults: .init()).lobby == tokensHashed(whole))
+  }
+
+  @Test("a commit a snapshot includes turns the tables; the old one is emptied in one step")
+  func rowTablesTakeTurns() throws {
+    let directory = temporaryDataDirectory()
+    let journal = try Journal(directory: directory)
+    let first = joins(0..<(Journal.cleanupBatch * 3))
+    let later = joins(first.count..<(first.count + 7))
+    var included = LobbyState(defaults: .init())
+    for action in first { included.apply(action) }
+    var whole = included
+    for action in later { whole.apply(action) }
+    try journal.append(first, matches: [], snapshotAfter: true)
+    try journal.append(later, matches: [])
+    #expect(try rows(journal, "journal") == first.count)
+    #expect(try rows(journal, "journal_b") == later.count)
+    var snapshot = journal.beginSnapshot(
+      Journal.snapshotParts(included), through: Int64(first.count))
+    for _ in snapshot.parts { #expect(try journal.writeNextPart(of: &snapshot)) }
+    #expect(try journal.writeNextPart(of: &snapshot))  // the switch
+    #expect(try journal.writeNextPart(of: &snapshot))  // every included row, at once
+    #expect(try rows(journal, "journal") == 0)
+    #expect(try rows(journal, "journal_b") == later.count)
+    while try journal.writeNextPart(of: &snapshot) {}
+    // Reopened, it replays the later rows and goes on in their table.
+    let reopened = try Journal(directory: directory)
+    let loaded = try reopened.load(defaults: .init())
+    #expect(loaded.actions == later.count)
+    #expect(loaded.lobby == tokensHashed(whole))
+    try reopened.append(joins(5_000..<5_001), matches: [])
+    #expect(try rows(reopened, "journal_b") == later.count + 1)
+    #expect(reopened.lastSeq == Int64(first.count + later.count + 1))
   }
 
   @Test("a snapshot reads back as itself in format 2")

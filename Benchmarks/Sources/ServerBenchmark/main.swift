@@ -9,6 +9,10 @@
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
 //        [--only codec|latency|capacity|consumers|fair|fair-capacity] [--threads N] [--pin]
+//        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S]
+// (--settle: seconds of play between seating the last bot and the capacity window, 1 by
+// default; --stalls: the server's loop and journal profile over the window; --disk-*: a
+// slow disk for the journal, µs added to each write and each sync)
 // (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
 // clients keep to core 1)
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
@@ -319,6 +323,10 @@ let compaction = arguments.firstIndex(of: "--compaction").map { Int(arguments[$0
 let diskWriteMicros =
   arguments.firstIndex(of: "--disk-write-us").map { Int(arguments[$0 + 1])! } ?? 0
 let diskSyncMicros = arguments.firstIndex(of: "--disk-sync-us").map { Int(arguments[$0 + 1])! } ?? 0
+/// Seconds of play after every bot is seated before the window opens (`--settle`): the
+/// last 500 bots' joins and the snapshot they make due are seating, not steady play.
+let settleSeconds =
+  arguments.firstIndex(of: "--settle").map { Double(arguments[$0 + 1])! } ?? (quick ? 0 : 1)
 /// Whether the server child measures its loop's stalls (a probe each millisecond).
 let profileStalls = arguments.contains("--stalls")
 /// The server child on core 0 (run this program under `taskset -c 1` for the clients).
@@ -483,7 +491,7 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
   let windowStalls = Mutex<[String]>([])
   let report = try await LoadGenerator.run(
     host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
-    paceMillis: paceMillis, threads: 1, fair: fair,
+    paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds,
     connected: {
       seatedRSS.withLock { $0 = server.rss() }
       // The stall profile and the disk's counts cover the measuring window, not the
