@@ -285,6 +285,10 @@ struct JournalFormatTests {
     var snapshot = journal.beginSnapshot(
       Journal.snapshotParts(included), through: Int64(first.count))
     for _ in snapshot.parts { #expect(try journal.writeNextPart(of: &snapshot)) }
+    // Stopped here (killed before the switch), it loads from rows in both tables.
+    let unswitched = try Journal(directory: directory).load(defaults: .init())
+    #expect(unswitched.actions == first.count + later.count)
+    #expect(unswitched.lobby == tokensHashed(whole))
     #expect(try journal.writeNextPart(of: &snapshot))  // the switch
     #expect(try journal.writeNextPart(of: &snapshot))  // every included row, at once
     #expect(try rows(journal, "journal") == 0)
