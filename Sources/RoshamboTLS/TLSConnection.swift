@@ -5,9 +5,9 @@ import NIOCore
   import Glibc
 #endif
 
-/// One OpenSSL `SSL` object running over two memory BIOs: ciphertext from the network is
-/// written into one, ciphertext for the network is read out of the other, and nothing
-/// ever touches a socket or blocks.
+/// One OpenSSL `SSL` object running over a ``ByteBufferBIO``: ciphertext from the network
+/// is handed to it, ciphertext for the network is taken from it, and nothing ever touches
+/// a socket or blocks.
 ///
 /// Invariant: every OpenSSL call starts with an empty error queue (`ERR_clear_error`), so
 /// the reasons attached to a failure belong to that call. Not `Sendable`: a connection
@@ -30,8 +30,8 @@ final class TLSConnection {
   }
 
   private let ssl: OpaquePointer
-  private let networkIn: OpaquePointer
-  private let networkOut: OpaquePointer
+  /// The ciphertext both ways; the `SSL` owns its BIO and frees it first.
+  private let network: ByteBufferBIO
   let context: TLSContext
   /// The name or address the client expects the server to prove (nil for a server).
   let peerName: String?
@@ -39,21 +39,25 @@ final class TLSConnection {
   /// A connection for `context`'s role. A client names the server it expects: a host
   /// name is checked against DNS names and sent as SNI; an IP address is checked
   /// against IP subjectAltNames and not sent.
-  init(context: TLSContext, serverName: String? = nil) throws {
+  init(
+    context: TLSContext, serverName: String? = nil,
+    allocator: ByteBufferAllocator = ByteBufferAllocator()
+  ) throws {
     ERR_clear_error()
     guard let ssl = SSL_new(context.pointer) else {
       throw TLSError.configuration("could not create a TLS connection")
     }
-    guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+    let network: ByteBufferBIO
+    do {
+      network = try ByteBufferBIO(allocator: allocator)
+    } catch {
       SSL_free(ssl)
-      throw TLSError.configuration("could not create memory buffers for TLS")
+      throw error
     }
-    // An empty input BIO means "wait for more", never end of file.
-    _ = shim_BIO_set_mem_eof_return(input, -1)
-    SSL_set_bio(ssl, input, output)
+    // One BIO both ways: the SSL takes the one reference.
+    SSL_set_bio(ssl, network.bio, network.bio)
     self.ssl = ssl
-    self.networkIn = input
-    self.networkOut = output
+    self.network = network
     self.context = context
     self.peerName = serverName
 
@@ -84,33 +88,20 @@ final class TLSConnection {
   }
 
   deinit {
-    SSL_free(ssl)  // frees both BIOs
+    SSL_free(ssl)  // frees the BIO while `network` is still alive
   }
 
   // MARK: - Ciphertext in and out
 
-  /// Hands ciphertext from the network to OpenSSL.
+  /// Hands ciphertext from the network to OpenSSL (no copy unless some is still
+  /// waiting).
   func consume(_ buffer: ByteBuffer) {
-    buffer.withUnsafeReadableBytes { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let chunk = min(bytes.count - offset, Int(Int32.max))
-        let written = BIO_write(networkIn, bytes.baseAddress! + offset, Int32(chunk))
-        precondition(written > 0, "a memory BIO refused a write: out of memory")
-        offset += Int(written)
-      }
-    }
+    network.receive(buffer)
   }
 
   /// The ciphertext OpenSSL has produced for the network, if any.
-  func takeOutput(allocator: ByteBufferAllocator) -> ByteBuffer? {
-    let pending = Int(BIO_ctrl_pending(networkOut))
-    guard pending > 0 else { return nil }
-    var buffer = allocator.buffer(capacity: pending)
-    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: pending) { target in
-      Int(BIO_read(networkOut, target.baseAddress!, Int32(pending)))
-    }
-    return buffer
+  func takeOutput() -> ByteBuffer? {
+    network.takeOutbound()
   }
 
   // MARK: - TLS operations
@@ -137,7 +128,7 @@ final class TLSConnection {
   /// not a whole record's 16 KiB: a 100-byte message costs one small allocation, not a
   /// 16 KiB one grown to 32 KiB. With nothing waiting, OpenSSL is not asked at all.
   func read(into buffer: inout ByteBuffer) -> ReadResult {
-    let waiting = Int(BIO_ctrl_pending(networkIn)) + Int(SSL_pending(ssl))
+    let waiting = network.pendingInbound + Int(SSL_pending(ssl))
     guard waiting > 0 || SSL_has_pending(ssl) == 1 else { return .needMoreInput }
     ERR_clear_error()
     var count = 0

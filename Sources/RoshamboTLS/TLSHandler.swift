@@ -236,7 +236,7 @@ public final class TLSHandler: ChannelDuplexHandler {
 
   /// Writes and flushes whatever ciphertext OpenSSL has produced.
   private func sendOutput(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-    if let output = connection.takeOutput(allocator: context.channel.allocator) {
+    if let output = connection.takeOutput() {
       context.writeAndFlush(wrapOutboundOut(output), promise: promise)
     } else {
       promise?.succeed()
