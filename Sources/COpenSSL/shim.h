@@ -40,8 +40,8 @@ static inline long shim_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) 
 static inline int shim_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
   return (int)SSL_set_tlsext_host_name(ssl, name);
 }
-static inline long shim_BIO_set_mem_eof_return(BIO *bio, int value) {
-  return BIO_set_mem_eof_return(bio, value);
+static inline int shim_BIO_should_retry(BIO *bio) {
+  return BIO_should_retry(bio);
 }
 static inline long shim_BIO_get_mem_data(BIO *bio, char **data) {
   return BIO_get_mem_data(bio, data);
