@@ -53,6 +53,13 @@ let package = Package(
         .product(name: "RoshamboGame", package: "Roshambo"),
       ],
       path: "Sources/JournalFuzz"),
+    .executableTarget(
+      name: "fuzz-announcement",
+      dependencies: [
+        "FuzzDriver", .product(name: "RoshamboProtocol", package: "Roshambo"),
+        .product(name: "RoshamboClient", package: "Roshambo"),
+      ],
+      path: "Sources/AnnouncementFuzz"),
     // Writes the seed corpora in Corpus/ (run by hand when the protocol changes).
     .executableTarget(
       name: "make-seeds",
