@@ -51,11 +51,6 @@ final class GameHub {
   /// How long the loop stalls and what ran in the stalls, when asked for.
   let stalls: LoopStallMonitor?
 
-  /// The stall profile with the journal thread's work, if one is kept; reading it starts
-  /// the journal thread's part afresh.
-  var stallProfile: LoopStallMonitor.Profile? {
-    stalls.map { $0.profile(otherJournalWork: journal?.takeOtherWork() ?? .init()) }
-  }
   private var stallLog: Scheduled<Void>?
 
   /// `journaledThrough` is the number of the journal's last row (0 without a journal).
@@ -103,16 +98,16 @@ final class GameHub {
   func restore() {
     if let stalls {
       stalls.start(on: loop)
-      logStalls(stalls)
+      logStalls()
     }
     reconcile()
   }
 
   /// Logs the stall profile every 10 s, at debug level.
-  private func logStalls(_ stalls: LoopStallMonitor) {
+  private func logStalls() {
     stallLog = loop.assumeIsolated().scheduleTask(in: .seconds(10)) {
-      self.logger.debug("\(stalls.profile)")
-      self.logStalls(stalls)
+      if let stalls = self.stalls { self.logger.debug("\(stalls.profile)") }
+      self.logStalls()
     }
   }
 

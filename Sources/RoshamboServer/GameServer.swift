@@ -232,16 +232,17 @@ public final class GameServer: Sendable {
 
   /// How long the hub's loop has stalled and what ran in the stalls, if the configuration
   /// asked for it (`profileStalls`).
+  /// The journal thread's other work is read here, off the hub's loop: its lock may be
+  /// held by a snapshot step, and the loop never waits for the journal.
   public func stallProfile() async throws -> String? {
-    try await hub.submit { $0.stallProfile?.description }.get()
+    guard let profile = try await hub.submit({ $0.stalls?.profile }).get() else { return nil }
+    return profile.with(otherJournalWork: journal?.otherWork ?? .init()).description
   }
 
   /// Starts the stall profile afresh (for a benchmark's measuring window).
   public func resetStallProfile() async throws {
-    try await hub.submit {
-      $0.stalls?.reset()
-      _ = $0.stallProfile
-    }.get()
+    try await hub.submit { $0.stalls?.reset() }.get()
+    journal?.resetOtherWork()
   }
 
   /// The lobby as the hub holds it now (for tests and tools).

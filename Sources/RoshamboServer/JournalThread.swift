@@ -96,8 +96,10 @@ final class JournalThread: Sendable {
   }
 
   /// What the journal's thread did besides commits (snapshot steps, loads, probes) since
-  /// the last call: how long each task took. For the stall profile.
-  func takeOtherWork() -> LoopStallMonitor.Histogram { box.takeOtherWork() }
+  /// ``resetOtherWork()``: how long each task took. For the stall profile.
+  var otherWork: LoopStallMonitor.Histogram { box.otherWorkSoFar }
+
+  func resetOtherWork() { box.resetOtherWork() }
 
   /// Commits on the caller's thread if the journal is free and recent commits were quick;
   /// nil (nothing done) otherwise, and the caller uses ``commit(_:matches:)``.
@@ -156,28 +158,22 @@ private final class JournalBox: @unchecked Sendable {
   }
 
   func withJournal<T>(_ body: (Journal) throws -> T) rethrows -> T {
-    pthread_mutex_lock(mutex)
-    let start = NIODeadline.now()
-    defer {
-      otherWork.record(Int((NIODeadline.now() - start).nanoseconds / 1_000))
-      pthread_mutex_unlock(mutex)
+    try withLock {
+      let start = NIODeadline.now()
+      defer { otherWork.record(Int((NIODeadline.now() - start).nanoseconds / 1_000)) }
+      return try body(journal)
     }
-    return try body(journal)
   }
 
-  func takeOtherWork() -> LoopStallMonitor.Histogram {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    defer { otherWork = LoopStallMonitor.Histogram() }
-    return otherWork
-  }
+  /// How long each task other than a commit held the journal since the last reset.
+  var otherWorkSoFar: LoopStallMonitor.Histogram { withLock { otherWork } }
+
+  func resetOtherWork() { withLock { otherWork = LoopStallMonitor.Histogram() } }
 
   func commit(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool) throws
     -> Int
   {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    return try timedCommit(actions, matches: matches, snapshotAfter: snapshotAfter)
+    try withLock { try timedCommit(actions, matches: matches, snapshotAfter: snapshotAfter) }
   }
 
   func commitIfQuick(
@@ -193,9 +189,9 @@ private final class JournalBox: @unchecked Sendable {
   private func timedCommit(
     _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool
   ) throws -> Int {
-    let start = DispatchTime.now().uptimeNanoseconds
+    let start = NIODeadline.now()
     func record() -> Int {
-      let took = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000
+      let took = Double((NIODeadline.now() - start).nanoseconds) / 1_000
       // One slow commit is enough to move the next ones off the hub's loop.
       commitMicros = took > commitMicros ? took : commitMicros * 0.9 + took * 0.1
       return Int(took)
@@ -224,9 +220,9 @@ private final class JournalBox: @unchecked Sendable {
     }
   }
 
-  private func withLock<T>(_ body: () -> T) -> T {
+  private func withLock<T>(_ body: () throws -> T) rethrows -> T {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
-    return body()
+    return try body()
   }
 }
