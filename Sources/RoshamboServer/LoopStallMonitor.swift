@@ -31,10 +31,10 @@ final class LoopStallMonitor {
 
   /// What the monitor saw.
   struct Profile: Sendable, CustomStringConvertible {
-    var probes: Int
     /// Probes by lateness: below 0.1, 0.5, 1, 2, 5, 10, 20, 50, 100 ms, and more.
-    var histogram: [Int]
+    var histogram = Histogram(bounds: bounds)
     static let bounds = [100, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000]
+    var probes: Int { histogram.total }
     var longest: [Stall]
     /// Time in each hub step over the run, µs.
     var totals: [Step: Int]
@@ -42,17 +42,16 @@ final class LoopStallMonitor {
     /// Snapshots written: when each began and how long it took, ms (at most ``keep``).
     var snapshots: [(atMillis: Int, tookMillis: Int)]
 
-    /// The lateness below which `fraction` of probes ran, as a histogram bound (µs).
-    func percentile(_ fraction: Double) -> Int {
-      var seen = 0
-      for (index, count) in histogram.enumerated() {
-        seen += count
-        if Double(seen) >= fraction * Double(probes) {
-          return index < Self.bounds.count ? Self.bounds[index] : Int.max
-        }
-      }
-      return Int.max
+    /// This profile with the journal thread's other work (read apart, off the loop).
+    func with(otherJournalWork: Histogram) -> Profile {
+      var profile = self
+      profile.commits.otherWork = otherJournalWork
+      return profile
     }
+
+    /// The lateness below which `fraction` of probes ran, as a histogram bound (µs;
+    /// `Int.max` past the last).
+    func percentile(_ fraction: Double) -> Int { histogram.percentile(fraction) ?? Int.max }
 
     var description: String {
       func ms(_ micros: Int) -> String { String(format: "%.1f ms", Double(micros) / 1000) }
@@ -98,7 +97,8 @@ final class LoopStallMonitor {
     /// How long commits waited for the journal's thread (behind its other work).
     var waited = Histogram()
     /// How long each of the journal thread's other tasks held it (snapshot steps above
-    /// all), set when the profile is read.
+    /// all), added when the profile is read (``Profile/with(otherJournalWork:)``); not
+    /// printed while empty.
     var otherWork = Histogram()
     /// From sealing the batch on the loop to sending what it sends, once per action.
     var sealToSend = Histogram()
@@ -118,38 +118,51 @@ final class LoopStallMonitor {
     var description: String {
       let perCommit = String(format: "%.1f", Double(actions) / Double(max(1, count)))
       let matchesPer = String(format: "%.2f", Double(matches) / Double(max(1, count)))
-      return """
-          journal commits: \(count), \(perCommit) actions and \(matchesPer) finished matches each
-            the commit itself: \(commit)
-            waiting for the journal's thread: \(waited)
-            the thread's other tasks (\(otherWork.total), snapshot steps above all): \(otherWork)
-            sealed → sent, per action: \(sealToSend)
-        """
-          + (slowest.map { slowest in
-            String(
-              format: "\n      the slowest: at %.1f s, %d actions, waited %.1f ms, took %.1f ms, "
-                + "sent %.1f ms after it was sealed",
-              Double(slowest.atMillis) / 1000, slowest.actions, Double(slowest.waitedMicros) / 1000,
-              Double(slowest.commitMicros) / 1000, Double(slowest.sealToSendMicros) / 1000)
-          } ?? "")
+      var lines = [
+        "  journal commits: \(count), \(perCommit) actions and \(matchesPer) finished matches each",
+        "    the commit itself: \(commit)",
+        "    waiting for the journal's thread: \(waited)",
+      ]
+      if otherWork.total > 0 {
+        lines.append(
+          "    the thread's other tasks (\(otherWork.total), snapshot steps above all): \(otherWork)"
+        )
+      }
+      lines.append("    sealed → sent, per action: \(sealToSend)")
+      if let slowest {
+        lines.append(
+          String(
+            format: "      the slowest: at %.1f s, %d actions, waited %.1f ms, took %.1f ms, "
+              + "sent %.1f ms after it was sealed",
+            Double(slowest.atMillis) / 1000, slowest.actions, Double(slowest.waitedMicros) / 1000,
+            Double(slowest.commitMicros) / 1000, Double(slowest.sealToSendMicros) / 1000))
+      }
+      return lines.joined(separator: "\n")
     }
   }
 
-  /// Durations in buckets that double from 50 µs up to 3.2 s.
+  /// Durations in buckets, µs: below each bound, and past the last one. By default the
+  /// bounds double from 50 µs up to 3.2 s.
   struct Histogram: Sendable, CustomStringConvertible {
-    static let bounds = (0..<17).map { 50 << $0 }
-    var counts = [Int](repeating: 0, count: bounds.count + 1)
-    var total = 0
+    let bounds: [Int]
+    /// One count per bound, and one past the last.
+    private(set) var counts: [Int]
+    private(set) var total = 0
+
+    init(bounds: [Int] = (0..<17).map { 50 << $0 }) {
+      self.bounds = bounds
+      counts = [Int](repeating: 0, count: bounds.count + 1)
+    }
 
     mutating func record(_ micros: Int, times: Int = 1) {
-      counts[Self.bounds.firstIndex { micros < $0 } ?? Self.bounds.count] += times
+      counts[bounds.firstIndex { micros < $0 } ?? bounds.count] += times
       total += times
     }
 
     /// The longest duration recorded, as its bucket's upper bound (nil: past all).
     var longest: Int? {
       guard let last = counts.lastIndex(where: { $0 > 0 }) else { return 0 }
-      return last < Self.bounds.count ? Self.bounds[last] : nil
+      return last < bounds.count ? bounds[last] : nil
     }
 
     /// The bucket bound below which `fraction` of the durations fell, µs (nil: past all).
@@ -158,7 +171,7 @@ final class LoopStallMonitor {
       for (index, count) in counts.enumerated() {
         seen += count
         if Double(seen) >= fraction * Double(total) {
-          return index < Self.bounds.count ? Self.bounds[index] : nil
+          return index < bounds.count ? bounds[index] : nil
         }
       }
       return nil
@@ -179,8 +192,7 @@ final class LoopStallMonitor {
   private var snapshots: [(atMillis: Int, tookMillis: Int)] = []
   private var sinceProbe: [Step: Int] = [:]
   private var totals: [Step: Int] = [:]
-  private var histogram = [Int](repeating: 0, count: Profile.bounds.count + 1)
-  private var probes = 0
+  private var histogram = Histogram(bounds: Profile.bounds)
   private var longest: [Stall] = []
   private var probe: Scheduled<Void>?
   private var started = NIODeadline.now()
@@ -203,8 +215,7 @@ final class LoopStallMonitor {
   func reset() {
     sinceProbe.removeAll()
     totals.removeAll()
-    histogram = [Int](repeating: 0, count: Profile.bounds.count + 1)
-    probes = 0
+    histogram = Histogram(bounds: Profile.bounds)
     longest.removeAll()
     commits = Commits()
     snapshots.removeAll()
@@ -225,7 +236,7 @@ final class LoopStallMonitor {
     commits.sealToSend.record(sealToSendMicros, times: max(1, actions))
     if sealToSendMicros > commits.slowest?.sealToSendMicros ?? -1 {
       commits.slowest = Commits.Slowest(
-        atMillis: Int((NIODeadline.now() - started).nanoseconds / 1_000_000), actions: actions,
+        atMillis: millis(since: started), actions: actions,
         waitedMicros: waitedMicros, commitMicros: commitMicros, sealToSendMicros: sealToSendMicros)
     }
   }
@@ -233,18 +244,11 @@ final class LoopStallMonitor {
   /// A snapshot begun at `began` is written.
   func recordSnapshot(began: NIODeadline) {
     guard snapshots.count < Self.keep else { return }
-    snapshots.append(
-      (
-        Int((began - started).nanoseconds / 1_000_000),
-        Int((NIODeadline.now() - began).nanoseconds / 1_000_000)
-      ))
+    snapshots.append((millis(since: started) - millis(since: began), millis(since: began)))
   }
 
-  /// The profile with the journal thread's other work since the last read.
-  func profile(otherJournalWork: Histogram) -> Profile {
-    var profile = self.profile
-    profile.commits.otherWork = otherJournalWork
-    return profile
+  private func millis(since start: NIODeadline) -> Int {
+    Int((NIODeadline.now() - start).nanoseconds / 1_000_000)
   }
 
   func stop() {
@@ -265,17 +269,15 @@ final class LoopStallMonitor {
 
   var profile: Profile {
     Profile(
-      probes: probes, histogram: histogram, longest: longest, totals: totals, commits: commits,
+      histogram: histogram, longest: longest, totals: totals, commits: commits,
       snapshots: snapshots)
   }
 
   func record(lateMicros: Int) {
-    probes += 1
-    let bucket = Profile.bounds.firstIndex { lateMicros < $0 } ?? Profile.bounds.count
-    histogram[bucket] += 1
+    histogram.record(lateMicros)
     if longest.count < Self.keep || lateMicros > longest.last!.lateMicros {
-      let at = Int((NIODeadline.now() - started).nanoseconds / 1_000_000)
-      longest.append(Stall(lateMicros: lateMicros, atMillis: at, steps: sinceProbe))
+      longest.append(
+        Stall(lateMicros: lateMicros, atMillis: millis(since: started), steps: sinceProbe))
       longest.sort { $0.lateMicros > $1.lateMicros }
       if longest.count > Self.keep { longest.removeLast() }
     }

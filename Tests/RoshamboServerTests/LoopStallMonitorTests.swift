@@ -15,10 +15,10 @@ struct LoopStallMonitorTests {
     monitor.record(lateMicros: 200_000)
     let profile = monitor.profile
     #expect(profile.probes == 6)
-    #expect(profile.histogram[0] == 3)  // < 0.1 ms
-    #expect(profile.histogram[2] == 1)  // 0.5–1 ms
-    #expect(profile.histogram[4] == 1)  // 2–5 ms
-    #expect(profile.histogram.last == 1)  // > 100 ms
+    #expect(profile.histogram.counts[0] == 3)  // < 0.1 ms
+    #expect(profile.histogram.counts[2] == 1)  // 0.5–1 ms
+    #expect(profile.histogram.counts[4] == 1)  // 2–5 ms
+    #expect(profile.histogram.counts.last == 1)  // > 100 ms
     #expect(profile.percentile(0.5) == 100)
     #expect(profile.percentile(0.99) == Int.max)
     #expect(profile.longest.map(\.lateMicros).prefix(3) == [200_000, 3_000, 600])
@@ -62,7 +62,7 @@ struct LoopStallMonitorTests {
       actions: 91, matches: 10, waitedMicros: 30_000, commitMicros: 500, sealToSendMicros: 31_000)
     var other = LoopStallMonitor.Histogram()
     other.record(20_000)
-    let commits = monitor.profile(otherJournalWork: other).commits
+    let commits = monitor.profile.with(otherJournalWork: other).commits
     #expect(commits.count == 10)
     #expect(commits.actions == 100)
     #expect(commits.matches == 10)
