@@ -245,6 +245,16 @@ final class Journal {
       try db.execute(
         sql: "CREATE TABLE journal_b (seq INTEGER PRIMARY KEY, action TEXT NOT NULL)")
     }
+    migrator.registerMigration("v10: each match's result per player") { db in
+      // One rule for who won and lost a match, for folding the standings and for the
+      // matches the leaderboard counts before they are folded.
+      try db.execute(
+        sql: """
+          CREATE VIEW match_results AS
+            SELECT id, player1 AS name, player1 = winner AS won FROM matches
+            UNION ALL SELECT id, player2, player2 = winner FROM matches
+          """)
+    }
     try migrator.migrate(database)
     writer = try JournalWriter(path: path)
     (matchCount, standingsCount, foldedThrough, unfoldedMatches) = try database.read {
@@ -591,23 +601,19 @@ final class Journal {
     var players = standingsCount
     try writer.transaction {
       if unfoldedMatches > 0 {
-        try writer.run(
-          """
-          WITH chunk AS (
-            SELECT player1, player2, winner FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2),
-          results AS (
-            SELECT player1 AS name, player1 = winner AS won FROM chunk
-            UNION ALL SELECT player2, player2 = winner FROM chunk)
-          INSERT INTO standings (name, won, lost)
-            SELECT name, SUM(won), SUM(1 - won) FROM results WHERE true GROUP BY name
-          ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost
-          """, .int(foldedThrough), .int(Int64(Self.foldBatch)))
         let (last, count) = try writer.integers(
           """
           SELECT COALESCE(MAX(id), ?1), COUNT(*) FROM (
             SELECT id FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2)
           """, .int(foldedThrough), .int(Int64(Self.foldBatch)))
         (through, folded) = (last, Int(count))
+        try writer.run(
+          """
+          INSERT INTO standings (name, won, lost)
+            SELECT name, SUM(won), SUM(1 - won) FROM match_results WHERE id > ? AND id <= ?
+            GROUP BY name
+          ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost
+          """, .int(foldedThrough), .int(through))
         try writer.run("UPDATE standings_folded SET through = ? WHERE id = 1", .int(through))
         players = Int(try writer.integers("SELECT COUNT(*), 0 FROM standings").0)
         if players >= Self.keepStandings + Self.standingsBatch {
@@ -696,13 +702,10 @@ final class Journal {
       try Row.fetchAll(
         db,
         sql: """
-          WITH unfolded AS (
-            SELECT player1, player2, winner FROM matches
-            WHERE id > (SELECT through FROM standings_folded WHERE id = 1))
           SELECT name, SUM(won) AS won, SUM(lost) AS lost FROM (
             SELECT name, won, lost FROM standings
-            UNION ALL SELECT player1, player1 = winner, player1 != winner FROM unfolded
-            UNION ALL SELECT player2, player2 = winner, player2 != winner FROM unfolded)
+            UNION ALL SELECT name, won, 1 - won FROM match_results
+            WHERE id > (SELECT through FROM standings_folded WHERE id = 1))
           GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
           """, arguments: [limit]
       ).map { ($0["name"], $0["won"], $0["lost"]) }
