@@ -26,8 +26,11 @@ public struct LoadReport: Sendable {
 
   public var picksPerSecond: Double { Double(picks) / seconds }
 
-  public func percentile(_ p: Double) -> Double {
-    latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+  public func percentile(_ p: Double) -> Double { Self.percentile(p, of: latencies) }
+
+  /// The value below which a fraction `p` of `sorted` falls (NaN for none).
+  static func percentile(_ p: Double, of sorted: [Double]) -> Double {
+    sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
   }
 }
 
@@ -145,10 +148,9 @@ final class LoadStats: Sendable {
     state.withLockedValue {
       $0.started = nil
       let timeline = $0.seconds.map { second in
-        let sorted = second.sorted()
-        return LoadReport.Second(
-          picks: sorted.count,
-          p99: sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))])
+        LoadReport.Second(
+          picks: second.count,
+          p99: second.isEmpty ? 0 : LoadReport.percentile(0.99, of: second.sorted()))
       }
       return ($0.latencies.sorted(), $0.errors, timeline)
     }

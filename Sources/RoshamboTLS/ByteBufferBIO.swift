@@ -13,16 +13,15 @@ import NIOCore
 final class ByteBufferBIO {
   private var inbound: ByteBuffer?
   private var outbound: ByteBuffer?
-  private let allocator: ByteBufferAllocator
+  private let allocator = ByteBufferAllocator()
   /// The BIO OpenSSL calls; it points at this object without retaining it (the
   /// connection owns both, and frees the BIO with its `SSL` before this goes).
   let bio: OpaquePointer
 
-  init(allocator: ByteBufferAllocator = ByteBufferAllocator()) throws {
+  init() throws {
     guard let method = Self.method, let bio = BIO_new(method) else {
       throw TLSError.configuration("could not create the TLS connection's buffers")
     }
-    self.allocator = allocator
     self.bio = bio
     BIO_set_data(bio, Unmanaged.passUnretained(self).toOpaque())
     BIO_set_init(bio, 1)

@@ -39,17 +39,14 @@ final class TLSConnection {
   /// A connection for `context`'s role. A client names the server it expects: a host
   /// name is checked against DNS names and sent as SNI; an IP address is checked
   /// against IP subjectAltNames and not sent.
-  init(
-    context: TLSContext, serverName: String? = nil,
-    allocator: ByteBufferAllocator = ByteBufferAllocator()
-  ) throws {
+  init(context: TLSContext, serverName: String? = nil) throws {
     ERR_clear_error()
     guard let ssl = SSL_new(context.pointer) else {
       throw TLSError.configuration("could not create a TLS connection")
     }
     let network: ByteBufferBIO
     do {
-      network = try ByteBufferBIO(allocator: allocator)
+      network = try ByteBufferBIO()
     } catch {
       SSL_free(ssl)
       throw error

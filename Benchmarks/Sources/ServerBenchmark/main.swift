@@ -489,6 +489,8 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
   let baseline = server.rss()
   let seatedRSS = Mutex(0)
   let windowStalls = Mutex<[String]>([])
+  /// The slow disk's writes, syncs and writes to the log over the window.
+  let windowDisk = Mutex<[Int]?>(nil)
   let report = try await LoadGenerator.run(
     host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
     paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds,
@@ -500,22 +502,20 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
     },
     finished: {
       // Before the bots disconnect: 10,000 closing connections are not the run.
-      var lines =
+      let lines =
         profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
+      windowStalls.withLock { $0 = lines }
       if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
         server.send("disk")
-        let counts = server.line(startingWith: "DISK ").split(separator: " ")
-        lines.append(
-          "slow disk: \(counts[1]) writes (\(counts[3]) to the log) and \(counts[2]) syncs in the "
-            + "window")
+        let counts = server.line(startingWith: "DISK ").split(separator: " ").dropFirst()
+        windowDisk.withLock { $0 = counts.map { Int($0)! } }
       }
-      windowStalls.withLock { $0 = lines }
     })
   var stalls = windowStalls.withLock { $0 }
-  if let disk = stalls.last, disk.hasPrefix("slow disk: "),
-    let writes = Double(disk.split(separator: " ")[2])
-  {
-    stalls[stalls.count - 1] += ", \(format(writes / Double(report.picks), 2)) per measured pick"
+  if let disk = windowDisk.withLock({ $0 }) {
+    stalls.append(
+      "slow disk: \(disk[0]) writes (\(disk[2]) to the log) and \(disk[1]) syncs in the window, "
+        + "\(format(Double(disk[0]) / Double(report.picks), 2)) per measured pick")
   }
   return Capacity(
     picksPerSecond: report.picksPerSecond, p50: report.percentile(0.5),
