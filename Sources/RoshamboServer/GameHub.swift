@@ -46,6 +46,8 @@ final class GameHub {
     var deliveries: [Broadcaster.Delivery]
     /// The lobby after this batch, when a snapshot is due: written once it is committed.
     var snapshot: LobbyState?
+    /// The number of the journal's row this batch ends with.
+    var through: Int64
     var sealedAt = NIODeadline.now()
   }
   /// How long the loop stalls and what ran in the stalls, when asked for.
@@ -351,8 +353,9 @@ final class GameHub {
   /// Seals what is pending into a batch and commits it (on the journal's thread when the
   /// disk is slow); what it sends goes out once the commit succeeds. One batch is in
   /// flight at a time: meanwhile the next one gathers (group commit), so a slow disk
-  /// makes batches bigger, not the loop slower.
-  private func flush() {
+  /// makes batches bigger, not the loop slower. `mayCommitHere`: false while a committed
+  /// batch's frames wait to go out (they must go before this one's).
+  private func flush(mayCommitHere: Bool = true) {
     flushScheduled = false
     guard inFlight == nil, !reloading else { return }
     let deliveries = timed(.send) {
@@ -360,7 +363,7 @@ final class GameHub {
     }
     guard let journal, !batch.isEmpty else {
       batch.clear()
-      broadcaster.deliver(deliveries)
+      timed(.send) { broadcaster.deliver(deliveries) }
       wakeIdleWaiters()
       return
     }
@@ -369,39 +372,45 @@ final class GameHub {
     let snapshot =
       snapshots?.due(after: sealed.actions.count, rooms: store.state.rooms.count) == true
       ? store.state : nil
-    inFlight = InFlight(batch: sealed, deliveries: deliveries, snapshot: snapshot)
+    inFlight = InFlight(
+      batch: sealed, deliveries: deliveries, snapshot: snapshot, through: journaledThrough)
     // On a quick disk the commit is cheaper than two hops between threads; on a slow one
     // (or while a snapshot step holds the journal) it goes to the journal's thread.
     // A snapshot will include this batch: the journal sends later rows to its other table.
     let snapshotAfter = snapshot != nil
-    if let done = timed(
-      .commit,
-      {
-        journal.commitNowIfQuick(
-          sealed.actions, matches: sealed.matches, snapshotAfter: snapshotAfter)
-      })
+    if mayCommitHere,
+      let done = timed(
+        .commit,
+        {
+          journal.commitNowIfQuick(
+            sealed.actions, matches: sealed.matches, snapshotAfter: snapshotAfter)
+        })
     {
-      committed(done)
+      committed(done, onJournalThread: false)
       return
     }
     journal.commit(sealed.actions, matches: sealed.matches, snapshotAfter: snapshotAfter)
-      .hop(to: loop).assumeIsolated().whenComplete { self.committed($0) }
+      .hop(to: loop).assumeIsolated().whenComplete { self.committed($0, onJournalThread: true) }
   }
 
-  /// The batch in flight is durable (or not): send what it sends, then the next.
-  private func committed(_ result: Result<JournalThread.CommitTiming, any Error>) {
+  /// The batch in flight is durable (or not): send what it sends, and commit the next.
+  /// After a commit on the journal's thread the next batch is handed to it first, so the
+  /// disk works on it while this loop sends (a commit on this loop would only delay it).
+  private func committed(
+    _ result: Result<JournalThread.CommitTiming, any Error>, onJournalThread: Bool
+  ) {
     guard let flight = inFlight else { return }
     inFlight = nil
     switch result {
     case .success(let timing):
+      if let lobby = flight.snapshot { snapshots?.write(lobby, through: flight.through) }
+      // (Only a batch with actions: what needs no commit goes out after this one's.)
+      if onJournalThread, !batch.isEmpty { flush(mayCommitHere: false) }
       timed(.send) { broadcaster.deliver(flight.deliveries) }
       stalls?.recordCommit(
         actions: flight.batch.actions.count, matches: flight.batch.matches.count,
         waitedMicros: timing.waitedMicros, commitMicros: timing.tookMicros,
         sealToSendMicros: Int((NIODeadline.now() - flight.sealedAt).nanoseconds / 1_000))
-      // Nothing was sealed since (one batch in flight at a time): the journal's last row
-      // is this batch's.
-      if let lobby = flight.snapshot { snapshots?.write(lobby, through: journaledThrough) }
       flush()
     case .failure(let error):
       journalFailed(error, flight)
