@@ -9,10 +9,13 @@
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
 //        [--only codec|latency|capacity|consumers|fair|fair-capacity] [--threads N] [--pin]
-//        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S]
+//        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
+//        [--inline-commit-us U] [--repeat N]
 // (--settle: seconds of play between seating the last bot and the capacity window, 1 by
 // default; --stalls: the server's loop and journal profile over the window; --disk-*: a
-// slow disk for the journal, µs added to each write and each sync)
+// slow disk for the journal, µs added to each write and each sync; --compaction: actions
+// between snapshots; --inline-commit-us: commits averaging under U µs run on the hub's
+// loop, 0: never; --repeat: N capacity pairs, alternating, their picks pooled)
 // (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
 // clients keep to core 1)
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
@@ -273,6 +276,9 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.roomSettings.fair = arguments.contains("--fair")
   if let threads = value("--threads") { configuration.threads = Int(threads)! }
   if let every = value("--compaction") { configuration.journalCompactionInterval = Int(every)! }
+  if let micros = value("--inline-commit-us") {
+    configuration.journalInlineCommitMicros = Int(micros)!
+  }
   configuration.profileStalls = arguments.contains("--stalls")
   let writeMicros = Int32(value("--disk-write-us") ?? "0")!
   let syncMicros = Int32(value("--disk-sync-us") ?? "0")!
@@ -319,12 +325,18 @@ let quick = arguments.contains("--quick")
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let serverThreads = arguments.firstIndex(of: "--threads").map { Int(arguments[$0 + 1])! }
 let compaction = arguments.firstIndex(of: "--compaction").map { Int(arguments[$0 + 1])! }
+/// Commits averaging under this many µs run on the hub's loop (the server's default: 300).
+let inlineCommitMicros = arguments.firstIndex(of: "--inline-commit-us").map {
+  Int(arguments[$0 + 1])!
+}
 /// A slow disk for the server child (SQLite VFS delays per write and per sync, µs).
 let diskWriteMicros =
   arguments.firstIndex(of: "--disk-write-us").map { Int(arguments[$0 + 1])! } ?? 0
 let diskSyncMicros = arguments.firstIndex(of: "--disk-sync-us").map { Int(arguments[$0 + 1])! } ?? 0
 /// Seconds of play after every bot is seated before the window opens (`--settle`): the
 /// last 500 bots' joins and the snapshot they make due are seating, not steady play.
+/// Capacity pairs (durability on, then off) to run; the figures pool their picks.
+let repeats = arguments.firstIndex(of: "--repeat").map { Int(arguments[$0 + 1])! } ?? 1
 let settleSeconds =
   arguments.firstIndex(of: "--settle").map { Double(arguments[$0 + 1])! } ?? (quick ? 0 : 1)
 /// Whether the server child measures its loop's stalls (a probe each millisecond).
@@ -356,6 +368,7 @@ func startServerChild(durable: Bool, bestOf: Int = 3, fair: Bool = false) throws
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
   if let threads = serverThreads { args += ["--threads", "\(threads)"] }
   if let every = compaction { args += ["--compaction", "\(every)"] }
+  if let micros = inlineCommitMicros { args += ["--inline-commit-us", "\(micros)"] }
   if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
     args += ["--disk-write-us", "\(diskWriteMicros)", "--disk-sync-us", "\(diskSyncMicros)"]
   }
@@ -499,6 +512,24 @@ struct Capacity {
   var timeline: [LoadReport.Second]
   /// The server loop's stall profile, when asked for (`--stalls`).
   var stalls: [String]
+  /// Every pick's latency, µs, sorted.
+  var latencies: [Double]
+
+  /// Several runs as one: their picks pooled (sorted again), rates and memory averaged;
+  /// the first run's timeline and profile.
+  static func pooled(_ runs: [Capacity]) -> Capacity {
+    let latencies = runs.flatMap(\.latencies).sorted()
+    func mean(_ value: KeyPath<Capacity, Double>) -> Double {
+      runs.map { $0[keyPath: value] }.reduce(0, +) / Double(runs.count)
+    }
+    func at(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+    return Capacity(
+      picksPerSecond: mean(\.picksPerSecond), p50: at(0.5), p99: at(0.99),
+      bytesPerConnection: mean(\.bytesPerConnection),
+      errors: runs.reduce(into: [:]) { $0.merge($1.errors, uniquingKeysWith: +) },
+      connected: runs[0].connected, timeline: runs[0].timeline, stalls: runs[0].stalls,
+      latencies: latencies)
+  }
 }
 
 func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
@@ -540,7 +571,7 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
     p99: report.percentile(0.99),
     bytesPerConnection: Double(seatedRSS.withLock { $0 } - baseline) / Double(report.connections),
     errors: report.errors, connected: report.connections, timeline: report.timeline,
-    stalls: stalls)
+    stalls: stalls, latencies: report.latencies)
 }
 
 // 3. Spectators that never read: what they cost the server, beside readers.
@@ -599,8 +630,13 @@ if runs("fair-capacity") {
 }
 
 if !runs("capacity") { exit(0) }
-let durableRun = try await capacity(durable: true)
-let memoryRun = try await capacity(durable: false)
+// With --repeat N, the pairs alternate so that both see the machine's slower moments.
+var pairs: [(on: Capacity, off: Capacity)] = []
+for _ in 0..<repeats {
+  pairs.append((try await capacity(durable: true), try await capacity(durable: false)))
+}
+let durableRun = Capacity.pooled(pairs.map(\.on))
+let memoryRun = Capacity.pooled(pairs.map(\.off))
 print(
   "2. Capacity: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for \(seconds) s "
     + "(each bot picks every \(paceMillis) ms on average)"
@@ -615,6 +651,12 @@ for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)
     pad(name, 20) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
       + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.bytesPerConnection / 1024), 10)
       + (run.errors.isEmpty ? "none" : "\(run.errors)"))
+}
+if repeats > 1 {
+  print(
+    "(the picks of \(repeats) runs each, alternating; p99 ms of each pair, on / off: "
+      + pairs.map { format($0.on.p99 / 1000, 1) + " / " + format($0.off.p99 / 1000, 1) }
+      .joined(separator: ", ") + ")")
 }
 print(
   "durability costs \(format((1 - durableRun.picksPerSecond / memoryRun.picksPerSecond) * 100))% of throughput"
