@@ -33,10 +33,12 @@ final class JournalWriter {
     // secure_delete FAST: deleted content is still zeroed on the pages a change writes
     // anyway, but freed pages are not rewritten with zeros (Debian's SQLite zeroes them by
     // default, so dropping an old snapshot's 4 MB wrote 4 MB more to the log and held
-    // the writer for hundreds of milliseconds on a slow disk).
+    // the writer for hundreds of milliseconds on a slow disk). A 16 MiB page cache (the
+    // default is 2 MiB) holds a whole rows table, so emptying one after a snapshot reads
+    // no page back from the file: that step took 10–12 ms with the default, 5–9 with this.
     for pragma in [
       "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA wal_autocheckpoint = 0",
-      "PRAGMA busy_timeout = 5000", "PRAGMA secure_delete = FAST",
+      "PRAGMA busy_timeout = 5000", "PRAGMA secure_delete = FAST", "PRAGMA cache_size = -16384",
     ] {
       guard sqlite3_exec(connection, pragma, nil, nil, nil) == SQLITE_OK else {
         let failure = Failure(code: sqlite3_errcode(connection), message: lastMessage)
