@@ -4,9 +4,11 @@
 // before doing the real work. Everything else is passed through.
 #include "slow_disk.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 static sqlite3_vfs slow_vfs;
@@ -24,10 +26,23 @@ typedef struct {
   int is_wal;
 } slow_file;
 
+/// Sleeps `micros` µs, as close to that as the kernel allows: Linux lets a timer of an
+/// ordinary thread fire up to 50 µs late (its timer slack), which made a "+60 µs" write
+/// take 135 µs at the median here; with a slack of 1 ns it takes about 80 µs (the rest is
+/// the wake-up, as a real disk's completion has one too).
 static void pause_for(int micros) {
   if (micros <= 0) return;
-  struct timespec t = {micros / 1000000, (long)(micros % 1000000) * 1000};
-  while (nanosleep(&t, &t) != 0) {}
+  static __thread int slack_set;
+  if (!slack_set) {
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    slack_set = 1;
+  }
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_nsec += (long)micros * 1000;
+  until.tv_sec += until.tv_nsec / 1000000000L;
+  until.tv_nsec %= 1000000000L;
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {}
 }
 
 static int slow_close(sqlite3_file *f) {
