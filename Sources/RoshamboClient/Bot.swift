@@ -24,6 +24,7 @@ public final class Bot {
   private let log: (String) -> Void
   private var random = SystemRandomNumberGenerator()
   private var subscription: Subscription?
+  private var lies: Subscription?
   private var seenRounds = 0
   private var finished = false
 
@@ -40,6 +41,17 @@ public final class Bot {
     subscription = session.store.subscribe(select: \.view) { [weak self] view in
       guard let self, let view else { return }
       self.react(to: view)
+    }
+    lies = session.store.subscribe(select: \.fair.evidence) { [weak self] evidence in
+      guard let self, let evidence else { return }
+      // A lie about a round is said on that round's line; any other (a match's result, a
+      // round broken off) gets a line of its own.
+      let state = session.store.state
+      let onRoundLine =
+        state.view?.history.contains { $0.round == evidence.round } == true
+        && state.fair.verdicts[evidence.round].map { if case .lie = $0 { true } else { false } }
+          == true
+      if !onRoundLine { log("✗ THE SERVER LIED: \(evidence.reason)") }
     }
   }
 

@@ -12,6 +12,9 @@ public enum ClientAction: Equatable, Sendable {
   case choose(Weapon)
   /// In a fair room: commit to `weapon` with `nonce` (64 hex digits, from `RAND_bytes`).
   case commit(Weapon, nonce: String)
+  /// The server broke the protocol (the intake's words): the connection ends. In a fair
+  /// room, a round this client committed in that can now never be checked is a lie.
+  case brokeProtocol(String)
   /// The evidence of a server's lie was written to this file.
   case evidenceSaved(path: String)
   case rematch

@@ -11,19 +11,32 @@ public struct ClientReducer: Reducer {
     case .connection(let status):
       state.context.connection = status
     case .welcome(let room, let seat, let token):
+      if let previous = state.room, previous != room {
+        // Quick match moved this player to another room (between matches): a new room,
+        // a new sequence of states, a new match.
+        let opponent = state.view.flatMap { view in view.you.flatMap { view.player($0.opponent) } }
+        state.view = nil
+        state.seq = -1
+        state.pickedRounds = []
+        state.fair.startMatch()
+        state.context.notice =
+          "\(opponent.map { "\($0.name) left; " } ?? "")quick match paired you in room \(room)."
+      } else {
+        state.context.notice = nil
+      }
       state.room = room
       state.seat = seat
       state.token = token ?? state.token
-      state.context.notice = nil
     case .synced(let view, let seq):
-      guard seq > state.seq || view.room != state.view?.room else { return }
-      let previousRound = state.view?.round
-      if view.phase != .choosing || previousRound.map({ view.round < $0 }) == true {
-        state.pickedRounds = []  // a new match (or none running): no round picked yet
-      }
-      if previousRound.map({ view.round < $0 }) == true || view.room != state.view?.room {
+      guard seq > state.seq else { return }
+      let previous = state.view
+      // A new match starts only once the last one ended (a rematch, or a new opponent in
+      // the free seat), or from waiting; the intake refuses any other way back.
+      if let previous, previous.phase != .choosing, view.phase == .choosing {
+        state.pickedRounds = []
         state.fair.startMatch()
       }
+      let previousRound = previous?.round
       state.view = view
       state.seq = seq
       if view.fair {
@@ -60,6 +73,17 @@ public struct ClientReducer: Reducer {
       state.pickedRounds.insert(view.round)
       state.context.pendingPick = weapon
       state.context.notice = nil
+    case .brokeProtocol(let violation):
+      guard state.fair.evidence == nil, let view = state.view, view.fair,
+        let (round, secret) = state.fair.secrets.min(by: { $0.key < $1.key })
+      else { return }
+      let missing = RoundResult(round: round, weapons: [nil, nil], winner: nil, reason: nil)
+      let reason = "it broke off round \(round), which you committed to: \(violation)"
+      state.fair.verdicts[round] = .lie(reason)
+      state.fair.evidence = FairPlay.Evidence(
+        room: view.room, round: round, seat: state.seat, reason: reason, secret: secret,
+        opponentCommitmentShown: state.fair.opponentCommitments[round], reported: missing)
+      state.context.notice = "The server cheated in round \(round): \(reason)."
     case .evidenceSaved(let path):
       let reason = state.fair.evidence?.reason ?? "it reported a round falsely"
       state.context.notice =
@@ -95,6 +119,11 @@ public struct ClientReducer: Reducer {
       state.fair.revealed.insert(view.round)
       state.fair.revealNow = view.round
     }
+    if view.phase == .choosing, view.player(me)?.revealed == true,
+      state.fair.revealed.contains(view.round)
+    {
+      state.fair.acknowledged.insert(view.round)
+    }
     let ruleset = Ruleset.named(view.ruleset)
     for result in view.history where state.fair.verdicts[result.round] == nil {
       let secret = state.fair.secrets[result.round]
@@ -103,7 +132,8 @@ public struct ClientReducer: Reducer {
       guard secret != nil || shown != nil else { continue }
       let verdict = FairPlay.verdict(
         of: result, room: view.room, me: me, ruleset: ruleset, secret: secret,
-        opponentCommitmentShown: shown, revealed: state.fair.revealed.contains(result.round))
+        opponentCommitmentShown: shown, revealed: state.fair.revealed.contains(result.round),
+        acknowledged: state.fair.acknowledged.contains(result.round))
       state.fair.secrets[result.round] = nil
       state.fair.opponentCommitments[result.round] = nil
       record(verdict, for: result, in: &state) { reason in
@@ -112,7 +142,57 @@ public struct ClientReducer: Reducer {
           opponentCommitmentShown: shown, reported: result)
       }
     }
+    checkUnreported(&state, view: view, me: me)
+    checkMatch(&state, view: view, me: me)
     bound(&state, view: view)
+  }
+
+  /// A round this client committed in must be reported before the match moves past it:
+  /// one the view's history should show and does not is a lie, and so is a match that
+  /// ends with it unreported, unless a player left (a forfeit ends the match mid-round).
+  private func checkUnreported(_ state: inout ClientState, view: RoomView, me: Seat) {
+    let oldestShown = view.history.first?.round ?? view.round
+    for (round, secret) in state.fair.secrets.sorted(by: { $0.key < $1.key }) {
+      let verdict: FairPlay.Verdict
+      if round < view.round {
+        verdict =
+          round >= oldestShown
+          ? .lie("round \(round), which you committed to, was never reported")
+          : .unverifiable("round \(round) is older than the history the server keeps")
+      } else if view.phase == .over {
+        verdict =
+          view.players.contains(where: \.left)
+          ? .unverifiable("the match ended by forfeit before round \(round) resolved")
+          : .lie("the match ended without reporting round \(round), which you committed to")
+      } else {
+        continue
+      }
+      let shown = state.fair.opponentCommitments.removeValue(forKey: round)
+      state.fair.secrets[round] = nil
+      let missing = RoundResult(round: round, weapons: [nil, nil], winner: nil, reason: nil)
+      record(verdict, for: missing, in: &state) { reason in
+        FairPlay.Evidence(
+          room: view.room, round: round, seat: me, reason: reason, secret: secret,
+          opponentCommitmentShown: shown, reported: missing)
+      }
+    }
+  }
+
+  /// The scores and the winner must follow from the rounds (``FairPlay/matchLie(in:me:)``).
+  private func checkMatch(_ state: inout ClientState, view: RoomView, me: Seat?) {
+    guard state.fair.evidence == nil, let reason = FairPlay.matchLie(in: view, me: me) else {
+      return
+    }
+    let last =
+      view.history.last ?? RoundResult(round: view.round, weapons: [nil, nil], winner: nil, reason: nil)
+    var evidence = FairPlay.Evidence(
+      room: view.room, round: last.round, seat: me, reason: reason, secret: nil,
+      opponentCommitmentShown: nil, reported: last)
+    evidence.reportedMatch = (
+      Seat.allCases.map { view.player($0)?.score ?? 0 }, view.winner
+    )
+    state.fair.evidence = evidence
+    state.context.notice = "The server cheated: \(reason)."
   }
 
   /// A spectator checks every round too: both commitments as shown before the reveals,
@@ -136,6 +216,7 @@ public struct ClientReducer: Reducer {
           opponentCommitmentShown: nil, reported: result)
       }
     }
+    checkMatch(&state, view: view, me: nil)
     bound(&state, view: view)
   }
 

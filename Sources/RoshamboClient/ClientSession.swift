@@ -27,6 +27,8 @@ public final class ClientSession {
       didSet { lastSent = .now }
     }
     var quitting = false
+    /// Whether the evidence of a lie has been written.
+    var evidenceKept = false
     var evidenceDirectory: @Sendable () -> String = { EvidenceFile.defaultDirectory() }
     private var lastID = 0
     private(set) var lastSent = ContinuousClock.now
@@ -88,23 +90,14 @@ public final class ClientSession {
         outbox.send(.commit(round: view.round, digest: secret.digest, id: outbox.nextID()))
       case .synced:
         let fair = context.state.fair
-        if let round = fair.revealNow, let secret = fair.secret(for: round) {
+        if let round = fair.revealNow, let secret = fair.secret(for: round), fair.evidence == nil {
           // Only now: the opponent's commitment for this round has been shown and kept.
           outbox.send(
             .reveal(round: round, weapon: secret.weapon, nonce: secret.nonce, id: outbox.nextID()))
         }
-        if let evidence = fair.evidence, !outbox.quitting {
-          outbox.quitting = true
-          let path: String
-          do {
-            path = try EvidenceFile.write(evidence, in: outbox.evidenceDirectory())
-          } catch {
-            path = "(not saved: \(error))"
-          }
-          context.dispatch(.evidenceSaved(path: path))
-          outbox.send(.leave(id: nil))
-          Task { await outbox.connection.close() }
-        }
+        keepEvidence(context)
+      case .brokeProtocol:
+        keepEvidence(context)
       case .rematch:
         outbox.send(.rematch(id: nil))
       case .quit:
@@ -113,6 +106,22 @@ public final class ClientSession {
       default:
         break
       }
+    }
+    /// Once the server is caught lying: the evidence is written (once, whatever else the
+    /// player or the bot does meanwhile), and the match is left.
+    func keepEvidence(_ context: MiddlewareContext<ClientState, ClientAction>) {
+      guard let evidence = context.state.fair.evidence, !outbox.evidenceKept else { return }
+      outbox.evidenceKept = true
+      outbox.quitting = true
+      let path: String
+      do {
+        path = try EvidenceFile.write(evidence, in: outbox.evidenceDirectory())
+      } catch {
+        path = "(not saved: \(error.localizedDescription))"
+      }
+      context.dispatch(.evidenceSaved(path: path))
+      outbox.send(.leave(id: nil))
+      Task { await outbox.connection.close() }
     }
     store = Store(initialState: ClientState(), reducer: ClientReducer(), middleware: [sending])
     store.dispatch(.connection(.connected))
@@ -159,6 +168,10 @@ public final class ClientSession {
     defer { pinger.cancel() }
     while true {
       let (error, fatal) = await consume(connection)
+      if let violation = error as? ProtocolViolation {
+        // In a fair room, a round committed in that can now never be checked is a lie.
+        store.dispatch(.brokeProtocol(violation.message))
+      }
       if let evidence = store.state.fair.evidence {
         let reason =
           store.state.context.notice

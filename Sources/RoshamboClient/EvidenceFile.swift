@@ -1,6 +1,7 @@
 import Foundation
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboTLS
 
 /// The file a client writes when it catches a server lying about a fair round: every
 /// value the verdict was reached from, as JSON, so that anyone can check it again with
@@ -22,17 +23,41 @@ public enum EvidenceFile {
     return NSTemporaryDirectory() + "roshambo"
   }
 
-  /// Writes `evidence` in `directory`; returns the file's path.
+  /// Writes `evidence` in `directory`; returns the file's path. The file's name comes
+  /// from ``fileName(room:round:stamp:)``, never from the room's name as sent.
   public static func write(_ evidence: FairPlay.Evidence, in directory: String) throws -> String {
     try FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let stamp = Int64(Date().timeIntervalSince1970 * 1000)
-    let path = "\(directory)/evidence-\(evidence.room)-round\(evidence.round)-\(stamp).json"
-    guard
-      FileManager.default.createFile(
-        atPath: path, contents: Data(json(evidence).utf8), attributes: [.posixPermissions: 0o600])
-    else { throw CocoaError(.fileWriteUnknown) }
-    return path
+    let contents = Data(json(evidence).utf8)
+    // A second file within the same millisecond gets the next free name.
+    for attempt in 0..<100 {
+      let name = fileName(room: evidence.room, round: evidence.round, stamp: stamp + Int64(attempt))
+      let path = "\(directory)/\(name)"
+      let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+      if fd < 0 {
+        if errno == EEXIST { continue }
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+      }
+      defer { close(fd) }
+      let written = contents.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+      guard written == contents.count else {
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+      }
+      return path
+    }
+    throw POSIXError(.EEXIST)
+  }
+
+  /// `evidence-ROOM-roundN-STAMP.json`, where ROOM is the room's name when it keeps the
+  /// protocol's room rule (`[A-Za-z0-9_-]{1,32}`), else `room-` and the first 16 hex
+  /// digits of its SHA-256: a name from a server can never leave the directory, nor be
+  /// too long for the file system.
+  public static func fileName(room: String, round: Int, stamp: Int64) -> String {
+    let safe =
+      ClientMessage.isValidRoom(room)
+      ? room : "room-" + SHA256Digest.hex(room).prefix(16)
+    return "evidence-\(safe)-round\(round)-\(stamp).json"
   }
 
   /// The evidence as a JSON object (stable key order, for people and scripts).
@@ -55,6 +80,16 @@ public enum EvidenceFile {
       "[" + values.map(string).joined(separator: ",") + "]"
     }
     let reported = evidence.reported
+    let match =
+      evidence.reportedMatch.map { match in
+        """
+          "reportedMatch": {
+            "scores": [\(match.scores.map(String.init).joined(separator: ","))],
+            "winner": \(match.winner?.rawValue ?? 0)
+          },
+
+        """
+      } ?? ""
     return """
       {
         "what": "a roshambo server reported a fair round that its commitments contradict",
@@ -72,7 +107,7 @@ public enum EvidenceFile {
           "commitments": \(list(reported.commitments)),
           "nonces": \(list(reported.nonces))
         },
-        "layout": "SHA-256 of \\"roshambo-commit-v1\\" 0 room 0 round 0 seat 0 weapon 0 nonce (32 bytes)"
+      \(match)  "layout": "SHA-256 of \\"roshambo-commit-v1\\" 0 room 0 round 0 seat 0 weapon 0 nonce (32 bytes)"
       }
 
       """

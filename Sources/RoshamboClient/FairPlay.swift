@@ -48,6 +48,16 @@ public struct FairPlay: Equatable, Sendable {
     public var opponentCommitmentShown: String?
     /// The round as the server reported it.
     public var reported: RoundResult
+    /// Where the lie is about the whole match: the scores (seat 1, seat 2) and the winner
+    /// the server reported.
+    public var reportedMatch: (scores: [Int], winner: Seat?)?
+
+    public static func == (a: Evidence, b: Evidence) -> Bool {
+      a.room == b.room && a.round == b.round && a.seat == b.seat && a.reason == b.reason
+        && a.secret == b.secret && a.opponentCommitmentShown == b.opponentCommitmentShown
+        && a.reported == b.reported && a.reportedMatch?.scores == b.reportedMatch?.scores
+        && a.reportedMatch?.winner == b.reportedMatch?.winner
+    }
   }
 
   var secrets: [Int: Secret] = [:]
@@ -55,6 +65,8 @@ public struct FairPlay: Equatable, Sendable {
   /// For a spectator: both commitments of a round as first shown together.
   var shownToSpectator: [Int: [Seat: String]] = [:]
   var revealed: Set<Int> = []
+  /// Rounds whose view showed this client's reveal as received.
+  var acknowledged: Set<Int> = []
   /// The round whose reveal the middleware sends now (set by one reduce only).
   public internal(set) var revealNow: Int?
   /// A verdict for each resolved round of this match, by round number.
@@ -78,6 +90,7 @@ public struct FairPlay: Equatable, Sendable {
     opponentCommitments = [:]
     shownToSpectator = [:]
     revealed = []
+    acknowledged = []
     verdicts = [:]
     revealNow = nil
   }
@@ -125,15 +138,48 @@ public struct FairPlay: Equatable, Sendable {
       commitment, room: room, round: result.round, seat: seat, weapon: weapon, nonce: nonce)
   }
 
+  /// What a fair room's view says of its match that the rounds it reports contradict,
+  /// when they are all there (from round 1): each score must count the rounds its seat
+  /// won, and a finished match must go to the seat that won enough rounds, or else to
+  /// the opponent of a seat that left. `me` names the seats as this client says them.
+  public static func matchLie(in view: RoomView, me: Seat?) -> String? {
+    guard (view.history.first?.round ?? view.round) == 1 else { return nil }
+    func who(_ seat: Seat?) -> String {
+      guard let seat else { return "nobody" }
+      guard let me else { return "player \(seat.rawValue)" }
+      return seat == me ? "you" : "your opponent"
+    }
+    var wins: [Seat: Int] = [.one: 0, .two: 0]
+    for result in view.history {
+      if let winner = result.winner { wins[winner, default: 0] += 1 }
+    }
+    for player in view.players where player.score != wins[player.seat] {
+      return "it gave \(who(player.seat)) a score of \(player.score); the rounds it reported "
+        + "give \(wins[player.seat] ?? 0)"
+    }
+    guard view.phase == .over else { return nil }
+    let winsNeeded = view.bestOf / 2 + 1
+    let expected =
+      Seat.allCases.first { wins[$0, default: 0] >= winsNeeded }
+      ?? view.players.first(where: \.left).map(\.seat.opponent)
+    guard view.winner == expected else {
+      return "it gave the match to \(who(view.winner)); the rounds it reported give it to "
+        + (expected.map(who) ?? "nobody yet")
+    }
+    return nil
+  }
+
   /// The winner the rules give for the round's reported weapons.
   private static func expectedWinner(_ result: RoundResult, ruleset: Ruleset) -> Seat? {
     ruleset.decide(result.weapon(of: .one), result.weapon(of: .two)).winner
   }
 
-  /// Checks a resolved fair round against what this client saw before it resolved.
+  /// Checks a resolved fair round against what this client saw before it resolved:
+  /// `revealed` says whether it sent its reveal, `acknowledged` whether a view then showed
+  /// the reveal as received.
   public static func verdict(
     of result: RoundResult, room: String, me: Seat, ruleset: Ruleset, secret: Secret?,
-    opponentCommitmentShown shown: String?, revealed: Bool
+    opponentCommitmentShown shown: String?, revealed: Bool, acknowledged: Bool = false
   ) -> Verdict {
     let opponent = me.opponent
     guard result.isFair else { return .lie("a fair room's round came without commitments") }
@@ -162,6 +208,9 @@ public struct FairPlay: Equatable, Sendable {
     }
     let mine = result.weapon(of: me)
     if secret != nil, revealed, mine == nil {
+      if acknowledged {
+        return .lie("it showed your reveal as received, then reported your weapon as missing")
+      }
       return .unverifiable("your reveal did not count (it may have come after the deadline)")
     }
     let expected = expectedWinner(result, ruleset: ruleset)

@@ -14,12 +14,13 @@ public enum ConnectionEvent: Sendable {
 /// `ClientMessage`s, read `ConnectionEvent`s in order (what sessions, bots and the
 /// player's screen use).
 ///
-/// Invariant: `events` ends with exactly one `.closed`.
+/// Invariant: `events` ends with exactly one `.closed`, and holds a bounded number of
+/// events however fast the server sends (``ServerEvents``).
 public final class ServerConnection: Sendable {
-  public let events: AsyncStream<ConnectionEvent>
+  public let events: ServerEvents
   private let channel: any Channel
 
-  private init(channel: any Channel, events: AsyncStream<ConnectionEvent>) {
+  private init(channel: any Channel, events: ServerEvents) {
     self.channel = channel
     self.events = events
   }
@@ -30,7 +31,7 @@ public final class ServerConnection: Sendable {
     host: String, port: Int, tls: TLSContext,
     group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
   ) async throws -> ServerConnection {
-    let (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
+    let events = ServerEvents()
     let loop = group.next()
     let handshake = loop.makePromise(of: Void.self)
     let bootstrap = ClientPipeline.bootstrap(group: loop)
@@ -38,7 +39,7 @@ public final class ServerConnection: Sendable {
         channel.eventLoop.makeCompletedFuture {
           try ClientPipeline.install(
             on: channel, tls: tls, serverName: host,
-            last: EventHandler(continuation: continuation, handshake: handshake))
+            last: EventHandler(events: events, handshake: handshake))
         }
       }
     let channel: any Channel
@@ -46,7 +47,7 @@ public final class ServerConnection: Sendable {
       channel = try await bootstrap.connect(host: host, port: port).get()
     } catch {
       handshake.fail(error)  // no channel, so no handler will ever complete it
-      continuation.finish()
+      events.finish(error)
       throw error
     }
     do {
@@ -71,12 +72,12 @@ public final class ServerConnection: Sendable {
 /// Turns frames into events, and reports the handshake.
 final class EventHandler: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
-  private let continuation: AsyncStream<ConnectionEvent>.Continuation
+  private let events: ServerEvents
   private let handshake: EventLoopPromise<Void>
   private var failure: (any Error)?
 
-  init(continuation: AsyncStream<ConnectionEvent>.Continuation, handshake: EventLoopPromise<Void>) {
-    self.continuation = continuation
+  init(events: ServerEvents, handshake: EventLoopPromise<Void>) {
+    self.events = events
     self.handshake = handshake
   }
 
@@ -89,7 +90,13 @@ final class EventHandler: ChannelInboundHandler {
     let frame = unwrapInboundIn(data)
     do {
       let message = try frame.withUnsafeReadableBytes { try ServerMessage.decode($0) }
-      continuation.yield(.message(message))
+      guard events.yield(message) else {
+        failure = ProtocolViolation(
+          message: "more than \(ServerEvents.limit) messages arrived faster than this client "
+            + "could read them")
+        context.close(promise: nil)
+        return
+      }
     } catch {
       failure = ProtocolViolation(message: "a message this client cannot read: \(error)")
       context.close(promise: nil)
@@ -104,7 +111,6 @@ final class EventHandler: ChannelInboundHandler {
 
   func channelInactive(context: ChannelHandlerContext) {
     handshake.fail(failure ?? ChannelError.eof)
-    continuation.yield(.closed(failure))
-    continuation.finish()
+    events.finish(failure)
   }
 }

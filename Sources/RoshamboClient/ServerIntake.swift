@@ -20,24 +20,75 @@ public enum ServerIntake {
 
   /// The outcome of `raw` arriving while the client holds `state`; `welcomed` says whether
   /// this connection has had its `welcome`.
+  ///
+  /// Besides each view's own contract (``RoomView/contractViolation(seat:welcomed:)``):
+  /// a view must be for the room this client was welcomed to, keep the protocol's room
+  /// and name rules, and come with a higher `seq` than the last; a player's match never
+  /// goes back (to an earlier round, or to waiting) without ending first; and a second
+  /// `welcome` on a connection (quick match moving a player whose opponent left) comes
+  /// only to a player, to a valid room, between matches.
   public static func outcome(of raw: ServerMessage, state: ClientState, welcomed: Bool)
     -> Outcome
   {
+    switch raw {
+    case .welcome(let room, let seat, _):
+      guard ClientMessage.isValidRoom(room) else {
+        return .violation("the welcome names a room that breaks the room rule (\(quoted(room)))")
+      }
+      if welcomed {
+        guard seat != nil, state.seat != nil else {
+          return .violation("a second welcome to a spectator's connection")
+        }
+        if let phase = state.view?.phase, phase == .choosing {
+          return .violation(
+            "a welcome to room \(room) in the middle of a match in room \(state.room ?? "?")")
+        }
+      }
+    case .state(let seq, let view):
+      guard welcomed, let room = state.room else {
+        return .violation("a state before the welcome")
+      }
+      guard ClientMessage.isValidRoom(view.room) else {
+        return .violation("the view names a room that breaks the room rule (\(quoted(view.room)))")
+      }
+      guard view.room == room else {
+        return .violation("the view is for room \(view.room), but this client was welcomed to \(room)")
+      }
+      if let bad = view.players.first(where: { !PlayerName.isValid($0.name) }) {
+        return .violation(
+          "seat \(bad.seat.rawValue)'s name breaks the name rule (\(quoted(bad.name)))")
+      }
+      if let violation = view.contractViolation(seat: state.seat, welcomed: welcomed) {
+        return .violation(violation)
+      }
+      guard seq > state.seq else {
+        return .violation("seq went from \(state.seq) to \(seq); it must only rise")
+      }
+      if view.you != nil, let previous = state.view, previous.phase == .choosing,
+        view.round < previous.round || view.phase == .waiting
+      {
+        return .violation(
+          "the match went back from round \(previous.round) to "
+            + (view.phase == .waiting ? "waiting for players" : "round \(view.round)")
+            + " without ending")
+      }
+    default:
+      break
+    }
     switch raw.sanitized() {
     case .welcome(let room, let seat, let token):
       return .action(.welcome(room: room, seat: seat, token: token))
     case .state(let seq, let view):
-      if let violation = view.contractViolation(seat: state.seat, welcomed: welcomed) {
-        return .violation(violation)
-      }
-      if view.room == state.view?.room, seq <= state.seq {
-        return .violation("seq went from \(state.seq) to \(seq); it must only rise")
-      }
       return .action(.synced(view: view, seq: seq))
     case .error(let error, _):
       return .action(.serverError(error))
     case .pong(let id):
       return .pong(id: id)
     }
+  }
+
+  /// Untrusted text in a violation's message: sanitized, and cut to 40 columns.
+  private static func quoted(_ text: String) -> String {
+    "\"" + DisplayWidth.truncated(TerminalText.sanitized(text), toColumns: 40) + "\""
   }
 }

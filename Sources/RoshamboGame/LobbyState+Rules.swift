@@ -13,7 +13,10 @@ extension LobbyState {
     switch action {
     case .join(let requested, let name, let token, _, let at):
       let target = roomForJoin(requested: requested)
-      guard let room = rooms[target] else { return nil }
+      guard let room = rooms[target] else {
+        if let requested, Self.isQuickMatchRoom(requested) { return .reservedRoomName(requested) }
+        return nil
+      }
       return room.refusal(for: .playerJoined(name: name, token: token, at: at))
     case .spectate(let name):
       return rooms[name] == nil ? .noSuchRoom(name) : nil
@@ -44,19 +47,41 @@ extension LobbyState {
         if requested == nil { nextQuickMatchNumber += 1 }
       }
       rooms[target]!.applyAccepted(.playerJoined(name: name, token: token, at: at))
-      if requested == nil {
-        quickMatchRoom = rooms[target]!.phase == .waiting ? target : nil
-      }
+      if requested == nil, rooms[target]!.loneSeat != nil { quickMatchRoom = target }
     case .spectate(let name):
       rooms[name]!.applyAccepted(.spectatorJoined)
     case .room(let name, let roomAction):
       rooms[name]!.applyAccepted(roomAction)
+      switch roomAction {
+      case .left(_, let at), .graceExpired(_, let at), .reconnected(_, let at):
+        pairStrandedPlayer(in: name, at: at)
+      default:
+        break
+      }
       if rooms[name]!.isEmpty {
         rooms[name] = nil
       }
-      if quickMatchRoom == name, rooms[name]?.phase != .waiting {
-        quickMatchRoom = nil
-      }
     }
+    if let quick = quickMatchRoom, rooms[quick]?.loneSeat == nil {
+      quickMatchRoom = nil
+    }
+  }
+
+  /// A player alone and present in quick-match room `name` (the opponent left, or they
+  /// came back to find the opponent gone) waits for quick match like a newcomer: paired
+  /// at once with the player already waiting, who stays put while this one moves to
+  /// their room (keeping name and token), or else this room becomes the one quick match
+  /// fills next.
+  private mutating func pairStrandedPlayer(in name: String, at: Int64) {
+    guard Self.isQuickMatchRoom(name), let room = rooms[name], let lone = room.loneSeat,
+      room.seats[lone]!.connected
+    else { return }
+    guard let waiting = quickMatchRoom, waiting != name, rooms[waiting]?.loneSeat != nil else {
+      quickMatchRoom = name
+      return
+    }
+    let player = room.seats[lone]!
+    rooms[name]!.release(lone)
+    rooms[waiting]!.applyAccepted(.playerJoined(name: player.name, token: player.token, at: at))
   }
 }

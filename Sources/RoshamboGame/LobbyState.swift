@@ -1,11 +1,14 @@
 /// The server's whole game state: every room, and the quick-match room waiting for a
 /// second player. One value, one reducer, one source of truth.
 ///
-/// Invariants: `quickMatchRoom`, when set, names a room with exactly one seat held;
+/// Invariants: `quickMatchRoom`, when set, names a quick-match room with exactly one
+/// player in it and a seat free (``RoomState/loneSeat``); no two quick-match rooms hold a
+/// connected player alone (one whose opponent leaves is paired with whoever waits);
 /// no room in `rooms` is empty (an empty room is removed by the action that empties it).
 public struct LobbyState: Sendable, Equatable {
   public var rooms: [String: RoomState]
-  /// The quick-match room with one player waiting for an opponent.
+  /// The quick-match room with one player waiting for an opponent: a new one, or one
+  /// whose other player left.
   public var quickMatchRoom: String?
   /// The number the next quick-match room is named with (`quick-N`).
   public var nextQuickMatchNumber: Int
@@ -27,13 +30,19 @@ public struct LobbyState: Sendable, Equatable {
   }
 
   /// Players seated alone in a room, waiting for an opponent (what a server announces on
-  /// the local network). Counts every room, so it is for occasional use, not per action.
+  /// the local network): in a new room, or where the other player left. Counts every
+  /// room, so it is for occasional use, not per action.
   public var waitingPlayers: Int {
-    var count = 0
-    for room in rooms.values where room.phase == .waiting {
-      count += room.seats.values.count { $0.connected && !$0.hasLeft }
-    }
-    return count
+    rooms.values.count { room in room.loneSeat.map { room.seats[$0]!.connected } ?? false }
+  }
+
+  /// Whether `name` is a quick-match room's: `quick-` and a number. Only quick match
+  /// creates such rooms (a named join may enter one, not create it).
+  public static func isQuickMatchRoom(_ name: String) -> Bool {
+    let prefix = "quick-"
+    guard name.hasPrefix(prefix) else { return false }
+    let number = name.utf8.dropFirst(prefix.utf8.count)
+    return !number.isEmpty && number.allSatisfy { (0x30...0x39).contains($0) }
   }
 
   /// The settings of the room a join lands in (see ``roomForJoin(requested:)``): the

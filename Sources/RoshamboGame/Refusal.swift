@@ -17,6 +17,8 @@ public enum Refusal: Error, Sendable, Equatable {
   case fairRoom(String)
   /// `commit` and `reveal` belong to fair rooms; this one is ordinary.
   case notFair
+  /// A named join would create a room with a name quick match gives (`quick-N`).
+  case reservedRoomName(String)
   /// A timer or connection event that no longer applies.
   case stale(String)
 
@@ -32,6 +34,8 @@ public enum Refusal: Error, Sendable, Equatable {
     case .notPlaying(let why): why
     case .fairRoom(let why): why
     case .notFair: "This room is not fair (commit–reveal); send choose with your weapon."
+    case .reservedRoomName(let name):
+      "Room names like \(name) are for quick match; join without naming a room, or pick another name."
     case .stale(let why): why
     }
   }

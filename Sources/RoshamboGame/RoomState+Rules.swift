@@ -268,6 +268,15 @@ extension RoomState {
     }
   }
 
+  /// Takes the player in `seat` out of the room without a forfeit (quick match moves a
+  /// player left alone to another room); the room is left with no player, waiting.
+  ///
+  /// Precondition: `seat` is the room's ``loneSeat``.
+  mutating func release(_ seat: Seat) {
+    seats = [:]
+    resetToWaiting()
+  }
+
   /// No match: waiting for players, from round 1 with no history.
   private mutating func resetToWaiting() {
     phase = .waiting

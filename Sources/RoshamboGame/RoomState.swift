@@ -133,6 +133,14 @@ public struct RoomState: Sendable, Equatable {
     Seat.allCases.first { seats[$0] == nil || seats[$0]!.hasLeft }
   }
 
+  /// The seat of a player alone in the room, waiting for an opponent: the one seat held
+  /// while the other is empty or was given up (whatever the phase: a finished match
+  /// stays on show until someone takes the free seat).
+  public var loneSeat: Seat? {
+    let present = Seat.allCases.filter { seats[$0].map { !$0.hasLeft } ?? false }
+    return present.count == 1 ? present[0] : nil
+  }
+
   /// The seat that holds `token`, if any (a seat given up holds none).
   public func seat(holding token: String) -> Seat? {
     Seat.allCases.first { seats[$0].map { !$0.hasLeft && $0.token == token } ?? false }

@@ -51,6 +51,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     case .notPlaying, .stale: self = .notPlaying
     case .fairRoom: self = .fairRoom
     case .notFair: self = .notFair
+    case .reservedRoomName: self = .badMessage
     }
   }
 }

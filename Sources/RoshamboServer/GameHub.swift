@@ -270,7 +270,7 @@ final class GameHub {
           origin: origin),
         let seat = store.state.rooms[target]?.seat(holding: stored)
       else { return }
-      sessions.attach(link, room: target, seat: seat, token: stored)
+      sessions.attach(link, room: target, seat: seat, token: stored, resumeToken: token)
       batch.joined.insert(link.id)
       outbox.append(.message(link, .welcome(room: target, seat: seat, token: token)))
       logger.info(
@@ -289,25 +289,31 @@ final class GameHub {
       return
     }
     let reconnecting = store.state.rooms[room]?.seats[seat]?.connected == false
+    var (target, held) = (room, seat)
     if reconnecting {
       guard
         perform(
           .room(room, .reconnected(seat: seat, at: now())), origin: Origin(link: link, re: id))
       else { return }
       batch.joined.insert(link.id)
+      // Back alone in a quick-match room, the player may have been paired elsewhere.
+      if let moved = store.state.locate(token: stored), moved.room != room {
+        (target, held) = moved
+        outbox.append(.roomState(target))
+      }
     }
-    if let old = sessions.audience(of: room)?.seats[seat], old != link {
+    if let old = sessions.audience(of: target)?.seats[held], old != link {
       // The same player on a new connection: the old one is stale.
       sessions.remove(old.id)
       outbox.append(.close(old))
     }
-    sessions.attach(link, room: room, seat: seat, token: stored)
+    sessions.attach(link, room: target, seat: held, token: stored, resumeToken: token)
     // The welcome first: a room's state goes out after every welcome into the room.
-    outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
-    if !reconnecting { outbox.append(.stateTo(link, room)) }
+    outbox.append(.message(link, .welcome(room: target, seat: held, token: token)))
+    if !reconnecting { outbox.append(.stateTo(link, target)) }
     scheduleFlush()
     logger.info(
-      "resumed", metadata: ["conn": "\(link.id)", "room": "\(room)", "seat": "\(seat.rawValue)"])
+      "resumed", metadata: ["conn": "\(link.id)", "room": "\(target)", "seat": "\(held.rawValue)"])
   }
 
   private func seat(of link: ConnectionLink, re: Int?) -> (String, Seat)? {
@@ -331,7 +337,39 @@ final class GameHub {
     let recorded = batch.actions.count
     store.dispatch(.lobby(action, origin: origin))
     scheduleFlush()
-    return batch.actions.count > recorded
+    let accepted = batch.actions.count > recorded
+    if accepted, case .room(let name, let roomAction) = action {
+      switch roomAction {
+      case .left, .graceExpired: followMovedPlayers(from: name)
+      default: break
+      }
+    }
+    return accepted
+  }
+
+  /// Quick match may move a player left alone in `room` to the room of the player
+  /// waiting (``LobbyState``): their connection follows, with a new `welcome` (the same
+  /// token) before the new room's state.
+  private func followMovedPlayers(from room: String) {
+    guard let audience = sessions.audience(of: room) else { return }
+    for (seat, link) in audience.seats {
+      guard let member = sessions[link.id], let token = member.token,
+        let resumeToken = member.resumeToken,
+        store.state.rooms[room]?.seats[seat]?.token != token,
+        let (target, newSeat) = store.state.locate(token: token)
+      else { continue }
+      sessions.remove(link.id)
+      sessions.attach(link, room: target, seat: newSeat, token: token, resumeToken: resumeToken)
+      batch.joined.insert(link.id)
+      outbox.append(.message(link, .welcome(room: target, seat: newSeat, token: resumeToken)))
+      outbox.append(.roomState(target))
+      logger.info(
+        "moved by quick match",
+        metadata: [
+          "conn": "\(link.id)", "from": "\(room)", "room": "\(target)",
+          "seat": "\(newSeat.rawValue)",
+        ])
+    }
   }
 
   private func reply(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {

@@ -12,6 +12,9 @@ struct Sessions {
     var seat: Seat?
     /// What the lobby stores for this player's resume token (players only).
     var token: String?
+    /// The resume token itself, as the player was given it (players only; never stored):
+    /// sent again in the `welcome` when quick match moves the player to another room.
+    var resumeToken: String?
   }
 
   struct Audience {
@@ -27,8 +30,11 @@ struct Sessions {
   func audience(of room: String) -> Audience? { audiences[room] }
 
   /// `link` now holds `seat` in `room` (a connection that held it before is replaced).
-  mutating func attach(_ link: ConnectionLink, room: String, seat: Seat, token: String) {
-    members[link.id] = Member(link: link, room: room, seat: seat, token: token)
+  mutating func attach(
+    _ link: ConnectionLink, room: String, seat: Seat, token: String, resumeToken: String
+  ) {
+    members[link.id] = Member(
+      link: link, room: room, seat: seat, token: token, resumeToken: resumeToken)
     audiences[room, default: Audience()].seats[seat] = link
   }
 

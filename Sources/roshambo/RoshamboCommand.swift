@@ -248,11 +248,16 @@ struct BotCommand: AsyncParsableCommand {
       }
     }.value
     print(summary)
+    if violated {
+      // Even after the last match: a lie in its deciding round makes its result worthless.
+      complain(closing ?? "the server broke the protocol")
+      throw ExitCode(ExitStatus.protocolViolation)
+    }
     if played < matches {
       complain(
         "played \(played) of \(matches) matches before the connection ended"
           + (closing.map { ": \($0)" } ?? "."))
-      throw ExitCode(violated ? ExitStatus.protocolViolation : ExitStatus.failure)
+      throw ExitCode(ExitStatus.failure)
     }
   }
 }

@@ -18,6 +18,14 @@ final class CheatingServer: Sendable {
     case swapDigest
     /// Reports a weapon for Mallory other than the one committed to.
     case otherWeapon
+    /// First a view of another room, then the swapped digest.
+    case otherRoomFirst
+    /// First a view back at waiting for players (round 1), then the swapped digest.
+    case backToWaiting
+    /// Reports the round honestly, then gives the match (best of 1) to Mallory anyway.
+    case matchToOpponent
+    /// Shows the client's reveal as received, then reports its weapon as missing.
+    case revealMissing
   }
 
   let channel: any Channel
@@ -70,8 +78,28 @@ final class CheatingServer: Sendable {
           case .draw: nil
           }
         switch lie {
-        case .none:
+        case .none, .matchToOpponent:
           break
+        case .revealMissing:
+          var ack = state(
+            round: 1, players: [player(.one, commitment: mine), player(.two, commitment: mallory)])
+          if case .state(let seq, var shown) = ack {
+            shown.players[0].revealed = true
+            ack = .state(seq: seq, view: shown)
+          }
+          send(ack, context)
+          weapons[0] = nil
+          nonces[0] = nil
+          winner = .two
+        case .otherRoomFirst, .backToWaiting:
+          var detour = state(
+            round: 1, players: [player(.one, commitment: nil), player(.two, commitment: nil)])
+          if case .state(let seq, var shown) = detour {
+            if lie == .otherRoomFirst { shown.room = "den-x" } else { shown.phase = .waiting }
+            detour = .state(seq: seq, view: shown)
+          }
+          send(detour, context)
+          fallthrough
         case .swapDigest:
           let beating: Weapon = weapon == .rock ? .paper : weapon == .paper ? .scissors : .rock
           let nonce = Array(repeating: UInt8(9), count: 32)
@@ -92,6 +120,18 @@ final class CheatingServer: Sendable {
           round: 2, players: [player(.one, commitment: nil), player(.two, commitment: nil)])
         if case .state(_, var shown) = view {
           shown.history = [result]
+          // The scores follow from the round, as an honest server's do.
+          for index in shown.players.indices where shown.players[index].seat == winner {
+            shown.players[index].score = 1
+          }
+          if lie == .matchToOpponent {
+            shown.bestOf = 1
+            shown.round = 1
+            shown.phase = .over
+            shown.winner = .two
+            shown.players[0].score = 0
+            shown.players[1].score = 1
+          }
           view = .state(seq: seq, view: shown)
         }
         send(view, context)
@@ -125,7 +165,9 @@ final class CheatingServer: Sendable {
 struct CheatingServerTests {
   /// Runs `roshambo bot --fair` against a cheating server; returns its exit status, what
   /// it printed, and the evidence files it left.
-  func play(against lie: CheatingServer.Lie) async throws -> (Int32, String, [String]) {
+  func play(against lie: CheatingServer.Lie, strategy: String = "random") async throws -> (
+    Int32, String, [String]
+  ) {
     let server = try await CheatingServer(lie: lie)
     defer { Task { await server.close() } }
     let state = NSTemporaryDirectory() + "roshambo-evidence-\(UUID().uuidString)"
@@ -134,6 +176,7 @@ struct CheatingServerTests {
     bot.arguments = [
       "bot", "--host", "127.0.0.1", "--port", String(server.port), "--ca",
       ClientTestCertificates.files.caCertificate, "--name", "Tester", "--room", "den", "--fair",
+      "--strategy", strategy,
     ]
     bot.environment = ["XDG_STATE_HOME": state, "HOME": state, "PATH": "/usr/bin:/bin"]
     let pipe = Pipe()
@@ -171,9 +214,13 @@ struct CheatingServerTests {
     arguments: [
       (CheatingServer.Lie.swapDigest, "commitment changed after it was shown"),
       (CheatingServer.Lie.otherWeapon, "does not match the commitment shown"),
+      (CheatingServer.Lie.otherRoomFirst, "broke off round 1"),
+      (CheatingServer.Lie.backToWaiting, "broke off round 1"),
+      (CheatingServer.Lie.matchToOpponent, "the rounds it reported give"),
+      (CheatingServer.Lie.revealMissing, "showed your reveal as received"),
     ])
   func caught(lie: CheatingServer.Lie, reason: String) async throws {
-    let (status, printed, files) = try await play(against: lie)
+    let (status, printed, files) = try await play(against: lie, strategy: "rock")
     #expect(status == 76, "\(printed)")
     #expect(printed.contains("THE SERVER LIED") && printed.contains(reason), "\(printed)")
     #expect(printed.contains("cheated"), "\(printed)")

@@ -107,9 +107,9 @@ struct HostileServerTests {
   func escapes() async throws {
     for (index, text) in Self.hostile.enumerated() {
       let frames = [
-        frame(#"{"type":"welcome","protocol":1,"room":"den\#(text)","seat":1,"token":"t"}"#),
+        frame(#"{"type":"welcome","protocol":1,"room":"den","seat":1,"token":"t"}"#),
         frame(
-          #"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me\(text)")),\(player(2, "Evil\(text)"))]", history: #"[{"round":1,"weapons":["rock","paper"],"winner":2,"reason":"paper \#(text) rock"}]"#))}"#
+          #"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me")),\(player(2, "Evil"))]", history: #"[{"round":1,"weapons":["rock","paper"],"winner":2,"reason":"paper \#(text) rock"}]"#))}"#
         ),
         frame(#"{"type":"error","code":"x\#(text)","message":"bad \#(text) news","fatal":true}"#),
       ]
@@ -123,6 +123,40 @@ struct HostileServerTests {
     }
   }
 
+  @Test("a room or a name that breaks the protocol's rules is refused (76), quoted harmlessly")
+  func hostileRoomAndNames() async throws {
+    for (index, text) in Self.hostile.enumerated() {
+      for field in ["welcome room", "view room", "name"] {
+        let room = field == "view room" ? "den\(text)" : "den"
+        let frames = [
+          frame(
+            #"{"type":"welcome","protocol":1,"room":"\#(field == "welcome room" ? room + text : "den")","seat":1,"token":"t"}"#
+          ),
+          frame(
+            #"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me")),\(player(2, field == "name" ? "Evil\(text)" : "Evil"))]", room: room))}"#
+          ),
+        ]
+        let (status, bytes) = try await runBot(frames)
+        let printed = String(decoding: bytes, as: UTF8.self)
+        #expect(status == 76, "case \(index), \(field): \(printed)")
+        #expect(printed.contains("breaks the"), "case \(index), \(field): \(printed)")
+        #expect(!bytes.contains(0x1B) && !bytes.contains(0x07), "case \(index): \(bytes)")
+        #expect(
+          !printed.unicodeScalars.contains {
+            (0x80...0x9F).contains($0.value) || $0 == "\u{202E}"
+          })
+      }
+    }
+    // 50,000 characters of room name: refused, and quoted in at most 40 columns.
+    let long = String(repeating: "d", count: 50_000)
+    let (status, bytes) = try await runBot([
+      welcome,
+      frame(#"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me"))]", room: long))}"#),
+    ])
+    #expect(status == 76)
+    #expect(bytes.count < 1_000, "\(bytes.count) bytes printed")
+  }
+
   @Test(
     "play and watch on a terminal: no hostile text drawn raw, and the terminal put back",
     arguments: ["play", "watch"])
@@ -130,9 +164,9 @@ struct HostileServerTests {
     let text = Self.hostile.joined()
     let seat = command == "play" ? "1" : "null"
     let history = #"[{"round":1,"weapons":["rock","paper"],"winner":2,"reason":"why \#(text)"}]"#
-    let players = "[\(player(1, "Me\(text)")),\(player(2, "Evil\(text)"))]"
+    let players = "[\(player(1, "Me")),\(player(2, "Evil"))]"
     let server = try await HostileServer(frames: [
-      frame(#"{"type":"welcome","protocol":1,"room":"den\#(text)","seat":\#(seat),"token":"t"}"#),
+      frame(#"{"type":"welcome","protocol":1,"room":"den","seat":\#(seat),"token":"t"}"#),
       frame(
         #"{"type":"state","seq":1,"view":\#(view(players: players, history: history, you: seat))}"#
       ),

@@ -56,6 +56,94 @@ struct LobbyTests {
     #expect(lobby.quickMatchRoom == "quick-2")
   }
 
+  @Test("a player whose quick-match opponent leaves is paired with the next one who asks")
+  func strandedPlayerIsPairedNext() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: nil, name: "A", token: "a", at: 1))
+    lobby.apply(.join(room: nil, name: "B", token: "b", at: 2))
+    #expect(lobby.apply(.room("quick-1", .left(seat: .two, at: 3))) == nil)
+    #expect(lobby.rooms["quick-1"]?.phase == .over)
+    #expect(lobby.quickMatchRoom == "quick-1")
+    #expect(lobby.waitingPlayers == 1)
+    #expect(lobby.apply(.join(room: nil, name: "C", token: "c", at: 4)) == nil)
+    #expect(lobby.locate(token: "c")! == ("quick-1", .two))
+    #expect(lobby.rooms["quick-1"]?.phase == .choosing)
+    #expect(lobby.rooms["quick-1"]?.round == 1)
+    #expect(lobby.quickMatchRoom == nil)
+    #expect(lobby.rooms.count == 1)
+  }
+
+  @Test("a player stranded while another waits for quick match is moved to that room")
+  func strandedPlayerMovesToTheWaitingOne() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: nil, name: "A", token: "a", at: 1))
+    lobby.apply(.join(room: nil, name: "B", token: "b", at: 2))
+    lobby.apply(.join(room: nil, name: "C", token: "c", at: 3))
+    #expect(lobby.quickMatchRoom == "quick-2")
+    #expect(lobby.apply(.room("quick-1", .left(seat: .two, at: 4))) == nil)
+    #expect(lobby.locate(token: "a")! == ("quick-2", .two))
+    #expect(lobby.rooms["quick-2"]?.phase == .choosing)
+    #expect(lobby.rooms["quick-2"]?.seats[.two]?.name == "A")
+    #expect(lobby.rooms["quick-1"] == nil)
+    #expect(lobby.quickMatchRoom == nil)
+    #expect(lobby.waitingPlayers == 0)
+  }
+
+  @Test("a stranded player away on grace is paired once back, or goes with the grace")
+  func strandedAwayPlayer() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: nil, name: "A", token: "a", at: 1))
+    lobby.apply(.join(room: nil, name: "B", token: "b", at: 2))
+    lobby.apply(.room("quick-1", .disconnected(seat: .one, at: 3)))
+    lobby.apply(.room("quick-1", .left(seat: .two, at: 4)))
+    // Nobody is there to play: the next player does not land in front of an empty chair.
+    #expect(lobby.quickMatchRoom == nil)
+    #expect(lobby.waitingPlayers == 0)
+    lobby.apply(.join(room: nil, name: "C", token: "c", at: 5))
+    #expect(lobby.quickMatchRoom == "quick-2")
+    #expect(lobby.apply(.room("quick-1", .reconnected(seat: .one, at: 6))) == nil)
+    #expect(lobby.locate(token: "a")! == ("quick-2", .two))
+    #expect(lobby.rooms["quick-2"]?.phase == .choosing)
+    #expect(lobby.rooms["quick-1"] == nil)
+  }
+
+  @Test("spectators keep a quick room whose last player was moved out")
+  func movedOutUnderSpectators() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: nil, name: "A", token: "a", at: 1))
+    lobby.apply(.join(room: nil, name: "B", token: "b", at: 2))
+    lobby.apply(.spectate(room: "quick-1"))
+    lobby.apply(.join(room: nil, name: "C", token: "c", at: 3))
+    lobby.apply(.room("quick-1", .left(seat: .one, at: 4)))
+    #expect(lobby.locate(token: "b")! == ("quick-2", .two))
+    #expect(lobby.rooms["quick-1"]?.spectators == 1)
+    #expect(lobby.rooms["quick-1"]?.seats.isEmpty == true)
+    #expect(lobby.rooms["quick-1"]?.phase == .waiting)
+    #expect(lobby.quickMatchRoom == nil)
+  }
+
+  @Test("a named join that fills the quick-match room clears it")
+  func namedJoinIntoQuickRoom() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: nil, name: "A", token: "a", at: 1))
+    #expect(lobby.apply(.join(room: "quick-1", name: "B", token: "b", at: 2)) == nil)
+    #expect(lobby.quickMatchRoom == nil)
+    #expect(lobby.apply(.join(room: nil, name: "C", token: "c", at: 3)) == nil)
+    #expect(lobby.locate(token: "c")! == ("quick-2", .one))
+  }
+
+  @Test("quick-match names are not for named rooms")
+  func quickNamesAreReserved() {
+    var lobby = LobbyState()
+    #expect(lobby.apply(.join(room: "quick-2", name: "A", token: "a", at: 1))?.kind == .reservedRoomName)
+    #expect(lobby.rooms.isEmpty)
+    #expect(lobby.apply(.join(room: "quick-", name: "A", token: "a", at: 1)) == nil)
+    #expect(lobby.apply(.join(room: "quickly", name: "B", token: "b", at: 1)) == nil)
+    #expect(!LobbyState.isQuickMatchRoom("quick-"))
+    #expect(!LobbyState.isQuickMatchRoom("quick-1a"))
+    #expect(LobbyState.isQuickMatchRoom("quick-12"))
+  }
+
   @Test("room actions for a missing room are refused")
   func missingRoom() {
     var lobby = LobbyState()

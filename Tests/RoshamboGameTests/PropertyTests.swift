@@ -115,7 +115,63 @@ struct PropertyTests {
     }
   }
 
-  @Test("lobby invariants: no empty room is kept, the quick-match room is waiting")
+  @Test("quick match: never two players waiting for it at once, whatever comes and goes")
+  func neverTwoWaitingForQuickMatch() async {
+    await propertyCheck(count: 300, input: Self.script) { numbers in
+      var lobby = LobbyState(defaults: .init(bestOf: 1, graceMillis: 1_000))
+      var clock: Int64 = 0
+      var tokens: [String] = []
+      for r in numbers {
+        clock += 100
+        let action: LobbyAction
+        let held = tokens.compactMap { token in lobby.locate(token: token).map { (token, $0) } }
+        let pick = held.isEmpty ? nil : held[(r >> 4) % held.count].1
+        switch r % 8 {
+        case 0, 1:
+          tokens.append("t\(tokens.count)")
+          action = .join(room: nil, name: "P\(tokens.count)", token: tokens.last!, at: clock)
+        case 2:
+          guard let (room, seat) = pick else { continue }
+          action = .room(room, .left(seat: seat, at: clock))
+        case 3:
+          guard let (room, seat) = pick else { continue }
+          let connected = lobby.rooms[room]!.seats[seat]!.connected
+          action = .room(
+            room,
+            connected ? .disconnected(seat: seat, at: clock) : .reconnected(seat: seat, at: clock))
+        case 4:
+          guard let (room, seat) = pick else { continue }
+          action = .room(room, .graceExpired(seat: seat, at: clock + 1_000))
+        case 5:
+          guard let (room, seat) = pick else { continue }
+          action = .room(room, .rematchRequested(seat: seat, at: clock))
+        case 6:
+          guard let (room, seat) = pick else { continue }
+          let round = lobby.rooms[room]!.round
+          let weapon = Weapon.allCases[(r >> 8) % 3]
+          action = .room(room, .chose(seat: seat, round: round, weapon: weapon, at: clock))
+        default:
+          guard let (room, _) = pick else { continue }
+          action = (r >> 8) % 2 == 0 ? .spectate(room: room) : .room(room, .spectatorLeft)
+        }
+        lobby.apply(action)
+        let waiting = lobby.rooms.values.filter { room in
+          LobbyState.isQuickMatchRoom(room.name)
+            && room.loneSeat.map { room.seats[$0]!.connected } == true
+        }
+        #expect(waiting.count <= 1, "after \(action): \(waiting.map(\.name)) wait")
+        if let only = waiting.first { #expect(lobby.quickMatchRoom == only.name) }
+        #expect(lobby.waitingPlayers == lobby.rooms.values.count { room in
+          room.loneSeat.map { room.seats[$0]!.connected } == true
+        })
+        if let quick = lobby.quickMatchRoom {
+          #expect(lobby.rooms[quick]?.loneSeat != nil)
+        }
+      }
+    }
+  }
+
+  @Test("lobby invariants: no empty room is kept, the quick-match room has one player")
   func lobbyInvariants() async {
     await propertyCheck(count: 200, input: Self.script) { numbers in
       var lobby = LobbyState()
@@ -145,8 +201,8 @@ struct PropertyTests {
         lobby.apply(action)
         #expect(lobby.rooms.values.allSatisfy { !$0.isEmpty })
         if let quick = lobby.quickMatchRoom {
-          #expect(lobby.rooms[quick]?.phase == .waiting)
-          #expect(lobby.rooms[quick]?.seats.count == 1)
+          #expect(lobby.rooms[quick]?.loneSeat != nil)
+          #expect(lobby.rooms[quick]?.phase != .choosing)
         }
       }
     }

@@ -67,6 +67,40 @@ struct MatchTests {
     }
   }
 
+  @Test("a quick-match player whose opponent leaves is paired with the one waiting")
+  func strandedQuickMatchPlayerIsPaired() async throws {
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port, room: nil)
+      let carol = try await TestClient.connect(port: server.port)
+      try await carol.hello(name: "Carol")
+      #expect(carol.room == "quick-2")
+      _ = try await carol.state { $0.phase == .waiting }
+      bob.send(.leave(id: 2))
+      // Alice is welcomed (same token) into Carol's room: that is her next message.
+      let token = alice.token
+      let welcome = try await alice.next()
+      #expect(welcome == .welcome(room: "quick-2", seat: .two, token: token))
+      let joined = try await alice.nextState()
+      #expect(joined.view.room == "quick-2" && joined.view.you == .two)
+      #expect(joined.view.phase == .choosing)
+      #expect(joined.view.player(.one)?.name == "Carol")
+      let seen = try await carol.state { $0.phase == .choosing }
+      #expect(seen.player(.two)?.name == "Alice")
+      // The next newcomer waits alone, and is counted as waiting.
+      let dave = try await TestClient.connect(port: server.port)
+      try await dave.hello(name: "Dave")
+      #expect(dave.room == "quick-3")
+      _ = try await dave.state { $0.phase == .waiting }
+      #expect(try await server.lobby().waitingPlayers == 1)
+      // Alice's token still takes her seat back, in the room she was moved to.
+      await alice.close()
+      _ = try await carol.state { $0.player(.two)?.connected == false }
+      let again = try await TestClient.connect(port: server.port)
+      let resumed = try await again.hello(name: "Alice", resume: token)
+      #expect(resumed == .welcome(room: "quick-2", seat: .two, token: token))
+    }
+  }
+
   @Test("spectators see who has chosen, never what, and cannot play")
   func spectators() async throws {
     try await withServer { server in

@@ -1,0 +1,95 @@
+import NIOConcurrencyHelpers
+import RoshamboProtocol
+
+/// The events of one connection waiting to be read, bounded whatever the server sends:
+/// a `state` replaces a `state` queued right before it (only the newest view matters,
+/// as the server does for its own slow readers), and past ``limit`` queued events the
+/// connection is treated as a flood and closed.
+///
+/// Invariant: at most ``limit`` events are held; the last event read is `.closed`, and
+/// nothing is queued after it.
+public final class ServerEvents: AsyncSequence, Sendable {
+  public typealias Element = ConnectionEvent
+
+  /// How many events may wait to be read (consecutive states count once).
+  public static let limit = 64
+
+  private struct Buffer {
+    var queue: [ConnectionEvent] = []
+    var head = 0
+    var finished = false
+    var waiter: CheckedContinuation<ConnectionEvent?, Never>?
+    var count: Int { queue.count - head }
+  }
+
+  // The queue and the waiting reader: every access takes this lock.
+  private let buffer = NIOLockedValueBox(Buffer())
+
+  init() {}
+
+  /// Queues a message; returns false when the queue is full (the caller closes the
+  /// connection as a flood).
+  func yield(_ message: ServerMessage) -> Bool {
+    buffer.withLockedValue { buffer in
+      guard !buffer.finished else { return true }
+      if let waiter = buffer.waiter {
+        buffer.waiter = nil
+        waiter.resume(returning: .message(message))
+        return true
+      }
+      if case .state = message, buffer.count > 0,
+        case .message(.state) = buffer.queue[buffer.queue.count - 1]
+      {
+        buffer.queue[buffer.queue.count - 1] = .message(message)
+        return true
+      }
+      guard buffer.count < Self.limit else { return false }
+      buffer.queue.append(.message(message))
+      return true
+    }
+  }
+
+  /// Queues the final `.closed`; nothing is queued after it.
+  func finish(_ error: (any Error)?) {
+    buffer.withLockedValue { buffer in
+      guard !buffer.finished else { return }
+      buffer.finished = true
+      if let waiter = buffer.waiter {
+        buffer.waiter = nil
+        waiter.resume(returning: .closed(error))
+      } else {
+        buffer.queue.append(.closed(error))
+      }
+    }
+  }
+
+  /// How many events wait to be read (for tests).
+  var waiting: Int { buffer.withLockedValue(\.count) }
+
+  private func next() async -> ConnectionEvent? {
+    await withCheckedContinuation { continuation in
+      buffer.withLockedValue { buffer in
+        if buffer.head < buffer.queue.count {
+          let event = buffer.queue[buffer.head]
+          buffer.head += 1
+          if buffer.head == buffer.queue.count {
+            buffer.queue.removeAll(keepingCapacity: true)
+            buffer.head = 0
+          }
+          continuation.resume(returning: event)
+        } else if buffer.finished {
+          continuation.resume(returning: nil)
+        } else {
+          buffer.waiter = continuation
+        }
+      }
+    }
+  }
+
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    let events: ServerEvents
+    public mutating func next() async -> ConnectionEvent? { await events.next() }
+  }
+
+  public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(events: self) }
+}
