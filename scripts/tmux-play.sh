@@ -61,8 +61,8 @@ press Alice r
 expect_screen Alice "You picked rock"
 expect_screen Bob "Alice has chosen. Your move."
 press Bob s
-expect_screen Alice "Alice wins the round: rock crushes scissors"
-expect_screen Bob "1. rock vs scissors: Alice"
+expect_screen Alice "You win the round: rock crushes scissors"
+expect_screen Bob "1. Alice rock, you scissors: Alice wins"
 
 press Bob p
 expect_screen Alice "Bob has chosen. Your move."

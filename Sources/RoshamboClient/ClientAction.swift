@@ -19,6 +19,8 @@ public enum ClientAction: Equatable, Sendable {
   case evidenceSaved(path: String)
   case rematch
   case quit
+  /// A line for the player from this client itself (a question, a hint), or nil to clear.
+  case notice(String?)
   case tick(now: Int64)
   /// A `pong` came back this long after its `ping`.
   case roundTrip(millis: Double)

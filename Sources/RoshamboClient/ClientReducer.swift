@@ -90,6 +90,8 @@ public struct ClientReducer: Reducer {
         "The server cheated: \(reason). The match is stopped; the evidence is in \(path)."
     case .rematch, .quit:
       state.context.notice = nil
+    case .notice(let text):
+      state.context.notice = text
     case .tick(let now):
       state.context.now = now
     case .roundTrip(let millis):
@@ -184,7 +186,8 @@ public struct ClientReducer: Reducer {
       return
     }
     let last =
-      view.history.last ?? RoundResult(round: view.round, weapons: [nil, nil], winner: nil, reason: nil)
+      view.history.last
+      ?? RoundResult(round: view.round, weapons: [nil, nil], winner: nil, reason: nil)
     var evidence = FairPlay.Evidence(
       room: view.room, round: last.round, seat: me, reason: reason, secret: nil,
       opponentCommitmentShown: nil, reported: last)

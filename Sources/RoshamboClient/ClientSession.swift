@@ -146,6 +146,13 @@ public final class ClientSession {
         fair: fair, id: outbox.nextID()))
   }
 
+  /// Closes the connection without giving up the seat (no `leave`, no reconnecting): the
+  /// server holds it for its grace period, as when the network drops.
+  public func hangUp() {
+    outbox.quitting = true
+    Task { await outbox.connection.close() }
+  }
+
   /// Sends a `ping` whenever nothing has been sent for `keepalive`, until cancelled.
   private func keepAlive() async {
     while !Task.isCancelled {
@@ -225,7 +232,15 @@ public final class ClientSession {
       switch outcome {
       case .action(let action):
         if case .welcome = action { welcomed = true }
-        if case .serverError(let error) = action, error.fatal { fatal = error }
+        if case .serverError(var error) = action, error.fatal || !welcomed {
+          // A refused hello (a full room, no such room, a bad name…) ends the session as
+          // a fatal error does: there is nothing to wait for on this connection.
+          error.fatal = true
+          fatal = error
+          store.dispatch(.serverError(error))
+          await connection.close()
+          return (nil, fatal)
+        }
         store.dispatch(action)
       case .violation(let violation):
         await connection.close()

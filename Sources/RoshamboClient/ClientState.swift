@@ -34,6 +34,12 @@ extension ClientState {
     return Ruleset.named(view.ruleset).allows(weapon)
   }
 
+  /// Whether this client holds a seat in a match that is running: quitting now gives the
+  /// match up (the opponent wins by forfeit).
+  public var isInRunningMatch: Bool {
+    view?.phase == .choosing && view?.you != nil
+  }
+
   /// Whether this client is a seated player whose pick for the open round is still to
   /// be made (and not already sent). Never once the server has been caught lying.
   public var isMyMove: Bool {

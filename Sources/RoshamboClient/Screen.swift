@@ -56,6 +56,7 @@ public final class Screen {
       // Leave the last screen's essentials on the main screen.
       for line in [props.banner, props.reveal, props.status].compactMap({ $0 }) { print(line) }
     }
+    if let signalled = exitStatus { return signalled }
     if let violation = error as? ProtocolViolation {
       Self.complain(violation.description)
       return ExitStatus.protocolViolation
@@ -76,6 +77,37 @@ public final class Screen {
   }
 
   private var quitting = false
+  /// Set when a signal ends the program: 128 + its number, as shells report it.
+  private var exitStatus: Int32?
+  /// What the last key or Ctrl-C asked that needs a second press: giving the match up.
+  private var armed: Confirmation?
+
+  private enum Confirmation { case quitKey, interrupt }
+
+  private func opponentName() -> String {
+    let view = session.store.state.view
+    return view.flatMap { view in view.you.flatMap { view.player($0.opponent)?.name } }
+      ?? "your opponent"
+  }
+
+  /// Asks once before giving up a running match; returns whether to quit now.
+  private func confirmed(_ confirmation: Confirmation) -> Bool {
+    guard session.store.state.isInRunningMatch, armed != confirmation else { return true }
+    armed = confirmation
+    let again = confirmation == .quitKey ? "q" : "Ctrl-C"
+    session.store.dispatch(
+      .notice(
+        "Give up the match? Press \(again) again to quit (\(opponentName()) wins by forfeit); "
+          + "any other key plays on."))
+    return false
+  }
+
+  private func quit(status: Int32? = nil) {
+    exitStatus = status
+    quitting = true
+    session.store.dispatch(.quit)
+    Task { await session.connection.close() }
+  }
 
   /// One line on standard error; nothing from the network reaches the terminal raw.
   static func complain(_ line: String) {
@@ -114,11 +146,14 @@ public final class Screen {
   private func handle(_ byte: UInt8) {
     let state = session.store.state
     let ruleset = state.view.map { Ruleset.named($0.ruleset) } ?? .classic
-    switch Character(UnicodeScalar(byte)) {
+    let key = Character(UnicodeScalar(byte))
+    if key != "q", key != "Q", armed != nil {
+      armed = nil
+      session.store.dispatch(.notice(nil))
+    }
+    switch key {
     case "q", "Q":
-      quitting = true
-      session.store.dispatch(.quit)
-      Task { await session.connection.close() }
+      if confirmed(.quitKey) { quit() }
     case "n", "N":
       session.store.dispatch(.rematch)
     case let digit where ("1"..."5").contains(digit):
@@ -139,17 +174,27 @@ public final class Screen {
     }
   }
 
-  /// Ctrl-C and SIGTERM restore the terminal and end the game; a resize redraws.
+  /// Ctrl-C in a running match asks first, then gives the match up; SIGTERM and SIGHUP
+  /// (the terminal closed) drop the connection without giving the seat up, so the player
+  /// can come back within the grace period. Either way the terminal is put back and the
+  /// program exits with 128 + the signal's number (130 for Ctrl-C). A resize redraws.
   private func watchSignals() {
     for number in [SIGINT, SIGTERM, SIGHUP] {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
       source.setEventHandler { [weak self] in
         MainActor.assumeIsolated {
-          self?.terminal.restore()
-          self?.quitting = true
-          self?.session.store.dispatch(.quit)
-          Task { await self?.session.connection.close() }
+          guard let self else { return }
+          if number == SIGINT {
+            guard self.confirmed(.interrupt) else { return }
+            self.terminal.restore()
+            self.quit(status: 128 + SIGINT)
+          } else {
+            self.terminal.restore()
+            self.exitStatus = 128 + number
+            self.quitting = true
+            self.session.hangUp()
+          }
         }
       }
       source.resume()

@@ -130,11 +130,13 @@ public func makeProps(
     }
   case .over:
     let winner = view.winner ?? .one
-    banner = "PLAYER \(winner.rawValue) WINS!"
+    banner =
+      "PLAYER \(winner.rawValue) WINS! "
+      + (view.you == winner ? "You win." : "\(name(winner)) wins.")
     status = matchResult(view, winner: winner, name: name)
     if let me, let opponent {
       if opponent.left {
-        status += " \(opponent.name) left; waiting for a new opponent…"
+        status += " Waiting for a new opponent…"
       } else if view.rematch.contains(me.seat) {
         status += " Waiting for \(opponent.name) to accept the rematch…"
         keys = "[q]uit"
@@ -149,8 +151,12 @@ public func makeProps(
   }
 
   var reveal: String?
-  if let last = view.history.last {
-    reveal = roundSentence(last, name: name)
+  if let winner = view.winner, let loser = forfeiter(view, winner: winner) {
+    // The match did not end on a round: the last round's line would contradict it.
+    let who = view.you == winner ? "you win" : "\(name(winner)) wins"
+    reveal = "\(name(loser)) left in round \(view.round): \(who) by forfeit."
+  } else if let last = view.history.last {
+    reveal = roundSentence(last, you: view.you, name: name)
     if banner == nil, last.winner == nil, view.phase == .choosing { banner = "DRAW!" }
   }
 
@@ -166,7 +172,8 @@ public func makeProps(
     countdown: countdown(deadline: view.deadline, now: context.now),
     status: status, prompt: prompt, reveal: reveal, banner: banner,
     history: view.history.map {
-      historyRow($0, name: name) + (verifiedRounds.contains($0.round) ? "  ✓ verified" : "")
+      historyRow($0, you: view.you, name: name)
+        + (verifiedRounds.contains($0.round) ? "  ✓ verified" : "")
     },
     keys: keys, notice: context.notice, connection: connection,
     latency: context.roundTripMillis.map(latencyLine))
@@ -218,37 +225,50 @@ private func playerStatus(_ player: PlayerView, phase: RoomState.Phase) -> Strin
   return "connected"
 }
 
+/// The seat that gave the match up, when it ended by forfeit rather than on a round.
+private func forfeiter(_ view: RoomView, winner: Seat) -> Seat? {
+  guard view.phase == .over, view.player(winner.opponent)?.left == true,
+    (view.player(winner)?.score ?? 0) < view.bestOf / 2 + 1
+  else { return nil }
+  return winner.opponent
+}
+
 private func matchResult(_ view: RoomView, winner: Seat, name: (Seat) -> String) -> String {
+  if let loser = forfeiter(view, winner: winner) {
+    return view.you == winner
+      ? "\(name(loser)) gave up the match: you win by forfeit."
+      : "\(name(loser)) gave up: \(name(winner)) wins by forfeit."
+  }
   let scores = (view.player(winner)?.score ?? 0, view.player(winner.opponent)?.score ?? 0)
   let score = "\(scores.0)–\(scores.1)"
-  let forfeit = view.player(winner.opponent)?.left == true && scores.0 < view.bestOf / 2 + 1
-  if forfeit {
-    let loser = name(winner.opponent)
-    return view.you == winner
-      ? "\(loser) gave up the match: you win." : "\(loser) gave up: \(name(winner)) wins."
-  }
   return view.you == winner
     ? "You win the match \(score)!"
     : "\(name(winner)) wins the match \(score)."
 }
 
-private func roundSentence(_ round: RoundResult, name: (Seat) -> String) -> String {
+/// "You win the round: rock crushes scissors", "Alice wins the round: …", from the side of
+/// the reader (`you`, nil for a spectator).
+private func roundSentence(_ round: RoundResult, you: Seat?, name: (Seat) -> String) -> String {
   guard let winner = round.winner else {
     if let weapon = round.weapons.first ?? nil, round.weapons.allSatisfy({ $0 == weapon }) {
       return "Round \(round.round) is a draw: both chose \(weapon.rawValue)"
     }
     return "Round \(round.round) is a draw: nobody chose in time"
   }
+  let wins = winner == you ? "You win" : "\(name(winner)) wins"
   if let reason = round.reason {
-    return "\(name(winner)) wins the round: \(reason)"
+    return "\(wins) the round: \(reason)"
   }
-  return "\(name(winner)) wins the round: \(name(winner.opponent)) ran out of time"
+  let late = winner.opponent == you ? "you" : name(winner.opponent)
+  return "\(wins) the round: \(late) ran out of time"
 }
 
-private func historyRow(_ round: RoundResult, name: (Seat) -> String) -> String {
-  let weapons = round.weapons.map { $0?.rawValue ?? "—" }.joined(separator: " vs ")
-  let result = round.winner.map(name) ?? "draw"
-  return "\(round.round). \(weapons): \(result)"
+/// "1. you rock, Bob scissors: you win": each pick said with whose it is.
+private func historyRow(_ round: RoundResult, you: Seat?, name: (Seat) -> String) -> String {
+  func who(_ seat: Seat) -> String { seat == you ? "you" : name(seat) }
+  let picks = Seat.allCases.map { "\(who($0)) \(round.weapon(of: $0)?.rawValue ?? "—")" }
+  let result = round.winner.map { $0 == you ? "you win" : "\(name($0)) wins" } ?? "draw"
+  return "\(round.round). \(picks.joined(separator: ", ")): \(result)"
 }
 
 private func countdown(deadline: Int64?, now: Int64) -> String? {

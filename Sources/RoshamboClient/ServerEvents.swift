@@ -4,7 +4,9 @@ import RoshamboProtocol
 /// The events of one connection waiting to be read, bounded whatever the server sends:
 /// a `state` replaces a `state` queued right before it (only the newest view matters,
 /// as the server does for its own slow readers), and past ``limit`` queued events the
-/// connection is treated as a flood and closed.
+/// connection is treated as a flood and closed. A player's views of a fair room are never
+/// replaced: the client checks the server against each of them (a commitment shown, a
+/// reveal received), and an honest server sends them at the pace of people.
 ///
 /// Invariant: at most ``limit`` events are held; the last event read is `.closed`, and
 /// nothing is queued after it.
@@ -25,11 +27,11 @@ public final class ServerEvents: AsyncSequence, Sendable {
   // The queue and the waiting reader: every access takes this lock.
   private let buffer = NIOLockedValueBox(Buffer())
 
-  init() {}
+  public init() {}
 
   /// Queues a message; returns false when the queue is full (the caller closes the
   /// connection as a flood).
-  func yield(_ message: ServerMessage) -> Bool {
+  public func yield(_ message: ServerMessage) -> Bool {
     buffer.withLockedValue { buffer in
       guard !buffer.finished else { return true }
       if let waiter = buffer.waiter {
@@ -37,8 +39,8 @@ public final class ServerEvents: AsyncSequence, Sendable {
         waiter.resume(returning: .message(message))
         return true
       }
-      if case .state = message, buffer.count > 0,
-        case .message(.state) = buffer.queue[buffer.queue.count - 1]
+      if Self.mayReplace(message), buffer.count > 0,
+        case .message(let last) = buffer.queue[buffer.queue.count - 1], Self.mayReplace(last)
       {
         buffer.queue[buffer.queue.count - 1] = .message(message)
         return true
@@ -49,8 +51,14 @@ public final class ServerEvents: AsyncSequence, Sendable {
     }
   }
 
+  /// Whether `message` may replace, or be replaced by, the next state.
+  static func mayReplace(_ message: ServerMessage) -> Bool {
+    guard case .state(_, let view) = message else { return false }
+    return !(view.fair && view.you != nil)
+  }
+
   /// Queues the final `.closed`; nothing is queued after it.
-  func finish(_ error: (any Error)?) {
+  public func finish(_ error: (any Error)?) {
     buffer.withLockedValue { buffer in
       guard !buffer.finished else { return }
       buffer.finished = true
@@ -64,7 +72,7 @@ public final class ServerEvents: AsyncSequence, Sendable {
   }
 
   /// How many events wait to be read (for tests).
-  var waiting: Int { buffer.withLockedValue(\.count) }
+  public var waiting: Int { buffer.withLockedValue(\.count) }
 
   private func next() async -> ConnectionEvent? {
     await withCheckedContinuation { continuation in

@@ -52,7 +52,8 @@ public enum ServerIntake {
         return .violation("the view names a room that breaks the room rule (\(quoted(view.room)))")
       }
       guard view.room == room else {
-        return .violation("the view is for room \(view.room), but this client was welcomed to \(room)")
+        return .violation(
+          "the view is for room \(view.room), but this client was welcomed to \(room)")
       }
       if let bad = view.players.first(where: { !PlayerName.isValid($0.name) }) {
         return .violation(

@@ -335,29 +335,37 @@ final class GameHub {
   @discardableResult
   private func perform(_ action: LobbyAction, origin: Origin? = nil) -> Bool {
     let recorded = batch.actions.count
+    // A player left alone in a quick-match room may be moved (``followMovedPlayers``):
+    // keep the room as it was, to show them how its match ended first.
+    var quickRoomBefore: RoomState?
+    if case .room(let name, let roomAction) = action, LobbyState.isQuickMatchRoom(name) {
+      switch roomAction {
+      case .left, .graceExpired: quickRoomBefore = store.state.rooms[name]
+      default: break
+      }
+    }
     store.dispatch(.lobby(action, origin: origin))
     scheduleFlush()
     let accepted = batch.actions.count > recorded
-    if accepted, case .room(let name, let roomAction) = action {
-      switch roomAction {
-      case .left, .graceExpired: followMovedPlayers(from: name)
-      default: break
-      }
+    if accepted, var room = quickRoomBefore, case .room(_, let roomAction) = action {
+      room.applyAccepted(roomAction)
+      followMovedPlayers(from: room)
     }
     return accepted
   }
 
-  /// Quick match may move a player left alone in `room` to the room of the player
-  /// waiting (``LobbyState``): their connection follows, with a new `welcome` (the same
-  /// token) before the new room's state.
-  private func followMovedPlayers(from room: String) {
-    guard let audience = sessions.audience(of: room) else { return }
+  /// Quick match may move a player left alone in `room` (as the last action left it) to
+  /// the room of the player waiting (``LobbyState``): their connection follows, with the
+  /// old room's last state, then a new `welcome` (the same token) before the new room's.
+  private func followMovedPlayers(from room: RoomState) {
+    guard let audience = sessions.audience(of: room.name) else { return }
     for (seat, link) in audience.seats {
       guard let member = sessions[link.id], let token = member.token,
         let resumeToken = member.resumeToken,
-        store.state.rooms[room]?.seats[seat]?.token != token,
+        store.state.rooms[room.name]?.seats[seat]?.token != token,
         let (target, newSeat) = store.state.locate(token: token)
       else { continue }
+      outbox.append(.message(link, .state(seq: room.version, view: room.view(for: seat))))
       sessions.remove(link.id)
       sessions.attach(link, room: target, seat: newSeat, token: token, resumeToken: resumeToken)
       batch.joined.insert(link.id)
@@ -366,7 +374,7 @@ final class GameHub {
       logger.info(
         "moved by quick match",
         metadata: [
-          "conn": "\(link.id)", "from": "\(room)", "room": "\(target)",
+          "conn": "\(link.id)", "from": "\(room.name)", "room": "\(target)",
           "seat": "\(newSeat.rawValue)",
         ])
     }

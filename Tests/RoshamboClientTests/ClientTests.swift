@@ -173,9 +173,9 @@ struct ScreenTests {
     #expect(choosing.contains("Round 1 · 18 s left"))  // deadline 20 s after the start, now 2 s
     #expect(screen(playingView(bobChose: true), width: 80).contains("Bob has chosen. Your move."))
     let over = screen(Self.over(), width: 80)
-    #expect(over.contains("PLAYER 1 WINS!"))
-    #expect(over.contains("Alice wins the round: paper covers rock"))
-    #expect(over.contains("  2. paper vs rock: Alice"))
+    #expect(over.contains("PLAYER 1 WINS! You win."))
+    #expect(over.contains("You win the round: paper covers rock"))
+    #expect(over.contains("  2. you paper, Bob rock: you win"))
     let narrow = screen(Self.over(), width: 40)
     #expect(narrow.joined(separator: " ").contains("You win the match 2–0!"))
     let reconnecting = screen(

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboProtocol
@@ -51,6 +52,69 @@ final class HostileServer: Sendable {
       context.writeAndFlush(NIOAny(ByteBuffer())).assumeIsolated().whenComplete { _ in
         context.close(promise: nil)
       }
+    }
+  }
+}
+
+/// A server that welcomes a spectator to "den", then sends `count` valid states of about
+/// 50 KB each (a long reason in the history) as fast as the connection takes them, and
+/// keeps the connection open.
+final class FloodingServer: Sendable {
+  let channel: any Channel
+  let sent = NIOLockedValueBox(0)
+  var port: Int { channel.localAddress!.port! }
+
+  init(count: Int) async throws {
+    let sent = self.sent
+    channel = try await HostileServer.listen { Flood(count: count, sent: sent) }
+  }
+
+  func close() async { try? await channel.close() }
+
+  final class Flood: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let count: Int
+    let sent: NIOLockedValueBox<Int>
+    var next = 0
+    let reason = String(repeating: "r", count: 50_000)
+
+    init(count: Int, sent: NIOLockedValueBox<Int>) {
+      self.count = count
+      self.sent = sent
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+      guard next == 0 else { return }
+      next = 1
+      context.write(
+        NIOAny(
+          ByteBuffer(
+            bytes: frame(#"{"type":"welcome","protocol":1,"room":"den","seat":null,"token":null}"#))
+        ),
+        promise: nil)
+      pump(context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+      if context.channel.isWritable { pump(context) }
+      context.fireChannelWritabilityChanged()
+    }
+
+    private func pump(_ context: ChannelHandlerContext) {
+      while next <= count, context.channel.isWritable {
+        // A new reason each time: a client that prints every change has to print each.
+        let history =
+          #"[{"round":1,"weapons":["rock","paper"],"winner":2,"reason":"\#(next) \#(reason)"}]"#
+        let view = view(
+          players: "[\(player(1, "A")),\(player(2, "B"))]", history: history, you: "null")
+        // Flushed one by one: the TLS handler holds what is not flushed, and only what
+        // reaches the socket's buffer makes the channel unwritable.
+        context.writeAndFlush(
+          NIOAny(ByteBuffer(bytes: frame(#"{"type":"state","seq":\#(next),"view":\#(view)}"#))),
+          promise: nil)
+        next += 1
+      }
+      sent.withLockedValue { $0 = next - 1 }
     }
   }
 }
@@ -123,6 +187,42 @@ struct HostileServerTests {
     }
   }
 
+  @Test("a flood of valid states keeps the client's memory flat: only the newest is kept")
+  func flood() async throws {
+    let count = 4_000  // about 200 MB of states
+    let server = try await FloodingServer(count: count)
+    defer { Task { await server.close() } }
+    let watcher = Process()
+    watcher.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/roshambo")
+    watcher.arguments = [
+      "watch", "--host", "127.0.0.1", "--port", String(server.port), "--ca",
+      ClientTestCertificates.files.caCertificate, "--room", "den",
+    ]
+    // Its output goes to a pipe nobody reads: once the pipe is full the client's printing
+    // blocks, so it reads from the network far faster than it can show what it read.
+    let stuck = Pipe()
+    watcher.standardOutput = stuck
+    watcher.standardError = stuck
+    try watcher.run()
+    defer { if watcher.isRunning { watcher.terminate() } }
+    // The peak resident size once the server has written every state (the client took
+    // them all off the socket, or they would not have been written).
+    let deadline = ContinuousClock.now + .seconds(60)
+    while server.sent.withLockedValue({ $0 }) < count, watcher.isRunning,
+      ContinuousClock.now < deadline
+    {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(server.sent.withLockedValue { $0 } == count, "the flood was not all taken")
+    let status = try String(
+      contentsOfFile: "/proc/\(watcher.processIdentifier)/status", encoding: .utf8)
+    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    let kilobytes = peak.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? .max
+    #expect(watcher.isRunning, "the client survived the flood")
+
+    #expect(kilobytes < 120_000, "peak resident size \(kilobytes) KiB after a 200 MB flood")
+  }
+
   @Test("a room or a name that breaks the protocol's rules is refused (76), quoted harmlessly")
   func hostileRoomAndNames() async throws {
     for (index, text) in Self.hostile.enumerated() {
@@ -151,7 +251,8 @@ struct HostileServerTests {
     let long = String(repeating: "d", count: 50_000)
     let (status, bytes) = try await runBot([
       welcome,
-      frame(#"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me"))]", room: long))}"#),
+      frame(
+        #"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me"))]", room: long))}"#),
     ])
     #expect(status == 76)
     #expect(bytes.count < 1_000, "\(bytes.count) bytes printed")

@@ -101,9 +101,14 @@ struct ScreenPropsTests {
     play(&room, .rock, .scissors)
     let props = makeProps(view: room.view(for: .two), context: connected)
     #expect(props.reveal == "Alice wins the round: rock crushes scissors")
-    #expect(props.history == ["1. rock vs scissors: Alice"])
+    #expect(props.history == ["1. Alice rock, you scissors: Alice wins"])
     #expect(props.banner == nil)
     #expect(props.players.map(\.score) == [1, 0])
+    let winner = makeProps(view: room.view(for: .one), context: connected)
+    #expect(winner.reveal == "You win the round: rock crushes scissors")
+    #expect(winner.history == ["1. you rock, Bob scissors: you win"])
+    let watching = makeProps(view: room.view(for: nil), context: connected)
+    #expect(watching.history == ["1. Alice rock, Bob scissors: Alice wins"])
   }
 
   @Test("a drawn round says DRAW!")
@@ -113,7 +118,7 @@ struct ScreenPropsTests {
     let props = makeProps(view: room.view(for: .one), context: connected)
     #expect(props.banner == "DRAW!")
     #expect(props.reveal == "Round 1 is a draw: both chose paper")
-    #expect(props.history == ["1. paper vs paper: draw"])
+    #expect(props.history == ["1. you paper, Bob paper: draw"])
   }
 
   @Test("match over: PLAYER 1 WINS! and the rematch key")
@@ -123,7 +128,13 @@ struct ScreenPropsTests {
     play(&room, .paper, .scissors)
     play(&room, .paper, .rock)
     let mine = makeProps(view: room.view(for: .one), context: connected)
-    #expect(mine.banner == "PLAYER 1 WINS!")
+    #expect(mine.banner == "PLAYER 1 WINS! You win.")
+    #expect(
+      makeProps(view: room.view(for: .two), context: connected).banner
+        == "PLAYER 1 WINS! Alice wins.")
+    #expect(
+      makeProps(view: room.view(for: nil), context: connected).banner
+        == "PLAYER 1 WINS! Alice wins.")
     #expect(mine.status == "You win the match 2–1! Press [n] for a rematch.")
     #expect(mine.keys == "[n] rematch · [q]uit")
     let theirs = makeProps(view: room.view(for: .two), context: connected)
@@ -140,11 +151,19 @@ struct ScreenPropsTests {
   @Test("a forfeit says who gave up")
   func forfeit() {
     var room = playingRoom()
+    play(&room, .scissors, .paper)
     room.apply(.left(seat: .two, at: 1))
     let props = makeProps(view: room.view(for: .one), context: connected)
-    #expect(props.banner == "PLAYER 1 WINS!")
-    #expect(props.status == "Bob gave up the match: you win. Bob left; waiting for a new opponent…")
+    #expect(props.banner == "PLAYER 1 WINS! You win.")
+    #expect(props.reveal == "Bob left in round 2: you win by forfeit.")
+    #expect(
+      props.status == "Bob gave up the match: you win by forfeit. Waiting for a new opponent…")
     #expect(props.players.map(\.status) == ["connected", "left"])
+    let watching = makeProps(view: room.view(for: nil), context: connected)
+    #expect(watching.reveal == "Bob left in round 2: Alice wins by forfeit.")
+    #expect(watching.status == "Bob gave up: Alice wins by forfeit.")
+    // The round before the forfeit stays in the history, from the reader's side.
+    #expect(props.history == ["1. you scissors, Bob paper: you win"])
   }
 
   @Test("a missed deadline says who ran out of time; the countdown counts down")
@@ -159,7 +178,10 @@ struct ScreenPropsTests {
     room.apply(.deadlinePassed(round: 1, at: 22_000))
     #expect(
       makeProps(view: room.view(for: .one), context: context).reveal
-        == "Alice wins the round: Bob ran out of time")
+        == "You win the round: Bob ran out of time")
+    #expect(
+      makeProps(view: room.view(for: .two), context: context).reveal
+        == "Alice wins the round: you ran out of time")
   }
 
   @Test("spectators see who has chosen, never what")

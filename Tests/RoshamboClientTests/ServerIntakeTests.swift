@@ -138,3 +138,63 @@ struct ServerIntakeTests {
     }
   }
 }
+
+@Suite("The client's event queue")
+struct ServerEventsTests {
+  static let state = ServerMessage.state(
+    seq: 1,
+    view: RoomView(
+      room: "den", ruleset: .classic, bestOf: 3, phase: .waiting, round: 1, you: nil,
+      players: [], history: [], winner: nil, deadline: nil))
+
+  @Test("states waiting in a row keep only the newest; other messages keep their order")
+  func conflation() async {
+    let events = ServerEvents()
+    for seq in 1...10_000 {
+      guard case .state(_, let view) = Self.state else { return }
+      #expect(events.yield(.state(seq: seq, view: view)))
+    }
+    #expect(events.waiting == 1)
+    #expect(events.yield(.pong(id: 1)))
+    #expect(events.yield(Self.state))
+    #expect(events.waiting == 3)
+    events.finish(nil)
+    var read: [ConnectionEvent] = []
+    for await event in events { read.append(event) }
+    guard read.count == 4, case .message(.state(let seq, _)) = read[0],
+      case .message(.pong(1)) = read[1], case .message(.state(1, _)) = read[2],
+      case .closed(nil) = read[3]
+    else {
+      Issue.record("read \(read)")
+      return
+    }
+    #expect(seq == 10_000)
+  }
+
+  @Test("a player's fair views are each kept: every one is checked")
+  func fairViewsAreKept() {
+    guard case .state(_, var view) = Self.state else { return }
+    view.fair = true
+    view.you = .one
+    let events = ServerEvents()
+    for seq in 1...ServerEvents.limit {
+      #expect(events.yield(.state(seq: seq, view: view)))
+    }
+    #expect(events.waiting == ServerEvents.limit)
+    #expect(!events.yield(.state(seq: 0, view: view)), "past the limit: a flood")
+    view.you = nil
+    let watching = ServerEvents()
+    for seq in 1...100 { #expect(watching.yield(.state(seq: seq, view: view))) }
+    #expect(watching.waiting == 1, "a spectator's are conflated")
+  }
+
+  @Test("past the limit of waiting messages the queue refuses more (the flood is closed)")
+  func bound() {
+    let events = ServerEvents()
+    for index in 0..<ServerEvents.limit {
+      #expect(events.yield(index % 2 == 0 ? .pong(id: index) : Self.state))
+    }
+    #expect(!events.yield(.pong(id: -1)))
+    #expect(events.waiting == ServerEvents.limit)
+  }
+}

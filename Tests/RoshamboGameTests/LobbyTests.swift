@@ -135,7 +135,8 @@ struct LobbyTests {
   @Test("quick-match names are not for named rooms")
   func quickNamesAreReserved() {
     var lobby = LobbyState()
-    #expect(lobby.apply(.join(room: "quick-2", name: "A", token: "a", at: 1))?.kind == .reservedRoomName)
+    #expect(
+      lobby.apply(.join(room: "quick-2", name: "A", token: "a", at: 1))?.kind == .reservedRoomName)
     #expect(lobby.rooms.isEmpty)
     #expect(lobby.apply(.join(room: "quick-", name: "A", token: "a", at: 1)) == nil)
     #expect(lobby.apply(.join(room: "quickly", name: "B", token: "b", at: 1)) == nil)

@@ -161,9 +161,11 @@ struct PropertyTests {
         }
         #expect(waiting.count <= 1, "after \(action): \(waiting.map(\.name)) wait")
         if let only = waiting.first { #expect(lobby.quickMatchRoom == only.name) }
-        #expect(lobby.waitingPlayers == lobby.rooms.values.count { room in
-          room.loneSeat.map { room.seats[$0]!.connected } == true
-        })
+        #expect(
+          lobby.waitingPlayers
+            == lobby.rooms.values.count { room in
+              room.loneSeat.map { room.seats[$0]!.connected } == true
+            })
         if let quick = lobby.quickMatchRoom {
           #expect(lobby.rooms[quick]?.loneSeat != nil)
         }

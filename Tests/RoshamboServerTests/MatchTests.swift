@@ -76,7 +76,10 @@ struct MatchTests {
       #expect(carol.room == "quick-2")
       _ = try await carol.state { $0.phase == .waiting }
       bob.send(.leave(id: 2))
-      // Alice is welcomed (same token) into Carol's room: that is her next message.
+      // Alice sees how her match ended, then is welcomed (same token) into Carol's room.
+      let ended = try await alice.nextState()
+      #expect(ended.view.room == "quick-1" && ended.view.phase == .over)
+      #expect(ended.view.player(.two)?.left == true && ended.view.winner == .one)
       let token = alice.token
       let welcome = try await alice.next()
       #expect(welcome == .welcome(room: "quick-2", seat: .two, token: token))
