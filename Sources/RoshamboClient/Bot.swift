@@ -109,6 +109,13 @@ public final class Bot {
     }
   }
 
+  /// A bot's name when it is given none: "bot-" and four random hex digits, so that bots
+  /// started alike are told apart (the leaderboard is kept by name).
+  nonisolated public static func randomName() -> String {
+    let digits = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+    return "bot-" + String(repeating: "0", count: 4 - digits.count) + digits
+  }
+
   /// "3 matches: 2 won, 1 lost; rounds: 5 won, 3 lost, 2 drawn".
   public var summary: String {
     "\(tally.matches) matches: \(tally.matchesWon) won, \(tally.matchesLost) lost; rounds: "

@@ -261,7 +261,7 @@ public final class ClientSession {
   private func closingReason(_ error: (any Error)?, _ fatal: ProtocolError?) -> String {
     if let fatal { return fatal.message }
     if outbox.quitting { return "you left the game" }
-    return error.map { "the connection ended: \($0)" } ?? "the server closed the connection"
+    return error.map(ConnectionFailure.ended) ?? "the server closed the connection"
   }
 }
 

@@ -70,7 +70,7 @@ public final class Screen {
       return ExitStatus.failure
     }
     if let error, !quitting {
-      Self.complain("the connection ended: \(error)")
+      Self.complain(ConnectionFailure.ended(error))
       return ExitStatus.failure
     }
     return ExitStatus.success

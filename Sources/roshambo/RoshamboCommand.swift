@@ -51,7 +51,6 @@ func reconnector(_ server: ResolvedServer) -> @Sendable () async throws -> Serve
 
 /// Connects, saying what to do when it fails.
 func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> ServerConnection {
-  let address = DiscoveredServer.address(host: server.host, port: server.port)
   do {
     return try await ServerConnection.connect(host: server.host, port: server.port, tls: server.tls)
   } catch let error as TLSError {
@@ -61,23 +60,33 @@ func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> S
       complain(lines: lines)
       throw ExitCode(ExitStatus.untrusted)
     }
-    complain(
-      "cannot connect to \(address): \(error.message) \(options.advice(for: error, host: server.host))"
-    )
-    throw ExitCode(ExitStatus.unavailable)
+    throw options.cannotConnect(host: server.host, port: server.port, error)
   } catch {
-    complain(
-      "cannot connect to \(address): \(error); check that roshambo-server runs there and that "
-        + "the port is right.")
-    throw ExitCode(ExitStatus.unavailable)
+    throw options.cannotConnect(host: server.host, port: server.port, error)
   }
 }
 
-/// The login name, if it makes a valid player name.
-let defaultName: String = {
-  let login = ProcessInfo.processInfo.environment["USER"] ?? ""
-  return (try? PlayerName.normalize(login).get()) ?? "player"
-}()
+/// The player's name when `--name` is not given: the login name (``LoginName``), else
+/// asked for on a terminal; without a terminal, an error says to pass `--name`.
+func playerName(_ given: String?) throws -> String {
+  if let given { return given }
+  let environment = ProcessInfo.processInfo.environment
+  if let login = LoginName.resolve(environment: environment, account: LoginName.account()) {
+    return login
+  }
+  guard Terminal.isInteractive else {
+    throw ValidationError("no login name to play under: give one with --name NAME.")
+  }
+  while true {
+    print("Your name (1 to 24 characters): ", terminator: "")
+    fflush(nil)
+    guard let line = readLine() else { throw ExitCode(ExitStatus.usage) }
+    switch PlayerName.normalize(line.trimmingCharacters(in: .whitespaces)) {
+    case .success(let name): return name
+    case .failure(let problem): print("That name is refused: \(problem).")
+    }
+  }
+}
 
 /// Checks `--name` with the rule the server uses.
 func validateName(_ name: String) throws {
@@ -99,8 +108,14 @@ struct Play: AsyncParsableCommand {
 
   @OptionGroup var server: ServerOptions
 
-  @Option(help: "Your name (1 to 24 characters; by default your login name).")
-  var name = defaultName
+  @Option(
+    help: ArgumentHelp(
+      "Your name (1 to 24 characters).",
+      discussion: """
+        By default your login name ($USER, $LOGNAME, then the password database); with \
+        none, a terminal asks for one.
+        """))
+  var name: String?
 
   @Option(help: "The room to join; without it, quick match with the next waiting player.")
   var room: String?
@@ -123,10 +138,11 @@ struct Play: AsyncParsableCommand {
   var strategy = BotStrategy.random
 
   func validate() throws {
-    try validateName(name)
+    if let name { try validateName(name) }
   }
 
   func run() async throws {
+    let name = try playerName(self.name)
     var room = self.room
     var local: GameServer?
     let server: ResolvedServer
@@ -217,15 +233,15 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "The room to join; without it, quick match.")
   var room: String?
 
-  @Option(help: "The bot's name.")
-  var name = "bot"
+  @Option(help: "The bot's name (by default bot- and four random hex digits).")
+  var name: String?
 
   @Flag(help: "Ask for a fair room (commit–reveal) when --room creates it.")
   var fair = false
 
   func validate() throws {
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
-    try validateName(name)
+    if let name { try validateName(name) }
   }
 
   func run() async throws {
@@ -238,10 +254,11 @@ struct BotCommand: AsyncParsableCommand {
         fflush(nil)
       }
       bot.start()
-      session.join(name: name, room: room, fair: fair)
+      session.join(name: name ?? Bot.randomName(), room: room, fair: fair)
       return Task { @MainActor in
         let (error, fatal) = await session.run()
-        let why = fatal.map { "the server refused: \($0.message)" } ?? error.map { "\($0)" }
+        let why =
+          fatal.map { "the server refused: \($0.message)" } ?? error.map(ConnectionFailure.ended)
         return (
           bot.tally.matches, bot.summary, why, error is ProtocolViolation || error is ServerCheated
         )

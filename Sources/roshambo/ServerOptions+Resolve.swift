@@ -120,17 +120,22 @@ extension ServerOptions {
   private func probe(_ host: String, _ port: Int) async throws -> String {
     do {
       return try await CertificateProbe.fingerprint(host: host, port: port)
-    } catch let error as TLSError {
-      complain(
-        "cannot connect to \(DiscoveredServer.address(host: host, port: port)): \(error.message) \(advice(for: error, host: host))"
-      )
-      throw ExitCode(ExitStatus.unavailable)
     } catch {
-      complain(
-        "cannot connect to \(DiscoveredServer.address(host: host, port: port)): \(error); check that roshambo-server "
-          + "runs there and that the port is right.")
-      throw ExitCode(ExitStatus.unavailable)
+      throw cannotConnect(host: host, port: port, error)
     }
+  }
+
+  /// Says why the connection to `host`:`port` failed, in a player's words (the
+  /// libraries' with `--verbose`), and gives the exit code for it.
+  func cannotConnect(host: String, port: Int, _ error: any Error) -> ExitCode {
+    let address = DiscoveredServer.address(host: host, port: port)
+    if let error = error as? TLSError {
+      complain("cannot connect to \(address): \(error.message) \(advice(for: error, host: host))")
+    } else {
+      let failure = ConnectionFailure(error, host: host, address: address)
+      complain(failure.sentence + (verbose ? " (\(failure.details))" : ""))
+    }
+    return ExitCode(ExitStatus.unavailable)
   }
 
   /// Asks the player at the terminal whether the code is the server's.

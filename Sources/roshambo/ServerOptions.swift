@@ -46,6 +46,9 @@ struct ServerOptions: ParsableArguments {
       discussion: "Must be well inside the server's idle limit (60 s by default)."))
   var keepalive: Double = 15
 
+  @Flag(help: "Say what the network libraries said when something fails.")
+  var verbose = false
+
   func validate() throws {
     if let port {
       guard (1...65_535).contains(port) else {

@@ -1,0 +1,185 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import RoshamboClient
+import RoshamboServer
+import RoshamboTLS
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs the real `roshambo` with `arguments` against `port` (trusting the test CA), with
+/// no terminal; returns its exit status and what it printed. It may not outlive
+/// `seconds` (a hang is a failure: it is ended and the status says so).
+func runRoshambo(_ arguments: [String], port: Int, seconds: Double = 20) throws -> (
+  status: Int32, printed: String
+) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/roshambo")
+  process.arguments =
+    arguments + [
+      "--host", "127.0.0.1", "--port", String(port), "--ca",
+      ClientTestCertificates.files.caCertificate,
+    ]
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  process.standardError = pipe
+  process.standardInput = FileHandle.nullDevice
+  try process.run()
+  let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+  DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+  defer { watchdog.cancel() }
+  let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  return (process.terminationStatus, printed)
+}
+
+@Suite("What a LAN party meets in its first hour", .serialized)
+struct FirstHourTests {
+  @Test("a bot refused from a full room says so and exits 1 at once (it used to hang)")
+  @MainActor
+  func fullRoom() async throws {
+    try await withTestServer { server in
+      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      var sessions: [ClientSession] = []
+      for name in ["Alice", "Bob"] {
+        let connection = try await ServerConnection.connect(
+          host: "127.0.0.1", port: server.port, tls: tls)
+        let session = ClientSession(connection: connection)
+        session.join(name: name, room: "den")
+        sessions.append(session)
+        Task { _ = await session.run() }
+      }
+      while try await server.lobby().rooms["den"]?.phase != .choosing {
+        await Task.yield()
+      }
+      let port = server.port
+      let (status, printed) = try await Task.detached {
+        try runRoshambo(["bot", "--room", "den", "--name", "Carol"], port: port)
+      }.value
+      #expect(status == 1, "\(printed)")
+      #expect(printed.contains("already has two players"), "\(printed)")
+      for session in sessions { session.hangUp() }
+    }
+  }
+
+  @Test("watching a room that does not exist says so and exits 1, off a terminal too")
+  func noSuchRoom() async throws {
+    try await withTestServer { server in
+      let port = server.port
+      let (status, printed) = try await Task.detached {
+        try runRoshambo(["watch", "--room", "nosuch"], port: port)
+      }.value
+      #expect(status == 1, "\(printed)")
+      #expect(printed.contains("There is no room named nosuch."), "\(printed)")
+    }
+  }
+
+  @Test("a bot whose quick-match opponent leaves plays the next one (it used to wait forever)")
+  func strandedBotPlaysOn() async throws {
+    try await withTestServer { server in
+      let port = server.port
+      // Alice plays one match and leaves; Bob wants two; Carol comes for one.
+      // (Fixed weapons: every round is decided, so every match ends.)
+      func bot(_ name: String, matches: Int, _ weapon: String) -> Task<
+        (status: Int32, printed: String), any Error
+      > {
+        Task.detached {
+          try runRoshambo(
+            ["bot", "--name", name, "--matches", String(matches), "--strategy", weapon],
+            port: port, seconds: 30)
+        }
+      }
+      let alice = bot("Alice", matches: 1, "rock")
+      while try await server.lobby().waitingPlayers != 1 { await Task.yield() }
+      let bob = bot("Bob", matches: 2, "paper")
+      let first = try await alice.value
+      #expect(first.status == 0, "\(first.printed)")
+      let carol = bot("Carol", matches: 1, "scissors")
+      let (second, third) = (try await bob.value, try await carol.value)
+      #expect(second.status == 0, "Bob: \(second.printed)")
+      #expect(second.printed.contains("against Carol"), "Bob: \(second.printed)")
+      #expect(third.status == 0, "Carol: \(third.printed)")
+      #expect(try await server.lobby().waitingPlayers == 0)
+    }
+  }
+
+  @Test("a refused connection is said in a player's words; the library's only with --verbose")
+  func refusedConnection() async throws {
+    // A port that was just free: nothing listens there.
+    let socket = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .bind(host: "127.0.0.1", port: 0).get()
+    let port = socket.localAddress!.port!
+    try await socket.close()
+    let (status, printed) = try runRoshambo(["bot", "--name", "Zed"], port: port)
+    #expect(status == 69)
+    #expect(
+      printed
+        == "roshambo: nothing is listening on 127.0.0.1:\(port): is roshambo-server running "
+        + "there, on that port?\n")
+    let verbose = try runRoshambo(["bot", "--name", "Zed", "--verbose"], port: port)
+    #expect(verbose.printed.contains("Connection refused"), "\(verbose.printed)")
+  }
+
+  @Test("each way a connection fails has its own sentence")
+  func failureKinds() {
+    let address = "10.0.0.9:7443"
+    func kind(_ error: any Error) -> ConnectionFailure.Kind {
+      ConnectionFailure(error, host: "10.0.0.9", address: address).kind
+    }
+    #expect(kind(IOError(errnoCode: ECONNREFUSED, reason: "connect")) == .refused)
+    #expect(kind(IOError(errnoCode: EHOSTUNREACH, reason: "connect")) == .unreachable)
+    #expect(kind(IOError(errnoCode: ENETUNREACH, reason: "connect")) == .unreachable)
+    #expect(kind(IOError(errnoCode: ETIMEDOUT, reason: "connect")) == .timedOut)
+    #expect(kind(ChannelError.connectTimeout(.seconds(10))) == .timedOut)
+    let sentences = [ConnectionFailure.Kind.refused, .timedOut, .unreachable, .unknownHost, .other]
+    #expect(Set(sentences.map { sentence(for: $0) }).count == sentences.count)
+    for kind in sentences {
+      #expect(!sentence(for: kind).contains("Error"), "\(sentence(for: kind))")
+    }
+    func sentence(for kind: ConnectionFailure.Kind) -> String {
+      let error: any Error =
+        switch kind {
+        case .refused: IOError(errnoCode: ECONNREFUSED, reason: "connect")
+        case .timedOut: ChannelError.connectTimeout(.seconds(1))
+        case .unreachable: IOError(errnoCode: EHOSTUNREACH, reason: "connect")
+        case .unknownHost:
+          unknownHost()
+        case .other: ChannelError.ioOnClosedChannel
+        }
+      return ConnectionFailure(error, host: "x", address: address).sentence
+    }
+  }
+
+  /// The error resolving a name that cannot exist gives (the `.invalid` top-level domain).
+  func unknownHost() -> any Error {
+    do {
+      _ = try SocketAddress.makeAddressResolvingHost("nosuch.invalid", port: 1)
+      return ChannelError.ioOnClosedChannel
+    } catch {
+      return error
+    }
+  }
+
+  @Test("the default name: USER, then LOGNAME, then the password database; never 'player'")
+  func defaultName() {
+    #expect(LoginName.resolve(environment: ["USER": "ana"], account: "root") == "ana")
+    #expect(LoginName.resolve(environment: ["USER": "", "LOGNAME": "bo"], account: "root") == "bo")
+    #expect(LoginName.resolve(environment: ["USER": ""], account: "carol") == "carol")
+    #expect(LoginName.resolve(environment: [:], account: nil) == nil)
+    // A login name the player-name rule refuses is passed over.
+    #expect(LoginName.resolve(environment: ["USER": "a\u{7}b"], account: "dee") == "dee")
+    #expect(LoginName.account() != nil, "this test runs as a user in the password database")
+  }
+
+  @Test("bots without --name get names of their own")
+  func botNames() {
+    let names = (0..<100).map { _ in Bot.randomName() }
+    #expect(names.allSatisfy { $0.count == 8 && $0.hasPrefix("bot-") })
+    #expect(
+      names.allSatisfy { $0.dropFirst(4).allSatisfy { "0123456789abcdef".contains($0) } })
+    #expect(Set(names).count > 90)
+  }
+}
