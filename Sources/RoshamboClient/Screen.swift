@@ -53,8 +53,11 @@ public final class Screen {
     terminal.restore()
     subscription = nil
     if let props = lastProps, interactive {
-      // Leave the last screen's essentials on the main screen.
-      for line in [props.banner, props.reveal, props.status].compactMap({ $0 }) { print(line) }
+      // Leave the last screen's essentials on the main screen, wrapped between words.
+      let renderer = ScreenRenderer(width: Terminal.size.columns, color: false)
+      for line in [props.banner, props.reveal, props.status].compactMap({ $0 }) {
+        for part in renderer.wrap(line) { print(part) }
+      }
     }
     if let signalled = exitStatus { return signalled }
     if let violation = error as? ProtocolViolation {
@@ -130,7 +133,9 @@ public final class Screen {
 
   /// Draws `props` at the terminal's current width.
   private func draw(_ props: ScreenProps) {
-    terminal.draw(ScreenRenderer(width: Terminal.size.columns, color: color).lines(for: props))
+    let size = Terminal.size
+    terminal.draw(
+      ScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: props))
   }
 
   /// Keys arrive on a thread of their own and are handled on the main actor.

@@ -65,11 +65,10 @@ public final class Terminal: @unchecked Sendable {
     }
   }
 
-  /// Draws a whole frame: home, each line cleared to its end, the rest cleared.
+  /// Draws a whole frame: home, each line cleared to its end, the rest cleared. No line
+  /// break follows the last line, so a frame as tall as the terminal does not scroll it.
   public func draw(_ lines: [String]) {
-    var frame = "\u{1B}[H"
-    for line in lines { frame += line + "\u{1B}[K\r\n" }
-    frame += "\u{1B}[J"
+    let frame = "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
     write(frame)
   }
 

@@ -25,14 +25,20 @@ final class ConnectionHandler: ChannelInboundHandler {
   private var link: ConnectionLink?
   /// Closes the connection if TLS and `hello` take too long.
   private var helloTimeout: Scheduled<Void>?
+  /// Closes the connection if the TLS handshake alone takes too long.
+  private var handshakeTimeout: Scheduled<Void>?
+  /// Tells the admission gate the handshake is done.
+  private let handshakeFinished: @Sendable () -> Void
   /// Closes the connection if it stays unwritable (its peer does not read) too long.
   private var stall: Scheduled<Void>?
 
   init(
     id: Int, hub: HubHandle, limits: ServerConfiguration.Limits, admission: Admission,
-    handshakeFailures: HandshakeFailureLog, logger: Logger
+    handshakeFailures: HandshakeFailureLog, logger: Logger,
+    handshakeFinished: @escaping @Sendable () -> Void = {}
   ) {
     self.id = id
+    self.handshakeFinished = handshakeFinished
     self.hub = hub
     self.limits = limits
     self.handshakeFailures = handshakeFailures
@@ -45,6 +51,16 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func channelActive(context: ChannelHandlerContext) {
+    handshakeTimeout = context.eventLoop.assumeIsolated().scheduleTask(
+      in: .seconds(limits.handshakeTimeoutSeconds)
+    ) {
+      self.logger.debug(
+        "closing a connection whose TLS handshake took too long",
+        metadata: ["conn": "\(self.id)", "seconds": "\(self.limits.handshakeTimeoutSeconds)"])
+      self.helloTimeout?.cancel()
+      self.machine.closed()
+      context.close(promise: nil)
+    }
     helloTimeout = context.eventLoop.assumeIsolated().scheduleTask(
       in: .seconds(limits.helloTimeoutSeconds)
     ) {
@@ -57,6 +73,7 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
+    handshakeTimeout?.cancel()
     helloTimeout?.cancel()
     stall?.cancel()
     machine.closed()
@@ -66,6 +83,8 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
     if event is TLSHandshakeCompleted {
+      handshakeTimeout?.cancel()
+      handshakeFinished()
       perform(machine.handshakeCompleted(), context: context)
     } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
       perform(machine.idle(), context: context)

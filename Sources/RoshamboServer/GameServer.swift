@@ -33,39 +33,52 @@ public final class GameServer: Sendable {
   /// Whether `stop()` has been called (a second call returns at once).
   private let stopped = NIOLockedValueBox(false)
 
-  /// Live connections, so `stop()` can close each one properly, and how many each
-  /// address holds.
+  /// Live connections, so `stop()` can close each one properly, and the
+  /// ``AdmissionGate`` that decides at accept whether each may start.
   final class Connections: Sendable {
     private struct State {
       var nextID = 1
-      var open: [Int: (channel: any Channel, address: String)] = [:]
-      var perAddress: [String: Int] = [:]
+      var open: [Int: any Channel] = [:]
+      var gate: AdmissionGate
     }
 
-    private let state = NIOLockedValueBox(State())
+    // The channels and the gate's counts: every access takes this lock.
+    private let state: NIOLockedValueBox<State>
 
-    /// Registers a new channel; returns its id, how many are open with it, and how many
-    /// its address holds with it.
-    func add(_ channel: any Channel) -> (id: Int, count: Int, fromAddress: Int) {
-      let address = channel.remoteAddress?.ipAddress ?? "?"
-      return state.withLockedValue { state in
+    init(limits: ServerConfiguration.Limits) {
+      state = NIOLockedValueBox(
+        State(
+          gate: AdmissionGate(
+            limits: .init(
+              maxConnections: limits.maxConnections,
+              maxConnectionsPerAddress: limits.maxConnectionsPerAddress,
+              maxHandshakes: limits.maxHandshakes,
+              maxHandshakesPerAddress: limits.maxHandshakesPerAddress))))
+    }
+
+    /// A channel was accepted: its id and whether it may start (``AdmissionGate``).
+    func add(_ channel: any Channel) -> (id: Int, decision: AdmissionGate.Decision) {
+      state.withLockedValue { state in
         let id = state.nextID
         state.nextID += 1
-        state.open[id] = (channel, address)
-        state.perAddress[address, default: 0] += 1
-        return (id, state.open.count, state.perAddress[address]!)
+        let decision = state.gate.accept(id, from: channel.remoteAddress)
+        if decision != .drop { state.open[id] = channel }
+        return (id, decision)
       }
+    }
+
+    func handshakeFinished(_ id: Int) {
+      state.withLockedValue { $0.gate.handshakeFinished(id) }
     }
 
     func remove(_ id: Int) {
       state.withLockedValue { state in
-        guard let (_, address) = state.open.removeValue(forKey: id) else { return }
-        state.perAddress[address, default: 1] -= 1
-        if state.perAddress[address] == 0 { state.perAddress[address] = nil }
+        state.open[id] = nil
+        state.gate.closed(id)
       }
     }
 
-    var all: [any Channel] { state.withLockedValue { $0.open.values.map(\.channel) } }
+    var all: [any Channel] { state.withLockedValue { Array($0.open.values) } }
   }
 
   private init(
@@ -144,8 +157,8 @@ public final class GameServer: Sendable {
       try? await group.shutdownGracefully()
       throw error
     }
-    let connections = Connections()
     let limits = configuration.limits
+    let connections = Connections(limits: limits)
     let handshakeFailures = HandshakeFailureLog(logger: logger, advice: configuration.tlsAdvice)
     let listener: any Channel
     do {
@@ -159,12 +172,17 @@ public final class GameServer: Sendable {
           .writeBufferWaterMark, value: .init(low: 16 * 1024, high: 64 * 1024)
         )
         .childChannelInitializer { channel in
-          let (id, count, fromAddress) = connections.add(channel)
+          let (id, decision) = connections.add(channel)
+          let admission: ConnectionHandler.Admission
+          switch decision {
+          case .drop:
+            // Over a limit with refusals already under way: a failed initializer makes
+            // the bootstrap close it, before any TLS.
+            return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed)
+          case .refuse(let reason): admission = reason
+          case .admit: admission = .admitted
+          }
           channel.closeFuture.whenComplete { _ in connections.remove(id) }
-          let admission: ConnectionHandler.Admission =
-            count > limits.maxConnections
-            ? .serverFull
-            : fromAddress > limits.maxConnectionsPerAddress ? .addressFull : .admitted
           return channel.eventLoop.makeCompletedFuture {
             let handlers: [any ChannelHandler] = [
               try TLSHandler(context: tls),
@@ -174,7 +192,8 @@ public final class GameServer: Sendable {
               IdleStateHandler(readTimeout: .seconds(limits.idleTimeoutSeconds)),
               ConnectionHandler(
                 id: id, hub: hub, limits: limits, admission: admission,
-                handshakeFailures: handshakeFailures, logger: logger),
+                handshakeFailures: handshakeFailures, logger: logger,
+                handshakeFinished: { connections.handshakeFinished(id) }),
             ]
             try channel.pipeline.syncOperations.addHandlers(handlers)
           }

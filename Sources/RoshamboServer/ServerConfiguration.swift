@@ -11,9 +11,20 @@ public struct ServerConfiguration: Sendable {
   /// The limits that keep bad or greedy clients cheap.
   public struct Limits: Sendable {
     public var maxConnections = 10_000
-    /// Connections one IP address may hold at once, so one address cannot take every
-    /// slot; more from it are refused with `server_full`.
+    /// Connections one IP address (an IPv6 address: its /64) may hold at once, so one
+    /// address cannot take every slot; more from it are refused when they connect.
     public var maxConnectionsPerAddress = 64
+    /// Connections that may be in their TLS handshake at once: more are closed the
+    /// moment they connect, so connections that never finish a handshake cannot keep
+    /// players out. One address may hold at most a quarter of these, and no more than
+    /// its `maxConnectionsPerAddress`.
+    public var maxHandshakes = 1_024
+    /// The handshakes one address may have under way at once.
+    public var maxHandshakesPerAddress: Int {
+      min(maxConnectionsPerAddress, max(1, maxHandshakes / 4))
+    }
+    /// The TLS handshake must be done within this many seconds of connecting.
+    public var handshakeTimeoutSeconds: Int64 = 5
     /// TLS and `hello` must be done within this many seconds of connecting.
     public var helloTimeoutSeconds: Int64 = 10
     /// A connection with no frame for this long is closed.

@@ -165,6 +165,40 @@ struct ScreenTests {
     }
   }
 
+  @Test("a small terminal keeps the room and both scores on screen; the history gives way")
+  func smallTerminal() {
+    var room = RoomState(name: "den", settings: .init(bestOf: 99))
+    room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    for _ in 0..<30 {
+      room.apply(.chose(seat: .one, round: room.round, weapon: .rock, at: 1))
+      room.apply(.chose(seat: .two, round: room.round, weapon: .rock, at: 1))
+    }
+    var context = ClientContext(connection: .reconnecting(attempt: 2), now: 2_000)
+    context.notice = "A long notice from the server that takes more than one line at sixty columns."
+    let props = makeProps(view: room.view(for: .two), context: context)
+    for (width, height) in [(60, 20), (60, 12), (40, 10), (30, 6)] {
+      let lines = ScreenRenderer(width: width, height: height, color: false).lines(for: props)
+      #expect(lines.count <= height, "\(width)×\(height): \(lines)")
+      #expect(lines.first?.hasPrefix("Room den · classic") == true, "\(width)×\(height)")
+      #expect(lines.contains { $0.hasPrefix("P1 Alice") }, "\(width)×\(height): \(lines)")
+      #expect(lines.contains { $0.hasPrefix("P2 Bob (you)") }, "\(width)×\(height): \(lines)")
+      #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) <= width })
+    }
+    // At 60×20 the screen keeps what it can of the history, the latest rounds.
+    let lines = ScreenRenderer(width: 60, height: 20, color: false).lines(for: props)
+    #expect(lines.count == 20)
+    #expect(lines.contains("  30. Alice rock, you rock: draw"), "\(lines)")
+    #expect(!lines.contains("  23. Alice rock, you rock: draw"), "\(lines)")
+  }
+
+  @Test("text is wrapped between words, never inside one")
+  func wrapsAtWords() {
+    let renderer = ScreenRenderer(width: 20, color: false)
+    let lines = renderer.wrap("Alice wins the match 2–0. Press [n] for a rematch.")
+    #expect(lines == ["Alice wins the match", "2–0. Press [n] for a", "rematch."])
+  }
+
   @Test("the screens read as a player expects")
   func texts() {
     #expect(screen(Self.waiting(), width: 80).contains("Waiting for an opponent…"))

@@ -268,6 +268,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.port = 0
   configuration.limits.maxConnections = 100_000
   configuration.limits.maxConnectionsPerAddress = 100_000  // every bot connects from 127.0.0.1
+  configuration.limits.maxHandshakes = 400_000
   // The bots play as fast as the server answers, far above any person's pace; the
   // per-connection rate limit (a policy, tested in the test suite) would cap them.
   configuration.limits.framesPerSecond = 1_000_000
@@ -485,9 +486,15 @@ if runs("fair") {
     let result = try probeLatency(
       port: port, tls: clientTLS, iterations: quick ? 600 : 3_000, fair: fair)
     server.stop()
-    rows.append((fair ? "fair room: commit → reveals → both seats" : "ordinary room: choose → both seats", result))
+    rows.append(
+      (
+        fair ? "fair room: commit → reveals → both seats" : "ordinary room: choose → both seats",
+        result
+      ))
   }
-  print("4. Fair rooms: the second pick of a round until both seats have the result, µs (durability on)")
+  print(
+    "4. Fair rooms: the second pick of a round until both seats have the result, µs (durability on)"
+  )
   print(pad("measure", 52) + pad("p50", 10) + pad("p99", 10) + "÷ ordinary p50")
   let base = percentile(rows[0].result.midPicks + rows[0].result.endPicks, 0.5)
   for (label, result) in rows {
@@ -522,7 +529,9 @@ struct Capacity {
     func mean(_ value: KeyPath<Capacity, Double>) -> Double {
       runs.map { $0[keyPath: value] }.reduce(0, +) / Double(runs.count)
     }
-    func at(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+    func at(_ p: Double) -> Double {
+      latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+    }
     return Capacity(
       picksPerSecond: mean(\.picksPerSecond), p50: at(0.5), p99: at(0.99),
       bytesPerConnection: mean(\.bytesPerConnection),
@@ -616,7 +625,8 @@ if runs("fair-capacity") {
   let fair = try await capacity(durable: true, fair: true)
   print(
     "5. Capacity in fair rooms: \(rooms) rooms offered \(rate) picks/s for \(seconds) s, durability on "
-      + "(a pick: choose → own state; in a fair room commit → own state, and each round one reveal more per seat)")
+      + "(a pick: choose → own state; in a fair room commit → own state, and each round one reveal more per seat)"
+  )
   print(pad("rooms", 20) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "errors")
   for (name, run) in [("ordinary", ordinary), ("fair", fair)] {
     print(
