@@ -12,7 +12,11 @@
 #   - bots trusting the CA file and the pinned fingerprint play a match as before;
 #   - a certificate without 10.77.0.1 is refused with "name mismatch" (--ca);
 #   - a server with a new certificate at the same address is refused as changed;
-#   - a server started with --no-announce is not found;
+#   - a server started with --no-announce is not found, nor one listening on 127.0.0.1;
+#   - a forger (10.77.0.4) that copies the server's name and code into its own
+#     announcements is refused (--accept-new) with a warning naming both codes; 64 forged
+#     entries from it do not hide the real server; an announcement sent to one host
+#     directly (not to the group) is not listed;
 #   - a server on a host where multicast is impossible (loopback only) warns once and
 #     plays on.
 # Needs root (ip netns), iproute2, tmux, and dist/ from scripts/package.sh.
@@ -31,7 +35,8 @@ session="$tag-tty"
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
   tmux kill-session -t "$session" 2>/dev/null || true
-  for ns in srv p1 p2 lan solo; do ip netns del "$tag-$ns" 2>/dev/null || true; done
+  [ -n "${evil_pid:-}" ] && kill "$evil_pid" 2>/dev/null || true
+  for ns in srv p1 p2 evil lan solo; do ip netns del "$tag-$ns" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -56,7 +61,7 @@ ip netns add "$lan"
 ip -n "$lan" link add br0 type bridge mcast_snooping 0
 ip -n "$lan" link set br0 up
 host=1
-for name in srv p1 p2; do
+for name in srv p1 p2 evil; do
   ns="$tag-$name"
   ip netns add "$ns"
   ip link add "$tag$name-a" type veth peer name "$tag$name-b"
@@ -68,7 +73,7 @@ for name in srv p1 p2; do
   ip -n "$ns" link set lo up
   host=$((host + 1))
 done
-echo "lan-test: hosts 10.77.0.1 (server), 10.77.0.2 and 10.77.0.3 (players) are up"
+echo "lan-test: hosts 10.77.0.1 (server), 10.77.0.2 and 10.77.0.3 (players), 10.77.0.4 (a forger) are up"
 
 # on HOST HOME COMMAND...: runs a packaged binary on a host, as a user whose home is HOME.
 on() {
@@ -204,6 +209,81 @@ fi
 grep -q "no server announced itself" "$work/quiet.out" || { cat "$work/quiet.out"; fail "expected 'no server announced itself'"; }
 stop_server
 
+echo "lan-test: a server listening on 127.0.0.1 does not announce on the LAN"
+start_server "$work/certs" --host 127.0.0.1
+grep -q "not announcing on the local network: the server listens only on 127.0.0.1" "$work/server.out" \
+  || { cat "$work/server.out"; fail "expected the server to say it does not announce"; }
+if (on p1 one "$pkg/roshambo" servers --timeout 2) > "$work/loopback.out" 2>&1; then
+  cat "$work/loopback.out"; fail "a server listening on 127.0.0.1 was announced on the LAN"
+fi
+stop_server
+
+# forge COUNT [UNICAST_HOST]: for 4 s, the forger host announces COUNT servers named like
+# the real one with the real code (ports 7443 on), and with UNICAST_HOST also sends one
+# announcement ("Whisper") to that host directly instead of to the group.
+forge() {
+  ip netns exec "$tag-evil" /usr/bin/python3 - "$code" "$@" <<'PY' &
+import json, socket, sys, time
+code, count = sys.argv[1], int(sys.argv[2])
+unicast = sys.argv[3] if len(sys.argv) > 3 else None
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("10.77.0.4"))
+def announce(name, port, to):
+    message = {"roshambo": "announce", "protocol": 1, "name": name, "port": port,
+               "waiting": 0, "code": code}
+    s.sendto(json.dumps(message).encode(), (to, 7444))
+end = time.time() + 4
+while time.time() < end:
+    for i in range(count):
+        announce("LAN Test", 7443 + i, "239.255.74.43")
+    if unicast:
+        announce("Whisper", 7443, unicast)
+    time.sleep(0.1)
+PY
+  forger=$!
+}
+
+echo "lan-test: a forger announces the real server's name and code with its own certificate"
+"$pkg/scripts/gen-certs.sh" --out "$work/evil" --host 10.77.0.4 >/dev/null
+on evil evil "$pkg/roshambo-server" --host 0.0.0.0 --port 7443 --no-announce \
+  --cert "$work/evil/server.pem" --key "$work/evil/server-key.pem" --data-dir "$work/evil-data" \
+  --log-level error > "$work/evil.out" 2>&1 &
+evil_pid=$!
+for _ in $(seq 100); do grep -q 'listening on' "$work/evil.out" && break; sleep 0.1; done
+start_server "$work/certs" --no-announce   # the real one is there, but silent
+forge 1
+if (on p1 spoofed "$pkg/roshambo" bot --accept-new --name p1) > "$work/spoofed.out" 2>&1; then
+  status=0
+else
+  status=$?
+fi
+wait "$forger" || true
+echo "--- a bot offered the forger's announcement:"; cat "$work/spoofed.out"
+[ "$status" = 77 ] || fail "a forged announcement was trusted (exit $status, expected 77)"
+grep -q "announced the identity code $code, but its certificate's code is" "$work/spoofed.out" \
+  || fail "the warning does not name the announced and the real code"
+[ ! -e "$work/home-spoofed/.config/roshambo/known_servers" ] \
+  || ! grep -q "^10.77.0.4" "$work/home-spoofed/.config/roshambo/known_servers" \
+  || fail "the forger was remembered"
+stop_server
+
+echo "lan-test: 64 forged entries and a whispered one do not hide the real server"
+start_server "$work/certs"
+forge 64 10.77.0.2
+(on p1 one "$pkg/roshambo" servers --timeout 2) > "$work/crowded.out" 2>&1 || true
+wait "$forger" || true
+echo "--- roshambo servers among forgeries:"; cat "$work/crowded.out"
+grep -q "^LAN Test  10.77.0.1:7443  0 waiting  code $code\$" "$work/crowded.out" \
+  || fail "the real server is not listed among the forgeries"
+forged=$(grep -c "10.77.0.4:" "$work/crowded.out" || true)
+[ "$forged" -le 4 ] || fail "$forged entries from one forger were listed (at most 4)"
+if grep -q "Whisper" "$work/crowded.out"; then fail "an announcement not sent to the group was listed"; fi
+stop_server
+kill "$evil_pid" 2>/dev/null || true
+wait "$evil_pid" 2>/dev/null || true
+evil_pid=""
+
 echo "lan-test: a host where multicast is impossible"
 ip netns add "$tag-solo"
 ip -n "$tag-solo" link set lo up
@@ -223,4 +303,4 @@ wait "$b" || status=1
 echo "--- the server's warnings without multicast:"; grep -i 'announc' "$work/solo.out"
 [ "$(grep -ci 'warning.*announc' "$work/solo.out")" = 1 ] || fail "expected exactly one warning about announcing"
 stop_server
-echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, changed identity refused, --no-announce unheard, no multicast warned once; --ca, --pin and the IP subjectAltName check: OK"
+echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, changed identity refused, --no-announce and loopback unheard, forged announcements refused and capped, whispers ignored, no multicast warned once; --ca, --pin and the IP subjectAltName check: OK"

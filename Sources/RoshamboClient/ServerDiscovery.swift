@@ -8,11 +8,15 @@ import RoshamboProtocol
 /// hears for a while (docs/PROTOCOL.md, "Finding servers on a LAN").
 ///
 /// Invariant: at most ``maxServers`` servers are kept, one per address and port (the
-/// newest announcement wins), whatever is sent to the group.
+/// newest announcement wins), at most ``maxPerSource`` from one source address, and only
+/// datagrams sent to the group, whatever is sent.
 public enum ServerDiscovery {
   /// More servers than this on one LAN are not listed (a flood of forged announcements
   /// cannot grow the list without bound).
   public static let maxServers = 64
+  /// Servers listed from one source address (one machine may run a few servers on
+  /// several ports; one forger cannot fill the list and hide the real server).
+  public static let maxPerSource = 4
 
   /// What was heard within `timeout`, ordered by name then address. Announcements of
   /// another protocol version are left out. Throws when no interface could join the
@@ -26,6 +30,7 @@ public enum ServerDiscovery {
     let groupAddress = try AnnouncementInterfaces.groupAddress(port: groupPort)
     let channel = try await DatagramBootstrap(group: loop)
       .channelOption(.socketOption(.so_reuseaddr), value: 1)
+      .channelOption(.receivePacketInfo, value: true)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.addHandler(AnnouncementReader(heard: heard))
@@ -76,6 +81,7 @@ public enum ServerDiscovery {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       let envelope = unwrapInboundIn(data)
       guard envelope.data.readableBytes <= Announcement.maxBytes,
+        Announcement.cameToGroup(envelope),
         let host = envelope.remoteAddress.ipAddress,
         case .announcement(let announcement)? = try? envelope.data.withUnsafeReadableBytes({
           try Announcement.decode(UnsafeRawBufferPointer($0))
@@ -84,7 +90,10 @@ public enum ServerDiscovery {
       else { return }
       let server = DiscoveredServer(host: host, announcement: announcement)
       heard.withLockedValue { heard in
-        if heard[server.address] != nil || heard.count < ServerDiscovery.maxServers {
+        let fromSource = heard.values.count { $0.host == host }
+        if heard[server.address] != nil
+          || (heard.count < ServerDiscovery.maxServers && fromSource < ServerDiscovery.maxPerSource)
+        {
           heard[server.address] = server
         }
       }

@@ -11,11 +11,16 @@ extension LobbyState {
   /// Why the rules refuse `action`, or nil when they accept it.
   public func refusal(for action: LobbyAction) -> Refusal? {
     switch action {
-    case .join(let requested, let name, let token, _, let at):
+    case .join(let requested, let name, let token, let fair, let at):
       let target = roomForJoin(requested: requested)
       guard let room = rooms[target] else {
         if let requested, Self.isQuickMatchRoom(requested) { return .reservedRoomName(requested) }
         return nil
+      }
+      if fair, requested != nil, !room.settings.fair {
+        return .fairRoom(
+          "Room \(target) already exists and is not fair (commit–reveal); join it without "
+            + "asking for a fair room, or pick another name.")
       }
       return room.refusal(for: .playerJoined(name: name, token: token, at: at))
     case .spectate(let name):

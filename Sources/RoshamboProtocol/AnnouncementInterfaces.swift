@@ -59,3 +59,13 @@ public enum AnnouncementInterfaces {
     device.address?.ipAddress?.hasPrefix("127.") ?? false
   }
 }
+
+extension Announcement {
+  /// Whether a datagram was sent to the announcement group, as the kernel says
+  /// (`IP_PKTINFO`, asked for with `ChannelOptions.receivePacketInfo`), rather than to the
+  /// socket's own address: only what went to the group counts, so one host cannot whisper
+  /// forged announcements or queries to another.
+  public static func cameToGroup(_ envelope: AddressedEnvelope<ByteBuffer>) -> Bool {
+    envelope.metadata?.packetInfo?.destinationAddress.ipAddress == group
+  }
+}

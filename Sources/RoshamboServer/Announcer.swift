@@ -24,6 +24,19 @@ final class Announcer: Sendable {
     var groupPort = Announcement.port
     var interval: TimeAmount = .seconds(2)
     var minimumGap: TimeAmount = .milliseconds(250)
+    /// The address the game listens on: a wildcard announces on every LAN interface,
+    /// an address only on the interface that has it (none, for loopback).
+    var listenHost = "0.0.0.0"
+  }
+
+  /// The interfaces to announce on for a server listening on `host`: every one for a
+  /// wildcard, else the one holding that address (none for a loopback address: nobody
+  /// else on the network could connect to it).
+  static func devices(listeningOn host: String, among devices: [NIONetworkDevice])
+    -> [NIONetworkDevice]
+  {
+    if host == "0.0.0.0" || host == "::" || host.isEmpty { return devices }
+    return devices.filter { $0.address?.ipAddress == host }
   }
 
   private let loop: any EventLoop
@@ -57,7 +70,18 @@ final class Announcer: Sendable {
     waiting: @escaping @Sendable () -> EventLoopFuture<Int>
   ) async -> (Announcer?, [String]) {
     var warnings: [String] = []
-    let devices = AnnouncementInterfaces.current()
+    let all = AnnouncementInterfaces.current()
+    let devices = Self.devices(listeningOn: settings.listenHost, among: all)
+    if devices.isEmpty, !all.isEmpty {
+      return (
+        nil,
+        [
+          "not announcing on the local network: the server listens only on "
+            + "\(settings.listenHost), which no LAN interface here has; players on this "
+            + "machine connect with --host \(settings.listenHost)"
+        ]
+      )
+    }
     guard !devices.isEmpty else {
       return (
         nil,
@@ -81,6 +105,7 @@ final class Announcer: Sendable {
     do {
       let channel = try await DatagramBootstrap(group: loop)
         .channelOption(.socketOption(.so_reuseaddr), value: 1)
+        .channelOption(.receivePacketInfo, value: true)
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
@@ -226,7 +251,10 @@ final class Announcer: Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       let envelope = unwrapInboundIn(data)
-      guard envelope.data.readableBytes <= Announcement.maxBytes else { return }
+      // Queries come to the group: one sent to this socket's address directly is not.
+      guard envelope.data.readableBytes <= Announcement.maxBytes,
+        Announcement.cameToGroup(envelope)
+      else { return }
       do {
         let datagram = try envelope.data.withUnsafeReadableBytes {
           try Announcement.decode(UnsafeRawBufferPointer($0))

@@ -212,7 +212,7 @@ public final class GameServer: Sendable {
       let settings = Announcer.Settings(
         name: name, code: code,
         tlsPort: port, groupPort: configuration.announcePort,
-        interval: configuration.announceInterval)
+        interval: configuration.announceInterval, listenHost: configuration.host)
       let (started, announceWarnings) = await Announcer.start(
         settings, loop: hubLoop, logger: logger,
         waiting: { hub.submit { $0.lobby.waitingPlayers } })

@@ -88,6 +88,13 @@ func playerName(_ given: String?) throws -> String {
   }
 }
 
+/// `--fair` asks for a fair room when `--room` creates it; quick match cannot ask.
+func validateFair(_ fair: Bool, room: String?, vsBot: Bool) throws {
+  guard fair, room == nil, !vsBot else { return }
+  throw ValidationError(
+    "--fair needs --room: quick-match rooms are fair only when the server runs with --fair.")
+}
+
 /// Checks `--name` with the rule the server uses.
 func validateName(_ name: String) throws {
   if case .failure(let problem) = PlayerName.normalize(name) {
@@ -139,6 +146,7 @@ struct Play: AsyncParsableCommand {
 
   func validate() throws {
     if let name { try validateName(name) }
+    try validateFair(fair, room: room, vsBot: vsBot)
   }
 
   func run() async throws {
@@ -242,6 +250,7 @@ struct BotCommand: AsyncParsableCommand {
   func validate() throws {
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
     if let name { try validateName(name) }
+    try validateFair(fair, room: room, vsBot: false)
   }
 
   func run() async throws {

@@ -13,7 +13,7 @@ extension ServerOptions {
   /// certs/ for a server on this machine, or trust on first use (asking the player, or
   /// `--accept-new`). Prints what a person must know; throws an exit code on failure.
   func resolve() async throws -> ResolvedServer {
-    let (host, port) = try await target()
+    let (host, port, announced) = try await target()
     if let pin { return try resolved(host, port, trust: .pinnedSHA256(pin)) }
     if let ca {
       guard FileManager.default.isReadableFile(atPath: ca) else {
@@ -48,6 +48,25 @@ extension ServerOptions {
     }
     let fingerprint = try await probe(host, port)
     let code = IdentityCode.code(forFingerprint: fingerprint) ?? fingerprint
+    let address = DiscoveredServer.address(host: host, port: port)
+    if let announced, announced.code != code {
+      // What answered is not what announced itself: another machine may have copied the
+      // real server's name and code into its own announcements.
+      let warning =
+        "WARNING: the server at \(address) announced the identity code \(announced.code), but "
+        + "its certificate's code is \(code). Another machine may be pretending to be "
+        + "\"\(announced.name)\"."
+      guard Self.interactive, !acceptNew else {
+        complain(
+          lines: [
+            warning,
+            "Not connecting. Ask the server's host for the code roshambo-server printed, and "
+              + "name the server with --host.",
+          ])
+        throw ExitCode(ExitStatus.untrusted)
+      }
+      FileHandle.standardError.write(Data((TerminalText.sanitized(warning) + "\n").utf8))
+    }
     if !acceptNew {
       guard Self.interactive else {
         complain(
@@ -56,7 +75,7 @@ extension ServerOptions {
             + "--accept-new (or --pin \(fingerprint)).")
         throw ExitCode(ExitStatus.untrusted)
       }
-      guard Self.confirm(host: host, port: port, code: code) else {
+      guard Self.confirm(host: host, port: port, code: code, fingerprint: fingerprint) else {
         complain("not connecting: the server was not trusted.")
         throw ExitCode(ExitStatus.untrusted)
       }
@@ -73,9 +92,10 @@ extension ServerOptions {
     return try resolved(host, port, trust: .pinnedSHA256(fingerprint))
   }
 
-  /// `--host` and `--port`, or the server the local network offers.
-  private func target() async throws -> (String, Int) {
-    if let host { return (host, port ?? 7443) }
+  /// `--host` and `--port`, or the server the local network offers (with what it
+  /// announced, to check against what answers).
+  private func target() async throws -> (String, Int, Announcement?) {
+    if let host { return (host, port ?? 7443, nil) }
     let found: [DiscoveredServer]
     do {
       found = try await ServerDiscovery.find(timeout: .milliseconds(1_500))
@@ -91,7 +111,7 @@ extension ServerOptions {
       throw ExitCode(ExitStatus.unavailable)
     case 1:
       complain("found \(found[0].line)")
-      return (found[0].host, found[0].port)
+      return (found[0].host, found[0].port, found[0].announcement)
     default:
       let list = found.enumerated().map {
         "  \($0.offset + 1). \(TerminalText.sanitized($0.element.line))"
@@ -111,7 +131,8 @@ extension ServerOptions {
         guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), answer != "q"
         else { throw ExitCode(ExitStatus.failure) }
         if let choice = Int(answer), (1...found.count).contains(choice) {
-          return (found[choice - 1].host, found[choice - 1].port)
+          let server = found[choice - 1]
+          return (server.host, server.port, server.announcement)
         }
       }
     }
@@ -139,11 +160,16 @@ extension ServerOptions {
   }
 
   /// Asks the player at the terminal whether the code is the server's.
-  private static func confirm(host: String, port: Int, code: String) -> Bool {
+  private static func confirm(host: String, port: Int, code: String, fingerprint: String)
+    -> Bool
+  {
     let question = """
       The server at \(DiscoveredServer.address(host: host, port: port)) is new to this machine.
       Its identity code is  \(code)
-      Compare it with the code roshambo-server printed when it started (ask its host).
+      Compare all 16 digits with the code roshambo-server printed when it started (ask its
+      host): a forged certificate can match the first eight in about a second, while all
+      16 take some 10^16 tries.
+      (Its full fingerprint, for --pin: \(fingerprint))
       Trust this server from now on? [y/N] 
       """
     FileHandle.standardError.write(Data(question.utf8))

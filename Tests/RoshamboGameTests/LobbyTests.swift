@@ -132,6 +132,19 @@ struct LobbyTests {
     #expect(lobby.locate(token: "c")! == ("quick-2", .one))
   }
 
+  @Test("asking for a fair room that exists as an ordinary one is refused, not ignored")
+  func fairAskForOrdinaryRoom() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: "den", name: "A", token: "a", at: 1))
+    let before = lobby
+    #expect(
+      lobby.apply(.join(room: "den", name: "B", token: "b", fair: true, at: 2))?.kind == .fairRoom)
+    #expect(lobby == before)
+    #expect(lobby.apply(.join(room: "den", name: "B", token: "b", fair: false, at: 2)) == nil)
+    lobby.apply(.join(room: "fairden", name: "C", token: "c", fair: true, at: 3))
+    #expect(lobby.apply(.join(room: "fairden", name: "D", token: "d", fair: true, at: 4)) == nil)
+  }
+
   @Test("quick-match names are not for named rooms")
   func quickNamesAreReserved() {
     var lobby = LobbyState()

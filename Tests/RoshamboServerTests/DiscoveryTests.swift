@@ -16,6 +16,8 @@ private func announcing(
   name: String, groupPort: Int, interval: TimeAmount = .seconds(60)
 ) -> ServerConfiguration {
   var configuration = testConfiguration(dataDirectory: nil)
+  // A server announces only where it listens: here, on every interface.
+  configuration.host = "0.0.0.0"
   configuration.announceName = name
   configuration.announcePort = groupPort
   configuration.announceInterval = interval
@@ -114,7 +116,8 @@ struct DiscoveryTests {
     }
   }
 
-  @Test("junk and forged announcements on the group are not listed; the real server is")
+  @Test(
+    "junk on the group and announcements not sent to the group are not listed; the real server is")
   func hostileDatagrams() async throws {
     let port = freeGroupPort()
     try await withServer(announcing(name: "Real", groupPort: port)) { server in
@@ -135,14 +138,22 @@ struct DiscoveryTests {
             .utf8),
         [UInt8](repeating: UInt8(ascii: " "), count: 600),
       ]
-      let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+      let group = try AnnouncementInterfaces.groupAddress(port: port)
+      // A well-formed announcement sent to the finder's port directly, not to the group.
+      let whisper = Announcement(
+        name: "Whisper", port: 9, protocolVersion: 1, waiting: 0, code: server.code
+      ).encoded()
+      let direct = try SocketAddress(ipAddress: "127.0.0.1", port: port)
       // Sent again and again while the finder listens, so some surely land in its window.
       for _ in 0..<10 {
         for bytes in junk {
           try await sender.writeAndFlush(
-            AddressedEnvelope(remoteAddress: target, data: sender.allocator.buffer(bytes: bytes))
+            AddressedEnvelope(remoteAddress: group, data: sender.allocator.buffer(bytes: bytes))
           ).get()
         }
+        try await sender.writeAndFlush(
+          AddressedEnvelope(remoteAddress: direct, data: sender.allocator.buffer(bytes: whisper))
+        ).get()
         try await Task.sleep(for: .milliseconds(50))
       }
       let found = try await finding.value

@@ -169,6 +169,14 @@ struct FairMatchTests {
       let carol = try await TestClient.connect(port: server.port)
       let dave = try await TestClient.connect(port: server.port)
       try await carol.hello(name: "Carol", room: "plain", fair: false)
+      // Asking for a fair room that exists as an ordinary one is refused, not ignored.
+      let eve = try await TestClient.connect(port: server.port)
+      let asked = try await eve.hello(name: "Eve", room: "plain", fair: true)
+      guard case .error(let notFair, _) = asked else {
+        Issue.record("expected a refusal, got \(asked)")
+        return
+      }
+      #expect(notFair.code == .fairRoom && notFair.message.contains("is not fair"))
       try await dave.hello(name: "Dave", room: "plain")
       let plain = try await dave.state { $0.phase == .choosing }
       #expect(!plain.fair)
