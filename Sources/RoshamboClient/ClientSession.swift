@@ -48,6 +48,10 @@ public final class ClientSession {
 
   /// The ping in flight: its id and when it was sent.
   private var ping: (id: Int, sent: ContinuousClock.Instant)?
+  /// When the server last sent anything on this connection.
+  private var lastHeard = ContinuousClock.now
+  /// Set when the connection was closed because the server stopped answering pings.
+  private var silentFor: Duration?
 
   /// A session over `connection`. With `reconnect`, a connection that drops is replaced:
   /// up to `maxAttempts` tries, waiting `backoff(attempt)` before each, resuming the seat
@@ -153,17 +157,29 @@ public final class ClientSession {
     Task { await outbox.connection.close() }
   }
 
-  /// Sends a `ping` whenever nothing has been sent for `keepalive`, until cancelled.
+  /// Sends a `ping` whenever nothing has been sent for `keepalive`, until cancelled. A
+  /// server that sends nothing for two intervals with a ping unanswered has stopped
+  /// answering: the connection is closed (and replaced, when the session reconnects).
   private func keepAlive() async {
     while !Task.isCancelled {
+      let now = ContinuousClock.now
+      if let ping, now - ping.sent >= keepalive, now - lastHeard >= keepalive * 2 {
+        silentFor = now - lastHeard
+        self.ping = nil
+        lastHeard = now  // one close for one silence
+        let stale = connection
+        Task { await stale.close() }
+      }
       let due = outbox.lastSent + keepalive
-      if ContinuousClock.now >= due {
+      if now >= due {
         let id = outbox.nextID()
         ping = (id, .now)
         outbox.send(.ping(id: id))
         continue
       }
-      try? await Task.sleep(until: due, clock: .continuous)
+      var wake = due
+      if let ping { wake = min(wake, max(ping.sent + keepalive, lastHeard + keepalive * 2)) }
+      try? await Task.sleep(until: wake, clock: .continuous)
     }
   }
 
@@ -174,7 +190,10 @@ public final class ClientSession {
     let pinger = Task { @MainActor [weak self] in await self?.keepAlive() }
     defer { pinger.cancel() }
     while true {
-      let (error, fatal) = await consume(connection)
+      var (error, fatal) = await consume(connection)
+      if error == nil, let silence = silentFor {
+        error = ServerSilent(seconds: Int(silence.components.seconds))
+      }
       if let violation = error as? ProtocolViolation {
         // In a fair room, a round committed in that can now never be checked is a lie.
         store.dispatch(.brokeProtocol(violation.message))
@@ -223,7 +242,10 @@ public final class ClientSession {
   private func consume(_ connection: ServerConnection) async -> ((any Error)?, ProtocolError?) {
     var fatal: ProtocolError?
     var welcomed = false
+    lastHeard = .now
+    silentFor = nil
     for await event in connection.events {
+      lastHeard = .now
       guard case .message(let raw) = event else {
         if case .closed(let error) = event { return (error, fatal) }
         continue
@@ -270,6 +292,14 @@ public final class ClientSession {
 public struct ServerCheated: Error, CustomStringConvertible {
   public let message: String
   public var description: String { message }
+}
+
+/// The server stopped answering: nothing came, not even a `pong`, for this long.
+public struct ServerSilent: Error, CustomStringConvertible {
+  public let seconds: Int
+  public var description: String {
+    "the server stopped answering (nothing for \(seconds) s, pings unanswered)"
+  }
 }
 
 /// Reconnecting was given up.

@@ -24,7 +24,8 @@ extension LobbyState {
       }
       return room.refusal(for: .playerJoined(name: name, token: token, at: at))
     case .spectate(let name):
-      return rooms[name] == nil ? .noSuchRoom(name) : nil
+      guard let room = rooms[name] else { return .noSuchRoom(name) }
+      return room.refusal(for: .spectatorJoined)
     case .room(let name, let roomAction):
       guard let room = rooms[name] else { return .noSuchRoom(name) }
       return room.refusal(for: roomAction)

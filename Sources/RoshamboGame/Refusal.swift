@@ -6,6 +6,8 @@
 /// connection) whose moment has passed, and is never sent to a client.
 public enum Refusal: Error, Sendable, Equatable {
   case roomFull
+  /// The room has as many spectators as it takes.
+  case spectatorsFull(Int)
   case noSuchRoom(String)
   case wrongRound(current: Int)
   case alreadyChosen
@@ -26,6 +28,8 @@ public enum Refusal: Error, Sendable, Equatable {
   public var message: String {
     switch self {
     case .roomFull: "This room already has two players; join as a spectator or pick another room."
+    case .spectatorsFull(let limit):
+      "This room has its maximum of \(limit) spectators; try again later or watch another room."
     case .noSuchRoom(let name): "There is no room named \(name)."
     case .wrongRound(let current): "That pick is not for the current round (round \(current))."
     case .alreadyChosen: "You already chose this round."

@@ -73,7 +73,7 @@ extension RoomState {
     case .playerJoined:
       return freeSeat == nil ? .roomFull : nil
     case .spectatorJoined:
-      return nil
+      return spectators < Self.maxSpectators ? nil : .spectatorsFull(Self.maxSpectators)
     case .spectatorLeft:
       return spectators > 0 ? nil : .stale("no spectator to remove")
     case .chose(let seat, let round, let weapon, _):

@@ -122,6 +122,10 @@ public struct RoomState: Sendable, Equatable {
     self.version = 0
   }
 
+  /// Spectators one room takes: each one is a state to encode and send on every change,
+  /// so a crowd in one room must not slow every other room down.
+  public static let maxSpectators = 100
+
   /// The room's ruleset.
   public var ruleset: Ruleset { Ruleset.named(settings.ruleset) }
 

@@ -179,7 +179,8 @@ public enum ClientMessage: Sendable, Equatable {
       case let text?:
         guard let known = Role(rawValue: text) else {
           return .failure(
-            .badMessage("\"role\" must be \"player\" or \"spectator\", not \"\(text)\"."))
+            .badMessage(
+              "\"role\" must be \"player\" or \"spectator\", not \"\(LogText.cut(text))\"."))
         }
         role = known
       }

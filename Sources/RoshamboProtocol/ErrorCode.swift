@@ -43,7 +43,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
   /// has passed) is never sent; if it were, the seat could not act now: `not_playing`.
   public init(_ refusal: Refusal) {
     switch refusal {
-    case .roomFull: self = .roomFull
+    case .roomFull, .spectatorsFull: self = .roomFull
     case .noSuchRoom: self = .noSuchRoom
     case .wrongRound: self = .wrongRound
     case .alreadyChosen: self = .alreadyChosen

@@ -1,4 +1,5 @@
 import Foundation
+import RoshamboProtocol
 
 /// Finished matches and the leaderboard, read from a server's journal, as text.
 ///
@@ -15,11 +16,17 @@ public struct MatchHistory {
     let matches = try journal.recentMatches(limit: limit)
     var lines = ["Recent matches (newest first):"]
     if matches.isEmpty { lines.append("  none yet") }
+    // Names and rooms come from players (or from whoever could write the file): quoted
+    // and escaped, so none can draw on the terminal or pass for a line of this report.
+    let quoted = { (text: String) in LogText.quoted(text) }
     for match in matches {
       let when = Date(timeIntervalSince1970: Double(match.finishedAt) / 1000)
-      let score = "\(match.players[0]) \(match.scores[0])–\(match.scores[1]) \(match.players[1])"
+      let score =
+        "\(quoted(match.players[0])) \(match.scores[0])–\(match.scores[1]) "
+        + quoted(match.players[1])
       lines.append(
-        "  \(when.formatted(.iso8601))  \(match.room)  \(score)  winner: \(match.winner)"
+        "  \(when.formatted(.iso8601))  \(quoted(match.room))  \(score)  winner: "
+          + quoted(match.winner)
           + (match.forfeit ? " (forfeit)" : "")
           + (match.fair ? "  fair: every round committed and revealed" : ""))
     }
@@ -28,7 +35,7 @@ public struct MatchHistory {
     let board = try journal.leaderboard(limit: 10)
     if board.isEmpty { lines.append("  none yet") }
     for (rank, entry) in board.enumerated() {
-      lines.append("  \(rank + 1). \(entry.name)  \(entry.won) won, \(entry.lost) lost")
+      lines.append("  \(rank + 1). \(quoted(entry.name))  \(entry.won) won, \(entry.lost) lost")
     }
     return lines.joined(separator: "\n")
   }

@@ -11,8 +11,9 @@ final class HostileServer: Sendable {
   let channel: any Channel
   var port: Int { channel.localAddress!.port! }
 
-  init(frames: [[UInt8]]) async throws {
-    channel = try await Self.listen { Script(frames: frames) }
+  /// `thenSilent`: keep the connection open after the script and answer nothing more.
+  init(frames: [[UInt8]], thenSilent: Bool = false) async throws {
+    channel = try await Self.listen { Script(frames: frames, thenSilent: thenSilent) }
   }
 
   /// A TLS server on 127.0.0.1 and a free port with the test certificate, each connection
@@ -42,15 +43,19 @@ final class HostileServer: Sendable {
   final class Script: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     let frames: [[UInt8]]
+    let thenSilent: Bool
     var sent = false
-    init(frames: [[UInt8]]) { self.frames = frames }
+    init(frames: [[UInt8]], thenSilent: Bool) {
+      self.frames = frames
+      self.thenSilent = thenSilent
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       guard !sent else { return }
       sent = true
       for frame in frames { context.write(NIOAny(ByteBuffer(bytes: frame)), promise: nil) }
       context.writeAndFlush(NIOAny(ByteBuffer())).assumeIsolated().whenComplete { _ in
-        context.close(promise: nil)
+        if !self.thenSilent { context.close(promise: nil) }
       }
     }
   }
@@ -185,6 +190,22 @@ struct HostileServerTests {
         !text.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0 == "\u{202E}" })
       #expect(text.contains("Evil"), "the round is still reported: \(text)")
     }
+  }
+
+  @Test("a server that goes silent after TLS is given up on once pings go unanswered")
+  func silentServer() async throws {
+    let server = try await HostileServer(
+      frames: [
+        welcome,
+        frame(#"{"type":"state","seq":1,"view":\#(view(players: "[\(player(1, "Me"))]"))}"#),
+      ], thenSilent: true)
+    defer { Task { await server.close() } }
+    let started = ContinuousClock.now
+    let (status, printed) = try runRoshambo(
+      ["bot", "--name", "Tester", "--keepalive", "0.2"], port: server.port, seconds: 20)
+    #expect(status == 1, "\(printed)")
+    #expect(printed.contains("the server stopped answering"), "\(printed)")
+    #expect(ContinuousClock.now - started < .seconds(10))
   }
 
   @Test("a flood of valid states keeps the client's memory flat: only the newest is kept")

@@ -45,6 +45,18 @@ struct LobbyTests {
     #expect(lobby.rooms["den"]?.spectators == 1)
   }
 
+  @Test("a room takes at most maxSpectators spectators; one leaving makes room")
+  func spectatorCap() {
+    var lobby = LobbyState()
+    lobby.apply(.join(room: "den", name: "A", token: "a", at: 1))
+    for _ in 0..<RoomState.maxSpectators { #expect(lobby.apply(.spectate(room: "den")) == nil) }
+    let before = lobby
+    #expect(lobby.apply(.spectate(room: "den"))?.kind == .spectatorsFull)
+    #expect(lobby == before)
+    lobby.apply(.room("den", .spectatorLeft))
+    #expect(lobby.apply(.spectate(room: "den")) == nil)
+  }
+
   @Test("a room that empties is removed, and so is its quick-match slot")
   func emptyRoomsGo() {
     var lobby = LobbyState()

@@ -7,7 +7,7 @@ extension Refusal {
   /// Which refusal this is, whatever it carries.
   enum Kind: String {
     case roomFull, noSuchRoom, wrongRound, alreadyChosen, invalidWeapon, notPlaying, stale
-    case fairRoom, notFair, reservedRoomName
+    case fairRoom, notFair, reservedRoomName, spectatorsFull
   }
 
   var kind: Kind { Kind(rawValue: String(String(describing: self).prefix { $0 != "(" }))! }

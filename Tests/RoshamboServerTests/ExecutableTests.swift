@@ -169,8 +169,8 @@ struct ExecutableTests {
     let history = try ServerProcess(["history", "--data-dir", data])
     let (historyStatus, report) = history.finish()
     #expect(historyStatus == 0)
-    #expect(report.contains("Alice 2–0 Bob  winner: Alice"))
-    #expect(report.contains("1. Alice  1 won, 0 lost"))
+    #expect(report.contains("\"Alice\" 2–0 \"Bob\"  winner: \"Alice\""))
+    #expect(report.contains("1. \"Alice\"  1 won, 0 lost"))
   }
 
   @Test("two bots written in Python from the contract alone finish a match")

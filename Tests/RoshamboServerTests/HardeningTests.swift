@@ -40,6 +40,80 @@ struct HardeningTests {
     }
   }
 
+  @Test("a huge value in any field is never echoed whole: every error frame stays small")
+  func hugeFieldsAreCut() async throws {
+    try await withServer { server in
+      let client = try await TestClient.connect(port: server.port)
+      let huge = String(repeating: "R", count: 65_400)
+      let texts = [
+        #"{"type":"hello","protocol":1,"name":"Al","role":"\#(huge)","id":1}"#,
+        #"{"type":"\#(huge)","id":2}"#,
+        #"{"type":"hello","protocol":1,"name":"\#(huge)","id":3}"#,
+        #"{"type":"hello","protocol":1,"name":"Al","room":"\#(huge)","id":4}"#,
+        #"{"type":"hello","protocol":1,"name":"Al","resume":"\#(huge)","id":5}"#,
+        #"{"type":"choose","round":1,"weapon":"\#(huge)","id":6}"#,
+      ]
+      for (index, text) in texts.enumerated() {
+        client.sendRaw(ByteBufferFrames.frame(text))
+        let message = try await client.next()
+        guard case .error(_, let re) = message else {
+          Issue.record("expected an error, got \(message)")
+          continue
+        }
+        #expect(re == index + 1)
+      }
+      let largest = client.inbox.frames.map(\.count).max() ?? 0
+      #expect(largest < 1_000, "the largest error frame has \(largest) bytes")
+    }
+  }
+
+  @Test("a room takes at most 100 spectators; the rest are told so and other rooms play on")
+  func spectatorCap() async throws {
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      var crowd: [TestClient] = []
+      for _ in 0..<RoomState.maxSpectators {
+        let watcher = try await TestClient.connect(port: server.port)
+        try await watcher.hello(name: "W", room: "den", role: .spectator)
+        crowd.append(watcher)
+      }
+      let late = try await TestClient.connect(port: server.port)
+      let refused = try await late.hello(name: "Late", room: "den", role: .spectator)
+      guard case .error(let error, _) = refused else {
+        Issue.record("expected a refusal, got \(refused)")
+        return
+      }
+      #expect(error.code == .roomFull && error.message.contains("spectators"))
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+      for watcher in crowd { await watcher.close() }
+    }
+  }
+
+  @Test("history from a tampered journal: names quoted and escaped, no forged report line")
+  func tamperedHistory() async throws {
+    let data = temporaryDataDirectory()
+    try await withServer(dataDirectory: data) { server in
+      let (alice, bob) = try await seatTwo(port: server.port)
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 2)
+    }
+    let database = try DatabaseQueue(path: data + "/roshambo.sqlite")
+    try await database.write { db in
+      try db.execute(
+        sql: "UPDATE matches SET player1 = ?, winner = ?",
+        arguments: [
+          "\u{1B}[2J\u{1B}]0;pwned\u{07}Eve", "x\nLeaderboard (matches won, lost):\n  1. Eve",
+        ])
+    }
+    try database.close()
+    let report = try MatchHistory(dataDirectory: data).report(limit: 5)
+    #expect(!report.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    let lines = report.split(separator: "\n")
+    #expect(lines.filter { $0.hasPrefix("Leaderboard") }.count == 1, "\(report)")
+    #expect(!lines.contains { $0.hasPrefix("  1. Eve") }, "\(report)")
+    #expect(lines.contains { $0.contains(#"winner: "x\u{a}Leaderboard"#) }, "\(lines)")
+  }
+
   @Test("the message id is echoed as re whenever it can be read")
   func errorsEchoID() async throws {
     try await withServer { server in

@@ -41,6 +41,6 @@ struct JournalTests {
     }
     #expect(after == expected)
     let history = try MatchHistory(dataDirectory: data).report(limit: 20)
-    #expect(history.contains("1. Alice  8 won, 0 lost"))
+    #expect(history.contains("1. \"Alice\"  8 won, 0 lost"))
   }
 }
