@@ -240,7 +240,17 @@ struct Serve: AsyncParsableCommand {
       ruleset: ruleset, bestOf: bestOf,
       roundMillis: Int64(roundSeconds * 1000), graceMillis: Int64(graceSeconds * 1000),
       fair: fair)
-    configuration.limits.maxConnections = maxConnections
+    // Every connection is a socket: as many as the open-file limit allows, said once.
+    let openFiles = OpenFileLimit.raise()
+    let fitting = OpenFileLimit.connections(fitting: maxConnections, soft: openFiles.soft)
+    if fitting < maxConnections {
+      complain(
+        "this process may open \(openFiles.soft) files (its hard limit), so it takes \(fitting) "
+          + "connections, not --max-connections \(maxConnections); more are refused with "
+          + "server_full. Raise the limit (ulimit -Hn, or LimitNOFILE= for a systemd service) "
+          + "to take more.")
+    }
+    configuration.limits.maxConnections = fitting
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
     configuration.keepMatches = keepMatches

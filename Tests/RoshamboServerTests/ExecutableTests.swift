@@ -24,11 +24,17 @@ final class ServerProcess: @unchecked Sendable {
   private var output = ""
   private let pipe = Pipe()
 
-  init(_ arguments: [String], binary: String = "roshambo-server") throws {
-    process.executableURL = URL(
-      fileURLWithPath: try serverBinary().replacingOccurrences(
-        of: "/roshambo-server", with: "/\(binary)"))
-    process.arguments = arguments
+  /// `openFiles`: run it with this limit on open files (soft and hard, `ulimit -n`).
+  init(_ arguments: [String], binary: String = "roshambo-server", openFiles: Int? = nil) throws {
+    let path = try serverBinary().replacingOccurrences(
+      of: "/roshambo-server", with: "/\(binary)")
+    if let openFiles {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", path] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: path)
+      process.arguments = arguments
+    }
     process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
     process.standardOutput = pipe
     process.standardError = pipe
@@ -247,6 +253,31 @@ struct ExecutableTests {
     #expect(pythonRounds.count == swiftRounds.count)
     server.process.interrupt()
     #expect(server.finish().0 == 0)
+  }
+
+  @Test("with few open files allowed, the server says so and refuses the excess with server_full")
+  func openFileLimit() async throws {
+    let data = temporaryDataDirectory()
+    let server = try ServerProcess(
+      [
+        "--host", "127.0.0.1", "--port", "0", "--data-dir", data, "--no-announce",
+        "--max-connections", "1000", "--max-connections-per-address", "1000",
+        "--cert", TestCertificates.files.serverCertificate,
+        "--key", TestCertificates.files.serverKey,
+      ], openFiles: 192)
+    defer { server.process.terminate() }
+    let port = try server.port
+    #expect(server.printed.contains("takes 64 connections, not --max-connections 1000"))
+    var players: [TestClient] = []
+    for index in 0..<64 {
+      let player = try await TestClient.connect(port: port)
+      try await player.hello(name: "P\(index)", room: "r\(index)")
+      players.append(player)
+    }
+    let late = try await TestClient.connect(port: port)
+    let (refused, _) = try await late.expectError(.serverFull)
+    #expect(refused.fatal)
+    for player in players { await player.close() }
   }
 
   @Test("the listening line and how players on other machines join")

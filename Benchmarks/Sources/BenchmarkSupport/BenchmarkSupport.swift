@@ -92,12 +92,15 @@ public func answerMemoryQueries() {
   }
 }
 
-/// Lets this process open as many files (sockets) as the hard limit allows.
-public func raiseFileLimit() {
+/// Lets this process open as many files (sockets) as the hard limit allows; returns
+/// that limit.
+@discardableResult
+public func raiseFileLimit() -> Int {
   var limit = rlimit()
   getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
   limit.rlim_cur = limit.rlim_max
   setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+  return limit.rlim_max >= rlim_t(Int.max) ? Int.max : Int(limit.rlim_max)
 }
 
 /// The value at fraction `p` of a sorted list (NaN when empty).

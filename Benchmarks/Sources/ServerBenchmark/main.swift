@@ -318,7 +318,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
 
 // MARK: - Main
 
-raiseFileLimit()
+let fileLimit = raiseFileLimit()
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "serve" { try await serveMode(arguments) }
 
@@ -347,6 +347,16 @@ let pinned = arguments.contains("--pin")
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rooms =
   arguments.firstIndex(of: "--rooms").map { Int(arguments[$0 + 1])! } ?? (quick ? 500 : 5_000)
+// Two sockets a room here (its bots) and two in the server child: say so before seating
+// thousands of bots that could never all connect.
+if 2 * rooms + 128 > fileLimit {
+  FileHandle.standardError.write(
+    Data(
+      ("server-bench: --rooms \(rooms) needs \(2 * rooms + 128) open files here and in the "
+        + "server, but the limit is \(fileLimit); lower --rooms to \((fileLimit - 128) / 2) or "
+        + "raise the hard limit (ulimit -Hn).\n").utf8))
+  exit(64)
+}
 let seconds =
   arguments.firstIndex(of: "--seconds").map { Int(arguments[$0 + 1])! } ?? (quick ? 5 : 20)
 /// The offered load: picks per second across all bots. A round lasts until the later of
