@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Three players at a party, in real terminals (tmux), by quick match: Alice and Bob are
+# paired; Carol arrives and waits; Bob quits mid-match (q asks first, q again gives up),
+# and Alice, stranded, is paired with Carol at once. Then Carol presses Ctrl-C (it asks
+# first; the match goes on), and again (she gives up: Alice wins by forfeit, Carol's
+# program exits 130). Carol's terminal is 60x20: her screen keeps the room line and both
+# scores however long the history grows. Exits non-zero on the first screen that is not
+# as expected, printing it. Needs `swift build` first, and tmux.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$root/.build/debug"
+[ -x "$bin/roshambo" ] && [ -x "$bin/roshambo-server" ] || { echo "tmux-party: run swift build first" >&2; exit 66; }
+command -v tmux >/dev/null || { echo "tmux-party: tmux is not installed (apt-get install tmux)" >&2; exit 69; }
+
+work="$(mktemp -d)"
+sock="roshambo-party-$$"
+server_pid=""
+cleanup() {
+  tmux -L "$sock" kill-server 2>/dev/null || true
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cd "$work"
+"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error --no-announce \
+  --best-of 99 > server.out 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do grep -q 'listening on' server.out && break; sleep 0.1; done
+port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
+[ -n "$port" ] || { echo "tmux-party: the server did not start:"; cat server.out; exit 1; }
+
+start_player() {  # name columns rows
+  tmux -L "$sock" new-session -d -s "$1" -x "$2" -y "$3" \
+    "cd '$work' && '$bin/roshambo' play --host 127.0.0.1 --port $port --name $1; echo EXIT=\$?; sleep 60"
+}
+
+# Waits (up to 10 s) until the player's screen shows the text.
+expect_screen() {  # name text
+  for _ in $(seq 100); do
+    if tmux -L "$sock" capture-pane -p -t "$1" | grep -qF -- "$2"; then return 0; fi
+    sleep 0.1
+  done
+  echo "tmux-party: $1's screen never showed: $2"; echo "--- $1's screen:"
+  tmux -L "$sock" capture-pane -p -t "$1"
+  exit 1
+}
+
+# The screen must not show the text (checked once, after something else was awaited).
+refuse_screen() {  # name text
+  if tmux -L "$sock" capture-pane -p -t "$1" | grep -qF -- "$2"; then
+    echo "tmux-party: $1's screen shows what it must not: $2"; echo "--- $1's screen:"
+    tmux -L "$sock" capture-pane -p -t "$1"
+    exit 1
+  fi
+}
+
+press() { tmux -L "$sock" send-keys -t "$1" "$2"; }
+
+start_player Alice 80 24
+expect_screen Alice "Waiting for an opponent"
+start_player Bob 80 24
+expect_screen Alice "Choose your weapon"
+expect_screen Bob "Choose your weapon"
+expect_screen Bob "Room quick-1"
+start_player Carol 60 20
+expect_screen Carol "Waiting for an opponent"
+expect_screen Carol "Room quick-2"
+
+echo "tmux-party: Bob quits mid-match: q asks first"
+press Bob q
+expect_screen Bob "Give up the match? Press q again"
+refuse_screen Alice "gave up"
+press Bob q
+expect_screen Bob "EXIT=0"
+
+echo "tmux-party: Alice, left alone, is paired with Carol at once"
+expect_screen Alice "quick match paired you in room quick-2"
+expect_screen Alice "Room quick-2"
+expect_screen Alice "P1 Carol"
+expect_screen Carol "P2 Alice"
+expect_screen Carol "Choose your weapon"
+
+echo "tmux-party: many drawn rounds on Carol's 60x20 screen"
+for round in $(seq 12); do
+  press Alice r
+  press Carol r
+  expect_screen Carol "$round. you rock, Alice rock: draw"
+  expect_screen Alice "$round. Carol rock, you rock: draw"
+done
+top="$(tmux -L "$sock" capture-pane -p -t Carol | head -n 1)"
+case "$top" in
+  "Room quick-2"*) ;;
+  *) echo "tmux-party: Carol's top line is not the room: $top"; tmux -L "$sock" capture-pane -p -t Carol; exit 1 ;;
+esac
+expect_screen Carol "P1 Carol (you)  score 0"
+expect_screen Carol "P2 Alice  score 0"
+echo "--- Carol's 60x20 screen after 12 rounds:"
+tmux -L "$sock" capture-pane -p -t Carol
+
+echo "tmux-party: Carol presses Ctrl-C: asked first, then she gives up (exit 130)"
+press Carol C-c
+expect_screen Carol "Give up the match? Press Ctrl-C again"
+refuse_screen Alice "gave up"
+press Carol C-c
+expect_screen Carol "EXIT=130"
+expect_screen Alice "Carol gave up the match: you win by forfeit."
+expect_screen Alice "PLAYER 2 WINS! You win."
+
+press Alice q   # no match running: quits at once
+expect_screen Alice "EXIT=0"
+echo "tmux-party: quick match re-pairs a stranded player; quitting asks first; Ctrl-C exits 130; small screens keep their header: OK"
