@@ -16,13 +16,20 @@ public final class TestStore<State: Equatable, Action: Equatable & Sendable> {
   private var log: [(action: Action, after: State)] = []
   private var waiter: CheckedContinuation<Void, Never>?
   private var isSending = false
+  private let reportFailure: (String, SourceLocation) -> Void
 
   /// Creates a test store with the reducer and middleware the real store would use.
+  /// `reportFailure` records each failure (by default as an issue of the running test;
+  /// the store's own tests collect them instead, to check what they say).
   public init<R: Reducer>(
     initialState: State,
     reducer: R,
-    middleware: [Middleware<State, Action>] = []
+    middleware: [Middleware<State, Action>] = [],
+    reportFailure: @escaping (String, SourceLocation) -> Void = { message, location in
+      Issue.record(Comment(rawValue: message), sourceLocation: location)
+    }
   ) where R.State == State, R.Action == Action {
+    self.reportFailure = reportFailure
     expected = initialState
     var recorder: ((Action, State) -> Void)?
     let recording = Middleware<State, Action> { context, action, next in
@@ -123,6 +130,11 @@ public final class TestStore<State: Equatable, Action: Equatable & Sendable> {
     expected = actual
   }
 
+  /// Records a test failure with a message built at run time.
+  private func fail(_ message: String, sourceLocation: SourceLocation) {
+    reportFailure(message, sourceLocation)
+  }
+
   private func waitForAction(timeout: Duration) async {
     let timer = Task { [weak self] in
       try? await Task.sleep(for: timeout)
@@ -134,11 +146,6 @@ public final class TestStore<State: Equatable, Action: Equatable & Sendable> {
     }
     timer.cancel()
   }
-}
-
-/// Records a test failure with a message built at run time.
-func fail(_ message: String, sourceLocation: SourceLocation) {
-  Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
 }
 
 /// The multi-line `dump` of a value, the form the diff compares.

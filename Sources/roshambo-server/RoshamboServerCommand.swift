@@ -21,10 +21,27 @@ struct RoshamboServerCommand: AsyncParsableCommand {
       With no certificate options, the server uses certs/server.pem and \
       certs/server-key.pem, and creates them (with the game's own CA in certs/ca.pem) \
       when they do not exist.
+
+      Prints a line containing "listening on" with the address, then how players on other \
+      machines join. SIGINT or SIGTERM stops it cleanly: no new connections, everything \
+      saved, every connection closed with TLS close_notify, exit status 0.
       """,
     version: RoshamboVersion.description(commit: sourceCommit),
-    subcommands: [Serve.self, History.self],
-    defaultSubcommand: Serve.self)
+    subcommands: [History.self, Serve.self])
+
+  @OptionGroup var options: ServeOptions
+
+  func run() async throws { try await options.serve() }
+}
+
+/// `roshambo-server serve`: the same as no subcommand, for scripts that name it.
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run the server (the same as giving no subcommand).", shouldDisplay: false)
+
+  @OptionGroup var options: ServeOptions
+
+  func run() async throws { try await options.serve() }
 }
 
 /// Exit codes from sysexits(3).
@@ -44,15 +61,9 @@ func complain(_ message: String) {
   FileHandle.standardError.write(Data("roshambo-server: \(message)\n".utf8))
 }
 
-struct Serve: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    abstract: "Run the server (the default).",
-    discussion: """
-      Prints a line containing "listening on" with the address, then how players on other \
-      machines join. SIGINT or SIGTERM stops it cleanly: no new connections, everything \
-      saved, every connection closed with TLS close_notify, exit status 0.
-      """)
-
+/// What `roshambo-server` runs with: where to listen, its certificate, its data, how
+/// rooms play and its limits.
+struct ServeOptions: ParsableArguments {
   @Option(help: "The address to listen on.")
   var host = "0.0.0.0"
 
@@ -92,15 +103,25 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Seconds a dropped player's seat is held for them to come back.")
   var graceSeconds: Double = 30
 
-  @Option(help: "Connections allowed at once; more are refused with server_full.")
+  @Option(
+    help: ArgumentHelp(
+      "Connections allowed at once; more are refused with server_full.",
+      discussion: """
+        Each connection is an open file: at start the server raises its open-file limit \
+        as far as the system allows, and takes fewer connections (saying so) if this many \
+        still do not fit.
+        """))
   var maxConnections = 10_000
 
   @Option(
     help: ArgumentHelp(
-      "Connections one IP address may hold at once; more from it get server_full.",
+      "Connections one IP address (an IPv6 address: its /64) may hold at once.",
       discussion: """
-        Keeps one address from taking every slot. Players behind one NAT share an \
-        address: raise it for a LAN party behind one router, or for load tests.
+        Checked the moment a connection arrives, before TLS: more from the address are \
+        refused (the first few are told server_full, the rest closed at once). One \
+        address may also have at most this many TLS handshakes under way, and no more \
+        than 256. Players behind one NAT share an address: raise it for a LAN party \
+        behind one router, or for load tests.
         """))
   var maxConnectionsPerAddress = 64
 
@@ -189,7 +210,7 @@ struct Serve: AsyncParsableCommand {
     return (try? PlayerName.normalize(host).get()) ?? "roshambo"
   }
 
-  func run() async throws {
+  func serve() async throws {
     let level = logLevel
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
@@ -372,15 +393,20 @@ final class TerminationSignals: @unchecked Sendable {
 
 struct History: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Print recent matches and a leaderboard from the journal.")
+    abstract: "Print recent matches and a leaderboard from the journal.",
+    discussion: """
+      Reads the journal in --data-dir (data/ by default; give it before or after \
+      `history`). Names and rooms are printed quoted, with anything unprintable escaped.
+      """)
 
-  @Option(help: ArgumentHelp("Where the journal (roshambo.sqlite) is kept.", valueName: "dir"))
-  var dataDir = "data"
+  /// `--data-dir`, given before or after `history`, is the server's own option.
+  @ParentCommand var server: RoshamboServerCommand
 
   @Option(help: "How many recent matches to show.")
   var limit = 20
 
   func run() throws {
+    let dataDir = server.options.dataDir
     guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
       complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")
       throw Exit.noInput

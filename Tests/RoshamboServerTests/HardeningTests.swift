@@ -184,13 +184,17 @@ struct HardeningTests {
     configuration.journalInlineCommitMicros = inlineCommitMicros
     configuration.journalRetryMillis = 50
     configuration.roomSettings = RoomState.Settings(bestOf: 99)
-    let before = try await withServer(configuration) { server in
+    // The server's log is kept, not printed: the failure it must report is expected here.
+    let log = LogLines()
+    let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: log) }
+    let before = try await withServer(configuration, logger: logger) { server in
       let (alice, bob) = try await seatTwo(port: server.port)
       // The database may not grow: rows fill the pages it has, then a commit fails.
       try await server.withJournal { try $0.limitPagesToCurrent() }
       let refusal = try await drawUntilRefused(alice, bob, from: 1)
       let error = try #require(refusal, "the limited journal never refused a write")
       #expect(error.code == .unavailable && !error.fatal)
+      #expect(log.text.contains("journal write failed"), "the operator is told: \(log.text)")
       // Everything sent before the refusal has arrived once a ping is answered.
       let seen = try await [alice, bob].asyncMap { try await $0.drainToPong() }.max()!
       // Nobody saw anything unsaved, and the lobby is back at exactly what was saved.
