@@ -52,6 +52,21 @@ public struct FairPlay: Equatable, Sendable {
     /// the server reported.
     public var reportedMatch: (scores: [Int], winner: Seat?)?
 
+    public init(
+      room: String, round: Int, seat: Seat?, reason: String, secret: Secret?,
+      opponentCommitmentShown: String?, reported: RoundResult,
+      reportedMatch: (scores: [Int], winner: Seat?)? = nil
+    ) {
+      self.room = room
+      self.round = round
+      self.seat = seat
+      self.reason = reason
+      self.secret = secret
+      self.opponentCommitmentShown = opponentCommitmentShown
+      self.reported = reported
+      self.reportedMatch = reportedMatch
+    }
+
     public static func == (a: Evidence, b: Evidence) -> Bool {
       a.room == b.room && a.round == b.round && a.seat == b.seat && a.reason == b.reason
         && a.secret == b.secret && a.opponentCommitmentShown == b.opponentCommitmentShown

@@ -1,3 +1,4 @@
+import Foundation
 import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
@@ -65,6 +66,50 @@ struct FairPlayTests {
     #expect(
       reason(verdict(result(commitments: [secret.digest, replayed]), shown: replayed))
         .contains("does not match"))
+  }
+
+  @Test("the evidence always saves inside its folder, whatever the room is called")
+  func evidenceNames() throws {
+    let folder = NSTemporaryDirectory() + "roshambo-evidence-names-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    for room in ["../../../tmp/PWNED", "sub/dir", String(repeating: "r", count: 4_000), "den", ""] {
+      let evidence = FairPlay.Evidence(
+        room: room, round: 2, seat: .one, reason: "a lie", secret: secret,
+        opponentCommitmentShown: theirs, reported: result())
+      let path = try EvidenceFile.write(evidence, in: folder)
+      #expect(path.hasPrefix(folder + "/evidence-"), "\(path)")
+      #expect(!path.dropFirst(folder.count + 1).contains("/"), "\(path)")
+      #expect(FileManager.default.fileExists(atPath: path))
+      let written = try String(contentsOfFile: path, encoding: .utf8)
+      #expect(written.contains("\"reason\": \"a lie\""))
+    }
+    // Two in the same millisecond get two files.
+    let evidence = FairPlay.Evidence(
+      room: "den", round: 1, seat: .one, reason: "again", secret: nil,
+      opponentCommitmentShown: nil, reported: result())
+    let first = try EvidenceFile.write(evidence, in: folder)
+    let second = try EvidenceFile.write(evidence, in: folder)
+    #expect(first != second)
+    #expect(EvidenceFile.fileName(room: "den", round: 3, stamp: 7) == "evidence-den-round3-7.json")
+    #expect(
+      EvidenceFile.fileName(room: "a/b", round: 3, stamp: 7).range(
+        of: #"^evidence-room-[0-9a-f]{16}-round3-7\.json$"#, options: .regularExpression) != nil)
+  }
+
+  @Test("a reveal shown received, then reported missing, is a lie")
+  func revealReportedMissing() {
+    let missing = result(
+      weapons: [nil, .scissors], winner: .two, nonces: [nil, Commitment.hex(theirNonce)])
+    let acknowledged = FairPlay.verdict(
+      of: missing, room: "r", me: .one, ruleset: .classic, secret: secret,
+      opponentCommitmentShown: theirs, revealed: true, acknowledged: true)
+    guard case .lie(let why) = acknowledged else {
+      Issue.record("expected a lie, got \(acknowledged)")
+      return
+    }
+    #expect(why.contains("showed your reveal as received"))
+    // Not shown as received: it may have come late, which is not a lie.
+    if case .lie = verdict(missing) { Issue.record("an unacknowledged reveal called a lie") }
   }
 
   @Test("what could not be checked is said, not called a lie")

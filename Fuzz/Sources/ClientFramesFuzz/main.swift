@@ -5,8 +5,11 @@
 // `ScreenRenderer` at 80 and 40 columns.
 //
 // Invariants: a decoded message encodes and decodes to itself; a message the intake
-// refuses changes nothing; every drawn line fits its width in terminal columns and holds
-// no control character, no C1 control and no bidirectional override.
+// refuses changes nothing; every view the client keeps is for the room it was welcomed
+// to, with a `seq` above the last one kept in that room; a player's running match never
+// goes back (to an earlier round, or to waiting); every drawn line fits its width in
+// terminal columns and holds no control character, no C1 control and no bidirectional
+// override.
 import FuzzDriver
 import RoshamboClient
 import RoshamboGame
@@ -23,7 +26,21 @@ fuzz { bytes in
     let again = try? ServerMessage.decode(message.encoded())
     require(again == message, "\(message) re-decodes as \(String(describing: again))")
     switch ServerIntake.outcome(of: message, state: state, welcomed: true) {
-    case .action(let action): ClientReducer().reduce(into: &state, action: action)
+    case .action(let action):
+      let before = state
+      ClientReducer().reduce(into: &state, action: action)
+      guard case .synced = action, let view = state.view, view != before.view else { continue }
+      require(view.room == state.room, "kept a view of \(view.room) in \(state.room ?? "-")")
+      if before.room == state.room {
+        require(state.seq > before.seq, "seq \(before.seq) then \(state.seq)")
+      }
+      if let previous = before.view, previous.phase == .choosing, view.you != nil,
+        before.room == state.room
+      {
+        require(
+          view.round >= previous.round && view.phase != .waiting,
+          "round \(previous.round) went back to \(view.round) (\(view.phase))")
+      }
     case .violation, .pong: continue
     }
   }

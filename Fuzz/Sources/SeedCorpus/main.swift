@@ -77,6 +77,28 @@ try write("server-frames", "match", clientFrames.flatMap(frame))
 for (index, payload) in serverFrames.enumerated() {
   try write("client-frames", "message-\(index)", frame(payload))
 }
+// A fair round a lying server breaks off after the commitments: a view of another room,
+// one back at waiting, then the round reported with another digest for the opponent.
+var fair = RoomState(name: "den", settings: .init(fair: true))
+fair.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+fair.apply(.playerJoined(name: "Mallory", token: "m", at: 0))
+let digest = String(repeating: "ab", count: 32)
+fair.apply(.committed(seat: .one, round: 1, digest: digest, at: 1))
+fair.apply(.committed(seat: .two, round: 1, digest: String(repeating: "cd", count: 32), at: 1))
+var detours: [[UInt8]] = [
+  ServerMessage.welcome(room: "den", seat: .one, token: "t").encoded(),
+  ServerMessage.state(seq: 1, view: fair.view(for: .one)).encoded(),
+]
+var elsewhere = fair.view(for: .one)
+elsewhere.room = "den-x"
+detours.append(ServerMessage.state(seq: 2, view: elsewhere).encoded())
+var waiting = fair.view(for: .one)
+waiting.phase = .waiting
+detours.append(ServerMessage.state(seq: 3, view: waiting).encoded())
+fair.apply(.revealed(seat: .two, round: 1, weapon: .rock, nonce: digest, matches: true, at: 2))
+fair.apply(.revealed(seat: .one, round: 1, weapon: .paper, nonce: digest, matches: true, at: 2))
+detours.append(ServerMessage.state(seq: 4, view: fair.view(for: .one)).encoded())
+try write("client-frames", "fair-broken-off", detours.flatMap(frame))
 try write("client-frames", "match", serverFrames.flatMap(frame))
 for (index, row) in rows.enumerated() { try write("journal", "row-\(index)", [0] + row) }
 try write("journal", "rows", [0] + Array(rows.joined(separator: [0x0A])))
