@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Three players at a party, in real terminals (tmux), by quick match: Alice and Bob are
 # paired; Carol arrives and waits; Bob quits mid-match (q asks first, q again gives up),
-# and Alice, stranded, is paired with Carol at once. Then Carol presses Ctrl-C (it asks
+# and Alice, stranded, is paired with Carol at once. Dave, asking for their full room,
+# is told so and the program ends (exit 1). Then Carol presses Ctrl-C (it asks
 # first; the match goes on), and again (she gives up: Alice wins by forfeit, Carol's
 # program exits 130). Carol's terminal is 60x20: her screen keeps the room line and both
 # scores however long the history grows. Exits non-zero on the first screen that is not
@@ -80,6 +81,12 @@ expect_screen Alice "Room quick-2"
 expect_screen Alice "P1 Carol"
 expect_screen Carol "P2 Alice"
 expect_screen Carol "Choose your weapon"
+
+echo "tmux-party: Dave asks for the full room quick-2: told so at once, exit 1"
+tmux -L "$sock" new-session -d -s Dave -x 80 -y 24 \
+  "cd '$work' && '$bin/roshambo' play --host 127.0.0.1 --port $port --name Dave --room quick-2; echo EXIT=\$?; sleep 60"
+expect_screen Dave "already has two players"
+expect_screen Dave "EXIT=1"
 
 echo "tmux-party: many drawn rounds on Carol's 60x20 screen"
 for round in $(seq 12); do
