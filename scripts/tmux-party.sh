@@ -8,55 +8,14 @@
 # scores however long the history grows. Exits non-zero on the first screen that is not
 # as expected, printing it. Needs `swift build` first, and tmux.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$root/.build/debug"
-[ -x "$bin/roshambo" ] && [ -x "$bin/roshambo-server" ] || { echo "tmux-party: run swift build first" >&2; exit 66; }
-command -v tmux >/dev/null || { echo "tmux-party: tmux is not installed (apt-get install tmux)" >&2; exit 69; }
-
-work="$(mktemp -d)"
-sock="roshambo-party-$$"
-server_pid=""
-cleanup() {
-  tmux -L "$sock" kill-server 2>/dev/null || true
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-cd "$work"
-"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error --no-announce \
-  --best-of 99 > server.out 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do grep -q 'listening on' server.out && break; sleep 0.1; done
-port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
-[ -n "$port" ] || { echo "tmux-party: the server did not start:"; cat server.out; exit 1; }
+name=tmux-party
+source "$(dirname "$0")/tmux-lib.sh"
+start_server --best-of 99
 
 start_player() {  # name columns rows
   tmux -L "$sock" new-session -d -s "$1" -x "$2" -y "$3" \
     "cd '$work' && '$bin/roshambo' play --host 127.0.0.1 --port $port --name $1; echo EXIT=\$?; sleep 60"
 }
-
-# Waits (up to 10 s) until the player's screen shows the text.
-expect_screen() {  # name text
-  for _ in $(seq 100); do
-    if tmux -L "$sock" capture-pane -p -t "$1" | grep -qF -- "$2"; then return 0; fi
-    sleep 0.1
-  done
-  echo "tmux-party: $1's screen never showed: $2"; echo "--- $1's screen:"
-  tmux -L "$sock" capture-pane -p -t "$1"
-  exit 1
-}
-
-# The screen must not show the text (checked once, after something else was awaited).
-refuse_screen() {  # name text
-  if tmux -L "$sock" capture-pane -p -t "$1" | grep -qF -- "$2"; then
-    echo "tmux-party: $1's screen shows what it must not: $2"; echo "--- $1's screen:"
-    tmux -L "$sock" capture-pane -p -t "$1"
-    exit 1
-  fi
-}
-
-press() { tmux -L "$sock" send-keys -t "$1" "$2"; }
 
 start_player Alice 80 24
 expect_screen Alice "Waiting for an opponent"

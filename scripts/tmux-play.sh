@@ -4,47 +4,15 @@
 # shows with capture-pane, through a whole match. Exits non-zero on the first screen
 # that is not as expected, printing it. Needs `swift build` first, and tmux.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$root/.build/debug"
-[ -x "$bin/roshambo" ] && [ -x "$bin/roshambo-server" ] || { echo "tmux-play: run swift build first" >&2; exit 66; }
-command -v tmux >/dev/null || { echo "tmux-play: tmux is not installed (apt-get install tmux)" >&2; exit 69; }
-
-work="$(mktemp -d)"
-sock="roshambo-tmux-$$"
-server_pid=""
-cleanup() {
-  tmux -L "$sock" kill-server 2>/dev/null || true
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-cd "$work"
+name=tmux-play
+source "$(dirname "$0")/tmux-lib.sh"
 # A short idle limit, so the test can think for longer than it (and the players ping).
-"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --log-level error --no-announce \
-  --idle-seconds 6 > server.out 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do grep -q 'listening on' server.out && break; sleep 0.1; done
-port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
-[ -n "$port" ] || { echo "tmux-play: the server did not start:"; cat server.out; exit 1; }
+start_server --idle-seconds 6
 
 start_player() {  # name
   tmux -L "$sock" new-session -d -s "$1" -x 80 -y 24 \
     "cd '$work' && '$bin/roshambo' play --host 127.0.0.1 --port $port --name $1 --room duel --keepalive 2; echo EXIT=\$?; sleep 60"
 }
-
-# Waits (up to 10 s) until the player's screen shows the text.
-expect_screen() {  # name text
-  for _ in $(seq 100); do
-    if tmux -L "$sock" capture-pane -p -t "$1" | grep -qF -- "$2"; then return 0; fi
-    sleep 0.1
-  done
-  echo "tmux-play: $1's screen never showed: $2"; echo "--- $1's screen:"
-  tmux -L "$sock" capture-pane -p -t "$1"
-  exit 1
-}
-
-press() { tmux -L "$sock" send-keys -t "$1" "$2"; }
 
 start_player Alice
 expect_screen Alice "Waiting for an opponent"

@@ -16,6 +16,18 @@ import Testing
 func runRoshambo(_ arguments: [String], port: Int, seconds: Double = 20) throws -> (
   status: Int32, printed: String
 ) {
+  let (process, pipe) = try startRoshambo(arguments, port: port)
+  let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+  DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+  defer { watchdog.cancel() }
+  let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  return (process.terminationStatus, printed)
+}
+
+/// Starts the real `roshambo` with `arguments` against `port` on 127.0.0.1 (trusting the
+/// test CA), standard input empty, standard output and error into the pipe returned.
+func startRoshambo(_ arguments: [String], port: Int) throws -> (Process, Pipe) {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/roshambo")
   process.arguments =
@@ -28,12 +40,7 @@ func runRoshambo(_ arguments: [String], port: Int, seconds: Double = 20) throws 
   process.standardError = pipe
   process.standardInput = FileHandle.nullDevice
   try process.run()
-  let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-  DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-  defer { watchdog.cancel() }
-  let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  process.waitUntilExit()
-  return (process.terminationStatus, printed)
+  return (process, pipe)
 }
 
 @Suite("What a LAN party meets in its first hour", .serialized)

@@ -152,16 +152,7 @@ struct HostileServerTests {
   func runBot(_ frames: [[UInt8]]) async throws -> (Int32, [UInt8]) {
     let server = try await HostileServer(frames: frames)
     defer { Task { await server.close() } }
-    let bot = Process()
-    bot.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/roshambo")
-    bot.arguments = [
-      "bot", "--host", "127.0.0.1", "--port", String(server.port), "--ca",
-      ClientTestCertificates.files.caCertificate, "--name", "Tester",
-    ]
-    let pipe = Pipe()
-    bot.standardOutput = pipe
-    bot.standardError = pipe
-    try bot.run()
+    let (bot, pipe) = try startRoshambo(["bot", "--name", "Tester"], port: server.port)
     let bytes = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
     bot.waitUntilExit()
     return (bot.terminationStatus, bytes)
@@ -213,18 +204,9 @@ struct HostileServerTests {
     let count = 4_000  // about 200 MB of states
     let server = try await FloodingServer(count: count)
     defer { Task { await server.close() } }
-    let watcher = Process()
-    watcher.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/roshambo")
-    watcher.arguments = [
-      "watch", "--host", "127.0.0.1", "--port", String(server.port), "--ca",
-      ClientTestCertificates.files.caCertificate, "--room", "den",
-    ]
     // Its output goes to a pipe nobody reads: once the pipe is full the client's printing
     // blocks, so it reads from the network far faster than it can show what it read.
-    let stuck = Pipe()
-    watcher.standardOutput = stuck
-    watcher.standardError = stuck
-    try watcher.run()
+    let (watcher, unread) = try startRoshambo(["watch", "--room", "den"], port: server.port)
     defer { if watcher.isRunning { watcher.terminate() } }
     // The peak resident size once the server has written every state (the client took
     // them all off the socket, or they would not have been written).
@@ -242,6 +224,7 @@ struct HostileServerTests {
     #expect(watcher.isRunning, "the client survived the flood")
 
     #expect(kilobytes < 120_000, "peak resident size \(kilobytes) KiB after a 200 MB flood")
+    withExtendedLifetime(unread) {}
   }
 
   @Test("a room or a name that breaks the protocol's rules is refused (76), quoted harmlessly")
