@@ -210,7 +210,7 @@ grep -q "no server announced itself" "$work/quiet.out" || { cat "$work/quiet.out
 stop_server
 
 echo "lan-test: a server listening on 127.0.0.1 does not announce on the LAN"
-start_server "$work/certs" --host 127.0.0.1
+start_server "$work/certs" --host 127.0.0.1 --log-level warning
 grep -q "not announcing on the local network: the server listens only on 127.0.0.1" "$work/server.out" \
   || { cat "$work/server.out"; fail "expected the server to say it does not announce"; }
 if (on p1 one "$pkg/roshambo" servers --timeout 2) > "$work/loopback.out" 2>&1; then

@@ -322,10 +322,13 @@ struct ServeOptions: ParsableArguments {
         "announcing \"\(announced)\" on the local network: players join with `roshambo play`"
       )
     }
-    let addresses = LocalNetwork.addresses()
+    // Listening on one address, that is the only one to give (none for loopback).
+    let wildcard = ["0.0.0.0", "::", ""].contains(host)
+    let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
+    let addresses = wildcard ? LocalNetwork.addresses() : loopback ? [] : [host]
     if addresses.isEmpty {
       print("players on this machine join with:")
-      print("  roshambo play --host 127.0.0.1 --port \(server.port)")
+      print("  roshambo play --host \(loopback ? host : "127.0.0.1") --port \(server.port)")
     } else {
       print(
         !server.isAnnouncing
