@@ -2,9 +2,9 @@ import NIOConcurrencyHelpers
 import RoshamboProtocol
 
 /// The events of one connection waiting to be read, bounded whatever the server sends:
-/// a `state` replaces a `state` queued right before it (only the newest view matters,
-/// as the server does for its own slow readers), and past ``limit`` queued events the
-/// connection is treated as a flood and closed. A player's views of a fair room are never
+/// a `state` replaces a `state` of the same room queued right before it with a lower
+/// `seq` (only the newest view matters, as the server does for its own slow readers),
+/// and past ``limit`` queued events the connection is treated as a flood and closed. A player's views of a fair room are never
 /// replaced: the client checks the server against each of them (a commitment shown, a
 /// reveal received), and an honest server sends them at the pace of people.
 ///
@@ -39,8 +39,8 @@ public final class ServerEvents: AsyncSequence, Sendable {
         waiter.resume(returning: .message(message))
         return true
       }
-      if Self.mayReplace(message), buffer.count > 0,
-        case .message(let last) = buffer.queue[buffer.queue.count - 1], Self.mayReplace(last)
+      if buffer.count > 0, case .message(let last) = buffer.queue[buffer.queue.count - 1],
+        Self.replaces(message, last)
       {
         buffer.queue[buffer.queue.count - 1] = .message(message)
         return true
@@ -51,10 +51,14 @@ public final class ServerEvents: AsyncSequence, Sendable {
     }
   }
 
-  /// Whether `message` may replace, or be replaced by, the next state.
-  static func mayReplace(_ message: ServerMessage) -> Bool {
-    guard case .state(_, let view) = message else { return false }
-    return !(view.fair && view.you != nil)
+  /// Whether `new` may take the place of `queued`: both states of the same room, `seq`
+  /// rising, and neither a player's view of a fair room. Anything else the client must
+  /// see (a view of another room or a `seq` going back is a violation to catch).
+  static func replaces(_ new: ServerMessage, _ queued: ServerMessage) -> Bool {
+    guard case .state(let seq, let view) = new, case .state(let queuedSeq, let queuedView) = queued
+    else { return false }
+    return seq > queuedSeq && view.room == queuedView.room
+      && !(view.fair && view.you != nil) && !(queuedView.fair && queuedView.you != nil)
   }
 
   /// Queues the final `.closed`; nothing is queued after it.

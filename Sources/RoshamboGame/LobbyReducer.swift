@@ -1,7 +1,8 @@
 import Redux
 
-/// The lobby's rules: routes each action to its room (through ``RoomReducer``), creates
-/// rooms on join, pairs quick-match players, and removes rooms that empty.
+/// The lobby's rules as a reducer, for tests and tools: ``LobbyState/apply(_:)``, which
+/// applies each action to its room, creates rooms on join, pairs quick-match players and
+/// removes rooms that empty.
 ///
 /// Invariant: a refused action changes nothing in the lobby.
 public struct LobbyReducer: Reducer {

@@ -24,6 +24,28 @@ public enum Refusal: Error, Sendable, Equatable {
   /// A timer or connection event that no longer applies.
   case stale(String)
 
+  /// Which refusal this is, without its details (what tests and counters compare).
+  public enum Kind: String, Sendable, CaseIterable {
+    case roomFull, spectatorsFull, noSuchRoom, wrongRound, alreadyChosen, invalidWeapon
+    case notPlaying, fairRoom, notFair, reservedRoomName, stale
+  }
+
+  public var kind: Kind {
+    switch self {
+    case .roomFull: .roomFull
+    case .spectatorsFull: .spectatorsFull
+    case .noSuchRoom: .noSuchRoom
+    case .wrongRound: .wrongRound
+    case .alreadyChosen: .alreadyChosen
+    case .invalidWeapon: .invalidWeapon
+    case .notPlaying: .notPlaying
+    case .fairRoom: .fairRoom
+    case .notFair: .notFair
+    case .reservedRoomName: .reservedRoomName
+    case .stale: .stale
+    }
+  }
+
   /// A sentence for people, saying what was wrong and, where it helps, what to do.
   public var message: String {
     switch self {

@@ -40,8 +40,9 @@ public struct FinishedMatch: Sendable, Equatable {
 /// Invariant: an action is in the journal (committed, in WAL mode) before any client
 /// sees its result; the snapshot is the lobby after the journal's row `through`, and
 /// replaying the rows after it gives the lobby as it was. Rows are numbered by the
-/// journal itself, one up per action, never reused. Not `Sendable`: used only from the
-/// game hub's event loop.
+/// journal itself, one up per action, never reused. Not `Sendable`: used from one thread
+/// at a time, the hub's loop (a commit while the disk is quick) or the journal's thread
+/// (everything else), the `JournalThread`'s lock deciding which.
 final class Journal {
   /// Migrations, loading, history and checkpoints.
   private let database: DatabaseQueue

@@ -5,7 +5,8 @@ import GRDBSQLite
 /// the hub (GRDB's queue and hooks around each transaction cost more than SQLite's own
 /// work on this path).
 ///
-/// Invariant: used from one thread at a time (the hub's loop); every transaction it
+/// Invariant: used from one thread at a time (the hub's loop or the journal's thread,
+/// under the `JournalThread`'s lock); every transaction it
 /// begins is committed or rolled back before a call returns. Automatic checkpoints are
 /// off here: they fsync, so the journal runs them on another connection and thread.
 final class JournalWriter {

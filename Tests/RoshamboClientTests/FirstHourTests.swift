@@ -43,6 +43,25 @@ func startRoshambo(_ arguments: [String], port: Int) throws -> (Process, Pipe) {
   return (process, pipe)
 }
 
+/// Returns once `condition` holds, checking as often as the executor lets it; fails the
+/// test (throws) if it does not hold within 10 s.
+func waitUntil(
+  _ what: String, isolation: isolated (any Actor)? = #isolation,
+  _ condition: () async throws -> Bool
+) async throws {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while try await !condition() {
+    guard ContinuousClock.now < deadline else {
+      throw TimedOut(description: "waited 10 s for: \(what)")
+    }
+    await Task.yield()
+  }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+  let description: String
+}
+
 @Suite("What a LAN party meets in its first hour", .serialized)
 struct FirstHourTests {
   @Test("a bot refused from a full room says so and exits 1 at once (it used to hang)")
@@ -59,8 +78,8 @@ struct FirstHourTests {
         sessions.append(session)
         Task { _ = await session.run() }
       }
-      while try await server.lobby().rooms["den"]?.phase != .choosing {
-        await Task.yield()
+      try await waitUntil("den's match starts") {
+        try await server.lobby().rooms["den"]?.phase == .choosing
       }
       let port = server.port
       let (status, printed) = try await Task.detached {
@@ -100,7 +119,7 @@ struct FirstHourTests {
         }
       }
       let alice = bot("Alice", matches: 1, "rock")
-      while try await server.lobby().waitingPlayers != 1 { await Task.yield() }
+      try await waitUntil("Alice waits") { try await server.lobby().waitingPlayers == 1 }
       let bob = bot("Bob", matches: 2, "paper")
       let first = try await alice.value
       #expect(first.status == 0, "\(first.printed)")

@@ -171,6 +171,20 @@ struct ServerEventsTests {
     #expect(seq == 10_000)
   }
 
+  @Test("a state of another room, or with a seq not above the one queued, is kept to be caught")
+  func violationsAreNotConflated() {
+    guard case .state(_, var view) = Self.state else { return }
+    let events = ServerEvents()
+    #expect(events.yield(.state(seq: 5, view: view)))
+    #expect(events.yield(.state(seq: 4, view: view)))
+    #expect(events.waiting == 2, "seq going back is not hidden")
+    view.room = "other"
+    #expect(events.yield(.state(seq: 6, view: view)))
+    #expect(events.waiting == 3, "another room is not hidden")
+    #expect(events.yield(.state(seq: 7, view: view)))
+    #expect(events.waiting == 3, "the same room, seq rising: replaced")
+  }
+
   @Test("a player's fair views are each kept: every one is checked")
   func fairViewsAreKept() {
     guard case .state(_, var view) = Self.state else { return }

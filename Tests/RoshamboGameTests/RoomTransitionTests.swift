@@ -3,16 +3,6 @@ import ReduxTesting
 import RoshamboGame
 import Testing
 
-extension Refusal {
-  /// Which refusal this is, whatever it carries.
-  enum Kind: String {
-    case roomFull, noSuchRoom, wrongRound, alreadyChosen, invalidWeapon, notPlaying, stale
-    case fairRoom, notFair, reservedRoomName, spectatorsFull
-  }
-
-  var kind: Kind { Kind(rawValue: String(String(describing: self).prefix { $0 != "(" }))! }
-}
-
 /// Asserts that `action` is refused as `kind` and changes nothing, not even the version.
 func expectRefused(
   _ room: RoomState, _ action: RoomAction, _ kind: Refusal.Kind,
