@@ -9,7 +9,8 @@ import RoshamboProtocol
 /// reveal received), and an honest server sends them at the pace of people.
 ///
 /// Invariant: at most ``limit`` events are held; the last event read is `.closed`, and
-/// nothing is queued after it.
+/// nothing is queued after it. One reader at a time (the session's loop over its current
+/// connection): a second waiting reader would take the first one's place.
 public final class ServerEvents: AsyncSequence, Sendable {
   public typealias Element = ConnectionEvent
 
