@@ -109,8 +109,15 @@ struct Play: AsyncParsableCommand {
     abstract: "Play a match (the default).",
     discussion: """
       Keys: r, p, s (and l, k for lizard and Spock, or 1–5) pick; n asks for a rematch; \
-      q quits. When standard output is not a terminal, one plain line is printed per \
-      change instead of a full screen, so the client works in pipes and scripts.
+      q quits. During a match q and Ctrl-C ask first, and a second press gives the match \
+      up (Ctrl-C then exits 130); closing the terminal keeps the seat for the server's \
+      grace period, so running play again resumes it. When standard output is not a \
+      terminal, one plain line is printed per change instead of a full screen, so the \
+      client works in pipes and scripts.
+
+      Exit status: 0 done; 1 refused by the server or the connection lost; 64 a bad \
+      flag; 69 no server reachable; 76 a server that broke the protocol or lied; 77 a \
+      server not trusted; 128+n killed by signal n.
       """)
 
   @OptionGroup var server: ServerOptions

@@ -7,9 +7,11 @@ import Testing
 /// Two players seated in `room` (or quick match), with the opening states read.
 func seatTwo(port: Int, room: String? = "den") async throws -> (TestClient, TestClient) {
   let alice = try await TestClient.connect(port: port)
-  let bob = try await TestClient.connect(port: port)
   try await alice.hello(name: "Alice", room: room)
   _ = try await alice.state { $0.phase == .waiting }
+  // Bob connects only now: a connection idling while Alice's part runs could meet the
+  // server's 10 s hello deadline on a loaded machine (seen under ThreadSanitizer).
+  let bob = try await TestClient.connect(port: port)
   try await bob.hello(name: "Bob", room: room)
   _ = try await alice.state { $0.phase == .choosing }
   _ = try await bob.state { $0.phase == .choosing }
