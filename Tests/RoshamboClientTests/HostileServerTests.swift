@@ -18,14 +18,15 @@ final class HostileServer: Sendable {
 
   /// A TLS server on 127.0.0.1 and a free port with the test certificate, each connection
   /// reading frames into the handler `last` makes.
-  static func listen(_ last: @escaping @Sendable () -> any ChannelHandler) async throws
-    -> any Channel
-  {
+  static func listen(
+    on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    _ last: @escaping @Sendable () -> any ChannelHandler
+  ) async throws -> any Channel {
     let tls = try TLSContext(
       .server(
         certificateChainFile: ClientTestCertificates.files.serverCertificate,
         privateKeyFile: ClientTestCertificates.files.serverKey))
-    return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    return try await ServerBootstrap(group: group)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { child in
         child.eventLoop.makeCompletedFuture {
@@ -67,14 +68,19 @@ final class HostileServer: Sendable {
 final class FloodingServer: Sendable {
   let channel: any Channel
   let sent = NIOLockedValueBox(0)
+  /// A thread of its own: the flood must not hold up the loops other tests share.
+  private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   var port: Int { channel.localAddress!.port! }
 
   init(count: Int) async throws {
     let sent = self.sent
-    channel = try await HostileServer.listen { Flood(count: count, sent: sent) }
+    channel = try await HostileServer.listen(on: group) { Flood(count: count, sent: sent) }
   }
 
-  func close() async { try? await channel.close() }
+  func close() async {
+    try? await channel.close()
+    try? await group.shutdownGracefully()
+  }
 
   final class Flood: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
