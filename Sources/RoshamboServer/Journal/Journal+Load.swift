@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import NIOConcurrencyHelpers
+import RoshamboGame
+import RoshamboProtocol
+
+/// Loading: the lobby as saved, the snapshot with every journaled row folded onto it.
+extension Journal {
+  /// The lobby as saved: the snapshot with every journaled action folded onto it. A
+  /// snapshot or row that cannot be read or replayed throws a ``JournalError`` naming it;
+  /// with `stopAtBadRow` loading stops there instead and says where (for `--recover`).
+  func load(defaults: RoomState.Settings, stopAtBadRow: Bool = false) throws -> (
+    lobby: LobbyState, actions: Int, badRow: JournalError?
+  ) {
+    try database.read { db in
+      var lobby = LobbyState(defaults: defaults)
+      var through: Int64 = 0
+      if let row = try Row.fetchOne(
+        db, sql: "SELECT state, through, generation FROM snapshot WHERE id = 1")
+      {
+        let generation: Int64 = row["generation"]
+        var bytes = Data()
+        if generation == 0 {
+          bytes = Data((row["state"] as String).utf8)
+        } else {
+          let parts = try Data.fetchCursor(
+            db, sql: "SELECT bytes FROM snapshot_part WHERE generation = ? ORDER BY part",
+            arguments: [generation])
+          while let part = try parts.next() { bytes.append(part) }
+        }
+        do {
+          lobby = try JournalFormat.lobby(from: bytes)
+        } catch {
+          throw JournalError.badSnapshot(path: path, problem: Self.describe(error))
+        }
+        through = row["through"]
+      }
+      lobby.defaults = defaults
+      var count = 0
+      var badRow: JournalError?
+      let rows = try Row.fetchCursor(
+        db,
+        sql: """
+          SELECT seq, action FROM journal WHERE seq > ?1
+          UNION ALL SELECT seq, action FROM journal_b WHERE seq > ?1 ORDER BY seq
+          """, arguments: [through])
+      while let row = try rows.next() {
+        let seq: Int64 = row["seq"]
+        let text: String = row["action"]
+        do {
+          let action = try JournalFormat.action(from: text.utf8)
+          // The rules, then the live server's own reducer: a replay is the game again.
+          if let refusal = lobby.refusal(for: action) {
+            throw JournalError.badRow(
+              path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
+          }
+          HubReducer().reduce(into: &lobby, action: .lobby(action, origin: nil))
+        } catch {
+          let failure =
+            error as? JournalError
+            ?? .badRow(path: path, seq: seq, problem: Self.describe(error))
+          guard stopAtBadRow else { throw failure }
+          badRow = failure
+          break
+        }
+        count += 1
+      }
+      Self.upgradeTokens(&lobby)
+      return (lobby, count, badRow)
+    }
+  }
+
+  /// Seats saved before tokens were hashed hold the token itself: hash it.
+  private static func upgradeTokens(_ lobby: inout LobbyState) {
+    for (name, room) in lobby.rooms {
+      for (seat, held) in room.seats where !held.token.hasPrefix(ResumeToken.prefix) {
+        lobby.rooms[name]!.seats[seat]!.token = ResumeToken.upgraded(held.token)
+      }
+    }
+  }
+
+  /// A decoding error in one line.
+  private static func describe(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
+      DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return "not a journal entry: \(context.debugDescription)"
+        + (path.isEmpty ? "" : " at \(path)")
+    default:
+      return "\(error)"
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+import NIOConcurrencyHelpers
+import RoshamboGame
+import RoshamboProtocol
+
+/// The server's durable memory in one SQLite file: the journal of accepted lobby actions
+/// (and a snapshot it folds onto), and the finished matches.
+///
+/// Invariant: an action is in the journal (committed, in WAL mode) before any client
+/// sees its result; the snapshot is the lobby after the journal's row `through`, and
+/// replaying the rows after it gives the lobby as it was. Rows are numbered by the
+/// journal itself, one up per action, never reused. Not `Sendable`: used from one thread
+/// at a time, the hub's loop (a commit while the disk is quick) or the journal's thread
+/// (everything else), the `JournalThread`'s lock deciding which.
+final class Journal {
+  /// Migrations, loading, history and checkpoints (the extensions in `Journal+*.swift`
+  /// and `JournalSchema` use it too).
+  let database: DatabaseQueue
+  /// What the hub writes while the game runs.
+  let writer: JournalWriter
+  private var commitsSinceCheckpoint = 0
+  /// Whether a checkpoint is running (shared with the thread that runs it).
+  private let checkpointing = Flag()
+  private let checkpoints = DispatchGroup()
+
+  private final class Flag: Sendable {
+    let value = NIOLockedValueBox(false)
+  }
+  let path: String
+  /// The number of the last journaled action.
+  var lastSeq: Int64 = 0
+  /// The rows table new rows go to: the journal's rows live in two tables used in turn
+  /// (``rowTables``), and a commit whose batch a snapshot will include sends the rows
+  /// after it to the other one. Once the snapshot has taken over, a table that holds only
+  /// rows it includes is emptied in one statement, which writes a few pages where
+  /// deleting its rows one by one rewrote every page they were on.
+  var rowTable = rowTables[0]
+  static let rowTables = ["journal", "journal_b"]
+  /// The generation of the snapshot's parts (0: the snapshot is in `snapshot.state`).
+  var generation: Int64 = 0
+  /// Finished matches kept for `history`; older ones are pruned a batch at a time (the
+  /// leaderboard is kept apart, so it stays right).
+  let keepMatches: Int
+  /// Matches in the table now.
+  var matchCount = 0
+  /// The last match whose result is in the standings; later ones are folded in by
+  /// ``foldStandings()``, off the commit's path (the leaderboard counts them meanwhile).
+  var foldedThrough: Int64 = 0
+  /// Matches not folded into the standings yet.
+  var unfoldedMatches = 0
+  /// Players on the leaderboard now. Past ``keepStandings`` + ``standingsBatch`` the
+  /// least successful batch is dropped, so a flood of new names cannot grow the file
+  /// without bound while the top of the leaderboard stays right.
+  var standingsCount = 0
+  static let keepStandings = 10_000
+  static let standingsBatch = 1_000
+  /// Matches folded into the standings in one transaction, at most; also how many wait
+  /// before a fold is due (``foldIsDue``).
+  static let foldBatch = 500
+  /// What was found while opening that an operator should fix (files readable by others).
+  private(set) var warnings: [String] = []
+
+  /// Opens (or creates) `roshambo.sqlite` in `directory`: the directory mode 0700, the
+  /// files 0600 (existing ones that are wider are reported in ``warnings``).
+  init(directory: String, keepMatches: Int = 10_000) throws {
+    self.keepMatches = max(1, keepMatches)
+    let files = FileManager.default
+    if files.fileExists(atPath: directory) {
+      if let mode = Self.mode(of: directory), mode & 0o077 != 0 {
+        warnings.append(
+          "\(directory) is readable by others (mode \(String(mode, radix: 8))); "
+            + "run chmod 700 \(directory)")
+      }
+    } else {
+      try files.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
+    path = (directory as NSString).appendingPathComponent("roshambo.sqlite")
+    for file in [path, path + "-wal", path + "-shm"] {
+      if let mode = Self.mode(of: file), mode & 0o077 != 0 {
+        warnings.append(
+          "\(file) is readable by others (mode \(String(mode, radix: 8))); run chmod 600 \(file)")
+      }
+    }
+    if !files.fileExists(atPath: path) {
+      // SQLite gives the -wal and -shm files the database file's mode.
+      guard files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+      else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+    }
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+      // WAL: a commit is an append to the log, durable across a crash of the process.
+      try db.execute(sql: "PRAGMA journal_mode = WAL")
+      try db.execute(sql: "PRAGMA synchronous = NORMAL")
+    }
+    database = try DatabaseQueue(path: path, configuration: configuration)
+    try JournalSchema.migrator.migrate(database)
+    writer = try JournalWriter(path: path)
+    (matchCount, standingsCount, foldedThrough, unfoldedMatches) = try database.read {
+      let through =
+        try Int64.fetchOne($0, sql: "SELECT through FROM standings_folded WHERE id = 1") ?? 0
+      return (
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM matches") ?? 0,
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM standings") ?? 0,
+        through,
+        try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM matches WHERE id > ?", arguments: [through])
+          ?? 0
+      )
+    }
+    (lastSeq, generation, rowTable) = try database.read { db in
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT COALESCE((SELECT MAX(seq) FROM journal), 0) AS a,
+            COALESCE((SELECT MAX(seq) FROM journal_b), 0) AS b,
+            COALESCE((SELECT through FROM snapshot WHERE id = 1), 0) AS through,
+            COALESCE((SELECT generation FROM snapshot WHERE id = 1), 0) AS generation
+          """)
+      let (a, b): (Int64, Int64) = (row?["a"] ?? 0, row?["b"] ?? 0)
+      // New rows go on after the newest row, in its table.
+      return (
+        max(a, b, row?["through"] ?? 0), row?["generation"] ?? 0, Self.rowTables[b > a ? 1 : 0]
+      )
+    }
+  }
+
+  /// Limits the database to `pages` pages: past it writes fail as on a full disk (a test
+  /// seam for write failures; see ``JournalWriter/limitPages(_:)``).
+  func limitPages(_ pages: Int) throws { try writer.limitPages(pages) }
+
+  /// Limits the database to the pages it has now.
+  func limitPagesToCurrent() throws { try writer.limitPages(try writer.pageCount()) }
+
+  /// Whether the journal can be written now: one tiny transaction. While the disk is
+  /// failing the hub calls this until it succeeds.
+  func probe(at: Int64) throws {
+    try writer.transaction {
+      try writer.run("INSERT OR REPLACE INTO heartbeat (id, at) VALUES (1, ?)", .int(at))
+    }
+  }
+
+  /// Commits `actions` and `matches` in one transaction, on the hub's own connection.
+  /// Both are appended at the end of their tables, so a commit writes few pages; the
+  /// standings and the pruning of old matches wait for ``foldStandings()``. With
+  /// `snapshotAfter`, a snapshot will include this batch: later rows go to the other
+  /// rows table.
+  func append(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false)
+    throws
+  {
+    var json = JSONText(capacity: 128)
+    try writer.transaction {
+      for (offset, action) in actions.enumerated() {
+        json.removeAll()
+        json.journalRow(action)
+        try json.bytes.withUnsafeBufferPointer { text in
+          try writer.run(
+            "INSERT INTO \(rowTable) (seq, action) VALUES (?, ?)",
+            .int(lastSeq + Int64(offset) + 1), .bytes(text))
+        }
+      }
+      for match in matches {
+        try writer.run(
+          """
+          INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
+            score2, winner, forfeit, fair) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
+          .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
+          .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
+          .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0))
+      }
+    }
+    matchCount += matches.count
+    unfoldedMatches += matches.count
+    lastSeq += Int64(actions.count)
+    if snapshotAfter { rowTable = Self.rowTables.first { $0 != rowTable }! }
+    commitsSinceCheckpoint += 1
+    if commitsSinceCheckpoint >= Self.checkpointInterval { checkpointInBackground() }
+  }
+
+  /// Commits between checkpoints: each commit adds at least one page to the WAL.
+  static let checkpointInterval = 500
+
+  /// Copies the WAL's pages into the database file on another thread and connection
+  /// (a passive checkpoint never waits for the writer), so the fsyncs it takes never
+  /// hold up the hub; the WAL is then reused from its start.
+  private func checkpointInBackground() {
+    let idle = checkpointing.value.withLockedValue { running in
+      defer { running = true }
+      return !running
+    }
+    guard idle else { return }
+    commitsSinceCheckpoint = 0
+    let database = self.database
+    let checkpointing = self.checkpointing
+    DispatchQueue.global(qos: .utility).async(group: checkpoints) {
+      _ = try? database.writeWithoutTransaction { try $0.checkpoint(.passive) }
+      checkpointing.value.withLockedValue { $0 = false }
+    }
+  }
+
+  /// A file's permission bits, or nil if it does not exist.
+  private static func mode(of path: String) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
+  }
+
+  /// Waits for a checkpoint that is running (for tests and shutdown).
+  func waitForCheckpoints() { checkpoints.wait() }
+}
