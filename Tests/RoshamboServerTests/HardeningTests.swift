@@ -106,7 +106,11 @@ struct HardeningTests {
         ])
     }
     try database.close()
+    // History reads without writing: the file is the same byte for byte afterwards.
+    let file = data + "/roshambo.sqlite"
+    let before = try Data(contentsOf: URL(fileURLWithPath: file))
     let report = try MatchHistory(dataDirectory: data).report(limit: 5)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
     #expect(!report.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
     let lines = report.split(separator: "\n")
     #expect(lines.filter { $0.hasPrefix("Leaderboard") }.count == 1, "\(report)")

@@ -122,6 +122,8 @@ struct JournalFormatTests {
       }
     }
     try old.close()
+    // Read-only history does not upgrade the file: it says what to do.
+    #expect(throws: JournalError.self) { try MatchHistory(dataDirectory: directory) }
     let journal = try Journal(directory: directory)
     var finished = RoomState(name: "new")
     finished.apply(.playerJoined(name: "Cy", token: "c", at: 1))

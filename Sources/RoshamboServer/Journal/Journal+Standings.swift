@@ -67,17 +67,22 @@ extension Journal {
   /// Players by matches won, then by fewest lost: (name, won, lost). Matches not folded
   /// into the standings yet are counted too.
   func leaderboard(limit: Int) throws -> [(name: String, won: Int, lost: Int)] {
-    try database.read { db in
-      try Row.fetchAll(
-        db,
-        sql: """
-          SELECT name, SUM(won) AS won, SUM(lost) AS lost FROM (
-            SELECT name, won, lost FROM standings
-            UNION ALL SELECT name, won, 1 - won FROM match_results
-            WHERE id > (SELECT through FROM standings_folded WHERE id = 1))
-          GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
-          """, arguments: [limit]
-      ).map { ($0["name"], $0["won"], $0["lost"]) }
-    }
+    try database.read { try Self.leaderboard($0, limit: limit) }
+  }
+
+  /// The leaderboard as read on `db` (any connection, read-only ones too).
+  static func leaderboard(_ db: Database, limit: Int) throws -> [(
+    name: String, won: Int, lost: Int
+  )] {
+    try Row.fetchAll(
+      db,
+      sql: """
+        SELECT name, SUM(won) AS won, SUM(lost) AS lost FROM (
+          SELECT name, won, lost FROM standings
+          UNION ALL SELECT name, won, 1 - won FROM match_results
+          WHERE id > (SELECT through FROM standings_folded WHERE id = 1))
+        GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
+        """, arguments: [limit]
+    ).map { ($0["name"], $0["won"], $0["lost"]) }
   }
 }

@@ -6,6 +6,8 @@ public enum JournalError: Error, CustomStringConvertible {
   case badRow(path: String, seq: Int64, problem: String)
   /// The snapshot the rows fold onto cannot be read.
   case badSnapshot(path: String, problem: String)
+  /// A reader that does not migrate found a journal an older release wrote.
+  case olderRelease(path: String)
 
   public var description: String {
     switch self {
@@ -17,6 +19,9 @@ public enum JournalError: Error, CustomStringConvertible {
       "\(path): the snapshot cannot be read (\(problem)). Start the server with --recover to "
         + "move this file aside (it is kept) and start with empty rooms; finished matches and "
         + "the leaderboard are carried over."
+    case .olderRelease(let path):
+      "\(path) was written by an older release. Start roshambo-server once with this data "
+        + "directory to bring it up to date, then ask again."
     }
   }
 }

@@ -1,19 +1,33 @@
 import Foundation
+import GRDB
 import RoshamboProtocol
 
 /// Finished matches and the leaderboard, read from a server's journal, as text.
 ///
-/// Invariant: read-only; it never changes the journal.
+/// Invariant: read-only: it opens the file read-only, never migrates it and never
+/// writes, so it may run beside a server using the same journal.
 public struct MatchHistory {
-  private let journal: Journal
+  private let database: DatabaseQueue
 
+  /// Opens `roshambo.sqlite` in `dataDirectory` read-only. A journal that an older
+  /// release wrote and no server has brought up to date since is refused, saying so.
   public init(dataDirectory: String) throws {
-    journal = try Journal(directory: dataDirectory)
+    let path = (dataDirectory as NSString).appendingPathComponent("roshambo.sqlite")
+    var configuration = Configuration()
+    configuration.readonly = true
+    database = try DatabaseQueue(path: path, configuration: configuration)
+    let current = try database.read { try JournalSchema.migrator.hasCompletedMigrations($0) }
+    guard current else { throw JournalError.olderRelease(path: path) }
   }
 
   /// Recent matches, newest first, then the leaderboard.
   public func report(limit: Int) throws -> String {
-    let matches = try journal.recentMatches(limit: limit)
+    let (matches, board) = try database.read { db in
+      (
+        try Journal.recentMatches(db, limit: limit),
+        try Journal.leaderboard(db, limit: 10)
+      )
+    }
     var lines = ["Recent matches (newest first):"]
     if matches.isEmpty { lines.append("  none yet") }
     // Names and rooms come from players (or from whoever could write the file): quoted
@@ -32,7 +46,6 @@ public struct MatchHistory {
     }
     lines.append("")
     lines.append("Leaderboard (matches won, lost):")
-    let board = try journal.leaderboard(limit: 10)
     if board.isEmpty { lines.append("  none yet") }
     for (rank, entry) in board.enumerated() {
       lines.append("  \(rank + 1). \(quoted(entry.name))  \(entry.won) won, \(entry.lost) lost")
