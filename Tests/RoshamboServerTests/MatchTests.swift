@@ -106,6 +106,29 @@ struct MatchTests {
     }
   }
 
+  @Test("a quick-match player away when the opponent left is paired on resuming")
+  func awayPlayerIsPairedOnResume() async throws {
+    try await withServer { server in
+      let (alice, bob) = try await seatTwo(port: server.port, room: nil)
+      let token = alice.token
+      await alice.close()
+      _ = try await bob.state { $0.player(.one)?.connected == false }
+      bob.send(.leave(id: 2))
+      let carol = try await TestClient.connect(port: server.port)
+      try await carol.hello(name: "Carol")
+      #expect(carol.room == "quick-2")
+      _ = try await carol.state { $0.phase == .waiting }
+      // Alice comes back: into Carol's room, where a match starts at once.
+      let again = try await TestClient.connect(port: server.port)
+      let welcome = try await again.hello(name: "Alice", resume: token)
+      #expect(welcome == .welcome(room: "quick-2", seat: .two, token: token))
+      let joined = try await again.nextState()
+      #expect(joined.view.room == "quick-2" && joined.view.phase == .choosing)
+      _ = try await carol.state { $0.phase == .choosing && $0.player(.two)?.name == "Alice" }
+      #expect(try await server.lobby().rooms["quick-1"] == nil)
+    }
+  }
+
   @Test("spectators see who has chosen, never what, and cannot play")
   func spectators() async throws {
     try await withServer { server in
