@@ -49,8 +49,7 @@ public final class Bot {
       let state = session.store.state
       let onRoundLine =
         state.view?.history.contains { $0.round == evidence.round } == true
-        && state.fair.verdicts[evidence.round].map { if case .lie = $0 { true } else { false } }
-          == true
+        && state.fair.verdicts[evidence.round] == .lie(evidence.reason)
       if !onRoundLine { log("✗ THE SERVER LIED: \(evidence.reason)") }
     }
   }

@@ -14,7 +14,7 @@ public struct ClientReducer: Reducer {
       if let previous = state.room, previous != room {
         // Quick match moved this player to another room (between matches): a new room,
         // a new sequence of states, a new match.
-        let opponent = state.view.flatMap { view in view.you.flatMap { view.player($0.opponent) } }
+        let opponent = state.view?.opponent
         state.view = nil
         state.seq = -1
         state.pickedRounds = []
@@ -77,13 +77,16 @@ public struct ClientReducer: Reducer {
       guard state.fair.evidence == nil, let view = state.view, view.fair,
         let (round, secret) = state.fair.secrets.min(by: { $0.key < $1.key })
       else { return }
-      let missing = RoundResult(round: round, weapons: [nil, nil], winner: nil, reason: nil)
-      let reason = "it broke off round \(round), which you committed to: \(violation)"
-      state.fair.verdicts[round] = .lie(reason)
-      state.fair.evidence = FairPlay.Evidence(
-        room: view.room, round: round, seat: state.seat, reason: reason, secret: secret,
-        opponentCommitmentShown: state.fair.opponentCommitments[round], reported: missing)
-      state.context.notice = "The server cheated in round \(round): \(reason)."
+      let missing = RoundResult.unreported(round)
+      let (shown, seat) = (state.fair.opponentCommitments[round], state.seat)
+      record(
+        .lie("it broke off round \(round), which you committed to: \(violation)"), for: missing,
+        in: &state
+      ) { reason in
+        FairPlay.Evidence(
+          room: view.room, round: round, seat: seat, reason: reason, secret: secret,
+          opponentCommitmentShown: shown, reported: missing)
+      }
     case .evidenceSaved(let path):
       let reason = state.fair.evidence?.reason ?? "it reported a round falsely"
       state.context.notice =
@@ -171,7 +174,7 @@ public struct ClientReducer: Reducer {
       }
       let shown = state.fair.opponentCommitments.removeValue(forKey: round)
       state.fair.secrets[round] = nil
-      let missing = RoundResult(round: round, weapons: [nil, nil], winner: nil, reason: nil)
+      let missing = RoundResult.unreported(round)
       record(verdict, for: missing, in: &state) { reason in
         FairPlay.Evidence(
           room: view.room, round: round, seat: me, reason: reason, secret: secret,
@@ -185,16 +188,12 @@ public struct ClientReducer: Reducer {
     guard state.fair.evidence == nil, let reason = FairPlay.matchLie(in: view, me: me) else {
       return
     }
-    let last =
-      view.history.last
-      ?? RoundResult(round: view.round, weapons: [nil, nil], winner: nil, reason: nil)
-    var evidence = FairPlay.Evidence(
+    let last = view.history.last ?? RoundResult.unreported(view.round)
+    state.fair.evidence = FairPlay.Evidence(
       room: view.room, round: last.round, seat: me, reason: reason, secret: nil,
-      opponentCommitmentShown: nil, reported: last)
-    evidence.reportedMatch = (
-      Seat.allCases.map { view.player($0)?.score ?? 0 }, view.winner
-    )
-    state.fair.evidence = evidence
+      opponentCommitmentShown: nil, reported: last,
+      reportedMatch: .init(
+        scores: Seat.allCases.map { view.player($0)?.score ?? 0 }, winner: view.winner))
     state.context.notice = "The server cheated: \(reason)."
   }
 
@@ -240,5 +239,13 @@ public struct ClientReducer: Reducer {
     if let oldest = view.history.first?.round {
       state.fair.verdicts = state.fair.verdicts.filter { $0.key >= oldest }
     }
+  }
+}
+
+extension RoundResult {
+  /// A round the server never reported: no weapons, no winner (what the evidence of a
+  /// round left unreported, or broken off, holds as "reported").
+  static func unreported(_ round: Int) -> RoundResult {
+    RoundResult(round: round, weapons: [nil, nil], winner: nil, reason: nil)
   }
 }

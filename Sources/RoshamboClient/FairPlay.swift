@@ -48,14 +48,13 @@ public struct FairPlay: Equatable, Sendable {
     public var opponentCommitmentShown: String?
     /// The round as the server reported it.
     public var reported: RoundResult
-    /// Where the lie is about the whole match: the scores (seat 1, seat 2) and the winner
-    /// the server reported.
-    public var reportedMatch: (scores: [Int], winner: Seat?)?
+    /// Where the lie is about the whole match: what the server reported of it.
+    public var reportedMatch: ReportedMatch?
 
     public init(
       room: String, round: Int, seat: Seat?, reason: String, secret: Secret?,
       opponentCommitmentShown: String?, reported: RoundResult,
-      reportedMatch: (scores: [Int], winner: Seat?)? = nil
+      reportedMatch: ReportedMatch? = nil
     ) {
       self.room = room
       self.round = round
@@ -66,13 +65,12 @@ public struct FairPlay: Equatable, Sendable {
       self.reported = reported
       self.reportedMatch = reportedMatch
     }
+  }
 
-    public static func == (a: Evidence, b: Evidence) -> Bool {
-      a.room == b.room && a.round == b.round && a.seat == b.seat && a.reason == b.reason
-        && a.secret == b.secret && a.opponentCommitmentShown == b.opponentCommitmentShown
-        && a.reported == b.reported && a.reportedMatch?.scores == b.reportedMatch?.scores
-        && a.reportedMatch?.winner == b.reportedMatch?.winner
-    }
+  /// A match as the server reported it: the scores (seat 1, seat 2) and the winner.
+  public struct ReportedMatch: Equatable, Sendable {
+    public var scores: [Int]
+    public var winner: Seat?
   }
 
   var secrets: [Int: Secret] = [:]

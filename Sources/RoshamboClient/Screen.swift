@@ -88,9 +88,7 @@ public final class Screen {
   private enum Confirmation { case quitKey, interrupt }
 
   private func opponentName() -> String {
-    let view = session.store.state.view
-    return view.flatMap { view in view.you.flatMap { view.player($0.opponent)?.name } }
-      ?? "your opponent"
+    session.store.state.view?.opponent?.name ?? "your opponent"
   }
 
   /// Asks once before giving up a running match; returns whether to quit now.

@@ -90,7 +90,7 @@ public func makeProps(
   }
   let ruleset = Ruleset.named(view.ruleset)
   let me = view.you.flatMap { view.player($0) }
-  let opponent = view.you.flatMap { view.player($0.opponent) }
+  let opponent = view.opponent
   let names = Dictionary(view.players.map { ($0.seat, $0.name) }, uniquingKeysWith: { a, _ in a })
   func name(_ seat: Seat) -> String { names[seat] ?? "Player \(seat.rawValue)" }
 

@@ -79,15 +79,15 @@ extension LobbyState {
   /// their room (keeping name and token), or else this room becomes the one quick match
   /// fills next.
   private mutating func pairStrandedPlayer(in name: String, at: Int64) {
-    guard Self.isQuickMatchRoom(name), let room = rooms[name], let lone = room.loneSeat,
-      room.seats[lone]!.connected
+    guard Self.isQuickMatchRoom(name), let room = rooms[name], room.hasPlayerWaiting,
+      let lone = room.loneSeat
     else { return }
     guard let waiting = quickMatchRoom, waiting != name, rooms[waiting]?.loneSeat != nil else {
       quickMatchRoom = name
       return
     }
     let player = room.seats[lone]!
-    rooms[name]!.release(lone)
+    rooms[name]!.releaseLonePlayer()
     rooms[waiting]!.applyAccepted(.playerJoined(name: player.name, token: player.token, at: at))
   }
 }

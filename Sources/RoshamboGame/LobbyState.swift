@@ -33,7 +33,7 @@ public struct LobbyState: Sendable, Equatable {
   /// the local network): in a new room, or where the other player left. Counts every
   /// room, so it is for occasional use, not per action.
   public var waitingPlayers: Int {
-    rooms.values.count { room in room.loneSeat.map { room.seats[$0]!.connected } ?? false }
+    rooms.values.count(where: \.hasPlayerWaiting)
   }
 
   /// Whether `name` is a quick-match room's: `quick-` and a number. Only quick match

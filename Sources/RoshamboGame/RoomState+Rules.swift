@@ -268,11 +268,10 @@ extension RoomState {
     }
   }
 
-  /// Takes the player in `seat` out of the room without a forfeit (quick match moves a
-  /// player left alone to another room); the room is left with no player, waiting.
-  ///
-  /// Precondition: `seat` is the room's ``loneSeat``.
-  mutating func release(_ seat: Seat) {
+  /// Takes the lone player (``loneSeat``) out of the room without a forfeit (quick match
+  /// moves a player left alone to another room); the room is left with no player,
+  /// waiting.
+  mutating func releaseLonePlayer() {
     seats = [:]
     resetToWaiting()
   }

@@ -145,6 +145,9 @@ public struct RoomState: Sendable, Equatable {
     return present.count == 1 ? present[0] : nil
   }
 
+  /// Whether a connected player sits alone here, waiting for an opponent.
+  public var hasPlayerWaiting: Bool { loneSeat.map { seats[$0]!.connected } ?? false }
+
   /// The seat that holds `token`, if any (a seat given up holds none).
   public func seat(holding token: String) -> Seat? {
     Seat.allCases.first { seats[$0].map { !$0.hasLeft && $0.token == token } ?? false }

@@ -47,6 +47,9 @@ public struct RoomView: Sendable, Equatable {
   /// The player in `seat`, if the seat is held.
   public func player(_ seat: Seat) -> PlayerView? { players.first { $0.seat == seat } }
 
+  /// The other seat's player, in a view for a seat (nil for a spectator's view).
+  public var opponent: PlayerView? { you.flatMap { player($0.opponent) } }
+
   /// The most rounds a view's `history` carries (the latest ones). Draws do not end a
   /// match, so without a bound two bots that always draw would, after about 900 rounds,
   /// need a `state` frame over the protocol's 64 KiB limit.
