@@ -53,15 +53,14 @@ func reconnector(_ server: ResolvedServer) -> @Sendable () async throws -> Serve
 func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> ServerConnection {
   do {
     return try await ServerConnection.connect(host: server.host, port: server.port, tls: server.tls)
-  } catch let error as TLSError {
-    if case .pinMismatch(_, let actual) = error.kind,
+  } catch {
+    // A remembered server whose certificate changed is said loudly, as SSH does.
+    if let tls = error as? TLSError, case .pinMismatch(_, let actual) = tls.kind,
       let lines = server.changedIdentityMessage(actual: actual)
     {
       complain(lines: lines)
       throw ExitCode(ExitStatus.untrusted)
     }
-    throw options.cannotConnect(host: server.host, port: server.port, error)
-  } catch {
     throw options.cannotConnect(host: server.host, port: server.port, error)
   }
 }
