@@ -33,9 +33,9 @@ let package = Package(
     .target(name: "ReduxTesting", dependencies: ["Redux"]),
     .testTarget(name: "ReduxTests", dependencies: ["Redux", "ReduxTesting"]),
     // The game as a pure store: rules, rooms, the lobby, per-seat views, screen props.
-    .target(name: "RoshamboGame", dependencies: ["Redux"]),
-    // Rooms in play shared by the game's and the client's tests.
-    .target(name: "GameFixtures", dependencies: ["RoshamboGame"], path: "Tests/GameFixtures"),
+    .target(name: "RoshamboGame"),
+    // Rooms in play and the rules as reducers, shared by the game's and the client's tests.
+    .target(name: "GameFixtures", dependencies: ["RoshamboGame", "Redux"], path: "Tests/GameFixtures"),
     .testTarget(
       name: "RoshamboGameTests",
       dependencies: [

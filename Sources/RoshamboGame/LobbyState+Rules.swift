@@ -40,37 +40,55 @@ extension LobbyState {
     return nil
   }
 
-  /// Changes the lobby for an action the rules accept, without checking them again.
+  /// Applies `action` if the rules allow it and returns what it did, or returns why not
+  /// and changes nothing.
+  public mutating func reduce(_ action: LobbyAction) -> Result<[LobbyEvent], Refusal> {
+    if let refusal = refusal(for: action) { return .failure(refusal) }
+    return .success(applyAccepted(action))
+  }
+
+  /// Changes the lobby for an action the rules accept, without checking them again, and
+  /// returns what it did.
   ///
   /// Precondition: ``refusal(for:)`` returned nil for `action` on this lobby.
-  public mutating func applyAccepted(_ action: LobbyAction) {
+  @discardableResult
+  public mutating func applyAccepted(_ action: LobbyAction) -> [LobbyEvent] {
+    var events: [LobbyEvent] = []
+    let name: String
     switch action {
-    case .join(let requested, let name, let token, let fair, let at):
-      let target = roomForJoin(requested: requested)
-      if rooms[target] == nil {
-        rooms[target] = RoomState(
-          name: target, settings: settingsForJoin(requested: requested, fair: fair))
+    case .join(let requested, let player, let token, let fair, let at):
+      name = roomForJoin(requested: requested)
+      if rooms[name] == nil {
+        rooms[name] = RoomState(
+          name: name, settings: settingsForJoin(requested: requested, fair: fair))
         if requested == nil { nextQuickMatchNumber += 1 }
+        events.append(.opened(name))
       }
-      rooms[target]!.applyAccepted(.playerJoined(name: name, token: token, at: at))
-      if requested == nil, rooms[target]!.loneSeat != nil { quickMatchRoom = target }
-    case .spectate(let name):
-      rooms[name]!.applyAccepted(.spectatorJoined)
-    case .room(let name, let roomAction):
-      rooms[name]!.applyAccepted(roomAction)
+      for event in rooms[name]!.applyAccepted(.playerJoined(name: player, token: token, at: at)) {
+        events.append(.room(name, event))
+      }
+      if requested == nil, rooms[name]!.loneSeat != nil { quickMatchRoom = name }
+    case .spectate(let room):
+      name = room
+      events.append(.room(name, rooms[name]!.applyAccepted(.spectatorJoined)[0]))
+    case .room(let room, let roomAction):
+      name = room
+      for event in rooms[name]!.applyAccepted(roomAction) { events.append(.room(name, event)) }
       switch roomAction {
       case .left(_, let at), .graceExpired(_, let at), .reconnected(_, let at):
-        pairStrandedPlayer(in: name, at: at)
+        pairStrandedPlayer(in: name, at: at, &events)
       default:
         break
       }
-      if rooms[name]!.isEmpty {
-        rooms[name] = nil
-      }
+    }
+    if rooms[name]!.isEmpty {
+      rooms[name] = nil
+      events.append(.closed(name))
     }
     if let quick = quickMatchRoom, rooms[quick]?.loneSeat == nil {
       quickMatchRoom = nil
     }
+    return events
   }
 
   /// A player alone and present in quick-match room `name` (the opponent left, or they
@@ -78,7 +96,9 @@ extension LobbyState {
   /// at once with the player already waiting, who stays put while this one moves to
   /// their room (keeping name and token), or else this room becomes the one quick match
   /// fills next.
-  private mutating func pairStrandedPlayer(in name: String, at: Int64) {
+  private mutating func pairStrandedPlayer(
+    in name: String, at: Int64, _ events: inout [LobbyEvent]
+  ) {
     guard Self.isQuickMatchRoom(name), let room = rooms[name], room.hasPlayerWaiting,
       let lone = room.loneSeat
     else { return }
@@ -87,7 +107,18 @@ extension LobbyState {
       return
     }
     let player = room.seats[lone]!
-    rooms[name]!.releaseLonePlayer()
-    rooms[waiting]!.applyAccepted(.playerJoined(name: player.name, token: player.token, at: at))
+    for event in rooms[name]!.releaseLonePlayer() { events.append(.room(name, event)) }
+    var seat = lone
+    for event in rooms[waiting]!.applyAccepted(
+      .playerJoined(name: player.name, token: player.token, at: at))
+    {
+      if case .seated(let taken, _) = event { seat = taken }
+      events.append(.room(waiting, event))
+    }
+    events.append(
+      .moved(
+        LobbyEvent.Move(
+          token: player.token, from: name, fromSeat: lone, lastState: room, to: waiting,
+          seat: seat)))
   }
 }

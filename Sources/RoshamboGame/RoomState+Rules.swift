@@ -8,35 +8,50 @@ extension RoomState {
     return nil
   }
 
-  /// Changes the room for an action the rules accept, without checking them again.
+  /// Applies `action` if the rules allow it and returns what it did, or returns why not
+  /// and changes nothing.
+  public mutating func reduce(_ action: RoomAction) -> Result<[RoomEvent], Refusal> {
+    if let refusal = refusal(for: action) { return .failure(refusal) }
+    return .success(applyAccepted(action))
+  }
+
+  /// Changes the room for an action the rules accept, without checking them again, and
+  /// returns what it did.
   ///
   /// Precondition: ``refusal(for:)`` returned nil for `action` on this room (a caller
-  /// that has already validated, like the server's gatekeeper, runs the rules once).
-  public mutating func applyAccepted(_ action: RoomAction) {
+  /// that has already validated, like the server's hub, runs the rules once).
+  @discardableResult
+  public mutating func applyAccepted(_ action: RoomAction) -> [RoomEvent] {
+    var events: [RoomEvent] = []
     switch action {
     case .playerJoined(let name, let token, let at):
       let seat = freeSeat!
       seats[seat] = SeatState(name: name, token: token)
+      events.append(.seated(seat, name: name))
       if let other = seats[seat.opponent], !other.hasLeft {
-        startMatch(at: at)
+        startMatch(at: at, &events)
       } else {
         seats[seat.opponent] = nil
-        resetToWaiting()
+        resetToWaiting(&events)
       }
     case .spectatorJoined:
       spectators += 1
+      events.append(.spectatorJoined)
     case .spectatorLeft:
       spectators -= 1
+      events.append(.spectatorLeft)
     case .chose(let seat, _, let weapon, let at):
       seats[seat]!.pick = weapon
+      events.append(.picked(seat))
       if seats.values.allSatisfy({ $0.pick != nil }) {
-        resolveRound(at: at)
+        resolveRound(at: at, &events)
       }
     case .committed(let seat, _, let digest, let at):
       seats[seat]!.commitment = digest
+      events.append(.committed(seat))
       if isRevealing {
         // Both are bound now: the reveal stage has its own deadline, always.
-        deadline = at + settings.revealMillis
+        setDeadline(at + settings.revealMillis, &events)
       }
     case .revealed(let seat, _, let weapon, let nonce, let matches, let at):
       if matches {
@@ -45,26 +60,31 @@ extension RoomState {
       } else {
         seats[seat]!.revealFailed = true
       }
+      events.append(.revealed(seat, matches: matches))
       if seats.values.allSatisfy(\.hasRevealed) {
-        resolveRound(at: at)
+        resolveRound(at: at, &events)
       }
     case .disconnected(let seat, let at):
       seats[seat]!.connected = false
       seats[seat]!.graceEndsAt = at + settings.graceMillis
+      events.append(.graceStarted(seat, endsAt: at + settings.graceMillis))
     case .reconnected(let seat, _):
       seats[seat]!.connected = true
       seats[seat]!.graceEndsAt = nil
-    case .left(let seat, _), .graceExpired(let seat, _):
-      giveUp(seat)
+      events.append(.graceEnded(seat))
+    case .left(let seat, let at), .graceExpired(let seat, let at):
+      giveUp(seat, at: at, &events)
     case .deadlinePassed(_, let at):
-      resolveRound(at: at)
+      resolveRound(at: at, &events)
     case .rematchRequested(let seat, let at):
       seats[seat]!.wantsRematch = true
+      events.append(.rematchAsked(seat))
       if seats.values.allSatisfy(\.wantsRematch) {
-        startMatch(at: at)
+        startMatch(at: at, &events)
       }
     }
     version += 1
+    return events
   }
 
   /// Why the rules refuse `action` in this room, or nil when they accept it.
@@ -178,8 +198,15 @@ extension RoomState {
     }
   }
 
+  /// Sets the round's deadline, saying so when it changes.
+  private mutating func setDeadline(_ new: Int64?, _ events: inout [RoomEvent]) {
+    guard new != deadline else { return }
+    deadline = new
+    events.append(new.map { .deadlineSet(round: round, at: $0) } ?? .deadlineCleared)
+  }
+
   /// Scores to zero, history cleared, round 1 open.
-  private mutating func startMatch(at: Int64) {
+  private mutating func startMatch(at: Int64, _ events: inout [RoomEvent]) {
     clearRound()
     for seat in seats.keys {
       seats[seat]!.score = 0
@@ -189,7 +216,8 @@ extension RoomState {
     history = []
     winner = nil
     phase = .choosing
-    deadline = settings.roundMillis > 0 ? at + settings.roundMillis : nil
+    events.append(.matchStarted)
+    setDeadline(settings.roundMillis > 0 ? at + settings.roundMillis : nil, &events)
   }
 
   /// Resolves the current round from the picks in (a missing pick loses; two missing
@@ -197,7 +225,7 @@ extension RoomState {
   /// (a deadline before both committed) a commitment counts as a pick that wins against
   /// none, and its weapon stays unknown; in the reveal stage a reveal that failed or
   /// never came is a missing pick.
-  private mutating func resolveRound(at: Int64) {
+  private mutating func resolveRound(at: Int64, _ events: inout [RoomEvent]) {
     let first = seats[.one]?.pick
     let second = seats[.two]?.pick
     let fair = settings.fair
@@ -221,6 +249,7 @@ extension RoomState {
       result.nonces = Seat.allCases.map { commitStage ? nil : seats[$0]?.nonce }
     }
     history.append(result)
+    events.append(.roundResolved(result))
     if history.count > RoomView.historyLimit {
       // Endless draws must not grow the room: keep what a view can show (the scores are
       // in the seats, and rounds keep their numbers).
@@ -230,24 +259,31 @@ extension RoomState {
     if let roundWinner {
       seats[roundWinner]!.score += 1
       if seats[roundWinner]!.score >= winsNeeded {
-        finish(winner: roundWinner)
+        finish(winner: roundWinner, at: at, forfeit: false, &events)
         return
       }
     }
     round += 1
-    deadline = settings.roundMillis > 0 ? at + settings.roundMillis : nil
+    let next = settings.roundMillis > 0 ? at + settings.roundMillis : nil
+    // A new round's deadline is new even when it falls on the same moment as the last.
+    if next != nil { deadline = nil }
+    setDeadline(next, &events)
   }
 
-  private mutating func finish(winner seat: Seat) {
+  private mutating func finish(
+    winner seat: Seat, at: Int64, forfeit: Bool, _ events: inout [RoomEvent]
+  ) {
     phase = .over
     winner = seat
-    deadline = nil
+    setDeadline(nil, &events)
     clearRound()
+    events.append(.matchEnded(FinishedMatch(room: self, at: at, forfeit: forfeit)))
   }
 
   /// A seat gives up: the opponent wins a running match; the seat is kept (to show the
   /// result) but is free for a new player. While waiting, the seat simply empties.
-  private mutating func giveUp(_ seat: Seat) {
+  private mutating func giveUp(_ seat: Seat, at: Int64, _ events: inout [RoomEvent]) {
+    events.append(.gaveUp(seat))
     switch phase {
     case .waiting:
       seats[seat] = nil
@@ -255,7 +291,7 @@ extension RoomState {
       seats[seat]!.hasLeft = true
       seats[seat]!.connected = false
       seats[seat]!.graceEndsAt = nil
-      finish(winner: seat.opponent)
+      finish(winner: seat.opponent, at: at, forfeit: true, &events)
     case .over:
       seats[seat]!.hasLeft = true
       seats[seat]!.connected = false
@@ -264,24 +300,26 @@ extension RoomState {
     }
     if seats.values.allSatisfy(\.hasLeft) {
       seats = [:]
-      resetToWaiting()
+      resetToWaiting(&events)
     }
   }
 
   /// Takes the lone player (``loneSeat``) out of the room without a forfeit (quick match
   /// moves a player left alone to another room); the room is left with no player,
   /// waiting.
-  mutating func releaseLonePlayer() {
+  mutating func releaseLonePlayer() -> [RoomEvent] {
+    var events: [RoomEvent] = [.released(loneSeat!)]
     seats = [:]
-    resetToWaiting()
+    resetToWaiting(&events)
+    return events
   }
 
   /// No match: waiting for players, from round 1 with no history.
-  private mutating func resetToWaiting() {
+  private mutating func resetToWaiting(_ events: inout [RoomEvent]) {
     phase = .waiting
     round = 1
     history = []
     winner = nil
-    deadline = nil
+    setDeadline(nil, &events)
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GameFixtures
 import ReduxTesting
 import RoshamboGame
 import Testing

@@ -1,7 +1,6 @@
 import Logging
 import NIOCore
 import NIOEmbedded
-import Redux
 import RoshamboGame
 import RoshamboProtocol
 import Testing
@@ -9,7 +8,7 @@ import Testing
 @testable import RoshamboServer
 
 /// The hub's parts alone, without sockets or a loop turning: the backlog state machine,
-/// the outbox's sending order, and the store's middleware chain.
+/// the outbox's sending order, the journal batch.
 @Suite("Server: the hub's parts")
 struct HubPartsTests {
   let loop = EmbeddedEventLoop()
@@ -75,24 +74,6 @@ struct HubPartsTests {
       ])
   }
 
-  /// A store wired as the hub wires it, without the hub: what each part saw.
-  final class Wiring {
-    var answers: [(Int, ErrorCode)] = []
-    let outbox = Outbox()
-    let batch = JournalBatch(now: { 5 })
-    var gatekeeper: Gatekeeper!
-    var store: Store<LobbyState, HubAction>!
-
-    init(_ lobby: LobbyState) {
-      gatekeeper = Gatekeeper(logger: Logger(label: "test")) { [unowned self] origin, error in
-        answers.append((origin.link.id, error.code))
-      }
-      store = Store(
-        initialState: lobby, reducer: HubReducer(),
-        middleware: [gatekeeper.middleware, batch.middleware, outbox.middleware])
-    }
-  }
-
   func playing() -> LobbyState {
     var lobby = LobbyState(defaults: .init(bestOf: 1))
     lobby.apply(.join(room: "den", name: "Alice", token: "a", at: 0))
@@ -100,63 +81,18 @@ struct HubPartsTests {
     return lobby
   }
 
-  @Test("a refused request is answered and swallowed: nothing reduced, journaled or sent")
-  func refusal() {
-    let wiring = Wiring(playing())
-    let before = wiring.store.state
-    wiring.store.dispatch(
-      .lobby(
-        .room("den", .chose(seat: .one, round: 2, weapon: .rock, at: 1)),
-        origin: Origin(link: link(1), re: 4)))
-    #expect(wiring.store.state == before)
-    #expect(wiring.batch.isEmpty)
-    #expect(wiring.answers.map(\.1) == [.wrongRound])
-    #expect(names(wiring.outbox.take()).isEmpty)
-    // A stale timer is dropped without an answer.
-    wiring.store.dispatch(.lobby(.room("den", .deadlinePassed(round: 9, at: 1)), origin: nil))
-    #expect(wiring.answers.count == 1)
-    #expect(wiring.store.state == before)
-  }
-
-  @Test("an accepted action is reduced once, batched with its origin, and its room queued")
-  func accepted() {
-    let wiring = Wiring(playing())
-    var expected = wiring.store.state
-    expected.apply(.room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1)))
-    expected.apply(.room("den", .chose(seat: .two, round: 1, weapon: .paper, at: 2)))
-    wiring.store.dispatch(
-      .lobby(
-        .room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1)),
-        origin: Origin(link: link(1), re: 1)))
-    wiring.store.dispatch(
-      .lobby(.room("den", .chose(seat: .two, round: 1, weapon: .paper, at: 2)), origin: nil))
-    #expect(wiring.store.state == expected)
-    #expect(wiring.batch.actions.count == 2)
-    #expect(wiring.batch.origins.map(\.link.id) == [1])
-    // Best of 1: the second pick ended the match, recorded for the history.
-    #expect(wiring.batch.matches.map(\.winner) == ["Bob"])
-    #expect(wiring.answers.isEmpty)
-    #expect(names(wiring.outbox.take()) == ["state den"])
-  }
-
-  @Test("while the journal cannot be written every request is answered unavailable")
-  func failing() {
-    let wiring = Wiring(playing())
-    wiring.gatekeeper.saving = .failing(retry: nil)
-    let before = wiring.store.state
-    wiring.store.dispatch(
-      .lobby(
-        .room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1)),
-        origin: Origin(link: link(1), re: 1)))
-    wiring.store.dispatch(.lobby(.room("den", .disconnected(seat: .two, at: 1)), origin: nil))
-    #expect(wiring.store.state == before)
-    #expect(wiring.batch.isEmpty)
-    #expect(wiring.answers.map(\.1) == [.unavailable])
-    // The journal's own lobby still goes in.
-    var saved = before
-    saved.apply(.room("den", .disconnected(seat: .two, at: 1)))
-    wiring.store.dispatch(.restore(saved))
-    #expect(wiring.store.state == saved)
-    #expect(wiring.batch.isEmpty)
+  @Test("the batch keeps accepted actions in order with who asked, and the matches they finished")
+  func batch() {
+    let batch = JournalBatch()
+    let pick = LobbyAction.room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1))
+    let timer = LobbyAction.room("den", .deadlinePassed(round: 1, at: 2))
+    batch.record(pick, origin: Origin(link: link(1), re: 4))
+    batch.record(timer, origin: nil)
+    #expect(!batch.isEmpty)
+    let sealed = batch.seal()
+    #expect(sealed.actions == [pick, timer])
+    #expect(sealed.origins.map(\.link.id) == [1])
+    #expect(sealed.origins.map(\.re) == [4])
+    #expect(batch.isEmpty)
   }
 }

@@ -294,3 +294,18 @@ enum TestClientError: Error {
   case closed(String)
   case unexpected(String)
 }
+
+extension FinishedMatch {
+  /// The finished match of `room` (which must be over) as the rules would record it at
+  /// `at`: a forfeit when a seat gave up before anyone reached the wins needed.
+  init(room: RoomState, at: Int64) {
+    let seats = Seat.allCases.map { room.seats[$0] }
+    let scores = seats.map { $0?.score ?? 0 }
+    self.init(
+      room: room.name, finishedAt: at, ruleset: room.settings.ruleset.rawValue,
+      bestOf: room.settings.bestOf, players: seats.map { $0?.name ?? "?" }, scores: scores,
+      winner: room.winner.flatMap { room.seats[$0]?.name } ?? "?",
+      forfeit: seats.contains { $0?.hasLeft == true } && !scores.contains(room.winsNeeded),
+      fair: room.settings.fair)
+  }
+}

@@ -4,13 +4,12 @@ import Redux
 import RoshamboGame
 import RoshamboProtocol
 
-/// The single writer of the game: a store of the lobby whose middleware does the rest.
-/// An action goes through the ``Gatekeeper`` (the rules, once; a refusal is answered
-/// and swallowed), the ``HubReducer``, then the ``JournalBatch`` (recorded for the next
-/// commit), the ``EventLog``, the ``RoomTimers`` and the ``Outbox`` (its room's state
-/// to send). The hub itself turns requests into actions, keeps the ``Sessions``, and
-/// flushes: seals a batch, has the ``JournalThread`` commit it (on this loop while that
-/// is quick), then sends what the ``Broadcaster`` prepared for it.
+/// The single writer of the game. It turns requests into lobby actions, reduces each
+/// with ``HubReduction`` (the rules once, then what to do about them as
+/// ``HubEffect`` values: journal it, send rooms' states, start or stop clocks, log),
+/// keeps the ``Sessions``, and flushes as the ``CommitStateMachine`` says: seals a
+/// ``JournalBatch``, has the ``JournalThread`` commit it (on this loop while that is
+/// quick), then sends what the ``Broadcaster`` prepared for it.
 ///
 /// Invariants: everything here runs on `loop` (one serial executor; the journal has its
 /// own thread); an accepted action is journaled before any connection is sent its
@@ -19,29 +18,27 @@ import RoshamboProtocol
 /// it through ``HubHandle``.
 final class GameHub {
   let loop: any EventLoop
-  private var store: Store<LobbyState, HubAction>!
+  private(set) var lobby: LobbyState
   private let journal: JournalThread?
   private let logger: Logger
   private let now: @Sendable () -> Int64
   private var sessions = Sessions()
   private let outbox = Outbox()
-  private let batch: JournalBatch
+  private let batch = JournalBatch()
   private let broadcaster: Broadcaster
-  private var gatekeeper: Gatekeeper!
   private var timers: RoomTimers!
   private let snapshots: SnapshotWriter?
   private let retryMillis: Int64
   private var flushScheduled = false
-  /// The sealed batch being committed, and what it sends once it is durable.
-  private var inFlight: InFlight?
+  private var commits = CommitStateMachine<Flight>()
+  private var probe: Scheduled<Void>?
   /// The number of the journal's last row once everything sealed is committed.
   private var journaledThrough: Int64
-  /// Whether the lobby is being reloaded after a failed commit (nothing is sent).
-  private var reloading = false
   /// Who waits for everything sealed to be committed and sent (``shutdown()``).
   private var idleWaiters: [EventLoopPromise<Void>] = []
 
-  private struct InFlight {
+  /// A sealed batch on its way to the disk, and what it sends once it is durable.
+  struct Flight {
     var batch: JournalBatch.Sealed
     var deliveries: [Broadcaster.Delivery]
     /// The lobby after this batch, when a snapshot is due: written once it is committed.
@@ -64,34 +61,22 @@ final class GameHub {
   ) {
     self.journaledThrough = journaledThrough
     self.loop = loop
+    self.lobby = lobby
     let stalls = profileStalls ? LoopStallMonitor() : nil
     self.stalls = stalls
     self.retryMillis = max(1, retryMillis)
     self.journal = journal
     self.logger = logger
     self.now = now
-    self.batch = JournalBatch(now: now)
     self.broadcaster = Broadcaster(logger: logger)
     self.snapshots = journal.map {
       SnapshotWriter(journal: $0, loop: loop, logger: logger, interval: compactionInterval)
     }
     snapshots?.finished = stalls.map { monitor in { monitor.recordSnapshot(began: $0) } }
-    gatekeeper = Gatekeeper(logger: logger) { [unowned self] origin, error in
-      reply(origin.link, error, re: origin.re)
-    }
     timers = RoomTimers(loop: loop, now: now) { [unowned self] action in
-      store.dispatch(action)
-      scheduleFlush()
+      perform(action)
     }
-    store = Store(
-      initialState: lobby, reducer: HubReducer(),
-      middleware: [
-        gatekeeper.middleware, batch.middleware, EventLog(logger: logger).middleware,
-        timers.middleware, outbox.middleware,
-      ])
   }
-
-  var lobby: LobbyState { store.state }
 
   // MARK: - Start and stop
 
@@ -119,7 +104,7 @@ final class GameHub {
   /// when the journal can be written again after failing.
   private func reconcile() {
     let at = now()
-    for (name, room) in store.state.rooms {
+    for (name, room) in lobby.rooms {
       let audience = sessions.audience(of: name)
       for (seat, held) in room.seats where !held.hasLeft && held.connected {
         if audience?.seats[seat] == nil { perform(.room(name, .disconnected(seat: seat, at: at))) }
@@ -127,7 +112,7 @@ final class GameHub {
       let watching = audience?.spectators.count ?? 0
       for _ in 0..<max(0, room.spectators - watching) { perform(.room(name, .spectatorLeft)) }
     }
-    timers.scheduleAll(store.state)
+    timers.scheduleAll(lobby)
     flush()
   }
 
@@ -138,11 +123,13 @@ final class GameHub {
     timers.cancelAll()
     stalls?.stop()
     stallLog?.cancel()
-    if case .failing(let retry) = gatekeeper.saving { retry?.cancel() }
     let idle: EventLoopFuture<Void>
-    if inFlight == nil, !reloading {
+    switch commits.shutdownRequested() {
+    case .finished(let cancelProbe):
+      if cancelProbe { probe?.cancel() }
       idle = loop.makeSucceededVoidFuture()
-    } else {
+    case .wait(let cancelProbe):
+      if cancelProbe { probe?.cancel() }
       let promise = loop.makePromise(of: Void.self)
       idleWaiters.append(promise)
       idle = promise.futureResult
@@ -179,7 +166,7 @@ final class GameHub {
       guard let (room, seat) = seat(of: link, re: id) else { break }
       // Checked here, outside the reducer: the action carries the result, so replaying
       // the journal needs no hashing and always gives the same room.
-      let commitment = store.state.rooms[room]?.seats[seat]?.commitment
+      let commitment = lobby.rooms[room]?.seats[seat]?.commitment
       let matches =
         commitment.map {
           Commitment.verify(
@@ -245,14 +232,14 @@ final class GameHub {
     if let token = resume {
       resumeSeat(link, token: token, id: id)
     } else if role == .spectator, let room {
-      guard perform(.spectate(room: room), origin: origin) else { return }
+      guard perform(.spectate(room: room), origin: origin) != nil else { return }
       sessions.attachSpectator(link, room: room)
       batch.joined.insert(link.id)
       outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
       logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])
     } else {
-      let target = store.state.roomForJoin(requested: room)
-      if fair == nil, store.state.settingsForJoin(requested: room, fair: false).fair {
+      let target = lobby.roomForJoin(requested: room)
+      if fair == nil, lobby.settingsForJoin(requested: room, fair: false).fair {
         reply(
           link,
           ProtocolError(
@@ -267,8 +254,8 @@ final class GameHub {
       guard
         perform(
           .join(room: room, name: name, token: stored, fair: fair == true, at: now()),
-          origin: origin),
-        let seat = store.state.rooms[target]?.seat(holding: stored)
+          origin: origin) != nil,
+        let seat = lobby.rooms[target]?.seat(holding: stored)
       else { return }
       sessions.attach(link, room: target, seat: seat, token: stored, resumeToken: token)
       batch.joined.insert(link.id)
@@ -284,22 +271,21 @@ final class GameHub {
 
   private func resumeSeat(_ link: ConnectionLink, token: String, id: Int?) {
     let stored = ResumeToken.stored(token)
-    guard let (room, seat) = store.state.locate(token: stored) else {
+    guard let (room, seat) = lobby.locate(token: stored) else {
       reply(link, .badToken(), re: id)
       return
     }
-    let reconnecting = store.state.rooms[room]?.seats[seat]?.connected == false
+    let reconnecting = lobby.rooms[room]?.seats[seat]?.connected == false
     var (target, held) = (room, seat)
     if reconnecting {
       guard
-        perform(
+        let effects = perform(
           .room(room, .reconnected(seat: seat, at: now())), origin: Origin(link: link, re: id))
       else { return }
       batch.joined.insert(link.id)
       // Back alone in a quick-match room, the player may have been paired elsewhere.
-      if let moved = store.state.locate(token: stored), moved.room != room {
-        (target, held) = moved
-        outbox.append(.roomState(target))
+      for case .follow(let move) in effects where move.token == stored {
+        (target, held) = (move.to, move.seat)
       }
     }
     if let old = sessions.audience(of: target)?.seats[held], old != link {
@@ -330,54 +316,92 @@ final class GameHub {
 
   // MARK: - Actions
 
-  /// Dispatches `action`; returns whether the rules accepted it (it is then in the
-  /// batch the next flush commits, and its room's state in the outbox).
+  /// Reduces `action` and carries out its effects; returns them, or nil when it was
+  /// refused (answered to `origin`, if any: a stale timer or connection event is
+  /// nobody's mistake and dropped silently), or when play is paused because the journal
+  /// cannot be written (answered `unavailable`; timers and dropped connections are
+  /// reconciled once it can be written again).
   @discardableResult
-  private func perform(_ action: LobbyAction, origin: Origin? = nil) -> Bool {
-    let recorded = batch.actions.count
-    // A player left alone in a quick-match room may be moved (``followMovedPlayers``):
-    // keep the room as it was, to show them how its match ended first.
-    var quickRoomBefore: RoomState?
-    if case .room(let name, let roomAction) = action, LobbyState.isQuickMatchRoom(name) {
-      switch roomAction {
-      case .left, .graceExpired: quickRoomBefore = store.state.rooms[name]
-      default: break
+  private func perform(_ action: LobbyAction, origin: Origin? = nil) -> [HubEffect]? {
+    guard commits.acceptsActions else {
+      if let origin { reply(origin.link, .unavailable(), re: origin.re) }
+      return nil
+    }
+    switch HubReduction.reduce(&lobby, action) {
+    case .failure(let refusal):
+      if case .stale = refusal { return nil }
+      if let origin {
+        reply(origin.link, ProtocolError(refusal), re: origin.re)
+        logger.info(
+          "refused", metadata: ["conn": "\(origin.link.id)", "code": "\(ErrorCode(refusal))"])
       }
+      return nil
+    case .success(let effects):
+      for effect in effects { run(effect, origin: origin) }
+      scheduleFlush()
+      return effects
     }
-    store.dispatch(.lobby(action, origin: origin))
-    scheduleFlush()
-    let accepted = batch.actions.count > recorded
-    if accepted, var room = quickRoomBefore, case .room(_, let roomAction) = action {
-      room.applyAccepted(roomAction)
-      followMovedPlayers(from: room)
-    }
-    return accepted
   }
 
-  /// Quick match may move a player left alone in `room` (as the last action left it) to
-  /// the room of the player waiting (``LobbyState``): their connection follows, with the
-  /// old room's last state, then a new `welcome` (the same token) before the new room's.
-  private func followMovedPlayers(from room: RoomState) {
-    guard let audience = sessions.audience(of: room.name) else { return }
-    for (seat, link) in audience.seats {
-      guard let member = sessions[link.id], let token = member.token,
-        let resumeToken = member.resumeToken,
-        store.state.rooms[room.name]?.seats[seat]?.token != token,
-        let (target, newSeat) = store.state.locate(token: token)
-      else { continue }
-      outbox.append(.message(link, .state(seq: room.version, view: room.view(for: seat))))
-      sessions.remove(link.id)
-      sessions.attach(link, room: target, seat: newSeat, token: token, resumeToken: resumeToken)
-      batch.joined.insert(link.id)
-      outbox.append(.message(link, .welcome(room: target, seat: newSeat, token: resumeToken)))
-      outbox.append(.roomState(target))
-      logger.info(
-        "moved by quick match",
-        metadata: [
-          "conn": "\(link.id)", "from": "\(room.name)", "room": "\(target)",
-          "seat": "\(newSeat.rawValue)",
-        ])
+  private func run(_ effect: HubEffect, origin: Origin?) {
+    switch effect {
+    case .journal(let action): batch.record(action, origin: origin)
+    case .recordMatch(let match): batch.record(match)
+    case .sendState(let room): outbox.append(.roomState(room))
+    case .follow(let move): follow(move)
+    case .startDeadline(let room, let round, let at):
+      timers.startDeadline(room: room, round: round, at: at)
+    case .startGrace(let room, let seat, let at):
+      timers.startGrace(room: room, seat: seat, endsAt: at)
+    case .cancelTimer(let key): timers.cancel(key)
+    case .log(let line): log(line)
     }
+  }
+
+  /// The game's log: nothing of a round before it resolves.
+  private func log(_ line: GameLogLine) {
+    switch line {
+    case .round(let room, let result):
+      logger.info(
+        "round",
+        metadata: [
+          "room": "\(room)", "round": "\(result.round)",
+          "weapons": "\(result.weapons.map { $0?.rawValue ?? "none" })",
+          "winner": "\(result.winner?.rawValue ?? 0)",
+        ])
+    case .matchOver(let match):
+      logger.info(
+        "match over",
+        metadata: [
+          "room": "\(match.room)", "winner": "\(LogText.quoted(match.winner))",
+          "score": "\(match.scores)",
+        ])
+    case .graceExpired(let room, let seat):
+      logger.info("grace expired", metadata: ["room": "\(room)", "seat": "\(seat.rawValue)"])
+    }
+  }
+
+  /// Quick match moved a player left alone (``LobbyEvent/Move``): their connection, if
+  /// it is here, follows them, with the old room's last state, then a new `welcome` (the
+  /// same token) before the new room's state.
+  private func follow(_ move: LobbyEvent.Move) {
+    guard let link = sessions.audience(of: move.from)?.seats[move.fromSeat],
+      let member = sessions[link.id], member.token == move.token,
+      let resumeToken = member.resumeToken
+    else { return }
+    let last = move.lastState
+    outbox.append(.message(link, .state(seq: last.version, view: last.view(for: move.fromSeat))))
+    sessions.remove(link.id)
+    sessions.attach(
+      link, room: move.to, seat: move.seat, token: move.token, resumeToken: resumeToken)
+    batch.joined.insert(link.id)
+    outbox.append(.message(link, .welcome(room: move.to, seat: move.seat, token: resumeToken)))
+    logger.info(
+      "moved by quick match",
+      metadata: [
+        "conn": "\(link.id)", "from": "\(move.from)", "room": "\(move.to)",
+        "seat": "\(move.seat.rawValue)",
+      ])
   }
 
   private func reply(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
@@ -396,35 +420,53 @@ final class GameHub {
     loop.assumeIsolated().execute { self.flush() }
   }
 
-  /// Seals what is pending into a batch and commits it (on the journal's thread when the
-  /// disk is slow); what it sends goes out once the commit succeeds. One batch is in
-  /// flight at a time: meanwhile the next one gathers (group commit), so a slow disk
-  /// makes batches bigger, not the loop slower. `mayCommitHere`: false while a committed
-  /// batch's frames wait to go out (they must go before this one's).
-  private func flush(mayCommitHere: Bool = true) {
+  /// Sends what is pending, committing it first if it holds accepted actions (on the
+  /// journal's thread when the disk is slow); one batch is in flight at a time:
+  /// meanwhile the next one gathers (group commit), so a slow disk makes batches bigger,
+  /// not the loop slower. The ``CommitStateMachine`` decides.
+  private func flush() {
     flushScheduled = false
-    guard inFlight == nil, !reloading else { return }
-    let deliveries = timed(.send) {
-      broadcaster.prepare(outbox.take(), lobby: store.state, sessions: sessions)
-    }
-    guard let journal, !batch.isEmpty else {
+    let hasActions = journal != nil && !batch.isEmpty
+    switch commits.flushRequested(hasActions: hasActions) {
+    case .wait:
+      return
+    case .deliverNow(let wakeWaiters):
+      let deliveries = timed(.send) {
+        broadcaster.prepare(outbox.take(), lobby: lobby, sessions: sessions)
+      }
       batch.clear()
       timed(.send) { broadcaster.deliver(deliveries) }
-      wakeIdleWaiters()
-      return
+      if wakeWaiters { self.wakeWaiters() }
+    case .commitInline:
+      commit(seal(), inline: true)
+    }
+  }
+
+  /// Seals the batch and what it sends into a flight, now in flight.
+  private func seal() -> Flight {
+    let deliveries = timed(.send) {
+      broadcaster.prepare(outbox.take(), lobby: lobby, sessions: sessions)
     }
     let sealed = batch.seal()
     journaledThrough += Int64(sealed.actions.count)
     let snapshot =
-      snapshots?.due(after: sealed.actions.count, rooms: store.state.rooms.count) == true
-      ? store.state : nil
-    inFlight = InFlight(
+      snapshots?.due(after: sealed.actions.count, rooms: lobby.rooms.count) == true
+      ? lobby : nil
+    let flight = Flight(
       batch: sealed, deliveries: deliveries, snapshot: snapshot, through: journaledThrough)
-    // On a quick disk the commit is cheaper than two hops between threads; on a slow one
-    // (or while a snapshot step holds the journal) it goes to the journal's thread.
-    // A snapshot will include this batch: the journal sends later rows to its other table.
-    let snapshotAfter = snapshot != nil
-    if mayCommitHere,
+    commits.sealed(flight)
+    return flight
+  }
+
+  /// Commits `flight`: here when `inline` and the journal is quick now (cheaper than two
+  /// hops between threads), else on the journal's thread (a slow disk, or a snapshot
+  /// step holding the journal). A snapshot will include this batch: the journal sends
+  /// later rows to its other table.
+  private func commit(_ flight: Flight, inline: Bool) {
+    guard let journal else { return }
+    let sealed = flight.batch
+    let snapshotAfter = flight.snapshot != nil
+    if inline,
       let done = timed(
         .commit,
         {
@@ -439,32 +481,42 @@ final class GameHub {
       .hop(to: loop).assumeIsolated().whenComplete { self.committed($0, onJournalThread: true) }
   }
 
-  /// The batch in flight is durable (or not): send what it sends, and commit the next.
+  /// The flight in flight is durable (or not): send what it sends, and commit the next.
   /// After a commit on the journal's thread the next batch is handed to it first, so the
   /// disk works on it while this loop sends (a commit on this loop would only delay it).
   private func committed(
     _ result: Result<JournalThread.CommitTiming, any Error>, onJournalThread: Bool
   ) {
-    guard let flight = inFlight else { return }
-    inFlight = nil
+    let timing: JournalThread.CommitTiming
     switch result {
-    case .success(let timing):
-      if let lobby = flight.snapshot { snapshots?.write(lobby, through: flight.through) }
-      // (Only a batch with actions: what needs no commit goes out after this one's.)
-      if onJournalThread, !batch.isEmpty { flush(mayCommitHere: false) }
-      timed(.send) { broadcaster.deliver(flight.deliveries) }
-      stalls?.recordCommit(
-        actions: flight.batch.actions.count, matches: flight.batch.matches.count,
-        waitedMicros: timing.waitedMicros, commitMicros: timing.tookMicros,
-        sealToSendMicros: Int((NIODeadline.now() - flight.sealedAt).nanoseconds / 1_000))
-      flush()
+    case .success(let done): timing = done
     case .failure(let error):
-      journalFailed(error, flight)
+      if let flight = commits.commitFailed() { journalFailed(error, flight) }
+      return
     }
+    let flight: Flight
+    switch commits.commitSucceeded(
+      onJournalThread: onJournalThread, hasActions: !batch.isEmpty)
+    {
+    case .none:
+      return
+    case .deliver(let done):
+      flight = done
+    case .pipeline(let done):
+      flight = done
+      // (Only a batch with actions: what needs no commit goes out after this one's.)
+      commit(seal(), inline: false)
+    }
+    if let lobby = flight.snapshot { snapshots?.write(lobby, through: flight.through) }
+    timed(.send) { broadcaster.deliver(flight.deliveries) }
+    stalls?.recordCommit(
+      actions: flight.batch.actions.count, matches: flight.batch.matches.count,
+      waitedMicros: timing.waitedMicros, commitMicros: timing.tookMicros,
+      sealToSendMicros: Int((NIODeadline.now() - flight.sealedAt).nanoseconds / 1_000))
+    flush()
   }
 
-  private func wakeIdleWaiters() {
-    guard inFlight == nil, !reloading, !idleWaiters.isEmpty else { return }
+  private func wakeWaiters() {
     let waiters = idleWaiters
     idleWaiters.removeAll()
     for waiter in waiters { waiter.succeed() }
@@ -478,15 +530,14 @@ final class GameHub {
   /// those of everything gathered since are answered `unavailable`, and the lobby goes
   /// back to exactly what the journal holds (read on the journal's thread; nothing is
   /// sent meanwhile); client actions are then refused until a probe write succeeds
-  /// (``retrySaving()``).
-  private func journalFailed(_ error: any Error, _ flight: InFlight) {
+  /// (``probeJournal()``).
+  private func journalFailed(_ error: any Error, _ flight: Flight) {
     logger.critical(
       """
       journal write failed: nothing of it was sent and play is paused; it resumes by itself \
       once the journal can be written (check free space on the data directory's disk)
       """,
       metadata: ["error": "\(error)", "path": "\(journal?.path ?? "")"])
-    gatekeeper.saving = .failing(retry: nil)
     broadcaster.deliver(flight.deliveries.filter(\.survivesFailedCommit))
     // Every state and welcome in the outbox came from what was not saved.
     outbox.keepOnlyErrorsAndCloses()
@@ -498,14 +549,12 @@ final class GameHub {
     }
     for id in flight.batch.joined.union(unsaved.joined) { sessions.remove(id) }
     guard let journal else { return }
-    reloading = true
-    let defaults = store.state.defaults
+    let defaults = lobby.defaults
     journal.submit { journal in (try journal.load(defaults: defaults).lobby, journal.lastSeq) }
       .hop(to: loop).assumeIsolated().whenComplete { result in
-        self.reloading = false
         switch result {
         case .success(let (lobby, last)):
-          self.store.dispatch(.restore(lobby))
+          self.lobby = lobby
           self.journaledThrough = last
         case .failure(let error):
           self.logger.critical(
@@ -513,7 +562,7 @@ final class GameHub {
             metadata: ["error": "\(error)", "path": "\(journal.path)"])
         }
         self.dropMembersTheLobbyDoesNotHold(answered: answered)
-        self.scheduleRetry()
+        if self.commits.reloaded() == .scheduleProbe { self.scheduleProbe() }
         self.flush()
       }
   }
@@ -521,7 +570,7 @@ final class GameHub {
   /// Anyone whose seat the saved lobby does not give them is no longer in a room.
   private func dropMembersTheLobbyDoesNotHold(answered: Set<Int>) {
     for (id, member) in sessions.members {
-      let room = store.state.rooms[member.room]
+      let room = lobby.rooms[member.room]
       let holds =
         if let seat = member.seat {
           room?.seats[seat].map { !$0.hasLeft && $0.token == member.token } ?? false
@@ -537,27 +586,31 @@ final class GameHub {
     }
   }
 
-  private func scheduleRetry() {
-    let task = loop.assumeIsolated().scheduleTask(in: .milliseconds(retryMillis)) {
-      self.retrySaving()
+  private func scheduleProbe() {
+    probe = loop.assumeIsolated().scheduleTask(in: .milliseconds(retryMillis)) {
+      self.probeJournal()
     }
-    gatekeeper.saving = .failing(retry: task)
   }
 
   /// Tries one small write on the journal's thread; when it succeeds play resumes: the
   /// lobby is reconciled with the connections (seats whose connection went meanwhile
   /// start their grace) and the timers are scheduled again.
-  private func retrySaving() {
-    guard let journal else { return }
+  private func probeJournal() {
+    guard let journal, commits.probeDue() else { return }
     let at = now()
     journal.submit { try $0.probe(at: at) }.hop(to: loop).assumeIsolated().whenComplete {
       result in
-      guard case .success = result else { return self.scheduleRetry() }
-      self.gatekeeper.saving = .healthy
-      self.logger.notice(
-        "journal writes succeed again; play resumes", metadata: ["path": "\(journal.path)"])
-      self.reconcile()
+      let succeeded = if case .success = result { true } else { false }
+      switch self.commits.probeFinished(succeeded: succeeded) {
+      case .none:
+        break
+      case .scheduleProbe:
+        self.scheduleProbe()
+      case .resume:
+        self.logger.notice(
+          "journal writes succeed again; play resumes", metadata: ["path": "\(journal.path)"])
+        self.reconcile()
+      }
     }
   }
-
 }

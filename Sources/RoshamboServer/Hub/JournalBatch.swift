@@ -1,10 +1,9 @@
-import Redux
 import RoshamboGame
 
 /// What the next commit makes durable: every accepted lobby action since the last one,
 /// the matches they finished, and who asked (to answer them if the commit fails).
 ///
-/// Invariant: it holds exactly the actions reduced since the last ``clear()``, in the
+/// Invariant: it holds exactly the actions accepted since the last ``clear()``, in the
 /// order they were reduced; nothing of them is sent before they are committed.
 final class JournalBatch {
   private(set) var actions: [LobbyAction] = []
@@ -12,12 +11,6 @@ final class JournalBatch {
   private(set) var origins: [Origin] = []
   /// Connections whose membership rests on actions not committed yet.
   var joined: Set<Int> = []
-  private let now: () -> Int64
-
-  init(now: @escaping () -> Int64) {
-    self.now = now
-  }
-
   var isEmpty: Bool { actions.isEmpty && matches.isEmpty }
 
   /// What a sealed batch holds: the commit's rows and matches, and whom it concerns.
@@ -41,19 +34,14 @@ final class JournalBatch {
     joined.removeAll(keepingCapacity: true)
   }
 
-  /// Records each action that reaches it (placed after the ``Gatekeeper``: accepted
-  /// ones only), and a ``FinishedMatch`` when one ends the room's match.
-  var middleware: Middleware<LobbyState, HubAction> {
-    Middleware { [self] context, action, next in
-      guard case .lobby(let lobbyAction, let origin) = action else { return next(action) }
-      let name = context.state.room(of: lobbyAction)
-      let wasOver = context.state.rooms[name]?.phase == .over
-      next(action)
-      actions.append(lobbyAction)
-      if let origin { origins.append(origin) }
-      if let room = context.state.rooms[name], room.phase == .over, !wasOver {
-        matches.append(FinishedMatch(room: room, at: now()))
-      }
-    }
+  /// Records an accepted action (with who asked for it) for the next commit.
+  func record(_ action: LobbyAction, origin: Origin?) {
+    actions.append(action)
+    if let origin { origins.append(origin) }
+  }
+
+  /// Records a match the batch's actions finished.
+  func record(_ match: FinishedMatch) {
+    matches.append(match)
   }
 }

@@ -1,9 +1,8 @@
-import Redux
 import RoshamboGame
 import RoshamboProtocol
 
 /// What the hub will send when it next flushes, in the order it was decided; each
-/// accepted action adds its room's state.
+/// accepted action adds the state of each room it touched.
 ///
 /// Invariant: ``take()`` gives each room's state once per flush, after every welcome
 /// into that room, so no connection sees a room's state before its welcome.
@@ -37,16 +36,6 @@ final class Outbox {
       case .message(_, .error), .close: false
       default: true
       }
-    }
-  }
-
-  /// Every accepted lobby action puts its room's state in the outbox.
-  var middleware: Middleware<LobbyState, HubAction> {
-    Middleware { [self] context, action, next in
-      guard case .lobby(let lobbyAction, _) = action else { return next(action) }
-      let name = context.state.room(of: lobbyAction)
-      next(action)
-      append(.roomState(name))
     }
   }
 

@@ -49,12 +49,11 @@ extension Journal {
         let text: String = row["action"]
         do {
           let action = try JournalFormat.action(from: text.utf8)
-          // The rules, then the live server's own reducer: a replay is the game again.
-          if let refusal = lobby.refusal(for: action) {
+          // The live server's own reduction of the rules: a replay is the game again.
+          if case .failure(let refusal) = lobby.reduce(action) {
             throw JournalError.badRow(
               path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
           }
-          HubReducer().reduce(into: &lobby, action: .lobby(action, origin: nil))
         } catch {
           let failure =
             error as? JournalError

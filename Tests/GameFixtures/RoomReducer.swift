@@ -1,4 +1,5 @@
 import Redux
+import RoshamboGame
 
 /// The rules of a room as a reducer: checks an action, then changes the room in place.
 ///

@@ -1,4 +1,5 @@
 import Redux
+import RoshamboGame
 
 /// The lobby's rules as a reducer, for tests and tools: ``LobbyState/apply(_:)``, which
 /// applies each action to its room, creates rooms on join, pairs quick-match players and

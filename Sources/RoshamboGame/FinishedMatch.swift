@@ -1,5 +1,3 @@
-import RoshamboGame
-
 /// A finished match, kept for `roshambo-server history` and the leaderboard.
 ///
 /// Invariant: `players` and `scores` hold seat 1 then seat 2; `winner` is one of
@@ -33,8 +31,8 @@ public struct FinishedMatch: Sendable, Equatable {
     self.fair = fair
   }
 
-  /// The finished match of `room`, which must be over.
-  init(room: RoomState, at: Int64) {
+  /// The finished match of `room`, which must be over; `forfeit` when the loser gave up.
+  init(room: RoomState, at: Int64, forfeit: Bool) {
     let seats = Seat.allCases.map { room.seats[$0] }
     self.room = room.name
     self.finishedAt = at
@@ -43,7 +41,7 @@ public struct FinishedMatch: Sendable, Equatable {
     self.players = seats.map { $0?.name ?? "?" }
     self.scores = seats.map { $0?.score ?? 0 }
     self.winner = room.winner.flatMap { room.seats[$0]?.name } ?? "?"
-    self.forfeit = seats.contains { $0?.hasLeft == true } && !self.scores.contains(room.winsNeeded)
+    self.forfeit = forfeit
     self.fair = room.settings.fair
   }
 }

@@ -1,0 +1,31 @@
+import RoshamboGame
+
+/// One thing the hub does because the rules accepted an action: what the next commit
+/// records, which rooms' states go out, which clocks start or stop, what is logged.
+/// ``HubReduction`` returns them as values; ``GameHub`` carries them out.
+///
+/// Invariant: no effect carries a weapon of a round that has not resolved.
+enum HubEffect: Equatable {
+  /// The action goes into the next commit.
+  case journal(LobbyAction)
+  /// The finished match goes into the same commit (history and leaderboard).
+  case recordMatch(FinishedMatch)
+  /// The room's new state goes to everyone in it (once per flush).
+  case sendState(room: String)
+  /// Quick match moved a player: their connection follows them.
+  case follow(LobbyEvent.Move)
+  /// The room's round times out at `at`.
+  case startDeadline(room: String, round: Int, at: Int64)
+  /// A disconnected seat's grace runs out at `at`.
+  case startGrace(room: String, seat: Seat, at: Int64)
+  case cancelTimer(RoomTimers.Key)
+  case log(GameLogLine)
+}
+
+/// A line of the game's log (``GameHub`` writes it at info level).
+enum GameLogLine: Equatable {
+  /// A round resolved: its picks are public now.
+  case round(room: String, RoundResult)
+  case matchOver(FinishedMatch)
+  case graceExpired(room: String, seat: Seat)
+}
