@@ -103,6 +103,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     // The client: connection, replica store, bots, terminal screen.
     .target(
