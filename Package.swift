@@ -46,6 +46,9 @@ let package = Package(
     .systemLibrary(
       name: "COpenSSL", pkgConfig: "openssl",
       providers: [.apt(["libssl-dev", "pkg-config"]), .brew(["openssl@3"])]),
+    // SHA-256, secure random bytes and constant-time comparison, from the system's OpenSSL:
+    // what the protocol (commitments), the server (tokens at rest) and the client share.
+    .target(name: "RoshamboCrypto", dependencies: ["COpenSSL"]),
     // TLS over OpenSSL as a SwiftNIO channel handler; certificates and trust.
     .target(
       name: "RoshamboTLS",
@@ -59,16 +62,24 @@ let package = Package(
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
+    // JSON read and written straight from and to bytes: the wire's messages and the
+    // journal's rows.
+    .target(name: "RoshamboJSON"),
     // The wire contract: messages, frames, protocol version.
     .target(
       name: "RoshamboProtocol",
       dependencies: [
-        "RoshamboGame", "RoshamboTLS", .product(name: "NIOCore", package: "swift-nio"),
+        "RoshamboGame", "RoshamboCrypto", "RoshamboJSON",
+        .product(name: "NIOCore", package: "swift-nio"),
       ]),
+    // The LAN's multicast sockets: which interfaces announcements travel on.
+    .target(
+      name: "RoshamboDiscovery",
+      dependencies: ["RoshamboProtocol", .product(name: "NIOCore", package: "swift-nio")]),
     .testTarget(
       name: "RoshamboProtocolTests",
       dependencies: [
-        "RoshamboProtocol", "RoshamboGame", "GameFixtures",
+        "RoshamboProtocol", "RoshamboGame", "RoshamboJSON", "GameFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
       ]),
@@ -76,7 +87,8 @@ let package = Package(
     .target(
       name: "RoshamboServer",
       dependencies: [
-        "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "Redux",
+        "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto", "RoshamboJSON",
+        "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -84,10 +96,12 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
+    // The exit statuses both executables use (sysexits(3)); only executables exit.
+    .target(name: "Sysexits"),
     .executableTarget(
       name: "roshambo-server",
       dependencies: [
-        "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboServer", "Sysexits", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -97,6 +111,7 @@ let package = Package(
       name: "RoshamboServerTests",
       dependencies: [
         "RoshamboServer", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
+        "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -109,7 +124,8 @@ let package = Package(
     .target(
       name: "RoshamboClient",
       dependencies: [
-        "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto",
+        "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -127,7 +143,7 @@ let package = Package(
       name: "roshambo",
       dependencies: [
         "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Sysexits", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
       plugins: ["SourceCommitPlugin"]),

@@ -1,7 +1,7 @@
 import Foundation
+import RoshamboCrypto
 import RoshamboGame
 import RoshamboProtocol
-import RoshamboTLS
 
 /// The file a client writes when it catches a server lying about a fair round: every
 /// value the verdict was reached from, as JSON, so that anyone can check it again with

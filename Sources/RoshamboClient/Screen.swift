@@ -26,10 +26,22 @@ public final class Screen {
     self.session = session
   }
 
-  /// Joins and plays until the connection ends or the player quits; returns an exit status.
+  /// How a session on the screen ended (the executable turns it into an exit status).
+  public enum Ending: Equatable, Sendable {
+    /// The match or the watching ended, or the player quit.
+    case finished
+    /// The server refused, or the connection was lost (said on standard error).
+    case failed
+    /// The server broke the protocol or was caught cheating (said on standard error).
+    case serverMisbehaved
+    /// A signal ended the program: its number.
+    case signalled(Int32)
+  }
+
+  /// Joins and plays until the connection ends or the player quits.
   public func play(
     name: String, room: String?, role: ClientMessage.Role, fair: Bool = false
-  ) async -> Int32 {
+  ) async -> Ending {
     let interactive = Terminal.isInteractive
     color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if interactive {
@@ -59,29 +71,29 @@ public final class Screen {
         for part in renderer.wrap(line) { print(part) }
       }
     }
-    if let signalled = exitStatus { return signalled }
+    if let signalled { return .signalled(signalled) }
     if let violation = error as? ProtocolViolation {
       Self.complain(violation.description)
-      return ExitStatus.protocolViolation
+      return .serverMisbehaved
     }
     if let cheated = error as? ServerCheated {
       Self.complain(cheated.message)
-      return ExitStatus.protocolViolation
+      return .serverMisbehaved
     }
     if let fatal {
       Self.complain(fatal.message)
-      return ExitStatus.failure
+      return .failed
     }
     if let error, !quitting {
       Self.complain(ConnectionFailure.ended(error))
-      return ExitStatus.failure
+      return .failed
     }
-    return ExitStatus.success
+    return .finished
   }
 
   private var quitting = false
-  /// Set when a signal ends the program: 128 + its number, as shells report it.
-  private var exitStatus: Int32?
+  /// The signal that ends the program, if one did.
+  private var signalled: Int32?
   /// What the last key or Ctrl-C asked that needs a second press: giving the match up.
   private var armed: Confirmation?
 
@@ -103,8 +115,8 @@ public final class Screen {
     return false
   }
 
-  private func quit(status: Int32? = nil) {
-    exitStatus = status
+  private func quit(signal: Int32? = nil) {
+    signalled = signal
     quitting = true
     session.store.dispatch(.quit)
     Task { await session.connection.close() }
@@ -191,10 +203,10 @@ public final class Screen {
           if number == SIGINT {
             guard self.confirmed(.interrupt) else { return }
             self.terminal.restore()
-            self.quit(status: 128 + SIGINT)
+            self.quit(signal: SIGINT)
           } else {
             self.terminal.restore()
-            self.exitStatus = 128 + number
+            self.signalled = number
             self.quitting = true
             self.session.hangUp()
           }

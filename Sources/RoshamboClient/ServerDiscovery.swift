@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RoshamboDiscovery
 import RoshamboProtocol
 
 /// Finds servers on the local network: listens to the announcement group on every LAN

@@ -1,7 +1,7 @@
 /// The commit–reveal scheme of fair rooms, as data: what a commitment is made of and the
 /// form of its parts. Hashing is not here (the game has no cryptography); clients and the
 /// server compute the digest with the system's OpenSSL (`Commitment.digest`, in
-/// `RoshamboProtocol`, over `RoshamboTLS.SHA256Digest`).
+/// `RoshamboProtocol`, over `RoshamboCrypto.SHA256Digest`).
 ///
 /// A seat's commitment for a round is the SHA-256 digest, as 64 lower-case hex digits, of
 /// these bytes, parts separated by one zero byte:

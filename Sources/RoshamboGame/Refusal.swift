@@ -59,7 +59,8 @@ public enum Refusal: Error, Sendable, Equatable {
       "\(weapon.rawValue) is not a weapon in the \(ruleset.rawValue) ruleset."
     case .notPlaying(let why): why
     case .fairRoom(let why): why
-    case .notFair: "This room is not fair (commit–reveal); send choose with your weapon."
+    case .notFair:
+      "This room is not fair (commit–reveal): pick a weapon without committing to it first."
     case .reservedRoomName(let name):
       "Room names like \(name) are for quick match; join without naming a room, or pick another name."
     case .stale(let why): why

@@ -107,7 +107,8 @@ extension RoomState {
             : "The match is over; ask for a rematch to play again.")
       }
       guard !settings.fair else {
-        return .fairRoom("This room is fair: send commit with your digest, then reveal.")
+        return .fairRoom(
+          "This room is fair: commit to a pick first, then reveal it once both have committed.")
       }
       guard round == self.round else { return .wrongRound(current: self.round) }
       guard ruleset.allows(weapon) else { return .invalidWeapon(weapon, settings.ruleset) }

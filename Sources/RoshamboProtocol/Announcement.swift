@@ -1,3 +1,5 @@
+import RoshamboJSON
+
 /// What a server says about itself on the local network, and what a client sends to
 /// ask servers to say it now: one UDP datagram of JSON each, to the multicast group
 /// ``group`` on port ``port`` (see docs/PROTOCOL.md, "Finding servers on a LAN").

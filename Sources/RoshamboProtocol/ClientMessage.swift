@@ -1,4 +1,5 @@
 import RoshamboGame
+import RoshamboJSON
 
 /// A message from a client, as the contract defines it, already checked: names keep
 /// ``PlayerName``'s rule (and are in NFC), rooms match `[A-Za-z0-9_-]{1,32}`, weapons are
@@ -180,7 +181,8 @@ public enum ClientMessage: Sendable, Equatable {
         guard let known = Role(rawValue: text) else {
           return .failure(
             .badMessage(
-              "\"role\" must be \"player\" or \"spectator\", not \"\(LogText.cut(text))\"."))
+              "\"role\" must be \"player\" or \"spectator\", not \"\(UntrustedText.escaped(text))\"."
+            ))
         }
         role = known
       }
@@ -207,7 +209,7 @@ public enum ClientMessage: Sendable, Equatable {
       guard let weapon = Weapon(rawValue: text) else {
         return .failure(
           ProtocolError(
-            code: .invalidWeapon, message: "\"\(LogText.cut(text))\" is not a weapon."))
+            code: .invalidWeapon, message: "\"\(UntrustedText.escaped(text))\" is not a weapon."))
       }
       return .success(.choose(round: round, weapon: weapon, id: e.id))
     case "commit":
@@ -229,7 +231,7 @@ public enum ClientMessage: Sendable, Equatable {
       guard let weapon = Weapon(rawValue: text) else {
         return .failure(
           ProtocolError(
-            code: .invalidWeapon, message: "\"\(LogText.cut(text))\" is not a weapon."))
+            code: .invalidWeapon, message: "\"\(UntrustedText.escaped(text))\" is not a weapon."))
       }
       guard let nonce = e.nonce, Commitment.isHex256(nonce) else {
         return .failure(.badMessage("reveal needs \"nonce\": 64 lower-case hex digits."))
@@ -239,7 +241,7 @@ public enum ClientMessage: Sendable, Equatable {
     case "leave": return .success(.leave(id: e.id))
     case "ping": return .success(.ping(id: e.id))
     default:
-      return .failure(.badMessage("Unknown message type \"\(LogText.cut(type))\"."))
+      return .failure(.badMessage("Unknown message type \"\(UntrustedText.escaped(type))\"."))
     }
   }
 

@@ -1,5 +1,5 @@
+import RoshamboCrypto
 import RoshamboGame
-import RoshamboTLS
 
 extension Commitment {
   /// The commitment (64 lower-case hex digits) to `weapon` with `nonce` for a seat's

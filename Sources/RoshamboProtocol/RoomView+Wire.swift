@@ -1,4 +1,5 @@
 import RoshamboGame
+import RoshamboJSON
 
 // The contract's `view` object, both ways, in one place: what the server writes into
 // each `state` and what a client reads back. `RoomView` itself (in RoshamboGame) is the

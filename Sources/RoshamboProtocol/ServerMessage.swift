@@ -1,4 +1,5 @@
 import RoshamboGame
+import RoshamboJSON
 
 /// A message from the server, as the contract defines it.
 ///

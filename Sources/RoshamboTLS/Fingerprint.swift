@@ -7,13 +7,7 @@ import COpenSSL
 public enum Fingerprint {
   /// The fingerprint of the first certificate in a PEM file.
   public static func sha256(ofPEMFile path: String) throws -> String {
-    guard let file = BIO_new_file(path, "r") else {
-      throw TLSError.configuration("cannot open the certificate \(path)")
-    }
-    defer { BIO_free(file) }
-    guard let certificate = PEM_read_bio_X509(file, nil, nil, nil) else {
-      throw TLSError.configuration("\(path) holds no PEM certificate")
-    }
+    let certificate = try DevelopmentCertificates.readCertificate(path)
     defer { X509_free(certificate) }
     return sha256(of: certificate)
   }

@@ -6,6 +6,7 @@ import RoshamboGame
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
+import Sysexits
 
 @main
 struct RoshamboServerCommand: AsyncParsableCommand {
@@ -42,14 +43,6 @@ struct Serve: AsyncParsableCommand {
   @OptionGroup var options: ServeOptions
 
   func run() async throws { try await options.serve() }
-}
-
-/// Exit codes from sysexits(3).
-enum Exit {
-  static let usage = ExitCode(64)
-  static let dataError = ExitCode(65)
-  static let noInput = ExitCode(66)
-  static let unavailable = ExitCode(69)
 }
 
 /// `--ruleset` and `--log-level` take these by name; help and errors list every one.
@@ -228,13 +221,13 @@ struct ServeOptions: ParsableArguments {
         print("created development certificates in certs/ (players trust certs/ca.pem)")
       } catch {
         complain("cannot create development certificates in certs/: \(error)")
-        throw Exit.noInput
+        throw ExitCode(ExitStatus.noInput)
       }
     }
     for (flag, path) in [("--cert", certFile), ("--key", keyFile)]
     where !FileManager.default.isReadableFile(atPath: path) {
       complain("cannot read \(path) (\(flag)); check the path, or run scripts/gen-certs.sh.")
-      throw Exit.noInput
+      throw ExitCode(ExitStatus.noInput)
     }
 
     var configuration = ServerConfiguration(
@@ -284,7 +277,7 @@ struct ServeOptions: ParsableArguments {
             directory: dataDir, defaults: configuration.roomSettings, keepMatches: keepMatches))
       } catch {
         complain("cannot recover the journal in \(dataDir): \(error)")
-        throw Exit.unavailable
+        throw ExitCode(ExitStatus.unavailable)
       }
     }
 
@@ -296,18 +289,18 @@ struct ServeOptions: ParsableArguments {
       complain(
         "\(error); check the files given to --cert and --key (scripts/gen-certs.sh makes a "
           + "matching pair).")
-      throw Exit.dataError
+      throw ExitCode(ExitStatus.dataError)
     } catch let error as JournalError {
       complain("\(error)")
-      throw Exit.dataError
+      throw ExitCode(ExitStatus.dataError)
     } catch let error as IOError {
       complain(
         "cannot listen on \(host):\(port): \(error); pick another with --port (0 picks a free one)."
       )
-      throw Exit.unavailable
+      throw ExitCode(ExitStatus.unavailable)
     } catch {
       complain("cannot start: \(error)")
-      throw Exit.unavailable
+      throw ExitCode(ExitStatus.unavailable)
     }
     for warning in server.warnings { logger.warning("\(warning)") }
 
@@ -412,7 +405,7 @@ struct History: ParsableCommand {
     let dataDir = server.options.dataDir
     guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
       complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")
-      throw Exit.noInput
+      throw ExitCode(ExitStatus.noInput)
     }
     let history = try MatchHistory(dataDirectory: dataDir)
     print(try history.report(limit: limit))

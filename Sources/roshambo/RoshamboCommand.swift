@@ -7,6 +7,7 @@ import RoshamboLoad
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
+import Sysexits
 
 @main
 struct RoshamboCommand: AsyncParsableCommand {
@@ -190,7 +191,7 @@ struct Play: AsyncParsableCommand {
     let connection = try await connect(server, options: self.server)
     let reconnect = reconnector(server)
     let keepalive = self.server.keepaliveInterval
-    let status = await MainActor.run { () -> Task<Int32, Never> in
+    let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
       let session = ClientSession(
         connection: connection, reconnect: reconnect, keepalive: keepalive)
       let screen = Screen(session: session)
@@ -198,6 +199,7 @@ struct Play: AsyncParsableCommand {
         await screen.play(name: name, room: room, role: .player, fair: fair)
       }
     }.value
+    let status = ExitStatus.of(ending)
     try? await local?.stop()
     if status != 0 { throw ExitCode(status) }
   }
@@ -218,12 +220,13 @@ struct Watch: AsyncParsableCommand {
     let connection = try await connect(resolved, options: server)
     let reconnect = reconnector(resolved)
     let keepalive = server.keepaliveInterval
-    let status = await MainActor.run { () -> Task<Int32, Never> in
+    let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
       let screen = Screen(
         session: ClientSession(connection: connection, reconnect: reconnect, keepalive: keepalive))
       return Task { @MainActor in await screen.play(name: "spectator", room: room, role: .spectator)
       }
     }.value
+    let status = ExitStatus.of(ending)
     if status != 0 { throw ExitCode(status) }
   }
 }

@@ -3,6 +3,7 @@ import Foundation
 import RoshamboClient
 import RoshamboProtocol
 import RoshamboTLS
+import Sysexits
 
 extension ServerOptions {
   /// Whether a person is at the keyboard to answer a question.

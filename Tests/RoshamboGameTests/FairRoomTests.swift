@@ -84,7 +84,8 @@ struct FairRoomTests {
     var room = fairRoom()
     #expect(
       room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 1))
-        == .fairRoom("This room is fair: send commit with your digest, then reveal."))
+        == .fairRoom(
+          "This room is fair: commit to a pick first, then reveal it once both have committed."))
     #expect(
       room.apply(
         .revealed(seat: .one, round: 1, weapon: .rock, nonce: digest(1), matches: true, at: 1))

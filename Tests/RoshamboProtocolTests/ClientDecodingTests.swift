@@ -1,5 +1,6 @@
 import Foundation
 import RoshamboGame
+import RoshamboJSON
 import Testing
 
 @testable import RoshamboProtocol

@@ -1,6 +1,7 @@
 import Foundation
 import GameFixtures
 import RoshamboGame
+import RoshamboJSON
 import Testing
 
 @testable import RoshamboProtocol

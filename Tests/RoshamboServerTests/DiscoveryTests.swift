@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboClient
+import RoshamboDiscovery
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS

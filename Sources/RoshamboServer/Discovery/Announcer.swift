@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RoshamboDiscovery
 import RoshamboProtocol
 
 /// Announces a running server on the local network: an ``Announcement`` multicast on

@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import Redux
 import RoshamboGame
 import RoshamboProtocol
 

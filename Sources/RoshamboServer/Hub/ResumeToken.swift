@@ -1,4 +1,4 @@
-import RoshamboTLS
+import RoshamboCrypto
 
 /// The secret that takes a seat back after a dropped connection. The player gets the
 /// token; the lobby (and so the journal) holds only its SHA-256, so a copy of the data

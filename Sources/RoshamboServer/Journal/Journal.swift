@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
+import RoshamboJSON
 import RoshamboProtocol
 
 /// The server's durable memory in one SQLite file: the journal of accepted lobby actions

@@ -1,4 +1,5 @@
 import RoshamboGame
+import RoshamboJSON
 import RoshamboProtocol
 
 extension JournalFormat {

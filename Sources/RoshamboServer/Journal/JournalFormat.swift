@@ -1,4 +1,5 @@
 import RoshamboGame
+import RoshamboJSON
 import RoshamboProtocol
 
 /// The journal's on-disk format, both ways in one place: rows (one lobby action each)

@@ -1,4 +1,5 @@
 import RoshamboGame
+import RoshamboJSON
 import RoshamboProtocol
 
 // The journal's format 2, written: one flat object per row, one object per snapshot.

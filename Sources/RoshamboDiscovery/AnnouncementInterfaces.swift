@@ -1,4 +1,5 @@
 import NIOCore
+import RoshamboProtocol
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
-/// The exit statuses of `roshambo`, from sysexits(3), chosen from typed errors and never
-/// from the text of a message.
+/// The exit statuses of `roshambo` and `roshambo-server`, from sysexits(3), chosen from
+/// typed errors and never from the text of a message.
 ///
 /// Invariant: each failure a person can act on has its own status.
 public enum ExitStatus {

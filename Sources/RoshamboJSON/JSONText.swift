@@ -1,5 +1,3 @@
-import RoshamboGame
-
 /// A small JSON writer for the messages this package sends: the contract's shapes only,
 /// written straight into bytes, with no intermediate tree (docs/PERFORMANCE.md compares
 /// it with Foundation's encoders).
@@ -67,14 +65,4 @@ package struct JSONText {
   }
 
   package mutating func comma() { bytes.append(UInt8(ascii: ",")) }
-
-  /// A round's weapons by seat, `null` for a seat that did not pick.
-  package mutating func weapons(_ weapons: [Weapon?]) {
-    raw("[")
-    for (index, weapon) in weapons.enumerated() {
-      if index > 0 { comma() }
-      optionalString(weapon?.rawValue)
-    }
-    raw("]")
-  }
 }
