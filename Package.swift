@@ -22,6 +22,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // `--version` names the commit a binary was built from.
@@ -95,6 +96,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
     // The exit statuses both executables use (sysexits(3)); only executables exit.
     .target(name: "Sysexits"),
@@ -105,6 +107,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       plugins: ["SourceCommitPlugin"]),
     .testTarget(
@@ -142,7 +145,7 @@ let package = Package(
     .executableTarget(
       name: "roshambo",
       dependencies: [
-        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboClient", "RoshamboLoad", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         "Sysexits", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

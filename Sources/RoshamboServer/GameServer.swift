@@ -6,12 +6,13 @@ import NIOPosix
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
+import ServiceLifecycle
 
 /// A running Roshambo server: TLS listener, connections, the hub and its journal.
 ///
 /// Invariant: `stop()` stops accepting, makes everything durable, and closes every
 /// connection with close_notify before it returns (once; later calls do nothing).
-public final class GameServer: Sendable {
+public final class GameServer: Service, Sendable {
   public let port: Int
   public let host: String
   /// The SHA-256 fingerprint of the certificate the server presents.
@@ -224,6 +225,13 @@ public final class GameServer: Sendable {
       warnings: allWarnings,
       group: group, listener: listener, hub: hub, journal: journal, connections: connections,
       announcer: announcer)
+  }
+
+  /// Serves until a graceful shutdown (SIGTERM or SIGINT through a `ServiceGroup`) or
+  /// the task's cancellation, then stops (``stop()``).
+  public func run() async throws {
+    try? await gracefulShutdown()
+    try await stop()
   }
 
   /// Stops accepting, makes everything durable, closes every connection with

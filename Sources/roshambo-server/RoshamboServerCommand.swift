@@ -6,6 +6,7 @@ import RoshamboGame
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
+import ServiceLifecycle
 import Sysexits
 
 @main
@@ -164,6 +165,12 @@ struct ServeOptions: ParsableArguments {
         """))
   var noAnnounce = false
 
+  @Flag(
+    help: ArgumentHelp(
+      "No journal, and stop when standard input closes (`roshambo play --vs-bot`).",
+      visibility: .hidden))
+  var ephemeral = false
+
   @Option(help: "The least severe log lines written.")
   var logLevel = Logger.Level.info
 
@@ -231,7 +238,8 @@ struct ServeOptions: ParsableArguments {
     }
 
     var configuration = ServerConfiguration(
-      certificateChainFile: certFile, privateKeyFile: keyFile, dataDirectory: dataDir)
+      certificateChainFile: certFile, privateKeyFile: keyFile,
+      dataDirectory: ephemeral ? nil : dataDir)
     configuration.host = host
     configuration.port = port
     configuration.allowTLS12 = allowTLS12
@@ -281,7 +289,6 @@ struct ServeOptions: ParsableArguments {
       }
     }
 
-    let signals = TerminationSignals()
     let server: GameServer
     do {
       server = try await GameServer.start(configuration, logger: logger)
@@ -302,87 +309,95 @@ struct ServeOptions: ParsableArguments {
       complain("cannot start: \(error)")
       throw ExitCode(ExitStatus.unavailable)
     }
-    for warning in server.warnings { logger.warning("\(warning)") }
+    let host = self.host
+    let ruleset = self.ruleset
+    let bestOf = self.bestOf
+    let fair = self.fair
+    let allowTLS12 = self.allowTLS12
+    let customCertificate = cert != nil
+    let announceName = configuration.announceName
+    let caFile = files.caCertificate
+    // Said once SIGINT and SIGTERM are trapped, so that a signal sent on reading the
+    // "listening on" line stops the server cleanly. (One during start-up ends the
+    // process at once; the journal is safe against that.)
+    let serving = ListeningServer(server: server, logger: logger) {
+      for warning in server.warnings { logger.warning("\(warning)") }
 
-    let versions = allowTLS12 ? "TLS 1.2 and 1.3" : "TLS 1.3"
-    print(
-      "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset.rawValue), best of \(bestOf)\(fair ? ", fair rooms" : ""))"
-    )
-    print("identity code: \(server.code) (players compare it when they first connect)")
-    print("certificate SHA-256 fingerprint: \(server.fingerprint)")
-    if let announced = configuration.announceName, server.isAnnouncing {
+      let versions = allowTLS12 ? "TLS 1.2 and 1.3" : "TLS 1.3"
       print(
-        "announcing \"\(announced)\" on the local network: players join with `roshambo play`"
+        "roshambo-server listening on \(host):\(server.port) (\(versions); \(ruleset.rawValue), best of \(bestOf)\(fair ? ", fair rooms" : ""))"
       )
-    }
-    // Listening on one address, that is the only one to give (none for loopback).
-    let wildcard = ["0.0.0.0", "::", ""].contains(host)
-    let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
-    let addresses = wildcard ? LocalNetwork.addresses() : loopback ? [] : [host]
-    if addresses.isEmpty {
-      print("players on this machine join with:")
-      print("  roshambo play --host \(loopback ? host : "127.0.0.1") --port \(server.port)")
-    } else {
-      print(
-        !server.isAnnouncing
-          ? "players on other machines join with (one of):"
-          : "or, where multicast does not pass, with (one of):")
-      for address in addresses {
-        let shown = address.contains(":") ? "[\(address)]" : address
-        print("  roshambo play --host \(shown) --port \(server.port) --pin \(server.fingerprint)")
+      print("identity code: \(server.code) (players compare it when they first connect)")
+      print("certificate SHA-256 fingerprint: \(server.fingerprint)")
+      if let announced = announceName, server.isAnnouncing {
+        print(
+          "announcing \"\(announced)\" on the local network: players join with `roshambo play`"
+        )
       }
-      print(
-        "or copy \(cert == nil ? files.caCertificate : "your CA file") to their machine and use --ca ca.pem"
-      )
+      // Listening on one address, that is the only one to give (none for loopback).
+      let wildcard = ["0.0.0.0", "::", ""].contains(host)
+      let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
+      let addresses = wildcard ? LocalNetwork.addresses() : loopback ? [] : [host]
+      if addresses.isEmpty {
+        print("players on this machine join with:")
+        print("  roshambo play --host \(loopback ? host : "127.0.0.1") --port \(server.port)")
+      } else {
+        print(
+          !server.isAnnouncing
+            ? "players on other machines join with (one of):"
+            : "or, where multicast does not pass, with (one of):")
+        for address in addresses {
+          let shown = address.contains(":") ? "[\(address)]" : address
+          print("  roshambo play --host \(shown) --port \(server.port) --pin \(server.fingerprint)")
+        }
+        print(
+          "or copy \(!customCertificate ? caFile : "your CA file") to their machine and use --ca ca.pem"
+        )
+      }
+      fflush(nil)
     }
-    fflush(nil)
-
-    await signals.wait()
-    logger.info("stopping: saving and closing connections")
-    try await server.stop()
+    var services = [ServiceGroupConfiguration.ServiceConfiguration(service: serving)]
+    if ephemeral {
+      services.append(
+        .init(service: StandardInputClosed(), successTerminationBehavior: .gracefullyShutdownGroup))
+    }
+    let group = ServiceGroup(
+      configuration: .init(
+        services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
     print("roshambo-server stopped")
   }
 }
 
-/// SIGINT and SIGTERM, caught from the moment this is made (so a signal that arrives
-/// right after the listening line is printed still stops the server cleanly).
-///
-/// `@unchecked Sendable`: `continuation` and `arrived` are only touched under `lock`.
-final class TerminationSignals: @unchecked Sendable {
-  private let lock = NSLock()
-  private var continuation: CheckedContinuation<Void, Never>?
-  private var arrived = false
-  private var sources: [any DispatchSourceSignal] = []
+/// The running server as the executable serves it: tells how to join once the signals
+/// are trapped, then serves until SIGTERM or SIGINT and stops cleanly.
+struct ListeningServer: Service {
+  let server: GameServer
+  let logger: Logger
+  /// Prints the "listening on" line and how players join.
+  let announce: @Sendable () -> Void
 
-  init() {
-    for number in [SIGINT, SIGTERM] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { [weak self] in self?.fire() }
-      source.resume()
-      sources.append(source)
-    }
+  func run() async throws {
+    announce()
+    try? await gracefulShutdown()
+    logger.info("stopping: saving and closing connections")
+    try await server.stop()
   }
+}
 
-  private func fire() {
-    let waiting = lock.withLock {
-      arrived = true
-      let c = continuation
-      continuation = nil
-      return c
+/// Returns once standard input reaches its end (the parent of an `--ephemeral` server
+/// closed it, or ended), or the group shuts down.
+struct StandardInputClosed: Service {
+  func run() async throws {
+    let (ended, end) = AsyncStream<Never>.makeStream()
+    Thread.detachNewThread {
+      var byte: UInt8 = 0
+      while read(0, &byte, 1) > 0 {}
+      end.finish()
     }
-    waiting?.resume()
-  }
-
-  /// Returns once a signal has arrived (at once if one already has).
-  func wait() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let now = lock.withLock {
-        if arrived { return true }
-        self.continuation = continuation
-        return false
-      }
-      if now { continuation.resume() }
+    // Iterating ends when the stream does, or when the task is cancelled.
+    await cancelWhenGracefulShutdown {
+      for await _ in ended {}
     }
   }
 }

@@ -5,7 +5,6 @@ import RoshamboClient
 import RoshamboGame
 import RoshamboLoad
 import RoshamboProtocol
-import RoshamboServer
 import RoshamboTLS
 import Sysexits
 
@@ -159,19 +158,18 @@ struct Play: AsyncParsableCommand {
   func run() async throws {
     let name = try playerName(self.name)
     var room = self.room
-    var local: GameServer?
+    var local: LocalServer?
     let server: ResolvedServer
     if vsBot {
       let files = DevelopmentCertificates.Files(directory: "certs")
       if !files.serverFilesExist { try DevelopmentCertificates.create(in: files.directory) }
-      var configuration = ServerConfiguration(
-        certificateChainFile: files.serverCertificate, privateKeyFile: files.serverKey,
-        dataDirectory: nil)
-      configuration.host = "127.0.0.1"
-      configuration.port = 0
-      var logger = Logger(label: "roshambo.local-server")
-      logger.logLevel = .critical
-      local = try await GameServer.start(configuration, logger: logger)
+      do {
+        local = try await LocalServer.start(
+          certificate: files.serverCertificate, key: files.serverKey)
+      } catch let failure as LocalServer.Failure {
+        complain(failure.description)
+        throw ExitCode(ExitStatus.unavailable)
+      }
       server = ResolvedServer(
         host: "127.0.0.1", port: local!.port,
         tls: try TLSContext(.client(trust: .caFile(files.caCertificate))))
@@ -200,7 +198,7 @@ struct Play: AsyncParsableCommand {
       }
     }.value
     let status = ExitStatus.of(ending)
-    try? await local?.stop()
+    await local?.stop()
     if status != 0 { throw ExitCode(status) }
   }
 }

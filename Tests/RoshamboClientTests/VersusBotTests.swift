@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `roshambo play --vs-bot`: the real program, its server a child `roshambo-server`
+/// that keeps nothing and goes when the player's program goes, however it ends.
+@Suite("Playing a bot on this machine", .serialized)
+struct VersusBotTests {
+  /// A directory of its own for each run (the development certificates are made there).
+  func workingDirectory() throws -> String {
+    let directory = NSTemporaryDirectory() + "roshambo-vs-bot-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory
+  }
+
+  /// Starts `roshambo play --vs-bot` with `executable` in `directory`; its output goes to
+  /// the pipe returned.
+  func start(_ executable: String, in directory: String, path: String? = nil) throws -> (
+    Process, Pipe
+  ) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = ["play", "--vs-bot", "--name", "Tester"]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    if let path { process.environment = ["PATH": path] }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return (process, pipe)
+  }
+
+  /// Reads `pipe` until `text` shows (or 10 s pass).
+  func read(_ pipe: Pipe, until text: String) throws -> String {
+    var seen = ""
+    let deadline = Date().addingTimeInterval(10)
+    let handle = pipe.fileHandleForReading
+    var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+    while !seen.contains(text) {
+      guard Date() < deadline else {
+        throw TimedOut(description: "waited 10 s for \"\(text)\"; saw: \(seen.suffix(400))")
+      }
+      guard poll(&poller, 1, 100) > 0 else { continue }
+      let chunk = handle.availableData
+      if chunk.isEmpty { break }
+      seen += String(decoding: chunk, as: UTF8.self)
+    }
+    return seen
+  }
+
+  /// The child processes of `pid` (started by any of its threads), from /proc.
+  func children(of pid: Int32) -> [Int32] {
+    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return threads.flatMap { thread in
+      let text =
+        (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/children", encoding: .utf8)) ?? ""
+      return text.split(separator: " ").compactMap { Int32($0) }
+    }
+  }
+
+  /// The program's name for `pid`, or nil once it has gone (a zombie has gone too).
+  func command(of pid: Int32) -> String? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      !status.contains("State:\tZ")
+    else { return nil }
+    return status.split(separator: "\n").first.map { String($0.dropFirst("Name:\t".count)) }
+  }
+
+  @Test(
+    "the bot plays from a child server that keeps nothing and ends with the player",
+    arguments: [
+      SIGTERM, SIGKILL,
+    ])
+  func childServerEndsWithThePlayer(signal: Int32) async throws {
+    let directory = try workingDirectory()
+    let (process, pipe) = try start(repositoryRoot + "/.build/debug/roshambo", in: directory)
+    _ = try read(pipe, until: "Bot (random)")
+    let servers = children(of: process.processIdentifier).filter {
+      command(of: $0) == "roshambo-server"
+    }
+    #expect(servers.count == 1, "expected the opponent's server as a child process")
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    for server in servers {
+      try await waitUntil("the child server \(server) ends after roshambo got signal \(signal)") {
+        command(of: server) == nil
+      }
+    }
+    // No journal, no data directory: a game against a bot keeps nothing.
+    #expect(!FileManager.default.fileExists(atPath: directory + "/data"))
+  }
+
+  @Test("without roshambo-server beside it or on PATH, --vs-bot says so and exits 69")
+  func missingServer() throws {
+    let directory = try workingDirectory()
+    let alone = directory + "/roshambo"
+    try FileManager.default.copyItem(
+      atPath: repositoryRoot + "/.build/debug/roshambo", toPath: alone)
+    let (process, pipe) = try start(alone, in: directory, path: "/usr/bin:/bin")
+    let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 69)
+    #expect(
+      printed.contains("--vs-bot needs roshambo-server beside roshambo or on PATH"), "\(printed)")
+  }
+}
