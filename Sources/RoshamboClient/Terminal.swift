@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -10,10 +12,9 @@
 /// Invariant: `restore()` (called on every exit path) leaves the terminal as it was.
 public final class Terminal: @unchecked Sendable {
   // `@unchecked Sendable`: `saved` is written once in `enterFullScreen` before any other
-  // thread can call `restore`, and `restore` is idempotent under `lock`.
+  // thread can call `restore`, and `restore` is idempotent: `active` is behind its lock.
   private var saved = termios()
-  private var active = false
-  private let lock = NSLockLite()
+  private let active = NIOLockedValueBox(false)
 
   public init() {}
 
@@ -39,15 +40,14 @@ public final class Terminal: @unchecked Sendable {
     raw.c_cc.5 = 0  // VTIME
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
     write("\u{1B}[?1049h\u{1B}[?25l")
-    lock.withLock { active = true }
+    active.withLockedValue { $0 = true }
   }
 
   /// Puts the terminal back: cooked keys, the main screen, the cursor shown.
   public func restore() {
-    let wasActive = lock.withLock { () -> Bool in
-      let was = active
-      active = false
-      return was
+    let wasActive = active.withLockedValue { active in
+      defer { active = false }
+      return active
     }
     guard wasActive else { return }
     write("\u{1B}[?25h\u{1B}[?1049l")
@@ -104,17 +104,4 @@ private let crashHandler: @convention(c) (Int32) -> Void = { number in
   }
   signal(number, SIG_DFL)
   raise(number)
-}
-
-/// A tiny mutex over pthread, so this file needs nothing but libc.
-final class NSLockLite: @unchecked Sendable {
-  // `@unchecked Sendable`: the pthread mutex is the protection.
-  private var mutex = pthread_mutex_t()
-  init() { pthread_mutex_init(&mutex, nil) }
-  deinit { pthread_mutex_destroy(&mutex) }
-  func withLock<T>(_ body: () -> T) -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return body()
-  }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import NIOConcurrencyHelpers
+import NIOPosix
 import RoshamboGame
 import RoshamboJSON
 import RoshamboProtocol
@@ -23,7 +24,11 @@ final class Journal {
   private var commitsSinceCheckpoint = 0
   /// Whether a checkpoint is running (shared with the thread that runs it).
   private let checkpointing = Flag()
+  /// Counts the checkpoints running (``waitForCheckpoints()``).
   private let checkpoints = DispatchGroup()
+  /// The journal's low-priority thread (snapshot encoding, checkpoints); without one
+  /// (tools, tests) a checkpoint runs on the caller's thread.
+  private let background: NIOThreadPool?
 
   private final class Flag: Sendable {
     let value = NIOLockedValueBox(false)
@@ -64,8 +69,9 @@ final class Journal {
 
   /// Opens (or creates) `roshambo.sqlite` in `directory`: the directory mode 0700, the
   /// files 0600 (existing ones that are wider are reported in ``warnings``).
-  init(directory: String, keepMatches: Int = 10_000) throws {
+  init(directory: String, keepMatches: Int = 10_000, background: NIOThreadPool? = nil) throws {
     self.keepMatches = max(1, keepMatches)
+    self.background = background
     let files = FileManager.default
     if files.fileExists(atPath: directory) {
       if let mode = Self.mode(of: directory), mode & 0o077 != 0 {
@@ -183,9 +189,9 @@ final class Journal {
   /// Commits between checkpoints: each commit adds at least one page to the WAL.
   static let checkpointInterval = 500
 
-  /// Copies the WAL's pages into the database file on another thread and connection
-  /// (a passive checkpoint never waits for the writer), so the fsyncs it takes never
-  /// hold up the hub; the WAL is then reused from its start.
+  /// Copies the WAL's pages into the database file on the low-priority thread and
+  /// another connection (a passive checkpoint never waits for the writer), so the fsyncs
+  /// it takes never hold up the hub; the WAL is then reused from its start.
   private func checkpointInBackground() {
     let idle = checkpointing.value.withLockedValue { running in
       defer { running = true }
@@ -195,10 +201,16 @@ final class Journal {
     commitsSinceCheckpoint = 0
     let database = self.database
     let checkpointing = self.checkpointing
-    DispatchQueue.global(qos: .utility).async(group: checkpoints) {
-      _ = try? database.writeWithoutTransaction { try $0.checkpoint(.passive) }
+    let checkpoints = self.checkpoints
+    checkpoints.enter()
+    let checkpoint: @Sendable (NIOThreadPool.WorkItemState) -> Void = { state in
+      if state == .active {
+        _ = try? database.writeWithoutTransaction { try $0.checkpoint(.passive) }
+      }
       checkpointing.value.withLockedValue { $0 = false }
+      checkpoints.leave()
     }
+    if let background { background.submit(checkpoint) } else { checkpoint(.active) }
   }
 
   /// A file's permission bits, or nil if it does not exist.

@@ -18,7 +18,8 @@ final class JournalThread: Sendable {
   let path: String
   private let group: MultiThreadedEventLoopGroup
   private let box: JournalBox
-  /// Encodes snapshots (one thread, `nice` 10).
+  /// The journal's low-priority work: encoding snapshots, checkpoints (one thread, `nice`
+  /// 10).
   private let encoder: NIOThreadPool
   /// Commits averaging under this many µs may run on the hub's loop; 0: never.
   private let quickCommitMicros: Int
@@ -31,25 +32,27 @@ final class JournalThread: Sendable {
   ) async throws -> (JournalThread, T) {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
+    let encoder = NIOThreadPool(numberOfThreads: 1)
+    encoder.start()
+    _ = try? await encoder.runIfActive {
+      // Lower this thread's priority: a snapshot or a checkpoint may wait, the game may
+      // not. (On Linux a thread has its own nice value, and `who` 0 is the calling one.)
+      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    }
     do {
       let (box, prepared) = try await loop.submit {
         let box = JournalBox(
-          try Journal(directory: directory, keepMatches: keepMatches), loop: loop)
+          try Journal(directory: directory, keepMatches: keepMatches, background: encoder),
+          loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()
-      let encoder = NIOThreadPool(numberOfThreads: 1)
-      encoder.start()
-      _ = try? await encoder.runIfActive {
-        // Lower this thread's priority: a snapshot may wait, the game may not. (On Linux a
-        // thread has its own nice value, and `who` 0 is the calling thread.)
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-      }
       let path = box.withJournal { $0.path }
       let thread = JournalThread(
         group: group, loop: loop, box: box, encoder: encoder, path: path,
         quickCommitMicros: quickCommitMicros)
       return (thread, prepared)
     } catch {
+      try? await encoder.shutdownGracefully()
       try? await group.shutdownGracefully()
       throw error
     }
