@@ -148,6 +148,8 @@ let package = Package(
         "RoshamboClient", "RoshamboLoad", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         "Sysexits", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       plugins: ["SourceCommitPlugin"]),
     .testTarget(

@@ -27,7 +27,8 @@ for product in roshambo roshambo-server; do
 done
 bin="$scratch/release"
 
-# Only libc, OpenSSL and SQLite (and the loader, libm, libstdc++'s runtime) may remain.
+# Only libc, OpenSSL and (the server) SQLite (and the loader, libm, libstdc++'s runtime)
+# may remain.
 for product in roshambo roshambo-server; do
   linked=$(ldd "$bin/$product")
   swift_libs=$(echo "$linked" | grep -Ei 'libswift|libFoundation|libdispatch|libBlocksRuntime|lib_Foundation|libicu' || true)
@@ -41,6 +42,11 @@ for product in roshambo roshambo-server; do
     *) echo "package: $product does not link OpenSSL 3:" >&2; echo "$linked" >&2; exit 1 ;;
   esac
 done
+# The player's program links no database (--vs-bot runs roshambo-server beside it).
+if ldd "$bin/roshambo" | grep -q libsqlite3; then
+  echo "package: roshambo links SQLite; only roshambo-server may" >&2
+  exit 1
+fi
 
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import RoshamboClient
 import RoshamboGame
 import RoshamboLoad
 import RoshamboProtocol
 import RoshamboTLS
+import ServiceLifecycle
 import Sysexits
 
 @main
@@ -254,6 +256,13 @@ struct BotCommand: AsyncParsableCommand {
   @Flag(help: "Ask for a fair room (commit–reveal) when --room creates it.")
   var fair = false
 
+  /// The service group's own lines stay out of the bot's output.
+  static var quietLogger: Logger {
+    var logger = Logger(label: "roshambo.bot")
+    logger.logLevel = .error
+    return logger
+  }
+
   func validate() throws {
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
     if let name { try validateName(name) }
@@ -262,8 +271,7 @@ struct BotCommand: AsyncParsableCommand {
 
   func run() async throws {
     let connection = try await connect(try await server.resolve(), options: server)
-    let (played, summary, closing, violated) = await MainActor.run {
-      () -> Task<(Int, String, String?, Bool), Never> in
+    let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
       let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
       let bot = Bot(session: session, strategy: strategy, matches: matches) { line in
         print(line)
@@ -271,26 +279,83 @@ struct BotCommand: AsyncParsableCommand {
       }
       bot.start()
       session.join(name: name ?? Bot.randomName(), room: room, fair: fair)
-      return Task { @MainActor in
-        let (error, fatal) = await session.run()
-        let why =
-          fatal.map { "the server refused: \($0.message)" } ?? error.map(ConnectionFailure.ended)
-        return (
-          bot.tally.matches, bot.summary, why, error is ProtocolViolation || error is ServerCheated
-        )
-      }
-    }.value
-    print(summary)
-    if violated {
+      return (session, bot)
+    }
+    let playing = BotPlaying(session: session, bot: bot)
+    // SIGINT or SIGTERM: the bot leaves its room (a running match is given up at once,
+    // not held for a grace period) and says how far it got.
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [.init(service: playing, successTerminationBehavior: .gracefullyShutdownGroup)],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.quietLogger))
+    try await group.run()
+    guard let outcome = playing.outcome.withLockedValue({ $0 }) else { return }
+    print(outcome.summary)
+    if outcome.violated {
       // Even after the last match: a lie in its deciding round makes its result worthless.
-      complain(closing ?? "the server broke the protocol")
+      complain(outcome.closing ?? "the server broke the protocol")
       throw ExitCode(ExitStatus.protocolViolation)
     }
-    if played < matches {
-      complain(
-        "played \(played) of \(matches) matches before the connection ended"
-          + (closing.map { ": \($0)" } ?? "."))
+    if outcome.stopped, outcome.played < matches {
+      complain("stopped by a signal after \(outcome.played) of \(matches) matches; left the room.")
       throw ExitCode(ExitStatus.failure)
+    }
+    if outcome.played < matches {
+      complain(
+        "played \(outcome.played) of \(matches) matches before the connection ended"
+          + (outcome.closing.map { ": \($0)" } ?? "."))
+      throw ExitCode(ExitStatus.failure)
+    }
+  }
+}
+
+/// A bot's session as a service: it plays until its matches are done or the connection
+/// ends; on a graceful shutdown it leaves its room first.
+///
+/// Invariant: `outcome` is set once, when the session has ended.
+final class BotPlaying: Service, Sendable {
+  struct Outcome: Sendable {
+    var played: Int
+    var summary: String
+    /// Why the connection ended, if it was not the bot's own doing.
+    var closing: String?
+    var violated: Bool
+    /// Whether a signal stopped it.
+    var stopped: Bool
+  }
+
+  let session: ClientSession
+  let bot: Bot
+  let outcome = NIOLockedValueBox<Outcome?>(nil)
+  private let stopping = NIOLockedValueBox(false)
+
+  init(session: ClientSession, bot: Bot) {
+    self.session = session
+    self.bot = bot
+  }
+
+  func run() async throws {
+    let session = self.session
+    let ended = await withGracefulShutdownHandler {
+      await session.run()
+    } onGracefulShutdown: {
+      self.stopping.withLockedValue { $0 = true }
+      // `leave`, then close: a server that does not close after it cannot hold the bot.
+      Task { @MainActor in
+        session.store.dispatch(.quit)
+        session.hangUp()
+      }
+    }
+    let (error, fatal) = ended
+    let bot = self.bot
+    let tally = await MainActor.run { (bot.tally.matches, bot.summary) }
+    let why =
+      fatal.map { "the server refused: \($0.message)" } ?? error.map(ConnectionFailure.ended)
+    outcome.withLockedValue {
+      $0 = Outcome(
+        played: tally.0, summary: tally.1, closing: why,
+        violated: error is ProtocolViolation || error is ServerCheated,
+        stopped: stopping.withLockedValue { $0 })
     }
   }
 }

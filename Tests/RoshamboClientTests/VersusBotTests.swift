@@ -1,4 +1,7 @@
 import Foundation
+import RoshamboClient
+import RoshamboProtocol
+import RoshamboTLS
 import Testing
 
 #if canImport(Glibc)
@@ -106,5 +109,47 @@ struct VersusBotTests {
     #expect(process.terminationStatus == 69)
     #expect(
       printed.contains("--vs-bot needs roshambo-server beside roshambo or on PATH"), "\(printed)")
+  }
+}
+
+/// `roshambo bot` under its service group: a signal makes it leave, not vanish.
+@Suite("A bot stopped by a signal", .serialized)
+struct BotSignalTests {
+  @Test(
+    "SIGTERM or SIGINT: the bot leaves its room at once, says how far it got, exits 1",
+    arguments: [
+      SIGTERM, SIGINT,
+    ])
+  func leavesOnSignal(signal: Int32) async throws {
+    try await withTestServer { server in
+      let (alice, output) = try startRoshambo(
+        ["bot", "--name", "Alice", "--matches", "3", "--room", "den"], port: server.port)
+      try await waitUntil("Alice is seated") {
+        try await server.lobby().rooms["den"]?.seats[.one]?.name == "Alice"
+      }
+      // Bob joins by hand and never picks: the match stays running.
+      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let bob = try await ServerConnection.connect(host: "127.0.0.1", port: server.port, tls: tls)
+      bob.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Bob", role: .player, room: "den", resume: nil,
+          fair: false, id: nil))
+      try await waitUntil("the match runs") {
+        try await server.lobby().rooms["den"]?.phase == .choosing
+      }
+      kill(alice.processIdentifier, signal)
+      let printed = String(
+        decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      alice.waitUntilExit()
+      #expect(alice.terminationStatus == 1, "\(printed)")
+      #expect(
+        printed.contains("stopped by a signal after 0 of 3 matches; left the room."), "\(printed)")
+      // Left, not dropped: Bob won by forfeit at once, with no grace period held for Alice.
+      let room = try await server.lobby().rooms["den"]
+      #expect(room?.seats[.one]?.hasLeft == true)
+      #expect(room?.phase == .over)
+      #expect(room?.winner == .two)
+      await bob.close()
+    }
   }
 }
