@@ -146,7 +146,7 @@ let package = Package(
       name: "roshambo",
       dependencies: [
         "RoshamboClient", "RoshamboLoad", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
-        "Sysexits", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "RoshamboJSON", "Sysexits", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

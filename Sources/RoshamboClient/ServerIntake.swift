@@ -85,6 +85,8 @@ public enum ServerIntake {
       return .action(.serverError(error))
     case .pong(let id):
       return .pong(id: id)
+    case .lobby:
+      return .violation("a lobby view this connection did not ask for (it follows a room)")
     }
   }
 

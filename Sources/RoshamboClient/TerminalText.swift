@@ -71,6 +71,19 @@ extension ServerMessage {
       return .error(error, re: re)
     case .pong:
       return self
+    case .lobby(let seq, var view):
+      for index in view.people.indices {
+        view.people[index].name = TerminalText.name(view.people[index].name)
+        view.people[index].room = view.people[index].room.map(TerminalText.sanitized)
+      }
+      for index in view.rooms.indices {
+        view.rooms[index].name = TerminalText.sanitized(view.rooms[index].name)
+        view.rooms[index].players = view.rooms[index].players.map { $0.map(TerminalText.name) }
+      }
+      for index in view.leaders.indices {
+        view.leaders[index].name = TerminalText.name(view.leaders[index].name)
+      }
+      return .lobby(seq: seq, view: view)
     }
   }
 }

@@ -266,7 +266,7 @@ final class LoadBotHandler: ChannelInboundHandler {
       }
     case .error(let error, _):
       stats.error(error.code.rawValue)
-    case .pong:
+    case .pong, .lobby:
       break
     }
   }

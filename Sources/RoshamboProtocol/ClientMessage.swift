@@ -11,6 +11,9 @@ public enum ClientMessage: Sendable, Equatable {
   public enum Role: String, Sendable, Equatable {
     case player
     case spectator
+    /// Follows the lobby: who is here, the live rooms, the leaderboard (`lobby`
+    /// messages); in no room.
+    case lobby
   }
 
   /// `fair`: nil from a client that does not know fair rooms (it cannot play one); false
@@ -181,7 +184,7 @@ public enum ClientMessage: Sendable, Equatable {
         guard let known = Role(rawValue: text) else {
           return .failure(
             .badMessage(
-              "\"role\" must be \"player\" or \"spectator\", not \"\(UntrustedText.escaped(text))\"."
+              "\"role\" must be \"player\", \"spectator\" or \"lobby\", not \"\(UntrustedText.escaped(text))\"."
             ))
         }
         role = known
@@ -191,6 +194,9 @@ public enum ClientMessage: Sendable, Equatable {
       }
       if role == .spectator, e.room == nil {
         return .failure(.badMessage("A spectator must name a \"room\" to watch."))
+      }
+      if role == .lobby, e.room != nil || e.resume != nil {
+        return .failure(.badMessage("A lobby follower names no \"room\" and no \"resume\"."))
       }
       if let resume = e.resume, resume.isEmpty || resume.count > 128 {
         return .failure(.badMessage("\"resume\" must be the token the server gave you."))

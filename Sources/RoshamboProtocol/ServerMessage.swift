@@ -10,6 +10,8 @@ public enum ServerMessage: Sendable, Equatable {
   case state(seq: Int, view: RoomView)
   case error(ProtocolError, re: Int?)
   case pong(id: Int?)
+  /// The lobby as its followers see it (`hello` with role `lobby`); `seq` rises with each.
+  case lobby(seq: Int, view: LobbyView)
 
   /// The message as JSON bytes (see the invariant above for `state`).
   public func encoded() -> [UInt8] {
@@ -42,6 +44,12 @@ public enum ServerMessage: Sendable, Equatable {
       json.raw("{\"type\":\"pong\",")
       json.key("id"); json.optionalInt(id)
       json.raw("}")
+    case .lobby(let seq, let view):
+      json = JSONText(capacity: 1024)
+      json.raw("{\"type\":\"lobby\",")
+      json.key("seq"); json.int(seq); json.comma()
+      json.key("lobby"); json.lobbyView(view)
+      json.raw("}")
     }
     return json.bytes
   }
@@ -62,6 +70,7 @@ public enum ServerMessage: Sendable, Equatable {
       var token: String?
       var seq: Int?
       var view: RoomView?
+      var lobby: LobbyView?
       var code: String?
       var message: String?
       var fatal: Bool?
@@ -77,6 +86,7 @@ public enum ServerMessage: Sendable, Equatable {
         case "token": token = try reader.optionalString()
         case "seq": seq = try reader.int()
         case "view": view = try reader.view()
+        case "lobby": lobby = try reader.lobbyView()
         case "code": code = try reader.string()
         case "message": message = try reader.string()
         case "fatal": fatal = try reader.bool()
@@ -105,6 +115,8 @@ public enum ServerMessage: Sendable, Equatable {
         return .error(error, re: re)
       case "pong":
         return .pong(id: id)
+      case "lobby":
+        return .lobby(seq: try required(seq, "seq"), view: try required(lobby, "lobby"))
       case let other:
         throw reader.failure("unknown server message type \"\(other.prefix(32))\"")
       }

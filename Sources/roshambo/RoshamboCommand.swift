@@ -24,7 +24,9 @@ struct RoshamboCommand: AsyncParsableCommand {
       where the server is and how to trust it instead.
       """,
     version: RoshamboVersion.description(commit: sourceCommit),
-    subcommands: [Play.self, Watch.self, BotCommand.self, Servers.self, Load.self],
+    subcommands: [
+      Play.self, Watch.self, BotCommand.self, Who.self, Lobby.self, Servers.self, Load.self,
+    ],
     defaultSubcommand: Play.self)
 }
 

@@ -53,6 +53,7 @@ struct HubPartsTests {
       case .roomState(let room): "state \(room)"
       case .stateTo(let link, let room): "state \(room) to \(link.id)"
       case .close(let link): "close \(link.id)"
+      case .lobby(let seq, _, let to): "lobby \(seq) to \(to.map { "\($0.map(\.id))" } ?? "all")"
       }
     }
   }

@@ -76,6 +76,13 @@ final class Broadcaster {
         add(.state(seq: room.version, view: room.view(for: seat)), to: link, room: name)
       case .close(let link):
         deliveries.append(Delivery(link: link, frame: nil, kind: .other))
+      case .lobby(let seq, let view, let to):
+        // One encoding for every follower; a follower that cannot take more keeps only
+        // the newest, as a spectator does its room's state.
+        guard let frame = frame(.lobby(seq: seq, view: view), room: nil) else { continue }
+        for link in to ?? sessions.followers.values.map(\.link) {
+          deliveries.append(Delivery(link: link, frame: frame, kind: .state))
+        }
       }
     }
     return deliveries

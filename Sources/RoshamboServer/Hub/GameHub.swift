@@ -35,6 +35,15 @@ final class GameHub {
   private var journaledThrough: Int64
   /// Who waits for everything sealed to be committed and sent (``shutdown()``).
   private var idleWaiters: [EventLoopPromise<Void>] = []
+  /// When the lobby's followers get their next view, and the leaderboard it shows.
+  private var feed = LobbyFeed()
+  private var lobbyFlush: Scheduled<Void>?
+  private var leadersTimer: Scheduled<Void>?
+  /// Whether the leaderboard is being read again (after a commit that recorded matches).
+  private var readingLeaders = false
+  /// Whether matches were recorded since the leaderboard was last read, and when that was.
+  private var leadersStale = true
+  private var leadersReadAt: Int64?
 
   /// A sealed batch on its way to the disk, and what it sends once it is durable.
   struct Flight {
@@ -120,6 +129,8 @@ final class GameHub {
   func shutdown() -> EventLoopFuture<Void> {
     flush()
     timers.cancelAll()
+    lobbyFlush?.cancel()
+    leadersTimer?.cancel()
     stalls?.stop()
     stallLog?.cancel()
     let idle: EventLoopFuture<Void>
@@ -182,6 +193,12 @@ final class GameHub {
       perform(
         .room(room, .rematchRequested(seat: seat, at: now())), origin: Origin(link: link, re: id))
     case .leave(let id):
+      if sessions.unfollow(link.id) {
+        feed.lobbyChanged()
+        outbox.append(.close(link))
+        scheduleFlush()
+        break
+      }
       guard let member = sessions.remove(link.id) else {
         reply(link, .notPlaying("You have not joined a room."), re: id)
         break
@@ -198,6 +215,10 @@ final class GameHub {
   func detach(_ link: ConnectionLink) {
     broadcaster.forget(link)
     batch.joined.remove(link.id)
+    if sessions.unfollow(link.id) {
+      feed.lobbyChanged()
+      scheduleFlush()
+    }
     guard let member = sessions.remove(link.id) else { return }
     if let seat = member.seat {
       perform(.room(member.room, .disconnected(seat: seat, at: now())))
@@ -219,7 +240,7 @@ final class GameHub {
     _ link: ConnectionLink, version: Int, name: String, role: ClientMessage.Role, room: String?,
     resume: String?, fair: Bool?, id: Int?
   ) {
-    guard sessions[link.id] == nil else {
+    guard sessions[link.id] == nil, sessions.followers[link.id] == nil else {
       reply(link, .badMessage("hello was already accepted on this connection."), re: id)
       return
     }
@@ -228,11 +249,19 @@ final class GameHub {
       return
     }
     let origin = Origin(link: link, re: id)
-    if let token = resume {
+    if role == .lobby {
+      sessions.follow(link, name: name)
+      readLeaders()
+      feed.followed(by: link)
+      feed.lobbyChanged()
+      scheduleFlush()
+      logger.info(
+        "following the lobby", metadata: ["conn": "\(link.id)", "name": "\(LogText.quoted(name))"])
+    } else if let token = resume {
       resumeSeat(link, token: token, id: id)
     } else if role == .spectator, let room {
       guard perform(.spectate(room: room), origin: origin) != nil else { return }
-      sessions.attachSpectator(link, room: room)
+      sessions.attachSpectator(link, room: room, name: name)
       batch.joined.insert(link.id)
       outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
       logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])
@@ -337,6 +366,7 @@ final class GameHub {
       return nil
     case .success(let effects):
       for effect in effects { run(effect, origin: origin) }
+      feed.lobbyChanged()
       scheduleFlush()
       return effects
     }
@@ -409,6 +439,87 @@ final class GameHub {
     scheduleFlush()
   }
 
+  // MARK: - The lobby's followers
+
+  /// Queues a lobby view when ``LobbyFeed`` says one is due. Called where the outbox is
+  /// prepared (a flight sealed, or sent with nothing to commit), so the view is of the
+  /// lobby that flight makes durable and goes out with it, never before.
+  private func queueLobbyView() {
+    switch feed.decide(now: now(), followers: sessions.followers.count) {
+    case .nothing:
+      break
+    case .everyone(let seq):
+      outbox.append(.lobby(seq: seq, lobbyView(), to: nil))
+    case .newcomers(let links, let seq):
+      outbox.append(.lobby(seq: seq, lobbyView(), to: links))
+    case .later(let at):
+      guard lobbyFlush == nil else { break }
+      lobbyFlush = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, at - now()))) {
+        self.lobbyFlush = nil
+        self.scheduleFlush()
+      }
+    }
+  }
+
+  /// The lobby as its followers see it now: players, spectators and followers (by name,
+  /// at most ``LobbyView/maxPeople``), the rooms, the leaderboard's top.
+  private func lobbyView() -> LobbyView {
+    var players: [LobbyView.Person] = []
+    var watching: [LobbyView.Person] = []
+    for member in sessions.members.values {
+      if let seat = member.seat {
+        guard let room = lobby.rooms[member.room], let held = room.seats[seat] else { continue }
+        players.append(
+          LobbyView.Person(
+            name: held.name, status: room.phase == .waiting ? .waiting : .playing,
+            room: member.room))
+      } else {
+        watching.append(
+          LobbyView.Person(name: member.name ?? "?", status: .watching, room: member.room))
+      }
+    }
+    let idle = sessions.followers.values.map {
+      LobbyView.Person(name: $0.name, status: .idle, room: nil)
+    }
+    let byName = { (a: LobbyView.Person, b: LobbyView.Person) in a.name < b.name }
+    var people = players.sorted(by: byName)
+    for group in [watching, idle] where people.count < LobbyView.maxPeople {
+      people += group.sorted(by: byName)
+    }
+    return lobby.view(
+      people: Array(people.prefix(LobbyView.maxPeople)),
+      peopleCount: sessions.members.count + sessions.followers.count, leaders: feed.leaders)
+  }
+
+  /// Reads the leaderboard's top on the journal's thread when matches were recorded since
+  /// the last reading, someone follows the lobby, and the last reading is 2 s old (the
+  /// query must not crowd the commits); followers see it with their next view.
+  private func readLeaders() {
+    guard let journal, leadersStale, !readingLeaders, !sessions.followers.isEmpty else { return }
+    let at = now()
+    if let last = leadersReadAt, at - last < 2_000 {
+      guard leadersTimer == nil else { return }
+      leadersTimer = loop.assumeIsolated().scheduleTask(in: .milliseconds(last + 2_000 - at)) {
+        self.leadersTimer = nil
+        self.readLeaders()
+      }
+      return
+    }
+    leadersStale = false
+    leadersReadAt = at
+    readingLeaders = true
+    journal.submit { try $0.leaderboard(limit: LobbyView.maxLeaders) }
+      .hop(to: loop).assumeIsolated().whenComplete { result in
+        self.readingLeaders = false
+        guard case .success(let board) = result else { return }
+        let leaders = board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
+        guard leaders != self.feed.leaders else { return }
+        self.feed.leaders = leaders
+        self.feed.lobbyChanged()
+        self.scheduleFlush()
+      }
+  }
+
   // MARK: - Save, then send
 
   private func scheduleFlush() {
@@ -430,6 +541,7 @@ final class GameHub {
     case .wait:
       return
     case .deliverNow(let wakeWaiters):
+      queueLobbyView()
       let deliveries = timed(.send) {
         broadcaster.prepare(outbox.take(), lobby: lobby, sessions: sessions)
       }
@@ -443,6 +555,7 @@ final class GameHub {
 
   /// Seals the batch and what it sends into a flight, now in flight.
   private func seal() -> Flight {
+    queueLobbyView()
     let deliveries = timed(.send) {
       broadcaster.prepare(outbox.take(), lobby: lobby, sessions: sessions)
     }
@@ -507,6 +620,10 @@ final class GameHub {
       commit(seal(), inline: false)
     }
     if let lobby = flight.snapshot { snapshots?.write(lobby, through: flight.through) }
+    if !flight.batch.matches.isEmpty {
+      leadersStale = true
+      readLeaders()
+    }
     timed(.send) { broadcaster.deliver(flight.deliveries) }
     stalls?.recordCommit(
       actions: flight.batch.actions.count, matches: flight.batch.matches.count,

@@ -14,6 +14,8 @@ final class Outbox {
     /// The room's latest state to one connection only.
     case stateTo(ConnectionLink, String)
     case close(ConnectionLink)
+    /// A lobby view to every follower of the lobby (`to` nil) or to one.
+    case lobby(seq: Int, LobbyView, to: [ConnectionLink]?)
   }
 
   private var items: [Item] = []

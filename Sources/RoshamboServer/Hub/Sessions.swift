@@ -1,10 +1,10 @@
 import RoshamboGame
 
-/// Who is connected where: each joined connection's room and seat, and each room's
-/// audience (a connection per seat, the spectators).
+/// Who is connected where: each joined connection's room and seat, each room's audience
+/// (a connection per seat, the spectators), and the lobby's followers.
 ///
 /// Invariant: a connection is in a room's audience exactly when it is a member of that
-/// room; a room with nobody in its audience has no entry.
+/// room; a room with nobody in its audience has no entry; a follower is in no room.
 struct Sessions {
   struct Member {
     var link: ConnectionLink
@@ -15,6 +15,14 @@ struct Sessions {
     /// The resume token itself, as the player was given it (players only; never stored):
     /// sent again in the `welcome` when quick match moves the player to another room.
     var resumeToken: String?
+    /// A spectator's name (a player's is its seat's).
+    var name: String?
+  }
+
+  /// A connection following the lobby.
+  struct Follower {
+    var link: ConnectionLink
+    var name: String
   }
 
   struct Audience {
@@ -23,6 +31,7 @@ struct Sessions {
   }
 
   private(set) var members: [Int: Member] = [:]
+  private(set) var followers: [Int: Follower] = [:]
   private var audiences: [String: Audience] = [:]
 
   subscript(id: Int) -> Member? { members[id] }
@@ -38,8 +47,8 @@ struct Sessions {
     audiences[room, default: Audience()].seats[seat] = link
   }
 
-  mutating func attachSpectator(_ link: ConnectionLink, room: String) {
-    members[link.id] = Member(link: link, room: room, seat: nil, token: nil)
+  mutating func attachSpectator(_ link: ConnectionLink, room: String, name: String) {
+    members[link.id] = Member(link: link, room: room, seat: nil, token: nil, name: name)
     audiences[room, default: Audience()].spectators.insert(link)
   }
 
@@ -57,5 +66,15 @@ struct Sessions {
       audiences[member.room] = nil
     }
     return member
+  }
+
+  mutating func follow(_ link: ConnectionLink, name: String) {
+    followers[link.id] = Follower(link: link, name: name)
+  }
+
+  /// Stops the connection following the lobby; returns whether it did.
+  @discardableResult
+  mutating func unfollow(_ id: Int) -> Bool {
+    followers.removeValue(forKey: id) != nil
   }
 }

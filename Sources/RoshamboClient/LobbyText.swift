@@ -1,0 +1,57 @@
+import RoshamboGame
+
+/// The lobby as plain lines for a terminal or a log (`roshambo who`, `roshambo lobby`):
+/// who is here, the rooms with their scores, the leaderboard's top.
+///
+/// Invariant: pure; every name it prints is one the caller sanitized (``ServerMessage``'s
+/// `sanitized()`), so the lines hold no control character from the server.
+public enum LobbyText {
+  public static func lines(_ view: LobbyView) -> [String] {
+    var lines: [String] = []
+    let people = view.peopleCount == 1 ? "1 person" : "\(view.peopleCount) people"
+    let rooms = view.roomCount == 1 ? "1 room" : "\(view.roomCount) rooms"
+    lines.append("lobby: \(people), \(rooms)")
+    if !view.people.isEmpty { lines.append("people:") }
+    for person in view.people {
+      let doing =
+        switch person.status {
+        case .idle: "in the lobby"
+        case .waiting: "waiting in \(person.room ?? "?")"
+        case .playing: "playing in \(person.room ?? "?")"
+        case .watching: "watching \(person.room ?? "?")"
+        }
+      lines.append("  \(person.name) \(doing)")
+    }
+    if view.people.count < view.peopleCount {
+      lines.append("  … and \(view.peopleCount - view.people.count) more")
+    }
+    if !view.rooms.isEmpty { lines.append("rooms:") }
+    for room in view.rooms { lines.append("  " + line(room)) }
+    if view.rooms.count < view.roomCount {
+      lines.append("  … and \(view.roomCount - view.rooms.count) more")
+    }
+    if !view.leaders.isEmpty { lines.append("leaderboard:") }
+    for (place, leader) in view.leaders.enumerated() {
+      lines.append("  \(place + 1). \(leader.name): \(leader.won) won, \(leader.lost) lost")
+    }
+    return lines
+  }
+
+  /// One room: its players and score, where the match is, who watches.
+  static func line(_ room: LobbyView.Room) -> String {
+    let players = room.players.map { $0 ?? "(free seat)" }
+    let match =
+      switch room.phase {
+      case .waiting:
+        "\(room.players.compactMap { $0 }.first ?? "nobody") waiting for an opponent"
+      case .choosing:
+        "\(players[0]) \(room.scores[0]) – \(room.scores[1]) \(players[1]), round \(room.round)"
+      case .over:
+        "\(players[0]) \(room.scores[0]) – \(room.scores[1]) \(players[1]), match over"
+      }
+    var details = "best of \(room.bestOf), \(room.ruleset.rawValue)"
+    if room.fair { details += ", fair" }
+    if room.spectators > 0 { details += ", \(room.spectators) watching" }
+    return "\(room.name): \(match) (\(details))"
+  }
+}

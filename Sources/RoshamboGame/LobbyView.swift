@@ -1,0 +1,136 @@
+/// What a follower of the lobby sees of the whole server: who is here and what they are
+/// doing, the live rooms and their scores, and the top of the leaderboard. Made by the
+/// server from its lobby, its connections and its journal; sent as the protocol's
+/// `lobby` message.
+///
+/// Invariants: every list is capped (``maxPeople``, ``maxRooms``, ``maxLeaders``), so a
+/// view's size is bounded by construction whatever the server holds (`peopleCount` and
+/// `roomCount` say how many there were); nothing private is in it: no pick, token,
+/// commitment or address, only what every room's spectators may see.
+public struct LobbyView: Sendable, Equatable {
+  /// What someone present is doing.
+  public enum Status: String, Sendable, CaseIterable {
+    /// Following the lobby, in no room.
+    case idle
+    /// Seated alone, waiting for an opponent.
+    case waiting
+    /// Seated in a match (running or just over).
+    case playing
+    /// Watching a room.
+    case watching
+  }
+
+  /// Someone connected to the server.
+  public struct Person: Sendable, Equatable {
+    public var name: String
+    public var status: Status
+    /// The room they wait, play or watch in (nil when idle).
+    public var room: String?
+
+    public init(name: String, status: Status, room: String?) {
+      self.name = name
+      self.status = status
+      self.room = room
+    }
+  }
+
+  /// A room with someone in it.
+  public struct Room: Sendable, Equatable {
+    public var name: String
+    /// Seat 1's name then seat 2's (nil: the seat is free).
+    public var players: [String?]
+    /// Seat 1's score then seat 2's.
+    public var scores: [Int]
+    public var round: Int
+    public var phase: RoomState.Phase
+    public var bestOf: Int
+    public var ruleset: Ruleset.ID
+    public var fair: Bool
+    public var spectators: Int
+
+    public init(
+      name: String, players: [String?], scores: [Int], round: Int, phase: RoomState.Phase,
+      bestOf: Int, ruleset: Ruleset.ID, fair: Bool, spectators: Int
+    ) {
+      self.name = name
+      self.players = players
+      self.scores = scores
+      self.round = round
+      self.phase = phase
+      self.bestOf = bestOf
+      self.ruleset = ruleset
+      self.fair = fair
+      self.spectators = spectators
+    }
+  }
+
+  /// A line of the leaderboard: matches won and lost, as `roshambo-server history`
+  /// counts them (a match always has a winner).
+  public struct Leader: Sendable, Equatable {
+    public var name: String
+    public var won: Int
+    public var lost: Int
+
+    public init(name: String, won: Int, lost: Int) {
+      self.name = name
+      self.won = won
+      self.lost = lost
+    }
+  }
+
+  /// The most people a view lists.
+  public static let maxPeople = 128
+  /// The most rooms a view lists.
+  public static let maxRooms = 64
+  /// The leaderboard's length in a view.
+  public static let maxLeaders = 10
+
+  /// The people listed: players, then spectators, then followers, each by name.
+  public var people: [Person]
+  /// How many people are connected (the list may be cut).
+  public var peopleCount: Int
+  /// The rooms listed: running matches first, then by name.
+  public var rooms: [Room]
+  /// How many rooms there are (the list may be cut).
+  public var roomCount: Int
+  public var leaders: [Leader]
+
+  public init(
+    people: [Person], peopleCount: Int, rooms: [Room], roomCount: Int, leaders: [Leader]
+  ) {
+    self.people = Array(people.prefix(Self.maxPeople))
+    self.peopleCount = peopleCount
+    self.rooms = Array(rooms.prefix(Self.maxRooms))
+    self.roomCount = roomCount
+    self.leaders = Array(leaders.prefix(Self.maxLeaders))
+  }
+}
+
+extension LobbyState {
+  /// The lobby as its followers see it: the rooms from this state (running matches
+  /// first, then by name; at most ``LobbyView/maxRooms``), with `people` (at most
+  /// ``LobbyView/maxPeople``, as the caller lists them) and `leaders` added.
+  public func view(people: [LobbyView.Person], peopleCount: Int, leaders: [LobbyView.Leader])
+    -> LobbyView
+  {
+    var listed: [LobbyView.Room] = []
+    listed.reserveCapacity(Swift.min(rooms.count, LobbyView.maxRooms))
+    // Running matches first: what a party wants to watch.
+    let order = rooms.values.sorted { a, b in
+      let (runningA, runningB) = (a.phase == .choosing, b.phase == .choosing)
+      return runningA != runningB ? runningA : a.name < b.name
+    }
+    for room in order.prefix(LobbyView.maxRooms) {
+      let seats = Seat.allCases.map { seat in room.seats[seat].flatMap { $0.hasLeft ? nil : $0 } }
+      listed.append(
+        LobbyView.Room(
+          name: room.name, players: seats.map { $0?.name },
+          scores: Seat.allCases.map { room.seats[$0]?.score ?? 0 }, round: room.round,
+          phase: room.phase, bestOf: room.settings.bestOf, ruleset: room.settings.ruleset,
+          fair: room.settings.fair, spectators: room.spectators))
+    }
+    return LobbyView(
+      people: people, peopleCount: peopleCount, rooms: listed, roomCount: rooms.count,
+      leaders: leaders)
+  }
+}

@@ -1,0 +1,61 @@
+import RoshamboGame
+
+/// When the lobby's followers get their next `lobby` view: at most one every
+/// ``interval`` ms, only after something changed, each with a higher `seq`; a new
+/// follower gets the current one at once. A value: the hub asks it at each flush.
+///
+/// Invariants: `seq` rises by one with each view sent to every follower, and never
+/// otherwise; two views to all are at least ``interval`` ms apart.
+struct LobbyFeed {
+  /// The shortest time between two views to every follower, ms (4 a second).
+  static let interval: Int64 = 250
+
+  private(set) var seq = 0
+  /// Whether the lobby changed since the last view sent to all.
+  private(set) var changed = false
+  private var lastSentAt: Int64?
+  /// Followers who have not had a view yet.
+  private var newcomers: [ConnectionLink] = []
+  /// The leaderboard's top, as the journal last counted it.
+  var leaders: [LobbyView.Leader] = []
+
+  /// Something a follower sees changed (a room, someone arriving or leaving).
+  mutating func lobbyChanged() { changed = true }
+
+  mutating func followed(by link: ConnectionLink) { newcomers.append(link) }
+
+  /// What to send at a flush at `now` (ms), with `followers` following.
+  enum Decision: Equatable {
+    case nothing
+    /// A view to every follower, with this `seq`.
+    case everyone(seq: Int)
+    /// A view, with this `seq`, to these new followers only.
+    case newcomers([ConnectionLink], seq: Int)
+    /// Nothing now; flush again at this moment (ms).
+    case later(at: Int64)
+  }
+
+  mutating func decide(now: Int64, followers: Int) -> Decision {
+    guard followers > 0 else {
+      newcomers.removeAll()
+      return .nothing
+    }
+    if changed {
+      if let last = lastSentAt, now - last < Self.interval {
+        if !newcomers.isEmpty { return .newcomers(takeNewcomers(), seq: seq) }
+        return .later(at: last + Self.interval)
+      }
+      seq += 1
+      changed = false
+      lastSentAt = now
+      newcomers.removeAll()
+      return .everyone(seq: seq)
+    }
+    return newcomers.isEmpty ? .nothing : .newcomers(takeNewcomers(), seq: seq)
+  }
+
+  private mutating func takeNewcomers() -> [ConnectionLink] {
+    defer { newcomers.removeAll() }
+    return newcomers
+  }
+}

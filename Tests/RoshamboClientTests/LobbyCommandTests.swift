@@ -1,0 +1,98 @@
+import Foundation
+import RoshamboClient
+import RoshamboProtocol
+import RoshamboTLS
+import Testing
+
+/// `roshambo who` and `roshambo lobby`: the real program against a real server, and
+/// against a hostile one.
+@Suite("Looking at the lobby", .serialized)
+struct LobbyCommandTests {
+  @Test("who prints who is here and the rooms, then exits 0")
+  func who() async throws {
+    try await withTestServer { server in
+      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let bob = try await ServerConnection.connect(host: "127.0.0.1", port: server.port, tls: tls)
+      bob.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Bob", role: .player, room: "den", resume: nil,
+          fair: false, id: 1))
+      try await waitUntil("Bob is seated") {
+        try await server.lobby().rooms["den"]?.seats[.one]?.name == "Bob"
+      }
+      let (status, printed) = try runRoshambo(["who", "--name", "Eve"], port: server.port)
+      #expect(status == 0, "\(printed)")
+      #expect(
+        printed == """
+          lobby: 2 people, 1 room
+          people:
+            Bob waiting in den
+            Eve in the lobby
+          rooms:
+            den: Bob waiting for an opponent (best of 3, classic)
+
+          """, "\(printed)")
+      await bob.close()
+    }
+  }
+
+  @Test("lobby --json prints one JSON object per view that any JSON reader takes")
+  func json() async throws {
+    try await withTestServer { server in
+      let (process, pipe) = try startRoshambo(
+        ["lobby", "--json", "--name", "Eve"], port: server.port)
+      let line = try readLine(from: pipe)
+      process.terminate()
+      process.waitUntilExit()
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      #expect(object?["seq"] as? Int == 1, "\(line)")
+      let lobby = object?["lobby"] as? [String: Any]
+      #expect(lobby?["peopleCount"] as? Int == 1)
+      #expect((lobby?["people"] as? [[String: Any]])?.first?["status"] as? String == "idle")
+    }
+  }
+
+  @Test("names with escape sequences from a hostile server are shown harmlessly")
+  func hostileNames() async throws {
+    let view =
+      #"{"people":[{"name":"\u001b[2JEvil","status":"idle","room":null}],"peopleCount":1,"#
+      + #""rooms":[{"name":"den","players":["\u001b]0;owned\u0007",null],"scores":[0,0],"#
+      + #""round":1,"phase":"waiting","bestOf":3,"ruleset":"classic","fair":false,"spectators":0}],"#
+      + #""roomCount":1,"leaders":[{"name":"\u009b2Jx","won":1,"lost":0}]}"#
+    let server = try await HostileServer(frames: [
+      frame(#"{"type":"lobby","seq":1,"lobby":"# + view + "}")
+    ])
+    defer { Task { await server.close() } }
+    let (status, printed) = try runRoshambo(["who", "--name", "Eve"], port: server.port)
+    #expect(status == 0, "\(printed)")
+    #expect(
+      !printed.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x07 })
+    #expect(printed.contains("Evil in the lobby"), "\(printed)")
+  }
+
+  @Test("a server that answers the lobby with a room's state broke the protocol: exit 76")
+  func roomStateToFollower() async throws {
+    let server = try await HostileServer(frames: [
+      frame(#"{"type":"welcome","protocol":1,"room":"den","seat":1,"token":"t"}"#)
+    ])
+    defer { Task { await server.close() } }
+    let (status, printed) = try runRoshambo(["who", "--name", "Eve"], port: server.port)
+    #expect(status == 76, "\(printed)")
+    #expect(printed.contains("a room's message to a connection following the lobby"), "\(printed)")
+  }
+
+  /// The first line `pipe` carries (10 s at most).
+  func readLine(from pipe: Pipe) throws -> String {
+    var seen = Data()
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      let chunk = pipe.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      seen.append(chunk)
+      if let newline = seen.firstIndex(of: 10) {
+        return String(decoding: seen[..<newline], as: UTF8.self)
+      }
+    }
+    throw TimedOut(description: "no line within 10 s: \(String(decoding: seen, as: UTF8.self))")
+  }
+}

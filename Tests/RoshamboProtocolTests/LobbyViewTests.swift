@@ -1,0 +1,108 @@
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+/// The `lobby` message: its size bound, its wire form both ways, and the `lobby` role.
+@Suite("Protocol: the lobby view")
+struct LobbyViewTests {
+  /// The longest name the name rule allows in bytes: 24 characters of 4 bytes, one
+  /// column each (mathematical bold capitals).
+  static let longestName: String = {
+    let name = String(repeating: "\u{1D400}", count: PlayerName.maxCharacters)
+    #expect(name.utf8.count == PlayerName.maxBytes)
+    return name
+  }()
+  static let longestRoom = String(repeating: "r", count: 32)
+
+  /// Every list at its cap, every field at its widest.
+  static var fullest: LobbyView {
+    let people = (0..<(LobbyView.maxPeople * 2)).map { _ in
+      LobbyView.Person(name: longestName, status: .watching, room: longestRoom)
+    }
+    let rooms = (0..<(LobbyView.maxRooms * 2)).map { _ in
+      LobbyView.Room(
+        name: longestRoom, players: [longestName, longestName], scores: [Int.max, Int.max],
+        round: Int.max, phase: .choosing, bestOf: 99, ruleset: .lizardSpock, fair: false,
+        spectators: RoomState.maxSpectators)
+    }
+    let leaders = (0..<(LobbyView.maxLeaders * 2)).map { _ in
+      LobbyView.Leader(name: longestName, won: Int.max, lost: Int.max)
+    }
+    return LobbyView(
+      people: people, peopleCount: Int.max, rooms: rooms, roomCount: Int.max, leaders: leaders)
+  }
+
+  @Test("lists are cut to their caps, so the fullest view fits in one frame")
+  func bounded() {
+    let view = Self.fullest
+    #expect(view.people.count == LobbyView.maxPeople)
+    #expect(view.rooms.count == LobbyView.maxRooms)
+    #expect(view.leaders.count == LobbyView.maxLeaders)
+    let bytes = ServerMessage.lobby(seq: Int.max, view: view).encoded()
+    #expect(bytes.count <= WireProtocol.maxFrameLength, "\(bytes.count) bytes")
+  }
+
+  @Test("written and read back to the same view, every key present")
+  func roundTrip() throws {
+    let view = LobbyView(
+      people: [
+        .init(name: "Alice", status: .playing, room: "den"),
+        .init(name: "Zoë \"Z\"", status: .idle, room: nil),
+      ],
+      peopleCount: 2,
+      rooms: [
+        .init(
+          name: "den", players: ["Alice", nil], scores: [1, 0], round: 2, phase: .choosing,
+          bestOf: 3, ruleset: .classic, fair: true, spectators: 4)
+      ], roomCount: 1, leaders: [.init(name: "Alice", won: 3, lost: 1)])
+    let message = ServerMessage.lobby(seq: 7, view: view)
+    let bytes = message.encoded()
+    #expect(try ServerMessage.decode(bytes) == message)
+    let text = String(decoding: bytes, as: UTF8.self)
+    for key in [
+      "\"people\"", "\"peopleCount\"", "\"rooms\"", "\"roomCount\"", "\"leaders\"",
+      "\"status\"", "\"players\"", "\"scores\"", "\"spectators\"", "\"room\":null",
+    ] {
+      #expect(text.contains(key), "\(key) missing from \(text)")
+    }
+    // Nothing private has a key in it.
+    for secret in ["weapon", "token", "commitment", "nonce", "address"] {
+      #expect(!text.contains(secret))
+    }
+  }
+
+  @Test("a view over a cap, or without a field, is refused by name")
+  func refused() {
+    let over = String(
+      decoding: ServerMessage.lobby(seq: 1, view: Self.fullest).encoded(), as: UTF8.self
+    ).replacingOccurrences(of: "\"leaders\":[", with: "\"leaders\":[" + leaderList(11) + ",")
+    #expect(throws: (any Error).self) { try ServerMessage.decode(Array(over.utf8)) }
+    let missing =
+      #"{"type":"lobby","seq":1,"lobby":{"people":[],"rooms":[],"roomCount":0,"leaders":[]}}"#
+    #expect {
+      try ServerMessage.decode(Array(missing.utf8))
+    } throws: { error in
+      "\(error)".contains("peopleCount")
+    }
+  }
+
+  func leaderList(_ count: Int) -> String {
+    Array(repeating: #"{"name":"x","won":1,"lost":0}"#, count: count).joined(separator: ",")
+  }
+
+  @Test("hello with role lobby: no room, no resume")
+  func role() {
+    let follow = #"{"type":"hello","protocol":1,"name":"Eve","role":"lobby"}"#
+    #expect(
+      ClientMessage.decode(Array(follow.utf8))
+        == .success(
+          .hello(
+            protocol: 1, name: "Eve", role: .lobby, room: nil, resume: nil, fair: nil, id: nil)))
+    let withRoom = #"{"type":"hello","protocol":1,"name":"Eve","role":"lobby","room":"den"}"#
+    guard case .failure(let error) = ClientMessage.decode(Array(withRoom.utf8)) else {
+      Issue.record("a lobby follower naming a room must be refused")
+      return
+    }
+    #expect(error.code == .badMessage)
+  }
+}

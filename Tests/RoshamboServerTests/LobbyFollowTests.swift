@@ -1,0 +1,147 @@
+import NIOCore
+import NIOEmbedded
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// Following the lobby: when views go out (``LobbyFeed``, alone), and what a follower
+/// sees over real TLS as people come, play and go.
+@Suite("Server: following the lobby")
+struct LobbyFollowTests {
+  let loop = EmbeddedEventLoop()
+
+  func link(_ id: Int) -> ConnectionLink {
+    ConnectionLink(id: id, channel: EmbeddedChannel(loop: loop))
+  }
+
+  @Test("a new follower gets the current view at once; changes go to all, 250 ms apart")
+  func feed() {
+    var feed = LobbyFeed()
+    // Nobody follows: nothing, whatever changes.
+    feed.lobbyChanged()
+    #expect(feed.decide(now: 0, followers: 0) == .nothing)
+    let alice = link(1)
+    feed.followed(by: alice)
+    #expect(feed.decide(now: 1_000, followers: 1) == .everyone(seq: 1))
+    #expect(feed.decide(now: 1_001, followers: 1) == .nothing)
+    // Changes within 250 ms of the last view wait for the next moment.
+    feed.lobbyChanged()
+    #expect(feed.decide(now: 1_100, followers: 1) == .later(at: 1_250))
+    feed.lobbyChanged()
+    #expect(feed.decide(now: 1_200, followers: 1) == .later(at: 1_250))
+    #expect(feed.decide(now: 1_250, followers: 1) == .everyone(seq: 2))
+    // A newcomer meanwhile gets the view the others have, without waiting.
+    feed.lobbyChanged()
+    let bob = link(2)
+    feed.followed(by: bob)
+    guard case .newcomers(let links, let seq) = feed.decide(now: 1_300, followers: 2) else {
+      Issue.record("a newcomer must not wait for the next view")
+      return
+    }
+    #expect(links.map(\.id) == [2])
+    #expect(seq == 2)
+    #expect(feed.decide(now: 1_300, followers: 2) == .later(at: 1_500))
+    #expect(feed.decide(now: 1_500, followers: 2) == .everyone(seq: 3))
+  }
+
+  @Test("a follower sees people arrive, play and go, and the leaderboard; never a pick")
+  func follow() async throws {
+    try await withServer(settings: .init(bestOf: 1)) { server in
+      let eve = try await TestClient.connect(port: server.port)
+      eve.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+          id: 1))
+      let first = try await eve.lobby { _ in true }
+      #expect(first.people == [.init(name: "Eve", status: .idle, room: nil)])
+      #expect(first.rooms.isEmpty)
+
+      let alice = try await TestClient.connect(port: server.port)
+      try await alice.hello(name: "Alice", room: "den")
+      let waiting = try await eve.lobby { $0.peopleCount == 2 }
+      #expect(waiting.people.first == .init(name: "Alice", status: .waiting, room: "den"))
+      #expect(waiting.rooms.map(\.phase) == [.waiting])
+
+      let bob = try await TestClient.connect(port: server.port)
+      try await bob.hello(name: "Bob", room: "den")
+      let carol = try await TestClient.connect(port: server.port)
+      try await carol.hello(name: "Carol", room: "den", role: .spectator)
+      let playing = try await eve.lobby { view in
+        view.peopleCount == 4 && view.rooms.first?.phase == .choosing
+      }
+      #expect(
+        playing.people == [
+          .init(name: "Alice", status: .playing, room: "den"),
+          .init(name: "Bob", status: .playing, room: "den"),
+          .init(name: "Carol", status: .watching, room: "den"),
+          .init(name: "Eve", status: .idle, room: nil),
+        ])
+      #expect(playing.rooms.first?.players == ["Alice", "Bob"])
+      #expect(playing.rooms.first?.spectators == 1)
+
+      // Alice picks: nothing of it reaches the lobby's follower before the round resolves.
+      alice.send(.choose(round: 1, weapon: .rock, id: 2))
+      _ = try await alice.state { $0.player(.one)?.chosen == true }
+      bob.send(.choose(round: 1, weapon: .scissors, id: 3))
+      let over = try await eve.lobby { view in
+        view.rooms.first?.phase == .over && !view.leaders.isEmpty
+      }
+      #expect(over.rooms.first?.scores == [1, 0])
+      #expect(over.leaders.first == .init(name: "Alice", won: 1, lost: 0))
+      for frame in eve.inbox.frames {
+        let text = String(decoding: frame, as: UTF8.self)
+        for secret in ["rock", "scissors", "token", "sha256:"] {
+          #expect(!text.contains(secret), "a lobby view showed \(secret): \(text)")
+        }
+      }
+
+      // Leaving is seen too; the views' seq only rose.
+      await bob.close()
+      await carol.close()
+      _ = try await eve.lobby { $0.peopleCount == 2 && $0.rooms.first?.spectators == 0 }
+      let seqs = eve.inbox.messages.compactMap { message -> Int? in
+        if case .lobby(let seq, _) = message { seq } else { nil }
+      }
+      #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "\(seqs)")
+      await alice.close()
+      await eve.close()
+    }
+  }
+
+  @Test("a follower's second hello, or a follower choosing, is refused; leave closes it")
+  func refusals() async throws {
+    try await withServer { server in
+      let eve = try await TestClient.connect(port: server.port)
+      eve.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+          id: 1))
+      _ = try await eve.lobby { _ in true }
+      eve.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .player, room: "den", resume: nil,
+          id: 2))
+      _ = try await eve.expectError(.badMessage)
+      eve.send(.choose(round: 1, weapon: .rock, id: 3))
+      _ = try await eve.expectError(.notPlaying)
+      eve.send(.leave(id: 4))
+      await eve.waitUntilClosed()
+      #expect(eve.inbox.isClosed)
+    }
+  }
+}
+
+extension TestClient {
+  /// Skips messages until a lobby view satisfies `condition`.
+  func lobby(where condition: (LobbyView) -> Bool) async throws -> LobbyView {
+    while true {
+      let message = try await next()
+      if case .lobby(_, let view) = message, condition(view) { return view }
+      if case .error(let error, _) = message {
+        throw TestClientError.unexpected("error \(error.code): \(error.message)")
+      }
+    }
+  }
+}
