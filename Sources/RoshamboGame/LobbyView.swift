@@ -113,21 +113,18 @@ extension LobbyState {
   public func view(people: [LobbyView.Person], peopleCount: Int, leaders: [LobbyView.Leader])
     -> LobbyView
   {
-    var listed: [LobbyView.Room] = []
-    listed.reserveCapacity(Swift.min(rooms.count, LobbyView.maxRooms))
-    // Running matches first: what a party wants to watch.
-    let order = rooms.values.sorted { a, b in
+    // Running matches first (what a party wants to watch), then by name.
+    let order = rooms.values.smallest(LobbyView.maxRooms) { a, b in
       let (runningA, runningB) = (a.phase == .choosing, b.phase == .choosing)
       return runningA != runningB ? runningA : a.name < b.name
     }
-    for room in order.prefix(LobbyView.maxRooms) {
+    let listed = order.map { room in
       let seats = Seat.allCases.map { seat in room.seats[seat].flatMap { $0.hasLeft ? nil : $0 } }
-      listed.append(
-        LobbyView.Room(
-          name: room.name, players: seats.map { $0?.name },
-          scores: Seat.allCases.map { room.seats[$0]?.score ?? 0 }, round: room.round,
-          phase: room.phase, bestOf: room.settings.bestOf, ruleset: room.settings.ruleset,
-          fair: room.settings.fair, spectators: room.spectators))
+      return LobbyView.Room(
+        name: room.name, players: seats.map { $0?.name },
+        scores: Seat.allCases.map { room.seats[$0]?.score ?? 0 }, round: room.round,
+        phase: room.phase, bestOf: room.settings.bestOf, ruleset: room.settings.ruleset,
+        fair: room.settings.fair, spectators: room.spectators)
     }
     return LobbyView(
       people: people, peopleCount: peopleCount, rooms: listed, roomCount: rooms.count,

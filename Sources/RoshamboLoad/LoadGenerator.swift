@@ -17,6 +17,9 @@ public struct LoadReport: Sendable {
   /// Each second of the measuring window in order (by when the state came back): its
   /// picks and their 99th percentile, µs. Where a run's p99 comes from a few bad seconds.
   public var timeline: [Second]
+  /// Lobby views the followers received in the measuring window, and their bytes.
+  public var lobbyViews = 0
+  public var lobbyBytes = 0
 
   /// One second of the measuring window.
   public struct Second: Sendable {
@@ -50,7 +53,7 @@ public enum LoadGenerator {
   /// then a commitment, and each round costs one more message per bot: the reveal).
   public static func run(
     host: String, port: Int, tls: TLSContext, rooms: Int, seconds: Double, paceMillis: Int64,
-    threads: Int = 1, fair: Bool = false, settle: Double = 0,
+    threads: Int = 1, fair: Bool = false, settle: Double = 0, followers: Int = 0,
     connected: @Sendable () -> Void = {},
     finished: @Sendable () -> Void = {}
   ) async throws -> LoadReport {
@@ -72,6 +75,15 @@ public enum LoadGenerator {
         }
         for future in batch { channels.append(try await future.get()) }
       }
+      // Followers of the lobby, 100 at a time too, each seated once its first view came.
+      for start in stride(from: 0, to: followers, by: 100) {
+        var batch: [EventLoopFuture<any Channel>] = []
+        for index in start..<min(followers, start + 100) {
+          batch.append(
+            follow(group: group, host: host, port: port, tls: tls, name: "f\(index)", stats: stats))
+        }
+        for future in batch { channels.append(try await future.get()) }
+      }
       try await Task.sleep(for: .milliseconds(Int64(settle * 1000)))
       connected()
       stats.start()
@@ -86,12 +98,34 @@ public enum LoadGenerator {
         connections: channels.count,
         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
         picks: result.latencies.count, latencies: result.latencies, errors: result.errors,
-        timeline: result.timeline)
+        timeline: result.timeline, lobbyViews: result.lobbyViews, lobbyBytes: result.lobbyBytes)
     } catch {
       for channel in channels { channel.close(promise: nil) }
       try? await group.shutdownGracefully()
       throw error
     }
+  }
+
+  static func follow(
+    group: any EventLoopGroup, host: String, port: Int, tls: TLSContext, name: String,
+    stats: LoadStats
+  ) -> EventLoopFuture<any Channel> {
+    let loop = group.next()
+    let first = loop.makePromise(of: Void.self)
+    return ClientPipeline.bootstrap(group: loop)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try ClientPipeline.install(
+            on: channel, tls: tls, serverName: host,
+            last: LoadFollowerHandler(name: name, stats: stats, first: first))
+        }
+      }
+      .connect(host: host, port: port)
+      .flatMapError { error in
+        first.fail(error)
+        return loop.makeFailedFuture(error)
+      }
+      .flatMap { channel in first.futureResult.map { channel } }
   }
 
   static func connect(
@@ -126,6 +160,8 @@ final class LoadStats: Sendable {
     var seconds: [[Double]] = []
     var errors: [String: Int] = [:]
     var started: NIODeadline?
+    var lobbyViews = 0
+    var lobbyBytes = 0
   }
 
   private let state = NIOLockedValueBox(State())
@@ -144,9 +180,21 @@ final class LoadStats: Sendable {
 
   func error(_ code: String) { state.withLockedValue { $0.errors[code, default: 0] += 1 } }
 
+  /// A follower received a lobby view of `bytes` (counted inside the window only).
+  func lobbyView(bytes: Int) {
+    state.withLockedValue {
+      guard $0.started != nil else { return }
+      $0.lobbyViews += 1
+      $0.lobbyBytes += bytes
+    }
+  }
+
   func start() { state.withLockedValue { $0.started = .now() } }
 
-  func stop() -> (latencies: [Double], errors: [String: Int], timeline: [LoadReport.Second]) {
+  func stop() -> (
+    latencies: [Double], errors: [String: Int], timeline: [LoadReport.Second], lobbyViews: Int,
+    lobbyBytes: Int
+  ) {
     state.withLockedValue {
       $0.started = nil
       let timeline = $0.seconds.map { second in
@@ -154,7 +202,7 @@ final class LoadStats: Sendable {
           picks: second.count,
           p99: second.isEmpty ? 0 : LoadReport.percentile(0.99, of: second.sorted()))
       }
-      return ($0.latencies.sorted(), $0.errors, timeline)
+      return ($0.latencies.sorted(), $0.errors, timeline, $0.lobbyViews, $0.lobbyBytes)
     }
   }
 }
@@ -274,6 +322,50 @@ final class LoadBotHandler: ChannelInboundHandler {
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     stats.error((error as? TLSError).map { "tls: \($0.kind)" } ?? "\(type(of: error))")
     seated.fail(error)
+    context.close(promise: nil)
+  }
+}
+
+/// A follower of the lobby: says hello with role `lobby` and counts the views it gets.
+final class LoadFollowerHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+  private let name: String
+  private let stats: LoadStats
+  private var first: EventLoopPromise<Void>?
+
+  private static let lobbyPrefix = Array(#"{"type":"lobby""#.utf8)
+
+  init(name: String, stats: LoadStats, first: EventLoopPromise<Void>) {
+    self.name = name
+    self.stats = stats
+    self.first = first
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    let hello = ClientMessage.hello(
+      protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil, id: nil)
+    context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(hello)), promise: nil)
+    context.fireChannelActive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let frame = unwrapInboundIn(data)
+    let bytes = frame.readableBytes
+    // Only its type, not the whole view: the load generator shares the server's cores.
+    guard frame.readableBytesView.starts(with: Self.lobbyPrefix) else {
+      stats.error("follower: not a lobby view")
+      return
+    }
+    stats.lobbyView(bytes: bytes)
+    first?.succeed()
+    first = nil
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    stats.error("follower: \(type(of: error))")
+    first?.fail(error)
+    first = nil
     context.close(promise: nil)
   }
 }

@@ -5,10 +5,13 @@
 //      second, latency of a pick (choose → own state back) p50/p99, server memory per
 //      connection; with durability on, next to the same run with durability off;
 //   3. slow consumers: server memory while two seats draw at the rate limit and 20
-//      spectators never read, next to the same run with spectators that read.
+//      spectators never read, next to the same run with spectators that read;
+//   6. lobby followers: the capacity run with N connections following the lobby, next to
+//      the same run without them (and, in section 0, what one lobby view costs).
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|capacity|consumers|fair|fair-capacity] [--threads N] [--pin]
+//        [--only codec|latency|capacity|consumers|fair|fair-capacity|followers] [--threads N]
+//        [--pin] [--followers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
 //        [--inline-commit-us U] [--repeat N]
 // (--settle: seconds of play between seating the last bot and the capacity window, 1 by
@@ -219,6 +222,8 @@ final class LatencyProbe: ChannelInboundHandler {
     case .error(let error, _):
       shared.done.fail(
         TLSError(.protocolFailure, "probe got error \(error.code): \(error.message)"))
+    case .lobby:
+      break
     }
   }
 }
@@ -439,6 +444,26 @@ if runs("codec") {
   print(
     pad("first change after a snapshot (5000 rooms)", 44)
       + format(Double(copyNanos) / Double(copies) / 1000, 2))
+  // A lobby view as the hub makes one for its followers: 1,000 rooms, 2,000 people
+  // sorted by name (cut to the view's cap), built and encoded once for all followers.
+  var party = LobbyState()
+  var people: [LobbyView.Person] = []
+  for n in 0..<1_000 {
+    party.rooms["room-\(n)"] = room
+    for seat in ["a", "b"] {
+      people.append(LobbyView.Person(name: "player-\(n)\(seat)", status: .playing, room: "room-\(n)"))
+    }
+  }
+  people.shuffle()
+  var lobbyBytes = 0
+  let leaders = (0..<10).map { LobbyView.Leader(name: "player-\($0)a", won: 100 - $0, lost: $0) }
+  cost("lobby view: 1000 rooms, 2000 people, once") {
+    let view = party.view(
+      people: people.smallest(LobbyView.maxPeople) { $0.name < $1.name },
+      peopleCount: people.count, leaders: leaders)
+    lobbyBytes = ServerMessage.lobby(seq: 1, view: view).encoded().count
+  }
+  print(pad("  (its frame, bytes)", 44) + "\(lobbyBytes)")
   print("")
   fflush(nil)
 }
@@ -531,6 +556,10 @@ struct Capacity {
   var stalls: [String]
   /// Every pick's latency, µs, sorted.
   var latencies: [Double]
+  /// Lobby views the followers received in the window, their bytes, the window's length.
+  var lobbyViews = 0
+  var lobbyBytes = 0
+  var seconds = 0.0
 
   /// Several runs as one: their picks pooled (sorted again), rates and memory averaged;
   /// the first run's timeline and profile.
@@ -551,7 +580,7 @@ struct Capacity {
   }
 }
 
-func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
+func capacity(durable: Bool, fair: Bool = false, followers: Int = 0) async throws -> Capacity {
   let (server, port) = try startServerChild(durable: durable, fair: fair)
   defer { server.stop() }
   let baseline = server.rss()
@@ -561,7 +590,7 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
   let windowDisk = Mutex<[Int]?>(nil)
   let report = try await LoadGenerator.run(
     host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
-    paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds,
+    paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds, followers: followers,
     connected: {
       seatedRSS.withLock { $0 = server.rss() }
       // The stall profile and the disk's counts cover the measuring window, not the
@@ -590,7 +619,8 @@ func capacity(durable: Bool, fair: Bool = false) async throws -> Capacity {
     p99: report.percentile(0.99),
     bytesPerConnection: Double(seatedRSS.withLock { $0 } - baseline) / Double(report.connections),
     errors: report.errors, connected: report.connections, timeline: report.timeline,
-    stalls: stalls, latencies: report.latencies)
+    stalls: stalls, latencies: report.latencies, lobbyViews: report.lobbyViews,
+    lobbyBytes: report.lobbyBytes, seconds: report.seconds)
 }
 
 // 3. Spectators that never read: what they cost the server, beside readers.
@@ -646,6 +676,35 @@ if runs("fair-capacity") {
   print(
     "fair ÷ ordinary: throughput \(format(fair.picksPerSecond / ordinary.picksPerSecond, 2))×, p99 "
       + "\(format(fair.p99 / ordinary.p99, 2))×\n")
+  fflush(nil)
+}
+
+// 6. Following the lobby must not cost the game: the capacity run beside the same run
+// with lobby followers (1,000 by default, `--followers N`), alternating.
+if runs("followers") {
+  let followers =
+    arguments.firstIndex(of: "--followers").map { Int(arguments[$0 + 1])! } ?? (quick ? 100 : 1_000)
+  var rows: [(String, Capacity)] = []
+  for round in 0..<repeats {
+    rows.append(("no followers (\(round + 1))", try await capacity(durable: true)))
+    rows.append(
+      ("\(followers) followers (\(round + 1))", try await capacity(durable: true, followers: followers)))
+  }
+  print(
+    "6. Lobby followers: \(rooms) rooms (\(rooms * 2) players) offered \(rate) picks/s for \(seconds) s, "
+      + "durability on, beside the same with \(followers) connections following the lobby")
+  print(
+    pad("run", 24) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("KiB/conn", 10)
+      + pad("views/s each", 14) + pad("MB/s", 8) + "errors")
+  for (name, run) in rows {
+    let each = run.lobbyViews == 0 ? 0 : Double(run.lobbyViews) / run.seconds / Double(followers)
+    print(
+      pad(name, 24) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
+        + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.bytesPerConnection / 1024), 10)
+        + pad(format(each, 2), 14) + pad(format(Double(run.lobbyBytes) / run.seconds / 1e6, 1), 8)
+        + (run.errors.isEmpty ? "none" : "\(run.errors)"))
+  }
+  print("")
   fflush(nil)
 }
 

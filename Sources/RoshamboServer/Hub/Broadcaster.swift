@@ -13,9 +13,18 @@ import RoshamboProtocol
 final class Broadcaster {
   private var backlogs = ConnectionBacklogs()
   private let logger: Logger
+  private let loop: any EventLoop
+  /// Lobby views waiting to be written, oldest first: a view goes to every follower, so
+  /// it is written a slice per turn of the loop instead of in one burst that would hold
+  /// up the game (``spreadSlice``).
+  private var spread: [(link: ConnectionLink, frame: ByteBuffer)] = []
+  private var spreadStart = 0
+  /// Lobby views written per turn of the loop.
+  static let spreadSlice = 64
 
-  init(logger: Logger) {
+  init(logger: Logger, loop: any EventLoop) {
     self.logger = logger
+    self.loop = loop
   }
 
   /// A frame ready to write (or a close), made when its batch was sealed and written
@@ -36,6 +45,8 @@ final class Broadcaster {
     /// nil: close the connection.
     let frame: ByteBuffer?
     let kind: Kind
+    /// A lobby view: written a slice per turn of the loop (conflated like a state).
+    var spread = false
 
     /// Whether it may still go out when the commit it waited for failed: errors and
     /// closes say nothing of what was not saved.
@@ -81,7 +92,7 @@ final class Broadcaster {
         // the newest, as a spectator does its room's state.
         guard let frame = frame(.lobby(seq: seq, view: view), room: nil) else { continue }
         for link in to ?? sessions.followers.values.map(\.link) {
-          deliveries.append(Delivery(link: link, frame: frame, kind: .state))
+          deliveries.append(Delivery(link: link, frame: frame, kind: .state, spread: true))
         }
       }
     }
@@ -90,15 +101,36 @@ final class Broadcaster {
 
   /// Writes what was prepared: now if a connection can take it, else into its backlog.
   func deliver(_ deliveries: [Delivery]) {
+    let wasSpreading = spreadStart < spread.count
     for delivery in deliveries {
       guard let frame = delivery.frame else {
         delivery.link.channel.close(promise: nil)
+        continue
+      }
+      if delivery.spread {
+        spread.append((delivery.link, frame))
         continue
       }
       // A connection that went while its batch was being saved keeps no backlog.
       guard delivery.link.channel.isActive else { continue }
       deliver(frame, to: delivery.link, isState: delivery.kind == .state)
     }
+    if !wasSpreading, spreadStart < spread.count { writeSpreadSlice() }
+  }
+
+  /// Writes the next slice of lobby views, and queues the rest for the loop's next turn.
+  private func writeSpreadSlice() {
+    let end = min(spread.count, spreadStart + Self.spreadSlice)
+    for (link, frame) in spread[spreadStart..<end] where link.channel.isActive {
+      deliver(frame, to: link, isState: true)
+    }
+    spreadStart = end
+    guard spreadStart < spread.count else {
+      spread.removeAll(keepingCapacity: true)
+      spreadStart = 0
+      return
+    }
+    loop.assumeIsolated().execute { self.writeSpreadSlice() }
   }
 
   /// The connection can take more: what waited for it goes out, the newest state last.

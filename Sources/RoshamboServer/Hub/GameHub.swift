@@ -76,7 +76,7 @@ final class GameHub {
     self.journal = journal
     self.logger = logger
     self.now = now
-    self.broadcaster = Broadcaster(logger: logger)
+    self.broadcaster = Broadcaster(logger: logger, loop: loop)
     self.snapshots = journal.map {
       SnapshotWriter(journal: $0, loop: loop, logger: logger, interval: compactionInterval)
     }
@@ -464,31 +464,37 @@ final class GameHub {
   /// The lobby as its followers see it now: players, spectators and followers (by name,
   /// at most ``LobbyView/maxPeople``), the rooms, the leaderboard's top.
   private func lobbyView() -> LobbyView {
-    var players: [LobbyView.Person] = []
-    var watching: [LobbyView.Person] = []
-    for member in sessions.members.values {
-      if let seat = member.seat {
-        guard let room = lobby.rooms[member.room], let held = room.seats[seat] else { continue }
-        players.append(
-          LobbyView.Person(
-            name: held.name, status: room.phase == .waiting ? .waiting : .playing,
-            room: member.room))
-      } else {
-        watching.append(
-          LobbyView.Person(name: member.name ?? "?", status: .watching, room: member.room))
+    // Players, then spectators, then followers, each by name: the first 128 of that
+    // order, chosen without sorting everyone.
+    let rank = { (status: LobbyView.Status) in
+      switch status {
+      case .waiting, .playing: 0
+      case .watching: 1
+      case .idle: 2
       }
     }
-    let idle = sessions.followers.values.map {
+    let members = sessions.members.values.lazy.compactMap { member -> LobbyView.Person? in
+      guard let seat = member.seat else {
+        return LobbyView.Person(name: member.name ?? "?", status: .watching, room: member.room)
+      }
+      guard let room = self.lobby.rooms[member.room], let held = room.seats[seat] else {
+        return nil
+      }
+      return LobbyView.Person(
+        name: held.name, status: room.phase == .waiting ? .waiting : .playing, room: member.room)
+    }
+    let followers = sessions.followers.values.lazy.map {
       LobbyView.Person(name: $0.name, status: .idle, room: nil)
     }
-    let byName = { (a: LobbyView.Person, b: LobbyView.Person) in a.name < b.name }
-    var people = players.sorted(by: byName)
-    for group in [watching, idle] where people.count < LobbyView.maxPeople {
-      people += group.sorted(by: byName)
+    let people = [AnySequence(members), AnySequence(followers)].joined().smallest(
+      LobbyView.maxPeople
+    ) { a, b in
+      let (rankA, rankB) = (rank(a.status), rank(b.status))
+      return rankA != rankB ? rankA < rankB : a.name < b.name
     }
     return lobby.view(
-      people: Array(people.prefix(LobbyView.maxPeople)),
-      peopleCount: sessions.members.count + sessions.followers.count, leaders: feed.leaders)
+      people: people, peopleCount: sessions.members.count + sessions.followers.count,
+      leaders: feed.leaders)
   }
 
   /// Reads the leaderboard's top on the journal's thread when matches were recorded since
