@@ -113,11 +113,12 @@ extension LobbyState {
   public func view(people: [LobbyView.Person], peopleCount: Int, leaders: [LobbyView.Leader])
     -> LobbyView
   {
-    // Running matches first (what a party wants to watch), then by name.
-    let order = rooms.values.smallest(LobbyView.maxRooms) { a, b in
-      let (runningA, runningB) = (a.phase == .choosing, b.phase == .choosing)
-      return runningA != runningB ? runningA : a.name < b.name
-    }
+    // Running matches first (what a party wants to watch), then by name; chosen by their
+    // keys alone (copying whole rooms to compare them would cost more than the choice).
+    let keys = rooms.lazy.map { (running: $0.value.phase == .choosing, name: $0.key) }
+    let order = keys.smallest(LobbyView.maxRooms) { a, b in
+      a.running != b.running ? a.running : a.name < b.name
+    }.map { rooms[$0.name]! }
     let listed = order.map { room in
       let seats = Seat.allCases.map { seat in room.seats[seat].flatMap { $0.hasLeft ? nil : $0 } }
       return LobbyView.Room(

@@ -46,6 +46,20 @@ struct LobbyFollowTests {
     #expect(feed.decide(now: 1_500, followers: 2) == .everyone(seq: 3))
   }
 
+  @Test("many followers or big views: views to all go out less often, within the byte budget")
+  func paced() {
+    #expect(LobbyFeed.interval(followers: 10, viewBytes: 2_000) == LobbyFeed.interval)
+    // 1,000 followers of 16 kB views: 16 MB a view, at 8 MB/s one every 2 s.
+    #expect(LobbyFeed.interval(followers: 1_000, viewBytes: 16_000) == 2_000)
+    var feed = LobbyFeed()
+    feed.lobbyChanged()
+    #expect(feed.decide(now: 0, followers: 1_000) == .everyone(seq: 1))
+    feed.lastViewBytes = 16_000
+    feed.lobbyChanged()
+    #expect(feed.decide(now: 300, followers: 1_000) == .later(at: 2_000))
+    #expect(feed.decide(now: 2_000, followers: 1_000) == .everyone(seq: 2))
+  }
+
   @Test("a follower sees people arrive, play and go, and the leaderboard; never a pick")
   func follow() async throws {
     try await withServer(settings: .init(bestOf: 1)) { server in

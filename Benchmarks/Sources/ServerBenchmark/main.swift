@@ -444,26 +444,29 @@ if runs("codec") {
   print(
     pad("first change after a snapshot (5000 rooms)", 44)
       + format(Double(copyNanos) / Double(copies) / 1000, 2))
-  // A lobby view as the hub makes one for its followers: 1,000 rooms, 2,000 people
-  // sorted by name (cut to the view's cap), built and encoded once for all followers.
-  var party = LobbyState()
-  var people: [LobbyView.Person] = []
-  for n in 0..<1_000 {
-    party.rooms["room-\(n)"] = room
-    for seat in ["a", "b"] {
-      people.append(LobbyView.Person(name: "player-\(n)\(seat)", status: .playing, room: "room-\(n)"))
+  // A lobby view as the hub makes one for its followers: rooms, and people chosen by
+  // name (cut to the view's cap), built and encoded once for all followers.
+  for roomCount in [1_000, 5_000] {
+    var party = LobbyState()
+    var people: [LobbyView.Person] = []
+    for n in 0..<roomCount {
+      party.rooms["room-\(n)"] = room
+      for seat in ["a", "b"] {
+        people.append(
+          LobbyView.Person(name: "player-\(n)\(seat)", status: .playing, room: "room-\(n)"))
+      }
     }
+    people.shuffle()
+    var lobbyBytes = 0
+    let leaders = (0..<10).map { LobbyView.Leader(name: "player-\($0)a", won: 100 - $0, lost: $0) }
+    cost("lobby view: \(roomCount) rooms, \(roomCount * 2) people, once") {
+      let view = party.view(
+        people: people.smallest(LobbyView.maxPeople) { $0.name < $1.name },
+        peopleCount: people.count, leaders: leaders)
+      lobbyBytes = ServerMessage.lobby(seq: 1, view: view).encoded().count
+    }
+    print(pad("  (its frame, bytes)", 44) + "\(lobbyBytes)")
   }
-  people.shuffle()
-  var lobbyBytes = 0
-  let leaders = (0..<10).map { LobbyView.Leader(name: "player-\($0)a", won: 100 - $0, lost: $0) }
-  cost("lobby view: 1000 rooms, 2000 people, once") {
-    let view = party.view(
-      people: people.smallest(LobbyView.maxPeople) { $0.name < $1.name },
-      peopleCount: people.count, leaders: leaders)
-    lobbyBytes = ServerMessage.lobby(seq: 1, view: view).encoded().count
-  }
-  print(pad("  (its frame, bytes)", 44) + "\(lobbyBytes)")
   print("")
   fflush(nil)
 }
@@ -703,6 +706,12 @@ if runs("followers") {
         + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.bytesPerConnection / 1024), 10)
         + pad(format(each, 2), 14) + pad(format(Double(run.lobbyBytes) / run.seconds / 1e6, 1), 8)
         + (run.errors.isEmpty ? "none" : "\(run.errors)"))
+  }
+  for (name, run) in rows {
+    print(
+      "p99 by second, \(name), ms: "
+        + run.timeline.map { format($0.p99 / 1000, $0.p99 < 10_000 ? 1 : 0) }.joined(separator: " "))
+    for line in run.stalls { print("  " + line) }
   }
   print("")
   fflush(nil)

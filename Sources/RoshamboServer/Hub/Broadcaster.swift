@@ -15,12 +15,12 @@ final class Broadcaster {
   private let logger: Logger
   private let loop: any EventLoop
   /// Lobby views waiting to be written, oldest first: a view goes to every follower, so
-  /// it is written a slice per turn of the loop instead of in one burst that would hold
-  /// up the game (``spreadSlice``).
+  /// it is written a slice every millisecond instead of in one burst that would hold up
+  /// the game (``spreadSlice``).
   private var spread: [(link: ConnectionLink, frame: ByteBuffer)] = []
   private var spreadStart = 0
   /// Lobby views written per turn of the loop.
-  static let spreadSlice = 64
+  static let spreadSlice = 16
 
   init(logger: Logger, loop: any EventLoop) {
     self.logger = logger
@@ -130,7 +130,9 @@ final class Broadcaster {
       spreadStart = 0
       return
     }
-    loop.assumeIsolated().execute { self.writeSpreadSlice() }
+    // A timer, not `execute`: the loop runs tasks queued meanwhile before its sockets,
+    // so chained tasks would be one burst again.
+    _ = loop.assumeIsolated().scheduleTask(in: .milliseconds(1)) { self.writeSpreadSlice() }
   }
 
   /// The connection can take more: what waited for it goes out, the newest state last.

@@ -461,6 +461,12 @@ final class GameHub {
     }
   }
 
+  /// A lobby view's encoded size paces the next (``LobbyFeed/bytesPerSecond``).
+  private func noteLobbyViewSize(_ deliveries: [Broadcaster.Delivery]) {
+    guard let frame = deliveries.last(where: \.spread)?.frame else { return }
+    feed.lastViewBytes = frame.readableBytes
+  }
+
   /// The lobby as its followers see it now: players, spectators and followers (by name,
   /// at most ``LobbyView/maxPeople``), the rooms, the leaderboard's top.
   private func lobbyView() -> LobbyView {
@@ -514,7 +520,7 @@ final class GameHub {
     leadersStale = false
     leadersReadAt = at
     readingLeaders = true
-    journal.submit { try $0.leaderboard(limit: LobbyView.maxLeaders) }
+    journal.leaderboard(limit: LobbyView.maxLeaders)
       .hop(to: loop).assumeIsolated().whenComplete { result in
         self.readingLeaders = false
         guard case .success(let board) = result else { return }
@@ -551,6 +557,7 @@ final class GameHub {
       let deliveries = timed(.send) {
         broadcaster.prepare(outbox.take(), lobby: lobby, sessions: sessions)
       }
+      noteLobbyViewSize(deliveries)
       batch.clear()
       timed(.send) { broadcaster.deliver(deliveries) }
       if wakeWaiters { self.wakeWaiters() }
@@ -565,6 +572,7 @@ final class GameHub {
     let deliveries = timed(.send) {
       broadcaster.prepare(outbox.take(), lobby: lobby, sessions: sessions)
     }
+    noteLobbyViewSize(deliveries)
     let sealed = batch.seal()
     journaledThrough += Int64(sealed.actions.count)
     let snapshot =

@@ -1,14 +1,29 @@
 import RoshamboGame
 
 /// When the lobby's followers get their next `lobby` view: at most one every
-/// ``interval`` ms, only after something changed, each with a higher `seq`; a new
-/// follower gets the current one at once. A value: the hub asks it at each flush.
+/// ``interval`` ms (longer with many followers, see ``bytesPerSecond``), only after
+/// something changed, each with a higher `seq`; a new follower gets the current one at
+/// once. A value: the hub asks it at each flush.
 ///
 /// Invariants: `seq` rises by one with each view sent to every follower, and never
 /// otherwise; two views to all are at least ``interval`` ms apart.
 struct LobbyFeed {
   /// The shortest time between two views to every follower, ms (4 a second).
   static let interval: Int64 = 250
+  /// What views to every follower may send in all, bytes a second: with many followers
+  /// or big views they go out less often (`interval(followers:viewBytes:)`), so following
+  /// the lobby never costs the game more than this much encryption and copying.
+  static let bytesPerSecond = 8_000_000
+
+  /// The time between two views to every follower: ``interval``, or longer when
+  /// `followers` views of `viewBytes` each at that rate would exceed ``bytesPerSecond``.
+  static func interval(followers: Int, viewBytes: Int) -> Int64 {
+    let needed = Int64(followers) * Int64(viewBytes) * 1_000 / Int64(bytesPerSecond)
+    return max(interval, needed)
+  }
+
+  /// The size of the last view sent to all, bytes (to pace the next).
+  var lastViewBytes = 0
 
   private(set) var seq = 0
   /// Whether the lobby changed since the last view sent to all.
@@ -41,9 +56,10 @@ struct LobbyFeed {
       return .nothing
     }
     if changed {
-      if let last = lastSentAt, now - last < Self.interval {
+      let interval = Self.interval(followers: followers, viewBytes: lastViewBytes)
+      if let last = lastSentAt, now - last < interval {
         if !newcomers.isEmpty { return .newcomers(takeNewcomers(), seq: seq) }
-        return .later(at: last + Self.interval)
+        return .later(at: last + interval)
       }
       seq += 1
       changed = false

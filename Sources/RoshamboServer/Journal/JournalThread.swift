@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NIOCore
 import NIOPosix
 import RoshamboGame
@@ -23,6 +24,23 @@ final class JournalThread: Sendable {
   private let encoder: NIOThreadPool
   /// Commits averaging under this many µs may run on the hub's loop; 0: never.
   private let quickCommitMicros: Int
+  private let reader = Reader()
+
+  /// The read-only connection of ``leaderboard(limit:)``, opened on first use.
+  ///
+  /// `@unchecked Sendable`: `database` is only touched on the low-priority thread (one).
+  private final class Reader: @unchecked Sendable {
+    private var database: DatabaseQueue?
+
+    func connection(path: String) throws -> DatabaseQueue {
+      if let database { return database }
+      var configuration = Configuration()
+      configuration.readonly = true
+      let opened = try DatabaseQueue(path: path, configuration: configuration)
+      database = opened
+      return opened
+    }
+  }
 
   /// Opens the journal in `directory` on a new thread; `prepare` runs there first, with
   /// the journal (loading, compacting at start).
@@ -113,6 +131,17 @@ final class JournalThread: Sendable {
       actions, matches: matches, snapshotAfter: snapshotAfter, under: quickCommitMicros
     )
     .map { $0.map { CommitTiming(tookMicros: $0) } }
+  }
+
+  /// The leaderboard's top, read on the low-priority thread through a read-only
+  /// connection of its own: in WAL mode it neither waits for commits nor holds them up
+  /// (on the journal's own connection a query of thousands of players would).
+  func leaderboard(limit: Int) -> EventLoopFuture<[(name: String, won: Int, lost: Int)]> {
+    let reader = self.reader
+    let path = self.path
+    return encoder.runIfActive(eventLoop: loop) {
+      try reader.connection(path: path).read { try Journal.leaderboard($0, limit: limit) }
+    }
   }
 
   /// Encodes a snapshot's parts on the low-priority thread.
