@@ -137,6 +137,25 @@ echo "lan-test: again, remembered: no --accept-new, nothing asked"
 match remembered one two
 if grep -q "trusting" "$work/p1.out" "$work/p2.out"; then fail "a remembered server was trusted anew"; fi
 
+echo "lan-test: the lobby from another host: who waits where, and the leaderboard"
+on p1 one "$pkg/roshambo" bot --room party --name p1 > "$work/waiting.out" 2>&1 &
+waiting=$!
+seen=""
+for _ in $(seq 50); do
+  (on p2 two "$pkg/roshambo" who --name Looker) > "$work/who.out" 2>&1 || true
+  if grep -q "^  p1 waiting in party$" "$work/who.out"; then seen=1; break; fi
+  sleep 0.1
+done
+echo "--- roshambo who on 10.77.0.3:"; cat "$work/who.out"
+[ -n "$seen" ] || fail "roshambo who does not show p1 waiting in party"
+grep -q "^  Looker in the lobby$" "$work/who.out" || fail "roshambo who does not show its own follower"
+grep -q "^  party: p1 waiting for an opponent" "$work/who.out" || fail "roshambo who does not list the room"
+grep -q "^  [12]\. p[12]: [0-9]* won, [0-9]* lost$" "$work/who.out" || fail "roshambo who shows no leaderboard"
+kill "$waiting"
+wait "$waiting" 2>/dev/null || true
+grep -q "stopped by a signal after 0 of 1 matches; left the room." "$work/waiting.out" \
+  || { cat "$work/waiting.out"; fail "the waiting bot did not leave when stopped"; }
+
 echo "lan-test: a fair match (commit-reveal) between the two hosts, every round verified"
 match fair one two --fair
 for p in p1 p2; do
@@ -303,4 +322,4 @@ wait "$b" || status=1
 echo "--- the server's warnings without multicast:"; grep -i 'announc' "$work/solo.out"
 [ "$(grep -ci 'warning.*announc' "$work/solo.out")" = 1 ] || fail "expected exactly one warning about announcing"
 stop_server
-echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, changed identity refused, --no-announce and loopback unheard, forged announcements refused and capped, whispers ignored, no multicast warned once; --ca, --pin and the IP subjectAltName check: OK"
+echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, the lobby seen from another host, changed identity refused, --no-announce and loopback unheard, forged announcements refused and capped, whispers ignored, no multicast warned once; --ca, --pin and the IP subjectAltName check: OK"

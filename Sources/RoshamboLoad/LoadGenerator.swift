@@ -117,45 +117,41 @@ public enum LoadGenerator {
     group: any EventLoopGroup, host: String, port: Int, tls: TLSContext, name: String,
     stats: LoadStats
   ) -> EventLoopFuture<any Channel> {
-    let loop = group.next()
-    let first = loop.makePromise(of: Void.self)
-    return ClientPipeline.bootstrap(group: loop)
-      .channelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          try ClientPipeline.install(
-            on: channel, tls: tls, serverName: host,
-            last: LoadFollowerHandler(name: name, stats: stats, first: first))
-        }
-      }
-      .connect(host: host, port: port)
-      .flatMapError { error in
-        first.fail(error)
-        return loop.makeFailedFuture(error)
-      }
-      .flatMap { channel in first.futureResult.map { channel } }
+    open(group: group, host: host, port: port, tls: tls) { ready in
+      LoadFollowerHandler(name: name, stats: stats, first: ready)
+    }
   }
 
   static func connect(
     group: any EventLoopGroup, host: String, port: Int, tls: TLSContext, room: String,
     stats: LoadStats, paceMillis: Int64, fair: Bool
   ) -> EventLoopFuture<any Channel> {
+    open(group: group, host: host, port: port, tls: tls) { ready in
+      LoadBotHandler(room: room, stats: stats, seated: ready, paceMillis: paceMillis, fair: fair)
+    }
+  }
+
+  /// A connection whose last handler `handler` makes, given the promise it completes once
+  /// it is in play (seated, or its first lobby view come); the future waits for that too.
+  private static func open(
+    group: any EventLoopGroup, host: String, port: Int, tls: TLSContext,
+    handler: @escaping @Sendable (EventLoopPromise<Void>) -> any ChannelHandler
+  ) -> EventLoopFuture<any Channel> {
     let loop = group.next()
-    let seated = loop.makePromise(of: Void.self)
+    let ready = loop.makePromise(of: Void.self)
     return ClientPipeline.bootstrap(group: loop)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           try ClientPipeline.install(
-            on: channel, tls: tls, serverName: host,
-            last: LoadBotHandler(
-              room: room, stats: stats, seated: seated, paceMillis: paceMillis, fair: fair))
+            on: channel, tls: tls, serverName: host, last: handler(ready))
         }
       }
       .connect(host: host, port: port)
       .flatMapError { error in
-        seated.fail(error)
+        ready.fail(error)
         return loop.makeFailedFuture(error)
       }
-      .flatMap { channel in seated.futureResult.map { channel } }
+      .flatMap { channel in ready.futureResult.map { channel } }
   }
 }
 

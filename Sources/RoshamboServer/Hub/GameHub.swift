@@ -91,6 +91,7 @@ final class GameHub {
   /// After a restart no connection is attached: every seat that was connected starts its
   /// grace now, spectators are gone, and every deadline and grace is scheduled again.
   func restore() {
+    readLeaders()
     if let stalls {
       stalls.start(on: loop)
       logStalls()
@@ -251,7 +252,6 @@ final class GameHub {
     let origin = Origin(link: link, re: id)
     if role == .lobby {
       sessions.follow(link, name: name)
-      readLeaders()
       feed.followed(by: link)
       feed.lobbyChanged()
       scheduleFlush()
@@ -503,11 +503,11 @@ final class GameHub {
       leaders: feed.leaders)
   }
 
-  /// Reads the leaderboard's top on the journal's thread when matches were recorded since
-  /// the last reading, someone follows the lobby, and the last reading is 2 s old (the
-  /// query must not crowd the commits); followers see it with their next view.
+  /// Reads the leaderboard's top (on the journal's low-priority thread, through a reader
+  /// of its own) at start and when matches were recorded since the last reading, at most
+  /// every 2 s; so a newcomer's first view has it. Followers see it with their next view.
   private func readLeaders() {
-    guard let journal, leadersStale, !readingLeaders, !sessions.followers.isEmpty else { return }
+    guard let journal, leadersStale, !readingLeaders else { return }
     let at = now()
     if let last = leadersReadAt, at - last < 2_000 {
       guard leadersTimer == nil else { return }
