@@ -2,15 +2,18 @@
 # The bot from docs/PROTOCOL.md, written from the contract alone with the standard
 # library: plays one match with random picks and prints the winner.
 #   scripts/pybot.py CA_FILE HOST PORT [ROOM [--fair]]
+#   scripts/pybot.py CA_FILE HOST PORT --who
 # Without ROOM it joins quick match. With --fair it asks for a fair room (commit-reveal,
 # "Fair rooms" in docs/PROTOCOL.md), plays it, checks every round itself and prints
 # "verified" per round; a round that does not check out ends it with "server lied".
+# With --who it follows the lobby ("Following the lobby") and prints its first view.
 import hashlib, json, os, random, socket, ssl, struct, sys
 
 ctx = ssl.create_default_context(cafile=sys.argv[1])
 ctx.minimum_version = ssl.TLSVersion.TLSv1_3
 host, port = sys.argv[2], int(sys.argv[3])
-room = sys.argv[4] if len(sys.argv) > 4 else None
+who = sys.argv[4:5] == ["--who"]
+room = sys.argv[4] if len(sys.argv) > 4 and not who else None
 fair = "--fair" in sys.argv[5:]
 sock = ctx.wrap_socket(socket.create_connection((host, port)), server_hostname=host)
 RULES = {("rock", "scissors"), ("paper", "rock"), ("scissors", "paper")}
@@ -34,6 +37,20 @@ def digest(room, rnd, seat, weapon, nonce):
     parts = [b"roshambo-commit-v1", room.encode(), str(rnd).encode(), str(seat).encode(),
              weapon.encode(), nonce]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()
+
+if who:                                                        # follow the lobby: one view
+    send({"type": "hello", "protocol": 1, "name": "pywho", "role": "lobby"})
+    msg = recv()
+    if msg["type"] != "lobby": sys.exit(f"expected a lobby view, got {msg['type']}")
+    lobby = msg["lobby"]
+    print(f"{lobby['peopleCount']} people, {lobby['roomCount']} rooms")
+    for person in lobby["people"]:
+        print(" ", person["name"], person["status"], person["room"] or "")
+    for r in lobby["rooms"]:
+        print(" ", r["name"], r["phase"], r["players"], r["scores"])
+    for leader in lobby["leaders"]:
+        print(" ", leader["name"], leader["won"], "won", leader["lost"], "lost")
+    sys.exit(0)
 
 hello = {"type": "hello", "protocol": 1, "name": "pybot", "fair": fair}
 if room: hello["room"] = room

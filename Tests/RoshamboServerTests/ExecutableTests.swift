@@ -207,6 +207,33 @@ struct ExecutableTests {
     #expect(server.finish().0 == 0)
   }
 
+  @Test("a Python script written from the document follows the lobby and sees a player waiting")
+  func pythonWho() async throws {
+    let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
+    let port = try server.port
+    let alice = try await TestClient.connect(port: port)
+    try await alice.hello(name: "Alice", room: "den")
+    let who = Process()
+    who.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    who.arguments = [
+      "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
+      "127.0.0.1", "\(port)", "--who",
+    ]
+    let output = Pipe()
+    who.standardOutput = output
+    who.standardError = output
+    try who.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    who.waitUntilExit()
+    #expect(who.terminationStatus == 0, "\(text)")
+    #expect(text.contains("2 people, 1 rooms"), "\(text)")
+    #expect(text.contains("  Alice waiting den"), "\(text)")
+    #expect(text.contains("  pywho idle"), "\(text)")
+    await alice.close()
+    server.process.terminate()
+    #expect(server.finish().0 == 0)
+  }
+
   @Test(
     "a Python bot written from the document plays a fair room against roshambo bot; both verify every round"
   )
