@@ -39,8 +39,10 @@ final class GameHub {
   private var feed = LobbyFeed()
   private var lobbyFlush: Scheduled<Void>?
   private var leadersTimer: Scheduled<Void>?
-  /// Whether the leaderboard is being read again (after a commit that recorded matches).
-  private var readingLeaders = false
+  /// The leaderboard's reading under way, if one is (a shutdown waits for it).
+  private var leadersReading: EventLoopFuture<Void>?
+  /// Whether the hub is stopping: no new reading of the leaderboard.
+  private var stopping = false
   /// Whether matches were recorded since the leaderboard was last read, and when that was.
   private var leadersStale = true
   private var leadersReadAt: Int64?
@@ -128,6 +130,7 @@ final class GameHub {
   /// Makes everything pending durable and sends it; the future completes once it is,
   /// and a snapshot being written has been written too.
   func shutdown() -> EventLoopFuture<Void> {
+    stopping = true
     flush()
     timers.cancelAll()
     lobbyFlush?.cancel()
@@ -145,9 +148,12 @@ final class GameHub {
       idleWaiters.append(promise)
       idle = promise.futureResult
     }
+    // A snapshot being written, and a reading of the leaderboard, finish first: nothing
+    // of the journal's may come back to a loop that has stopped.
+    let reading = leadersReading ?? loop.makeSucceededVoidFuture()
     return idle.assumeIsolated().flatMap {
       self.snapshots?.inProgress ?? self.loop.makeSucceededVoidFuture()
-    }.nonisolated()
+    }.flatMap { reading }.nonisolated()
   }
 
   // MARK: - From connections
@@ -507,7 +513,7 @@ final class GameHub {
   /// of its own) at start and when matches were recorded since the last reading, at most
   /// every 2 s; so a newcomer's first view has it. Followers see it with their next view.
   private func readLeaders() {
-    guard let journal, leadersStale, !readingLeaders else { return }
+    guard let journal, leadersStale, leadersReading == nil, !stopping else { return }
     let at = now()
     if let last = leadersReadAt, at - last < 2_000 {
       guard leadersTimer == nil else { return }
@@ -519,17 +525,17 @@ final class GameHub {
     }
     leadersStale = false
     leadersReadAt = at
-    readingLeaders = true
-    journal.leaderboard(limit: LobbyView.maxLeaders)
-      .hop(to: loop).assumeIsolated().whenComplete { result in
-        self.readingLeaders = false
-        guard case .success(let board) = result else { return }
-        let leaders = board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
-        guard leaders != self.feed.leaders else { return }
-        self.feed.leaders = leaders
-        self.feed.lobbyChanged()
-        self.scheduleFlush()
-      }
+    let reading = journal.leaderboard(limit: LobbyView.maxLeaders).hop(to: loop)
+    leadersReading = reading.map { _ in }.recover { _ in }
+    reading.assumeIsolated().whenComplete { result in
+      self.leadersReading = nil
+      guard case .success(let board) = result, !self.stopping else { return }
+      let leaders = board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
+      guard leaders != self.feed.leaders else { return }
+      self.feed.leaders = leaders
+      self.feed.lobbyChanged()
+      self.scheduleFlush()
+    }
   }
 
   // MARK: - Save, then send
