@@ -1,13 +1,15 @@
 import RoshamboGame
 import RoshamboProtocol
 
-/// A connection that follows the lobby (`hello` with role `lobby`): each `lobby` view,
-/// sanitized for the terminal and checked, handed to the caller until it has seen enough
-/// or the connection ends.
+/// A connection that follows the lobby (`hello` with role `lobby`): each `lobby` view and
+/// each challenge notice, sanitized for the terminal and checked, handed to the caller
+/// until it has seen enough, the connection ends, or an accepted challenge seats this
+/// connection in a room (then the connection is the caller's to play on).
 ///
-/// Invariant: the caller sees only views whose `seq` rises and that arrive on a
-/// connection that asked for them; anything else from the server ends the following
-/// with a ``ProtocolViolation``, a refusal with a ``LobbyFollower/Refused``.
+/// Invariant: the caller sees only views whose `seq` rises, notices of challenges this
+/// connection takes part in, and a seat only after a challenge it is in was accepted;
+/// anything else from the server ends the following with a ``ProtocolViolation``, a
+/// refusal of the `hello` with a ``LobbyFollower/Refused``.
 public enum LobbyFollower {
   /// The server refused to let this connection follow the lobby (the message says why).
   public struct Refused: Error, CustomStringConvertible {
@@ -15,45 +17,85 @@ public enum LobbyFollower {
     public var description: String { error.message }
   }
 
-  /// Sends `hello` as `name` with role `lobby`, then calls `view` with each lobby view
-  /// until it returns false or the connection ends (then returns; a connection that ends
-  /// with an error throws it).
+  /// What the server said to a follower.
+  public enum Event: Sendable, Equatable {
+    case view(seq: Int, LobbyView)
+    /// A challenge made by or to this follower changed.
+    case challenge(ChallengeNotice)
+    /// A refusal of something the follower asked (a challenge, an answer): not fatal.
+    case refused(ProtocolError, re: Int?)
+  }
+
+  /// A seat an accepted challenge gave this connection: its `welcome`.
+  public struct Seated: Sendable, Equatable {
+    public var room: String
+    public var seat: Seat
+    public var token: String
+  }
+
+  /// Sends `hello` as `name` with role `lobby` (saying it takes challenges when
+  /// `takesChallenges`), then calls `each` with each event until it returns false or the
+  /// connection ends (then returns nil; a connection that ends with an error throws it),
+  /// or until an accepted challenge seats the connection: then returns the seat, with
+  /// the connection open and the room's first `state` still to be read.
+  @discardableResult
   public static func follow(
-    _ connection: ServerConnection, name: String,
-    view: (_ seq: Int, _ view: LobbyView) async -> Bool
-  ) async throws {
+    _ connection: ServerConnection, name: String, takesChallenges: Bool = false,
+    each: (Event) async -> Bool
+  ) async throws -> Seated? {
     connection.send(
       .hello(
         protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
-        fair: true, id: 1))
+        fair: true, challenges: takesChallenges, id: 1))
+    let me = (try? PlayerName.normalize(name).get()) ?? name
     var last: Int?
+    var accepted: Set<Int> = []
+    var followed = false
+    func violation(_ message: String) async -> ProtocolViolation {
+      await connection.close()
+      return ProtocolViolation(message: message)
+    }
     for await event in connection.events {
       switch event {
       case .closed(let error):
         if let error { throw error }
-        return
+        return nil
       case .message(let raw):
+        let event: Event
         switch raw.sanitized() {
         case .lobby(let seq, let lobby):
           if let last, seq <= last {
-            await connection.close()
-            throw ProtocolViolation(message: "lobby views went from seq \(last) to \(seq)")
+            throw await violation("lobby views went from seq \(last) to \(seq)")
           }
           last = seq
-          guard await view(seq, lobby) else {
-            await connection.close()
-            return
+          followed = true
+          event = .view(seq: seq, lobby)
+        case .challenge(let notice):
+          guard takesChallenges, followed, notice.from == me || notice.to == me else {
+            throw await violation("a challenge this follower is not part of")
           }
-        case .error(let error, _):
-          await connection.close()
-          throw Refused(error: error)
+          if notice.status == .accepted { accepted.insert(notice.id) }
+          event = .challenge(notice)
+        case .error(let error, let re):
+          guard followed, !error.fatal else {
+            await connection.close()
+            throw Refused(error: error)
+          }
+          event = .refused(error, re: re)
         case .pong:
           continue
+        case .welcome(let room, let seat?, let token?)
+        where !accepted.isEmpty && ClientMessage.isValidRoom(room):
+          return Seated(room: room, seat: seat, token: token)
         case .welcome, .state:
+          throw await violation("a room's message to a connection following the lobby")
+        }
+        guard await each(event) else {
           await connection.close()
-          throw ProtocolViolation(message: "a room's message to a connection following the lobby")
+          return nil
         }
       }
     }
+    return nil
   }
 }

@@ -52,10 +52,14 @@ public final class ServerEvents: AsyncSequence, Sendable {
     }
   }
 
-  /// Whether `new` may take the place of `queued`: both states of the same room, `seq`
-  /// rising, and neither a player's view of a fair room. Anything else the client must
+  /// Whether `new` may take the place of `queued`: both lobby views with `seq` rising, or
+  /// both states of the same room, `seq` rising, and neither a player's view of a fair
+  /// room. Anything else the client must
   /// see (a view of another room or a `seq` going back is a violation to catch).
   static func replaces(_ new: ServerMessage, _ queued: ServerMessage) -> Bool {
+    if case .lobby(let seq, _) = new, case .lobby(let queuedSeq, _) = queued {
+      return seq > queuedSeq
+    }
     guard case .state(let seq, let view) = new, case .state(let queuedSeq, let queuedView) = queued
     else { return false }
     return seq > queuedSeq && view.room == queuedView.room

@@ -87,6 +87,8 @@ public enum ServerIntake {
       return .pong(id: id)
     case .lobby:
       return .violation("a lobby view this connection did not ask for (it follows a room)")
+    case .challenge:
+      return .violation("a challenge this connection did not ask for (it follows a room)")
     }
   }
 

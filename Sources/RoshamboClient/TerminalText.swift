@@ -84,6 +84,10 @@ extension ServerMessage {
         view.leaders[index].name = TerminalText.name(view.leaders[index].name)
       }
       return .lobby(seq: seq, view: view)
+    case .challenge(var notice):
+      notice.from = TerminalText.name(notice.from)
+      notice.to = TerminalText.name(notice.to)
+      return .challenge(notice)
     }
   }
 }

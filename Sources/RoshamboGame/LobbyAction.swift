@@ -10,4 +10,20 @@ public enum LobbyAction: Sendable, Equatable {
   case spectate(room: String)
   /// An action for one room.
   case room(String, RoomAction)
+  /// A new room (`duel-N`, see ``LobbyState/nextMatchRoom``) with these `settings`, both
+  /// `players` seated in order, so their match starts at once: what an accepted
+  /// challenge does.
+  case openMatch(players: [Entrant], settings: RoomState.Settings, at: Int64)
+
+  /// A player ``openMatch`` seats.
+  public struct Entrant: Sendable, Equatable {
+    public var name: String
+    /// What the lobby stores for the player's resume token.
+    public var token: String
+
+    public init(name: String, token: String) {
+      self.name = name
+      self.token = token
+    }
+  }
 }

@@ -5,6 +5,7 @@ extension LobbyState {
     switch action {
     case .join(let requested, _, _, _, _): roomForJoin(requested: requested)
     case .spectate(let name), .room(let name, _): name
+    case .openMatch: nextMatchRoom
     }
   }
 
@@ -14,7 +15,9 @@ extension LobbyState {
     case .join(let requested, let name, let token, let fair, let at):
       let target = roomForJoin(requested: requested)
       guard let room = rooms[target] else {
-        if let requested, Self.isQuickMatchRoom(requested) { return .reservedRoomName(requested) }
+        if let requested, Self.isReservedRoomName(requested) {
+          return .reservedRoomName(requested)
+        }
         return nil
       }
       if fair, requested != nil, !room.settings.fair {
@@ -29,6 +32,13 @@ extension LobbyState {
     case .room(let name, let roomAction):
       guard let room = rooms[name] else { return .noSuchRoom(name) }
       return room.refusal(for: roomAction)
+    case .openMatch(let players, let settings, _):
+      guard players.count == Seat.allCases.count,
+        Set(players.map(\.token)).count == players.count
+      else { return .notPlaying("A match needs two different players.") }
+      guard settings.isValid else { return .notPlaying("Those settings make no match.") }
+      guard rooms[nextMatchRoom] == nil else { return .roomFull }
+      return nil
     }
   }
 
@@ -71,6 +81,18 @@ extension LobbyState {
     case .spectate(let room):
       name = room
       events.append(.room(name, rooms[name]!.applyAccepted(.spectatorJoined)[0]))
+    case .openMatch(let players, let settings, let at):
+      name = nextMatchRoom
+      nextMatchNumber += 1
+      rooms[name] = RoomState(name: name, settings: settings)
+      events.append(.opened(name))
+      for player in players {
+        for event in rooms[name]!.applyAccepted(
+          .playerJoined(name: player.name, token: player.token, at: at))
+        {
+          events.append(.room(name, event))
+        }
+      }
     case .room(let room, let roomAction):
       name = room
       for event in rooms[name]!.applyAccepted(roomAction) { events.append(.room(name, event)) }

@@ -12,6 +12,8 @@ public struct LobbyState: Sendable, Equatable {
   public var quickMatchRoom: String?
   /// The number the next quick-match room is named with (`quick-N`).
   public var nextQuickMatchNumber: Int
+  /// The number the next room opened for two chosen players is named with (`duel-N`).
+  public var nextMatchNumber: Int
   /// Settings for rooms created by a join.
   public var defaults: RoomState.Settings
 
@@ -19,6 +21,7 @@ public struct LobbyState: Sendable, Equatable {
     self.rooms = [:]
     self.quickMatchRoom = nil
     self.nextQuickMatchNumber = 1
+    self.nextMatchNumber = 1
     self.defaults = defaults
   }
 
@@ -28,6 +31,9 @@ public struct LobbyState: Sendable, Equatable {
     if let requested { return requested }
     return quickMatchRoom ?? "quick-\(nextQuickMatchNumber)"
   }
+
+  /// The room the next ``LobbyAction/openMatch(players:settings:at:)`` opens.
+  public var nextMatchRoom: String { "duel-\(nextMatchNumber)" }
 
   /// Players seated alone in a room, waiting for an opponent (what a server announces on
   /// the local network): in a new room, or where the other player left. Counts every
@@ -39,7 +45,16 @@ public struct LobbyState: Sendable, Equatable {
   /// Whether `name` is a quick-match room's: `quick-` and a number. Only quick match
   /// creates such rooms (a named join may enter one, not create it).
   public static func isQuickMatchRoom(_ name: String) -> Bool {
-    let prefix = "quick-"
+    isNumbered(name, prefix: "quick-")
+  }
+
+  /// Whether only the server may create a room of this name: quick match's `quick-N`
+  /// and ``nextMatchRoom``'s `duel-N` (a named join may enter one, not create it).
+  public static func isReservedRoomName(_ name: String) -> Bool {
+    isQuickMatchRoom(name) || isNumbered(name, prefix: "duel-")
+  }
+
+  private static func isNumbered(_ name: String, prefix: String) -> Bool {
     guard name.hasPrefix(prefix) else { return false }
     let number = name.utf8.dropFirst(prefix.utf8.count)
     return !number.isEmpty && number.allSatisfy { (0x30...0x39).contains($0) }

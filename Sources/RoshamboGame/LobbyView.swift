@@ -26,11 +26,15 @@ public struct LobbyView: Sendable, Equatable {
     public var status: Status
     /// The room they wait, play or watch in (nil when idle).
     public var room: String?
+    /// Whether they can be challenged now: idle, following with a client that takes
+    /// challenges.
+    public var takesChallenges: Bool
 
-    public init(name: String, status: Status, room: String?) {
+    public init(name: String, status: Status, room: String?, takesChallenges: Bool = false) {
       self.name = name
       self.status = status
       self.room = room
+      self.takesChallenges = takesChallenges
     }
   }
 

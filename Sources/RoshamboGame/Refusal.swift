@@ -19,15 +19,25 @@ public enum Refusal: Error, Sendable, Equatable {
   case fairRoom(String)
   /// `commit` and `reveal` belong to fair rooms; this one is ordinary.
   case notFair
-  /// A named join would create a room with a name quick match gives (`quick-N`).
+  /// A named join would create a room with a name only the server gives (`quick-N`,
+  /// `duel-N`).
   case reservedRoomName(String)
+  /// Nobody by that name is in the lobby to take a challenge (the sentence says more).
+  case noSuchPlayer(String)
+  /// The person challenged cannot take it now: playing, watching, or too many waiting.
+  case busy(String)
+  /// No challenge with this id waits for this person's answer.
+  case noSuchChallenge(Int)
+  /// Too many challenges from this person: pending, repeated, or in the last minute.
+  case challengeLimit(String)
   /// A timer or connection event that no longer applies.
   case stale(String)
 
   /// Which refusal this is, without its details (what tests and counters compare).
   public enum Kind: String, Sendable, CaseIterable {
     case roomFull, spectatorsFull, noSuchRoom, wrongRound, alreadyChosen, invalidWeapon
-    case notPlaying, fairRoom, notFair, reservedRoomName, stale
+    case notPlaying, fairRoom, notFair, reservedRoomName, noSuchPlayer, busy, noSuchChallenge
+    case challengeLimit, stale
   }
 
   public var kind: Kind {
@@ -42,6 +52,10 @@ public enum Refusal: Error, Sendable, Equatable {
     case .fairRoom: .fairRoom
     case .notFair: .notFair
     case .reservedRoomName: .reservedRoomName
+    case .noSuchPlayer: .noSuchPlayer
+    case .busy: .busy
+    case .noSuchChallenge: .noSuchChallenge
+    case .challengeLimit: .challengeLimit
     case .stale: .stale
     }
   }
@@ -62,7 +76,10 @@ public enum Refusal: Error, Sendable, Equatable {
     case .notFair:
       "This room is not fair (commit–reveal): pick a weapon without committing to it first."
     case .reservedRoomName(let name):
-      "Room names like \(name) are for quick match; join without naming a room, or pick another name."
+      "Room names like \(name) are given by the server (quick match, challenges); join without naming a room, or pick another name."
+    case .noSuchPlayer(let why), .busy(let why), .challengeLimit(let why): why
+    case .noSuchChallenge(let id):
+      "Challenge \(id) is not waiting for your answer: it was answered, withdrawn or expired."
     case .stale(let why): why
     }
   }

@@ -18,9 +18,11 @@ public enum ClientMessage: Sendable, Equatable {
 
   /// `fair`: nil from a client that does not know fair rooms (it cannot play one); false
   /// from one that can; true asks for a fair room when this hello creates the room.
+  /// `challenges`: a lobby follower that can be challenged and seated from the lobby
+  /// (it understands `challenge` and a later `welcome`).
   case hello(
     protocol: Int, name: String, role: Role, room: String?, resume: String?, fair: Bool? = nil,
-    id: Int?)
+    challenges: Bool = false, id: Int?)
   case choose(round: Int, weapon: Weapon, id: Int?)
   /// In a fair room: the commitment (64 lower-case hex digits) for the round.
   case commit(round: Int, digest: String, id: Int?)
@@ -30,12 +32,19 @@ public enum ClientMessage: Sendable, Equatable {
   case rematch(id: Int?)
   case leave(id: Int?)
   case ping(id: Int?)
+  /// From a lobby follower: challenge the person of that name in the lobby to a match
+  /// (nil terms: the server's defaults for new rooms).
+  case challenge(name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair: Bool, id: Int?)
+  /// From the one challenged: take challenge `challenge` (both are seated at once).
+  case accept(challenge: Int, id: Int?)
+  case decline(challenge: Int, id: Int?)
 
   /// The message's `id`, echoed as `re` on an error it causes.
   public var id: Int? {
     switch self {
-    case .hello(_, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
-      .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id):
+    case .hello(_, _, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
+      .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id),
+      .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, let id):
       id
     }
   }
@@ -56,14 +65,21 @@ public enum ClientMessage: Sendable, Equatable {
     var fair: Bool?
     var digest: String?
     var nonce: String?
+    var challenges: Bool?
+    var challenge: Int?
+    var bestOf: Int?
+    var ruleset: String?
   }
 
   /// The envelope's fields, in the order a wrong type among several is reported.
   private enum Field: String, CaseIterable, Comparable {
     case type, id, `protocol`, name, role, room, resume, round, weapon, fair, digest, nonce
+    case challenges, challenge, bestOf, ruleset
 
-    var isInteger: Bool { self == .id || self == .protocol || self == .round }
-    var isBool: Bool { self == .fair }
+    var isInteger: Bool {
+      self == .id || self == .protocol || self == .round || self == .challenge || self == .bestOf
+    }
+    var isBool: Bool { self == .fair || self == .challenges }
 
     static func < (lhs: Field, rhs: Field) -> Bool {
       allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -138,6 +154,10 @@ public enum ClientMessage: Sendable, Equatable {
           case .fair: envelope.fair = flag
           case .digest: envelope.digest = text
           case .nonce: envelope.nonce = text
+          case .challenges: envelope.challenges = flag
+          case .challenge: envelope.challenge = integer
+          case .bestOf: envelope.bestOf = integer
+          case .ruleset: envelope.ruleset = text
           }
         }
         return true
@@ -201,10 +221,13 @@ public enum ClientMessage: Sendable, Equatable {
       if let resume = e.resume, resume.isEmpty || resume.count > 128 {
         return .failure(.badMessage("\"resume\" must be the token the server gave you."))
       }
+      if e.challenges == true, role != .lobby {
+        return .failure(.badMessage("Only a lobby follower (\"role\": \"lobby\") takes challenges."))
+      }
       return .success(
         .hello(
           protocol: version, name: name, role: role, room: e.room, resume: e.resume, fair: e.fair,
-          id: e.id))
+          challenges: e.challenges ?? false, id: e.id))
     case "choose":
       guard let round = e.round else {
         return .failure(.badMessage("choose needs an integer \"round\"."))
@@ -243,6 +266,36 @@ public enum ClientMessage: Sendable, Equatable {
         return .failure(.badMessage("reveal needs \"nonce\": 64 lower-case hex digits."))
       }
       return .success(.reveal(round: round, weapon: weapon, nonce: nonce, id: e.id))
+    case "challenge":
+      guard let raw = e.name else {
+        return .failure(.badMessage("challenge needs the \"name\" of the person to challenge."))
+      }
+      guard case .success(let name) = PlayerName.normalize(raw) else {
+        return .failure(.badMessage("challenge's \"name\" is not a name anyone can have."))
+      }
+      if let bestOf = e.bestOf, !(1...99).contains(bestOf) || bestOf % 2 == 0 {
+        return .failure(.badMessage("\"bestOf\" must be odd, from 1 to 99."))
+      }
+      var ruleset: Ruleset.ID?
+      if let text = e.ruleset {
+        guard let known = Ruleset.ID(rawValue: text) else {
+          return .failure(
+            .badMessage(
+              "\"ruleset\" must be \"classic\" or \"lizardSpock\", not \"\(UntrustedText.escaped(text))\"."
+            ))
+        }
+        ruleset = known
+      }
+      return .success(
+        .challenge(
+          name: name, bestOf: e.bestOf, ruleset: ruleset, fair: e.fair ?? false, id: e.id))
+    case "accept", "decline":
+      guard let challenge = e.challenge else {
+        return .failure(.badMessage("\(type) needs the integer \"challenge\" it answers."))
+      }
+      return .success(
+        type == "accept"
+          ? .accept(challenge: challenge, id: e.id) : .decline(challenge: challenge, id: e.id))
     case "rematch": return .success(.rematch(id: e.id))
     case "leave": return .success(.leave(id: e.id))
     case "ping": return .success(.ping(id: e.id))
@@ -272,7 +325,9 @@ public enum ClientMessage: Sendable, Equatable {
       if let id { json.comma(); json.key("id"); json.int(id) }
     }
     switch self {
-    case .hello(let version, let name, let role, let room, let resume, let fair, let messageID):
+    case .hello(
+      let version, let name, let role, let room, let resume, let fair, let challenges, let messageID
+    ):
       json.raw("{\"type\":\"hello\",")
       json.key("protocol"); json.int(version); json.comma()
       json.key("name"); json.string(name); json.comma()
@@ -280,6 +335,7 @@ public enum ClientMessage: Sendable, Equatable {
       if let room { json.comma(); json.key("room"); json.string(room) }
       if let resume { json.comma(); json.key("resume"); json.string(resume) }
       if let fair { json.comma(); json.key("fair"); json.bool(fair) }
+      if challenges { json.comma(); json.key("challenges"); json.bool(true) }
       id(messageID)
       json.raw("}")
     case .choose(let round, let weapon, let messageID):
@@ -318,6 +374,21 @@ public enum ClientMessage: Sendable, Equatable {
       json.raw("}")
     case .ping(let messageID):
       json.raw("{\"type\":\"ping\"")
+      id(messageID)
+      json.raw("}")
+    case .challenge(let name, let bestOf, let ruleset, let fair, let messageID):
+      json.raw("{\"type\":\"challenge\",")
+      json.key("name"); json.string(name)
+      if let bestOf { json.comma(); json.key("bestOf"); json.int(bestOf) }
+      if let ruleset { json.comma(); json.key("ruleset"); json.string(ruleset.rawValue) }
+      if fair { json.comma(); json.key("fair"); json.bool(true) }
+      id(messageID)
+      json.raw("}")
+    case .accept(let challenge, let messageID), .decline(let challenge, let messageID):
+      if case .accept = self { json.raw("{\"type\":\"accept\",") } else {
+        json.raw("{\"type\":\"decline\",")
+      }
+      json.key("challenge"); json.int(challenge)
       id(messageID)
       json.raw("}")
     }

@@ -31,12 +31,17 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
   public static let timeout = ErrorCode(rawValue: "timeout")
   public static let fairRoom = ErrorCode(rawValue: "fair_room")
   public static let notFair = ErrorCode(rawValue: "not_fair")
+  public static let noSuchPlayer = ErrorCode(rawValue: "no_such_player")
+  public static let busy = ErrorCode(rawValue: "busy")
+  public static let noSuchChallenge = ErrorCode(rawValue: "no_such_challenge")
+  public static let challengeLimit = ErrorCode(rawValue: "challenge_limit")
 
   /// Every code of the contract, in the order `docs/PROTOCOL.md` lists them.
   public static let contract: [ErrorCode] = [
     .badFrame, .badMessage, .unsupportedProtocol, .helloFirst, .roomFull, .noSuchRoom,
     .badToken, .wrongRound, .alreadyChosen, .invalidWeapon, .notPlaying, .rateLimited,
-    .serverFull, .unavailable, .timeout, .fairRoom, .notFair,
+    .serverFull, .unavailable, .timeout, .fairRoom, .notFair, .noSuchPlayer, .busy,
+    .noSuchChallenge, .challengeLimit,
   ]
 
   /// The code for a refusal by the game's rules. A stale refusal (a timer whose moment
@@ -52,6 +57,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     case .fairRoom: self = .fairRoom
     case .notFair: self = .notFair
     case .reservedRoomName: self = .badMessage
+    case .noSuchPlayer: self = .noSuchPlayer
+    case .busy: self = .busy
+    case .noSuchChallenge: self = .noSuchChallenge
+    case .challengeLimit: self = .challengeLimit
     }
   }
 }

@@ -14,7 +14,8 @@ extension JSONText {
       raw("{")
       key("name"); string(person.name); comma()
       key("status"); string(person.status.rawValue); comma()
-      key("room"); optionalString(person.room)
+      key("room"); optionalString(person.room); comma()
+      key("challenges"); bool(person.takesChallenges)
       raw("}")
     }
     raw("]"); comma()
@@ -95,16 +96,18 @@ extension JSONReader {
     var name: String?
     var status: LobbyView.Status?
     var room: String?
+    var challenges = false
     try object { reader, key in
       switch key {
       case "name": name = try reader.string()
       case "status": status = try reader.raw(LobbyView.Status.self, "status")
       case "room": room = try reader.optionalString()
+      case "challenges": challenges = try reader.bool()
       default: try reader.skipValue()
       }
     }
     guard let name, let status else { throw failure("a person without name or status") }
-    return LobbyView.Person(name: name, status: status, room: room)
+    return LobbyView.Person(name: name, status: status, room: room, takesChallenges: challenges)
   }
 
   private mutating func lobbyRoom() throws -> LobbyView.Room {

@@ -12,6 +12,9 @@ public enum ServerMessage: Sendable, Equatable {
   case pong(id: Int?)
   /// The lobby as its followers see it (`hello` with role `lobby`); `seq` rises with each.
   case lobby(seq: Int, view: LobbyView)
+  /// To both sides of a challenge, when it is made and when it ends (followers that take
+  /// challenges only).
+  case challenge(ChallengeNotice)
 
   /// The message as JSON bytes (see the invariant above for `state`).
   public func encoded() -> [UInt8] {
@@ -50,6 +53,18 @@ public enum ServerMessage: Sendable, Equatable {
       json.key("seq"); json.int(seq); json.comma()
       json.key("lobby"); json.lobbyView(view)
       json.raw("}")
+    case .challenge(let notice):
+      json = JSONText(capacity: 256)
+      json.raw("{\"type\":\"challenge\",")
+      json.key("challenge"); json.int(notice.id); json.comma()
+      json.key("status"); json.string(notice.status.rawValue); json.comma()
+      json.key("from"); json.string(notice.from); json.comma()
+      json.key("to"); json.string(notice.to); json.comma()
+      json.key("bestOf"); json.int(notice.bestOf); json.comma()
+      json.key("ruleset"); json.string(notice.ruleset.rawValue); json.comma()
+      json.key("fair"); json.bool(notice.fair); json.comma()
+      json.key("expires"); json.int(notice.expires)
+      json.raw("}")
     }
     return json.bytes
   }
@@ -77,6 +92,14 @@ public enum ServerMessage: Sendable, Equatable {
       var re: Int?
       var id: Int?
       var version: Int?
+      var challenge: Int?
+      var status: ChallengeNotice.Status?
+      var from: String?
+      var to: String?
+      var bestOf: Int?
+      var ruleset: Ruleset.ID?
+      var expires: Int?
+      var fair: Bool?
       try reader.object { reader, key in
         switch key {
         case "type": type = try reader.string()
@@ -92,6 +115,14 @@ public enum ServerMessage: Sendable, Equatable {
         case "fatal": fatal = try reader.bool()
         case "re": re = try reader.optionalInt()
         case "id": id = try reader.optionalInt()
+        case "challenge": challenge = try reader.int()
+        case "status": status = try reader.raw(ChallengeNotice.Status.self, "status")
+        case "from": from = try reader.string()
+        case "to": to = try reader.string()
+        case "bestOf": bestOf = try reader.int()
+        case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
+        case "expires": expires = try reader.int()
+        case "fair": fair = try reader.bool()
         default: try reader.skipValue()
         }
       }
@@ -117,6 +148,13 @@ public enum ServerMessage: Sendable, Equatable {
         return .pong(id: id)
       case "lobby":
         return .lobby(seq: try required(seq, "seq"), view: try required(lobby, "lobby"))
+      case "challenge":
+        return .challenge(
+          ChallengeNotice(
+            id: try required(challenge, "challenge"), status: try required(status, "status"),
+            from: try required(from, "from"), to: try required(to, "to"),
+            bestOf: try required(bestOf, "bestOf"), ruleset: try required(ruleset, "ruleset"),
+            fair: try required(fair, "fair"), expires: Int64(try required(expires, "expires"))))
       case let other:
         throw reader.failure("unknown server message type \"\(other.prefix(32))\"")
       }

@@ -25,7 +25,8 @@ struct Who: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await followLobby(server: server, name: name) { _, view in
+    try await followLobby(server: server, name: name) { event in
+      guard case .view(_, let view) = event else { return true }
       for line in LobbyText.lines(view) { print(line) }
       return false
     }
@@ -56,7 +57,8 @@ struct Lobby: AsyncParsableCommand {
 
   func run() async throws {
     let json = self.json
-    try await followLobby(server: server, name: name) { seq, view in
+    try await followLobby(server: server, name: name) { event in
+      guard case .view(let seq, let view) = event else { return true }
       if json {
         var text = JSONText()
         text.raw("{")
@@ -79,13 +81,12 @@ struct Lobby: AsyncParsableCommand {
 /// `roshambo play` does.
 func followLobby(
   server options: ServerOptions, name: String?,
-  _ each: @escaping (Int, LobbyView) async -> Bool
+  _ each: @escaping (LobbyFollower.Event) async -> Bool
 ) async throws {
   let resolved = try await options.resolve()
   let connection = try await connect(resolved, options: options)
   do {
-    try await LobbyFollower.follow(
-      connection, name: try playerName(name), view: each)
+    try await LobbyFollower.follow(connection, name: try playerName(name), each: each)
   } catch let refused as LobbyFollower.Refused {
     complain(refused.description)
     throw ExitCode(ExitStatus.failure)

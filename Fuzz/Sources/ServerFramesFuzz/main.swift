@@ -7,7 +7,9 @@
 // Invariants: every frame is at most 65,536 bytes; a decoded message encodes and decodes
 // to itself; a name that decodes obeys `PlayerName`; an action the rules refuse leaves
 // the lobby exactly as it was; no room's history passes its limit; and no view of any
-// room encodes to a frame over the limit.
+// room encodes to a frame over the limit. Challenges, accepts and declines go to a
+// `ChallengeBoard` between four people (seats 1 and 2 challenge, by the name decoded):
+// a refused one changes nothing, its caps hold, and an accepted one opens a match room.
 import FuzzDriver
 import RoshamboGame
 import RoshamboProtocol
@@ -23,8 +25,13 @@ func startingLobby() -> LobbyState {
 
 let start = startingLobby()
 
+let people = ["Alice", "Bob", "Carol", "Dave"].enumerated().map {
+  ChallengeBoard.Person(id: $0.offset, name: $0.element)
+}
+
 fuzz { bytes in
   var lobby = start
+  var board = ChallengeBoard()
   var changed = false
   let (frames, _) = frames(in: bytes)
   for (index, frame) in frames.enumerated() {
@@ -37,7 +44,7 @@ fuzz { bytes in
     require(again == .success(message), "\(message) re-decodes as \(again)")
     let action: LobbyAction?
     switch message {
-    case .hello(_, let name, let role, let room, _, let fair, _):
+    case .hello(_, let name, let role, let room, _, let fair, _, _):
       require(PlayerName.isValid(name), "a decoded name breaks the rule: \(name.debugDescription)")
       action =
         role == .player
@@ -63,6 +70,41 @@ fuzz { bytes in
       action = .room("den", .left(seat: seat, at: at))
     case .ping:
       action = nil
+    case .challenge(let name, let bestOf, let ruleset, let fair, _):
+      let to = people.first { $0.name == name } ?? people[3]
+      let terms = ChallengeBoard.Terms(
+        bestOf: bestOf ?? 3, ruleset: ruleset ?? .classic, fair: fair)
+      action = challenge(.offer(from: people[index % 2], to: to, terms: terms, at: at))
+    case .accept(let id, _):
+      action = challenge(.accept(id: id, by: people[index % 4].id))
+    case .decline(let id, _):
+      action = challenge(.decline(id: id, by: people[index % 4].id))
+    }
+    func challenge(_ move: ChallengeBoard.Action) -> LobbyAction? {
+      let before = board
+      switch board.reduce(move) {
+      case .failure(let refusal):
+        require(board == before, "refused (\(refusal)) but the board changed")
+      case .success(let events):
+        for event in events {
+          guard case .accepted(let taken) = event else { continue }
+          let terms = taken.terms
+          return .openMatch(
+            players: [taken.from, taken.to].map { .init(name: $0.name, token: "c\($0.id)") },
+            settings: .init(ruleset: terms.ruleset, bestOf: terms.bestOf, fair: terms.fair),
+            at: at)
+        }
+      }
+      for person in people {
+        let pending = board.pending.values
+        require(
+          pending.count(where: { $0.from.id == person.id }) <= ChallengeBoard.maxOutgoing,
+          "too many challenges out")
+        require(
+          pending.count(where: { $0.to.id == person.id }) <= ChallengeBoard.maxIncoming,
+          "too many challenges in")
+      }
+      return nil
     }
     guard let action else { continue }
     let before = lobby

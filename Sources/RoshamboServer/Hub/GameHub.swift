@@ -19,11 +19,11 @@ final class GameHub {
   let loop: any EventLoop
   private(set) var lobby: LobbyState
   private let journal: JournalThread?
-  private let logger: Logger
-  private let now: @Sendable () -> Int64
-  private var sessions = Sessions()
-  private let outbox = Outbox()
-  private let batch = JournalBatch()
+  let logger: Logger
+  let now: @Sendable () -> Int64
+  var sessions = Sessions()
+  let outbox = Outbox()
+  let batch = JournalBatch()
   private let broadcaster: Broadcaster
   private var timers: RoomTimers!
   private let snapshots: SnapshotWriter?
@@ -36,11 +36,14 @@ final class GameHub {
   /// Who waits for everything sealed to be committed and sent (``shutdown()``).
   private var idleWaiters: [EventLoopPromise<Void>] = []
   /// When the lobby's followers get their next view, and the leaderboard it shows.
-  private var feed = LobbyFeed()
+  var feed = LobbyFeed()
   private var lobbyFlush: Scheduled<Void>?
   private var leadersTimer: Scheduled<Void>?
   /// The leaderboard's reading under way, if one is (a shutdown waits for it).
   private var leadersReading: EventLoopFuture<Void>?
+  /// Challenges waiting for an answer, and the timers that expire them.
+  var challenges = ChallengeBoard()
+  var challengeTimers: [Int: Scheduled<Void>] = [:]
   /// Whether the hub is stopping: no new reading of the leaderboard.
   private var stopping = false
   /// Whether matches were recorded since the leaderboard was last read, and when that was.
@@ -133,6 +136,8 @@ final class GameHub {
     stopping = true
     flush()
     timers.cancelAll()
+    for timer in challengeTimers.values { timer.cancel() }
+    challengeTimers.removeAll()
     lobbyFlush?.cancel()
     leadersTimer?.cancel()
     stalls?.stop()
@@ -160,10 +165,18 @@ final class GameHub {
 
   func receive(_ request: PlayerRequest, from link: ConnectionLink) {
     switch request {
-    case .hello(let version, let name, let role, let room, let resume, let fair, let id):
+    case .hello(
+      let version, let name, let role, let room, let resume, let fair, let challenges, let id):
       hello(
         link, version: version, name: name, role: role, room: room, resume: resume, fair: fair,
-        id: id)
+        challenges: challenges, id: id)
+    case .challenge(let name, let bestOf, let ruleset, let fair, let id):
+      challenge(
+        name, bestOf: bestOf, ruleset: ruleset, fair: fair, origin: Origin(link: link, re: id))
+    case .accept(let challenge, let id):
+      answer(challenge, accept: true, origin: Origin(link: link, re: id))
+    case .decline(let challenge, let id):
+      answer(challenge, accept: false, origin: Origin(link: link, re: id))
     case .choose(let round, let weapon, let id):
       guard let (room, seat) = seat(of: link, re: id) else { break }
       logger.debug(
@@ -201,6 +214,7 @@ final class GameHub {
         .room(room, .rematchRequested(seat: seat, at: now())), origin: Origin(link: link, re: id))
     case .leave(let id):
       if sessions.unfollow(link.id) {
+        settle(challenges.reduce(.departed(link.id)))
         feed.lobbyChanged()
         outbox.append(.close(link))
         scheduleFlush()
@@ -223,6 +237,7 @@ final class GameHub {
     broadcaster.forget(link)
     batch.joined.remove(link.id)
     if sessions.unfollow(link.id) {
+      settle(challenges.reduce(.departed(link.id)))
       feed.lobbyChanged()
       scheduleFlush()
     }
@@ -245,7 +260,7 @@ final class GameHub {
 
   private func hello(
     _ link: ConnectionLink, version: Int, name: String, role: ClientMessage.Role, room: String?,
-    resume: String?, fair: Bool?, id: Int?
+    resume: String?, fair: Bool?, challenges: Bool, id: Int?
   ) {
     guard sessions[link.id] == nil, sessions.followers[link.id] == nil else {
       reply(link, .badMessage("hello was already accepted on this connection."), re: id)
@@ -257,7 +272,7 @@ final class GameHub {
     }
     let origin = Origin(link: link, re: id)
     if role == .lobby {
-      sessions.follow(link, name: name)
+      sessions.follow(link, name: name, takesChallenges: challenges, playsFair: fair != nil)
       feed.followed(by: link)
       feed.lobbyChanged()
       scheduleFlush()
@@ -291,7 +306,8 @@ final class GameHub {
           origin: origin) != nil,
         let seat = lobby.rooms[target]?.seat(holding: stored)
       else { return }
-      sessions.attach(link, room: target, seat: seat, token: stored, resumeToken: token)
+      sessions.attach(
+        link, room: target, seat: seat, name: name, token: stored, resumeToken: token)
       batch.joined.insert(link.id)
       outbox.append(.message(link, .welcome(room: target, seat: seat, token: token)))
       logger.info(
@@ -327,7 +343,9 @@ final class GameHub {
       sessions.remove(old.id)
       outbox.append(.close(old))
     }
-    sessions.attach(link, room: target, seat: held, token: stored, resumeToken: token)
+    let name = lobby.rooms[target]?.seats[held]?.name ?? ""
+    sessions.attach(
+      link, room: target, seat: held, name: name, token: stored, resumeToken: token)
     // The welcome first: a room's state goes out after every welcome into the room.
     outbox.append(.message(link, .welcome(room: target, seat: held, token: token)))
     if !reconnecting { outbox.append(.stateTo(link, target)) }
@@ -356,7 +374,7 @@ final class GameHub {
   /// cannot be written (answered `unavailable`; timers and dropped connections are
   /// reconciled once it can be written again).
   @discardableResult
-  private func perform(_ action: LobbyAction, origin: Origin? = nil) -> [HubEffect]? {
+  func perform(_ action: LobbyAction, origin: Origin? = nil) -> [HubEffect]? {
     guard commits.acceptsActions else {
       if let origin { reply(origin.link, .unavailable(), re: origin.re) }
       return nil
@@ -428,7 +446,8 @@ final class GameHub {
     outbox.append(.message(link, .state(seq: last.version, view: last.view(for: move.fromSeat))))
     sessions.remove(link.id)
     sessions.attach(
-      link, room: move.to, seat: move.seat, token: move.token, resumeToken: resumeToken)
+      link, room: move.to, seat: move.seat, name: member.name, token: move.token,
+      resumeToken: resumeToken)
     batch.joined.insert(link.id)
     outbox.append(.message(link, .welcome(room: move.to, seat: move.seat, token: resumeToken)))
     logger.info(
@@ -439,7 +458,7 @@ final class GameHub {
       ])
   }
 
-  private func reply(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
+  func reply(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
     outbox.append(.message(link, .error(error, re: re)))
     if error.fatal { outbox.append(.close(link)) }
     scheduleFlush()
@@ -487,7 +506,7 @@ final class GameHub {
     }
     let members = sessions.members.values.lazy.compactMap { member -> LobbyView.Person? in
       guard let seat = member.seat else {
-        return LobbyView.Person(name: member.name ?? "?", status: .watching, room: member.room)
+        return LobbyView.Person(name: member.name, status: .watching, room: member.room)
       }
       guard let room = self.lobby.rooms[member.room], let held = room.seats[seat] else {
         return nil
@@ -496,7 +515,7 @@ final class GameHub {
         name: held.name, status: room.phase == .waiting ? .waiting : .playing, room: member.room)
     }
     let followers = sessions.followers.values.lazy.map {
-      LobbyView.Person(name: $0.name, status: .idle, room: nil)
+      LobbyView.Person(name: $0.name, status: .idle, room: nil, takesChallenges: $0.takesChallenges)
     }
     let people = [AnySequence(members), AnySequence(followers)].joined().smallest(
       LobbyView.maxPeople
@@ -540,7 +559,7 @@ final class GameHub {
 
   // MARK: - Save, then send
 
-  private func scheduleFlush() {
+  func scheduleFlush() {
     guard !flushScheduled else { return }
     flushScheduled = true
     // Runs after whatever else is queued on the loop now, so busy moments commit many

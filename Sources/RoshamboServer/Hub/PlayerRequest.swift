@@ -8,19 +8,24 @@ import RoshamboProtocol
 enum PlayerRequest: Sendable, Equatable {
   case hello(
     protocol: Int, name: String, role: ClientMessage.Role, room: String?, resume: String?,
-    fair: Bool? = nil, id: Int?)
+    fair: Bool? = nil, challenges: Bool = false, id: Int?)
   case choose(round: Int, weapon: Weapon, id: Int?)
   case commit(round: Int, digest: String, id: Int?)
   case reveal(round: Int, weapon: Weapon, nonce: String, id: Int?)
   case rematch(id: Int?)
   case leave(id: Int?)
+  case challenge(name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair: Bool, id: Int?)
+  case accept(challenge: Int, id: Int?)
+  case decline(challenge: Int, id: Int?)
 
   /// The request a message makes of the hub, or nil for `ping`.
   init?(_ message: ClientMessage) {
     switch message {
-    case .hello(let version, let name, let role, let room, let resume, let fair, let id):
+    case .hello(
+      let version, let name, let role, let room, let resume, let fair, let challenges, let id):
       self = .hello(
-        protocol: version, name: name, role: role, room: room, resume: resume, fair: fair, id: id)
+        protocol: version, name: name, role: role, room: room, resume: resume, fair: fair,
+        challenges: challenges, id: id)
     case .choose(let round, let weapon, let id):
       self = .choose(round: round, weapon: weapon, id: id)
     case .commit(let round, let digest, let id):
@@ -29,6 +34,10 @@ enum PlayerRequest: Sendable, Equatable {
       self = .reveal(round: round, weapon: weapon, nonce: nonce, id: id)
     case .rematch(let id): self = .rematch(id: id)
     case .leave(let id): self = .leave(id: id)
+    case .challenge(let name, let bestOf, let ruleset, let fair, let id):
+      self = .challenge(name: name, bestOf: bestOf, ruleset: ruleset, fair: fair, id: id)
+    case .accept(let challenge, let id): self = .accept(challenge: challenge, id: id)
+    case .decline(let challenge, let id): self = .decline(challenge: challenge, id: id)
     case .ping: return nil
     }
   }

@@ -15,14 +15,18 @@ struct Sessions {
     /// The resume token itself, as the player was given it (players only; never stored):
     /// sent again in the `welcome` when quick match moves the player to another room.
     var resumeToken: String?
-    /// A spectator's name (a player's is its seat's).
-    var name: String?
+    /// The name they joined under (a player's is also its seat's).
+    var name: String
   }
 
   /// A connection following the lobby.
   struct Follower {
     var link: ConnectionLink
     var name: String
+    /// Whether it can be challenged and seated from the lobby (its `hello` said so).
+    var takesChallenges = false
+    /// Whether it can play a fair room (its `hello` said `fair`).
+    var playsFair = false
   }
 
   struct Audience {
@@ -40,10 +44,11 @@ struct Sessions {
 
   /// `link` now holds `seat` in `room` (a connection that held it before is replaced).
   mutating func attach(
-    _ link: ConnectionLink, room: String, seat: Seat, token: String, resumeToken: String
+    _ link: ConnectionLink, room: String, seat: Seat, name: String, token: String,
+    resumeToken: String
   ) {
     members[link.id] = Member(
-      link: link, room: room, seat: seat, token: token, resumeToken: resumeToken)
+      link: link, room: room, seat: seat, token: token, resumeToken: resumeToken, name: name)
     audiences[room, default: Audience()].seats[seat] = link
   }
 
@@ -68,8 +73,25 @@ struct Sessions {
     return member
   }
 
-  mutating func follow(_ link: ConnectionLink, name: String) {
-    followers[link.id] = Follower(link: link, name: name)
+  mutating func follow(
+    _ link: ConnectionLink, name: String, takesChallenges: Bool = false, playsFair: Bool = false
+  ) {
+    followers[link.id] = Follower(
+      link: link, name: name, takesChallenges: takesChallenges, playsFair: playsFair)
+  }
+
+  /// The follower named `name` who takes challenges (the first to arrive, when several
+  /// share the name), else why nobody by that name can be challenged.
+  func challengeable(named name: String) -> Result<Follower, Refusal> {
+    let candidates = followers.values.filter { $0.name == name && $0.takesChallenges }
+    if let first = candidates.min(by: { $0.link.id < $1.link.id }) { return .success(first) }
+    if followers.values.contains(where: { $0.name == name }) {
+      return .failure(.busy("\(name) is only looking at the lobby and cannot take challenges."))
+    }
+    if let member = members.values.first(where: { $0.name == name }) {
+      return .failure(.busy("\(name) is in room \(member.room); challenge them when they are back."))
+    }
+    return .failure(.noSuchPlayer("Nobody named \(name) is in the lobby."))
   }
 
   /// Stops the connection following the lobby; returns whether it did.

@@ -60,9 +60,13 @@ extension JSONReader {
     var digest: String?
     var nonce: String?
     var matches: Bool?
+    var players: [LobbyAction.Entrant]?
+    var settings: RoomState.Settings?
     try object { reader, key in
       switch key {
       case "type": type = try reader.string()
+      case "players": players = try reader.array(of: { try $0.journalEntrant() })
+      case "settings": settings = try reader.journalSettings()
       case "fair": fair = try reader.bool()
       case "digest": digest = try reader.optionalHex256()
       case "nonce": nonce = try reader.optionalHex256()
@@ -86,6 +90,11 @@ extension JSONReader {
       return .join(
         room: room, name: try required(name, "name"), token: try required(token, "token"),
         fair: fair, at: Int64(try required(at, "at")))
+    }
+    if kind == "openMatch" {
+      return .openMatch(
+        players: try required(players, "players"), settings: try required(settings, "settings"),
+        at: Int64(try required(at, "at")))
     }
     let roomName = try required(room, "room")
     if kind == "spectate" { return .spectate(room: roomName) }
@@ -130,10 +139,26 @@ extension JSONReader {
     return .room(roomName, action)
   }
 
+  fileprivate mutating func journalEntrant() throws -> LobbyAction.Entrant {
+    var name: String?
+    var token: String?
+    try object { reader, key in
+      switch key {
+      case "name": name = try reader.string()
+      case "token": token = try reader.string()
+      default: throw reader.failure("a player of a journal row has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard let name, let token else { throw failure("a player without one of name, token") }
+    return LobbyAction.Entrant(name: name, token: token)
+  }
+
   fileprivate mutating func journalSnapshot() throws -> LobbyState {
     var format: Int?
     var quickMatchRoom: String?
     var next: Int?
+    // Absent from snapshots written before challenges existed: no `duel-N` room yet.
+    var nextMatch = 1
     var defaults: RoomState.Settings?
     var rooms: [RoomState]?
     try object { reader, key in
@@ -141,6 +166,7 @@ extension JSONReader {
       case "format": format = try reader.int()
       case "quickMatchRoom": quickMatchRoom = try reader.optionalString()
       case "nextQuickMatchNumber": next = try reader.int()
+      case "nextMatchNumber": nextMatch = try reader.int()
       case "defaults": defaults = try reader.journalSettings()
       case "rooms": rooms = try reader.array(of: { try $0.journalRoom() })
       default: throw reader.failure("a snapshot has no field \"\(key.prefix(32))\"")
@@ -155,6 +181,7 @@ extension JSONReader {
     var lobby = LobbyState(defaults: defaults)
     lobby.quickMatchRoom = quickMatchRoom
     lobby.nextQuickMatchNumber = next
+    lobby.nextMatchNumber = nextMatch
     for room in rooms {
       guard lobby.rooms.updateValue(room, forKey: room.name) == nil else {
         throw failure("a snapshot with two rooms named \(room.name.prefix(32))")

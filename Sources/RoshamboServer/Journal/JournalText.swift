@@ -22,6 +22,19 @@ extension JSONText {
       key("room"); string(room)
     case .room(let room, let action):
       roomAction(action, in: room)
+    case .openMatch(let players, let settings, let at):
+      raw("{\"type\":\"openMatch\",")
+      key("players"); raw("[")
+      for (index, player) in players.enumerated() {
+        if index > 0 { comma() }
+        raw("{")
+        key("name"); string(player.name); comma()
+        key("token"); string(player.token)
+        raw("}")
+      }
+      raw("]"); comma()
+      key("settings"); self.settings(settings); comma()
+      key("at"); int(at)
     }
     raw("}")
   }
@@ -94,6 +107,7 @@ extension JSONText {
     key("format"); int(JournalFormat.version); comma()
     key("quickMatchRoom"); optionalString(lobby.quickMatchRoom); comma()
     key("nextQuickMatchNumber"); int(lobby.nextQuickMatchNumber); comma()
+    key("nextMatchNumber"); int(lobby.nextMatchNumber); comma()
     key("defaults"); settings(lobby.defaults); comma()
     key("rooms"); raw("[")
     for (index, room) in lobby.rooms.values.enumerated() {
@@ -145,7 +159,7 @@ extension JSONText {
     raw("}")
   }
 
-  private mutating func settings(_ settings: RoomState.Settings) {
+  fileprivate mutating func settings(_ settings: RoomState.Settings) {
     raw("{")
     key("ruleset"); string(settings.ruleset.rawValue); comma()
     key("bestOf"); int(settings.bestOf); comma()

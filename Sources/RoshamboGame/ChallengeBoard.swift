@@ -1,0 +1,164 @@
+/// The challenges waiting for an answer in the lobby: who challenged whom, on which
+/// terms, until when. People are the server's own numbers for them (a connection's), so
+/// the board needs no socket and no clock: time arrives inside actions as `at`.
+///
+/// Invariants: a person has at most ``maxOutgoing`` challenges out and ``maxIncoming``
+/// waiting for them, and makes at most ``maxPerMinute`` a minute; at most one challenge
+/// is pending between the same two people; every challenge leaves the board through
+/// exactly one event (accepted, declined, expired or withdrawn), so both sides are told
+/// how it ended once.
+public struct ChallengeBoard: Sendable, Equatable {
+  /// How long a challenge waits for an answer, ms.
+  public static let lifetimeMillis: Int64 = 30_000
+  /// Challenges one person may have waiting for others' answers.
+  public static let maxOutgoing = 3
+  /// Challenges that may wait for one person's answer.
+  public static let maxIncoming = 5
+  /// Challenges one person may make in any minute.
+  public static let maxPerMinute = 10
+
+  /// What a challenger asks for.
+  public struct Terms: Sendable, Equatable {
+    public var bestOf: Int
+    public var ruleset: Ruleset.ID
+    public var fair: Bool
+
+    public init(bestOf: Int, ruleset: Ruleset.ID, fair: Bool) {
+      self.bestOf = bestOf
+      self.ruleset = ruleset
+      self.fair = fair
+    }
+  }
+
+  /// Someone in the lobby, as the server numbers and names them.
+  public struct Person: Sendable, Equatable {
+    public var id: Int
+    public var name: String
+
+    public init(id: Int, name: String) {
+      self.id = id
+      self.name = name
+    }
+  }
+
+  public struct Challenge: Sendable, Equatable, Identifiable {
+    public var id: Int
+    public var from: Person
+    public var to: Person
+    public var terms: Terms
+    /// When it expires unanswered (ms since 1970).
+    public var expiresAt: Int64
+
+    /// Whether `person` is either side of it.
+    public func involves(_ person: Int) -> Bool { from.id == person || to.id == person }
+  }
+
+  public enum Action: Sendable, Equatable {
+    case offer(from: Person, to: Person, terms: Terms, at: Int64)
+    /// `by` answers challenge `id` (only the one challenged may).
+    case accept(id: Int, by: Int)
+    case decline(id: Int, by: Int)
+    /// The challenge's time ran out (a timer; stale once it was answered).
+    case expire(id: Int, at: Int64)
+    /// The person left the lobby (went, or was seated): every challenge of theirs ends.
+    case departed(Int)
+  }
+
+  /// How a challenge changed; each goes to both sides.
+  public enum Event: Sendable, Equatable {
+    case offered(Challenge)
+    case accepted(Challenge)
+    case declined(Challenge)
+    case expired(Challenge)
+    /// It ended because one side left the lobby (or took another challenge).
+    case withdrawn(Challenge)
+
+    public var challenge: Challenge {
+      switch self {
+      case .offered(let c), .accepted(let c), .declined(let c), .expired(let c),
+        .withdrawn(let c):
+        c
+      }
+    }
+  }
+
+  /// Pending challenges by id.
+  public private(set) var pending: [Int: Challenge] = [:]
+  private var nextID = 1
+  /// When each person made their challenges of the last minute (at most
+  /// ``maxPerMinute`` each; a person with none has no entry).
+  private var made: [Int: [Int64]] = [:]
+
+  public init() {}
+
+  /// Applies `action` and returns what happened, or why it is refused (and nothing
+  /// changed). A timer or departure that finds nothing to end is not refused: it yields
+  /// no event.
+  public mutating func reduce(_ action: Action) -> Result<[Event], Refusal> {
+    switch action {
+    case .offer(let from, let to, let terms, let at):
+      if let refusal = refusal(from: from, to: to, at: at) { return .failure(refusal) }
+      let challenge = Challenge(
+        id: nextID, from: from, to: to, terms: terms, expiresAt: at + Self.lifetimeMillis)
+      nextID += 1
+      pending[challenge.id] = challenge
+      made[from.id, default: []].append(at)
+      return .success([.offered(challenge)])
+    case .accept(let id, let by):
+      guard let challenge = pending[id], challenge.to.id == by else {
+        return .failure(.noSuchChallenge(id))
+      }
+      pending[id] = nil
+      // Both go to play: whatever else they had pending ends.
+      return .success(
+        [.accepted(challenge)] + withdraw { $0.involves(challenge.from.id) || $0.involves(by) })
+    case .decline(let id, let by):
+      guard let challenge = pending[id], challenge.to.id == by else {
+        return .failure(.noSuchChallenge(id))
+      }
+      pending[id] = nil
+      return .success([.declined(challenge)])
+    case .expire(let id, let at):
+      guard let challenge = pending[id], at >= challenge.expiresAt else { return .success([]) }
+      pending[id] = nil
+      return .success([.expired(challenge)])
+    case .departed(let person):
+      made[person] = nil
+      return .success(withdraw { $0.involves(person) })
+    }
+  }
+
+  /// Why `from` may not challenge `to` now, or nil.
+  private mutating func refusal(from: Person, to: Person, at: Int64) -> Refusal? {
+    if from.id == to.id { return .noSuchPlayer("You cannot challenge yourself.") }
+    let recent = (made[from.id] ?? []).filter { at - $0 < 60_000 }
+    made[from.id] = recent.isEmpty ? nil : recent
+    if recent.count >= Self.maxPerMinute {
+      let wait = (recent[0] + 60_000 - at + 999) / 1_000
+      return .challengeLimit(
+        "You made \(Self.maxPerMinute) challenges in the last minute; wait \(wait) s.")
+    }
+    let open = pending.values
+    if open.contains(where: { $0.from.id == from.id && $0.to.id == to.id }) {
+      return .challengeLimit("You already challenged \(to.name); wait for the answer.")
+    }
+    if open.contains(where: { $0.from.id == to.id && $0.to.id == from.id }) {
+      return .challengeLimit("\(to.name) already challenged you: accept that challenge.")
+    }
+    if open.count(where: { $0.from.id == from.id }) >= Self.maxOutgoing {
+      return .challengeLimit(
+        "You have \(Self.maxOutgoing) challenges waiting for an answer; wait for one.")
+    }
+    if open.count(where: { $0.to.id == to.id }) >= Self.maxIncoming {
+      return .busy("\(to.name) has \(Self.maxIncoming) challenges to answer already; try later.")
+    }
+    return nil
+  }
+
+  /// Removes every pending challenge `matching` says, as `withdrawn` events in id order.
+  private mutating func withdraw(_ matching: (Challenge) -> Bool) -> [Event] {
+    let ended = pending.values.filter(matching).sorted { $0.id < $1.id }
+    for challenge in ended { pending[challenge.id] = nil }
+    return ended.map { .withdrawn($0) }
+  }
+}

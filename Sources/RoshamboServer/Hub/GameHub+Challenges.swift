@@ -1,0 +1,138 @@
+import NIOCore
+import RoshamboGame
+import RoshamboProtocol
+
+/// Challenges between followers of the lobby: the ``ChallengeBoard`` decides, the hub
+/// tells both sides each change (`challenge` messages), expires what nobody answers, and
+/// seats both players in a new room when one is accepted.
+extension GameHub {
+  /// A follower challenges the person named `name`, on the lobby's terms where the
+  /// challenge names none.
+  func challenge(
+    _ name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair: Bool, origin: Origin
+  ) {
+    guard let challenger = sessions.followers[origin.link.id], challenger.takesChallenges else {
+      reply(
+        origin.link,
+        .notPlaying("Only someone following the lobby who can take challenges may make one."),
+        re: origin.re)
+      return
+    }
+    let target: Sessions.Follower
+    switch sessions.challengeable(named: name) {
+    case .success(let found): target = found
+    case .failure(let refusal):
+      reply(origin.link, ProtocolError(refusal), re: origin.re)
+      return
+    }
+    if fair, !(challenger.playsFair && target.playsFair) {
+      reply(
+        origin.link,
+        ProtocolError(
+          code: .fairRoom,
+          message: "\(name)'s program cannot play a fair (commit–reveal) match; challenge "
+            + "without asking for one."),
+        re: origin.re)
+      return
+    }
+    let terms = ChallengeBoard.Terms(
+      bestOf: bestOf ?? lobby.defaults.bestOf, ruleset: ruleset ?? lobby.defaults.ruleset,
+      fair: fair)
+    let offer = ChallengeBoard.Action.offer(
+      from: .init(id: challenger.link.id, name: challenger.name),
+      to: .init(id: target.link.id, name: target.name), terms: terms, at: now())
+    switch challenges.reduce(offer) {
+    case .failure(let refusal):
+      reply(origin.link, ProtocolError(refusal), re: origin.re)
+    case .success(let events):
+      settle(.success(events))
+    }
+  }
+
+  /// The one challenged answers challenge `id`.
+  func answer(_ id: Int, accept: Bool, origin: Origin) {
+    let by = origin.link.id
+    switch challenges.reduce(accept ? .accept(id: id, by: by) : .decline(id: id, by: by)) {
+    case .failure(let refusal):
+      reply(origin.link, ProtocolError(refusal), re: origin.re)
+    case .success(let events):
+      settle(.success(events), origin: origin)
+    }
+  }
+
+  /// Carries out what the board decided: each side still following is told, timers start
+  /// and stop, and an accepted challenge seats both.
+  func settle(_ result: Result<[ChallengeBoard.Event], Refusal>, origin: Origin? = nil) {
+    guard case .success(let events) = result, !events.isEmpty else { return }
+    for event in events {
+      let challenge = event.challenge
+      let notice = ServerMessage.challenge(ChallengeNotice(event))
+      for person in [challenge.from.id, challenge.to.id] {
+        if let follower = sessions.followers[person] {
+          outbox.append(.message(follower.link, notice))
+        }
+      }
+      switch event {
+      case .offered:
+        let delay = max(0, challenge.expiresAt - now())
+        challengeTimers[challenge.id] = loop.assumeIsolated().scheduleTask(
+          in: .milliseconds(delay)
+        ) {
+          self.challengeTimers[challenge.id] = nil
+          self.settle(self.challenges.reduce(.expire(id: challenge.id, at: self.now())))
+        }
+      case .accepted:
+        challengeTimers.removeValue(forKey: challenge.id)?.cancel()
+        seat(challenge, origin: origin)
+      case .declined, .expired, .withdrawn:
+        challengeTimers.removeValue(forKey: challenge.id)?.cancel()
+      }
+    }
+    scheduleFlush()
+  }
+
+  /// Seats both sides of an accepted challenge in a new room: the challenger in seat 1.
+  /// Each stops following the lobby and gets a `welcome` (with a token to resume), then
+  /// the room's state, as a player who joined.
+  private func seat(_ challenge: ChallengeBoard.Challenge, origin: Origin?) {
+    let sides = [challenge.from, challenge.to].compactMap { sessions.followers[$0.id] }
+    guard sides.count == 2 else { return }
+    var settings = lobby.defaults
+    settings.bestOf = challenge.terms.bestOf
+    settings.ruleset = challenge.terms.ruleset
+    settings.fair = challenge.terms.fair
+    let tokens = sides.map { _ in ResumeToken.make() }
+    let entrants = zip(sides, tokens).map {
+      LobbyAction.Entrant(name: $0.name, token: ResumeToken.stored($1))
+    }
+    let room = lobby.nextMatchRoom
+    guard perform(.openMatch(players: entrants, settings: settings, at: now()), origin: origin)
+      != nil
+    else {
+      // Nothing was seated (the journal cannot be written): both stay in the lobby.
+      for side in sides where side.link != origin?.link {
+        reply(side.link, .unavailable(), re: nil)
+      }
+      return
+    }
+    // The challenge may take them elsewhere: whatever else they had pending ends.
+    for (side, token) in zip(sides, tokens) {
+      settle(challenges.reduce(.departed(side.link.id)))
+      sessions.unfollow(side.link.id)
+      guard let seat = lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)) else {
+        continue
+      }
+      sessions.attach(
+        side.link, room: room, seat: seat, name: side.name, token: ResumeToken.stored(token),
+        resumeToken: token)
+      batch.joined.insert(side.link.id)
+      outbox.append(.message(side.link, .welcome(room: room, seat: seat, token: token)))
+    }
+    logger.info(
+      "challenge accepted",
+      metadata: [
+        "room": "\(room)", "from": "\(LogText.quoted(challenge.from.name))",
+        "to": "\(LogText.quoted(challenge.to.name))",
+      ])
+  }
+}
