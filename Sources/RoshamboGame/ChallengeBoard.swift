@@ -8,8 +8,8 @@
 /// exactly one event (accepted, declined, expired or withdrawn), so both sides are told
 /// how it ended once.
 public struct ChallengeBoard: Sendable, Equatable {
-  /// How long a challenge waits for an answer, ms.
-  public static let lifetimeMillis: Int64 = 30_000
+  /// How long a challenge waits for an answer by default, ms.
+  public static let defaultLifetimeMillis: Int64 = 30_000
   /// Challenges one person may have waiting for others' answers.
   public static let maxOutgoing = 3
   /// Challenges that may wait for one person's answer.
@@ -48,6 +48,14 @@ public struct ChallengeBoard: Sendable, Equatable {
     public var terms: Terms
     /// When it expires unanswered (ms since 1970).
     public var expiresAt: Int64
+
+    public init(id: Int, from: Person, to: Person, terms: Terms, expiresAt: Int64) {
+      self.id = id
+      self.from = from
+      self.to = to
+      self.terms = terms
+      self.expiresAt = expiresAt
+    }
 
     /// Whether `person` is either side of it.
     public func involves(_ person: Int) -> Bool { from.id == person || to.id == person }
@@ -89,7 +97,12 @@ public struct ChallengeBoard: Sendable, Equatable {
   /// ``maxPerMinute`` each; a person with none has no entry).
   private var made: [Int: [Int64]] = [:]
 
-  public init() {}
+  /// How long a challenge on this board waits for an answer, ms.
+  public let lifetimeMillis: Int64
+
+  public init(lifetimeMillis: Int64 = Self.defaultLifetimeMillis) {
+    self.lifetimeMillis = lifetimeMillis
+  }
 
   /// Applies `action` and returns what happened, or why it is refused (and nothing
   /// changed). A timer or departure that finds nothing to end is not refused: it yields
@@ -99,10 +112,10 @@ public struct ChallengeBoard: Sendable, Equatable {
     case .offer(let from, let to, let terms, let at):
       if let refusal = refusal(from: from, to: to, at: at) { return .failure(refusal) }
       let challenge = Challenge(
-        id: nextID, from: from, to: to, terms: terms, expiresAt: at + Self.lifetimeMillis)
+        id: nextID, from: from, to: to, terms: terms, expiresAt: at + lifetimeMillis)
       nextID += 1
       pending[challenge.id] = challenge
-      made[from.id, default: []].append(at)
+      made[from.id] = recent(from.id, at: at) + [at]
       return .success([.offered(challenge)])
     case .accept(let id, let by):
       guard let challenge = pending[id], challenge.to.id == by else {
@@ -129,10 +142,9 @@ public struct ChallengeBoard: Sendable, Equatable {
   }
 
   /// Why `from` may not challenge `to` now, or nil.
-  private mutating func refusal(from: Person, to: Person, at: Int64) -> Refusal? {
+  private func refusal(from: Person, to: Person, at: Int64) -> Refusal? {
     if from.id == to.id { return .noSuchPlayer("You cannot challenge yourself.") }
-    let recent = (made[from.id] ?? []).filter { at - $0 < 60_000 }
-    made[from.id] = recent.isEmpty ? nil : recent
+    let recent = recent(from.id, at: at)
     if recent.count >= Self.maxPerMinute {
       let wait = (recent[0] + 60_000 - at + 999) / 1_000
       return .challengeLimit(
@@ -153,6 +165,11 @@ public struct ChallengeBoard: Sendable, Equatable {
       return .busy("\(to.name) has \(Self.maxIncoming) challenges to answer already; try later.")
     }
     return nil
+  }
+
+  /// When `person` made the challenges of the minute before `at`.
+  private func recent(_ person: Int, at: Int64) -> [Int64] {
+    (made[person] ?? []).filter { at - $0 < 60_000 }
   }
 
   /// Removes every pending challenge `matching` says, as `withdrawn` events in id order.

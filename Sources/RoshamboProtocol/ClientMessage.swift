@@ -222,7 +222,8 @@ public enum ClientMessage: Sendable, Equatable {
         return .failure(.badMessage("\"resume\" must be the token the server gave you."))
       }
       if e.challenges == true, role != .lobby {
-        return .failure(.badMessage("Only a lobby follower (\"role\": \"lobby\") takes challenges."))
+        return .failure(
+          .badMessage("Only a lobby follower (\"role\": \"lobby\") takes challenges."))
       }
       return .success(
         .hello(
@@ -385,7 +386,9 @@ public enum ClientMessage: Sendable, Equatable {
       id(messageID)
       json.raw("}")
     case .accept(let challenge, let messageID), .decline(let challenge, let messageID):
-      if case .accept = self { json.raw("{\"type\":\"accept\",") } else {
+      if case .accept = self {
+        json.raw("{\"type\":\"accept\",")
+      } else {
         json.raw("{\"type\":\"decline\",")
       }
       json.key("challenge"); json.int(challenge)

@@ -149,6 +149,7 @@ public final class GameServer: Service, Sendable {
           logger: logger, compactionInterval: max(1, configuration.journalCompactionInterval),
           retryMillis: configuration.journalRetryMillis,
           profileStalls: configuration.profileStalls, now: now)
+        hub.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
         hub.restore()
         return HubHandle(hub)
       }.get()

@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
   public var journalCompactionInterval = 10_000
   /// Finished matches kept for `history` (the leaderboard keeps every player's totals).
   public var keepMatches = 10_000
+  /// How long a challenge in the lobby waits for its answer, ms.
+  public var challengeLifetimeMillis = ChallengeBoard.defaultLifetimeMillis
   /// Commits that have been taking less than this many µs on average run on the hub's
   /// loop (cheaper than handing them to the journal's thread and back); slower ones run
   /// on the journal's thread, so a slow disk never holds the game up. 0 sends every

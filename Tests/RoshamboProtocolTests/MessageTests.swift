@@ -165,9 +165,59 @@ struct ServerMessageTests {
       .welcome(room: "den", seat: .one, token: "t"), .state(seq: 2, view: room.view(for: .one)),
       .error(ProtocolError(code: .roomFull, message: "full", fatal: true), re: nil),
       .pong(id: 1),
+      .challenge(
+        ChallengeNotice(
+          id: 7, status: .pending, from: "Zoë \"Z\"", to: "Bob", bestOf: 5,
+          ruleset: .lizardSpock, fair: true, expires: 1_764_083_262_000)),
     ]
     for message in messages {
       #expect(try ServerMessage.decode(message.encoded()) == message)
+    }
+    for status in ChallengeNotice.Status.allCases {
+      let notice = ChallengeNotice(
+        id: 1, status: status, from: "A", to: "B", bestOf: 1, ruleset: .classic, fair: false,
+        expires: 0)
+      #expect(
+        try ServerMessage.decode(ServerMessage.challenge(notice).encoded()) == .challenge(notice))
+    }
+  }
+
+  @Test("challenge, accept and decline: what they carry, and what is refused by name")
+  func challenges() throws {
+    #expect(
+      try decode(
+        #"{"type":"challenge","name":"Bob","bestOf":5,"ruleset":"lizardSpock","fair":true,"id":2}"#
+      )
+      .get() == .challenge(name: "Bob", bestOf: 5, ruleset: .lizardSpock, fair: true, id: 2))
+    #expect(
+      try decode(#"{"type":"challenge","name":"Bob"}"#).get()
+        == .challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: nil))
+    #expect(
+      try decode(#"{"type":"accept","challenge":3,"id":4}"#).get() == .accept(challenge: 3, id: 4))
+    #expect(
+      try decode(#"{"type":"decline","challenge":3}"#).get() == .decline(challenge: 3, id: nil))
+    #expect(
+      try decode(#"{"type":"hello","protocol":1,"name":"E","role":"lobby","challenges":true}"#)
+        .get()
+        == .hello(
+          protocol: 1, name: "E", role: .lobby, room: nil, resume: nil, challenges: true, id: nil))
+    for (text, field) in [
+      (#"{"type":"challenge"}"#, "name"),
+      (#"{"type":"challenge","name":"a\u0007b"}"#, "name"),
+      (#"{"type":"challenge","name":"Bob","bestOf":4}"#, "bestOf"),
+      (#"{"type":"challenge","name":"Bob","bestOf":101}"#, "bestOf"),
+      (#"{"type":"challenge","name":"Bob","ruleset":"chess"}"#, "ruleset"),
+      (#"{"type":"challenge","name":"Bob","bestOf":"3"}"#, "bestOf"),
+      (#"{"type":"accept"}"#, "challenge"),
+      (#"{"type":"decline","challenge":1.5}"#, "challenge"),
+      (#"{"type":"hello","protocol":1,"name":"E","challenges":true}"#, "lobby"),
+    ] {
+      guard case .failure(let error) = decode(text) else {
+        Issue.record("\(text) was accepted")
+        continue
+      }
+      #expect(error.code == .badMessage, "\(text)")
+      #expect(error.message.contains(field), "\(text): \(error.message)")
     }
   }
 
@@ -232,6 +282,12 @@ struct JSONEncodingTests {
       .reveal(round: 2, weapon: .spock, nonce: String(repeating: "c", count: 64), id: nil),
       .choose(round: 12, weapon: .lizard, id: nil), .rematch(id: 1), .rematch(id: nil),
       .leave(id: 4), .ping(id: nil), .ping(id: 77),
+      .hello(
+        protocol: WireProtocol.version, name: "Di", role: .lobby, room: nil, resume: nil,
+        fair: false, challenges: true, id: 1),
+      .challenge(name: "Zoë", bestOf: 99, ruleset: .classic, fair: true, id: 5),
+      .challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: nil),
+      .accept(challenge: 12, id: nil), .decline(challenge: Int.max, id: 6),
     ]
     for message in messages {
       #expect(try decode(String(decoding: message.encoded(), as: UTF8.self)).get() == message)

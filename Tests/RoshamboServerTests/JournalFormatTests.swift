@@ -69,6 +69,35 @@ struct JournalFormatTests {
         == .join(room: nil, name: "a", token: "t", at: 2))
   }
 
+  @Test("a match opened for two players, and the numbering of such rooms, read back as written")
+  func openMatchRows() throws {
+    let action = LobbyAction.openMatch(
+      players: [.init(name: "Zoë \"Z\"", token: "t\\1"), .init(name: "Bob", token: "t2")],
+      settings: .init(ruleset: .lizardSpock, bestOf: 7, roundMillis: 9, graceMillis: 8, fair: true),
+      at: 5)
+    #expect(try JournalFormat.action(from: JournalFormat.bytes(of: action)) == action)
+    var lobby = LobbyState()
+    lobby.apply(action)
+    #expect(try JournalFormat.lobby(from: JournalFormat.bytes(of: lobby)) == lobby)
+    // A snapshot written before challenges existed has no such rooms: numbering starts at 1.
+    var old = String(decoding: JournalFormat.bytes(of: LobbyState()), as: UTF8.self)
+    old = old.replacingOccurrences(of: #""nextMatchNumber":1,"#, with: "")
+    #expect(!old.contains("nextMatchNumber"))
+    #expect(try JournalFormat.lobby(from: Array(old.utf8)).nextMatchRoom == "duel-1")
+    for (text, problem) in [
+      (#"{"type":"openMatch","players":[{"name":"a"}],"settings":{},"at":1}"#, "token"),
+      (#"{"type":"openMatch","players":[],"at":1}"#, "settings"),
+      (#"{"type":"openMatch","players":[{"name":"a","token":"t","x":1}],"at":1}"#, "x"),
+    ] {
+      #expect(throws: (any Error).self, "\(text)") {
+        try JournalFormat.action(from: Array(text.utf8))
+      }
+      do { _ = try JournalFormat.action(from: Array(text.utf8)) } catch {
+        #expect("\(error)".contains(problem), "\(text): \(error)")
+      }
+    }
+  }
+
   @Test("format 2 refuses what it does not define, naming it")
   func rowsRefused() {
     for (text, problem) in [

@@ -124,6 +124,29 @@ struct LobbyFollowTests {
     }
   }
 
+  @Test("someone arriving within 250 ms of the last view is still shown to everyone")
+  func arrivalSoonAfterAView() async throws {
+    try await withServer { server in
+      let alice = try await TestClient.connect(port: server.port)
+      alice.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Alice", role: .lobby, room: nil, resume: nil,
+          id: 1))
+      _ = try await alice.lobby { _ in true }
+      // Bob comes at once: he is sent the current view, and Alice the one with him in it.
+      let bob = try await TestClient.connect(port: server.port)
+      bob.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Bob", role: .lobby, room: nil, resume: nil,
+          id: 1))
+      _ = try await bob.lobby { _ in true }
+      let both = try await alice.lobby { $0.peopleCount == 2 }
+      #expect(both.people.map(\.name) == ["Alice", "Bob"])
+      await alice.close()
+      await bob.close()
+    }
+  }
+
   @Test("a follower's second hello, or a follower choosing, is refused; leave closes it")
   func refusals() async throws {
     try await withServer { server in

@@ -106,8 +106,9 @@ extension GameHub {
       LobbyAction.Entrant(name: $0.name, token: ResumeToken.stored($1))
     }
     let room = lobby.nextMatchRoom
-    guard perform(.openMatch(players: entrants, settings: settings, at: now()), origin: origin)
-      != nil
+    guard
+      perform(.openMatch(players: entrants, settings: settings, at: now()), origin: origin)
+        != nil
     else {
       // Nothing was seated (the journal cannot be written): both stay in the lobby.
       for side in sides where side.link != origin?.link {

@@ -477,6 +477,9 @@ final class GameHub {
       outbox.append(.lobby(seq: seq, lobbyView(), to: nil))
     case .newcomers(let links, let seq):
       outbox.append(.lobby(seq: seq, lobbyView(), to: links))
+      // The change that came with them is still due to everyone else: ask again, which
+      // schedules it (newcomers are served now, so this cannot recurse further).
+      queueLobbyView()
     case .later(let at):
       guard lobbyFlush == nil else { break }
       lobbyFlush = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, at - now()))) {

@@ -89,7 +89,8 @@ struct Sessions {
       return .failure(.busy("\(name) is only looking at the lobby and cannot take challenges."))
     }
     if let member = members.values.first(where: { $0.name == name }) {
-      return .failure(.busy("\(name) is in room \(member.room); challenge them when they are back."))
+      return .failure(
+        .busy("\(name) is in room \(member.room); challenge them when they are back."))
     }
     return .failure(.noSuchPlayer("Nobody named \(name) is in the lobby."))
   }

@@ -1,0 +1,204 @@
+import PropertyBased
+import RoshamboGame
+import Testing
+
+/// The lobby's challenges alone: each action's events exactly, the bounds, and a property
+/// over random sequences that every challenge ends once and the caps always hold.
+@Suite("Challenges")
+struct ChallengeBoardTests {
+  let alice = ChallengeBoard.Person(id: 1, name: "Alice")
+  let bob = ChallengeBoard.Person(id: 2, name: "Bob")
+  let carol = ChallengeBoard.Person(id: 3, name: "Carol")
+  let terms = ChallengeBoard.Terms(bestOf: 5, ruleset: .lizardSpock, fair: true)
+
+  func challenge(
+    _ id: Int, _ from: ChallengeBoard.Person, _ to: ChallengeBoard.Person, at: Int64
+  ) -> ChallengeBoard.Challenge {
+    .init(id: id, from: from, to: to, terms: terms, expiresAt: at + 30_000)
+  }
+
+  @Test("offer, then accept: the one challenged takes it, and both their others end")
+  func accept() throws {
+    var board = ChallengeBoard()
+    #expect(
+      try board.reduce(.offer(from: alice, to: bob, terms: terms, at: 1_000)).get()
+        == [.offered(challenge(1, alice, bob, at: 1_000))])
+    _ = try board.reduce(.offer(from: carol, to: bob, terms: terms, at: 1_100)).get()
+    _ = try board.reduce(.offer(from: alice, to: carol, terms: terms, at: 1_200)).get()
+    // Only Bob may answer challenge 1.
+    #expect(board.reduce(.accept(id: 1, by: alice.id)) == .failure(.noSuchChallenge(1)))
+    #expect(board.reduce(.accept(id: 9, by: bob.id)) == .failure(.noSuchChallenge(9)))
+    #expect(
+      try board.reduce(.accept(id: 1, by: bob.id)).get() == [
+        .accepted(challenge(1, alice, bob, at: 1_000)),
+        .withdrawn(challenge(2, carol, bob, at: 1_100)),
+        .withdrawn(challenge(3, alice, carol, at: 1_200)),
+      ])
+    #expect(board.pending.isEmpty)
+    // Answered once: a second answer is refused.
+    #expect(board.reduce(.accept(id: 1, by: bob.id)) == .failure(.noSuchChallenge(1)))
+  }
+
+  @Test("decline, expire (not before its time, not after an answer), departure")
+  func endings() throws {
+    var board = ChallengeBoard(lifetimeMillis: 10_000)
+    _ = try board.reduce(.offer(from: alice, to: bob, terms: terms, at: 0)).get()
+    _ = try board.reduce(.offer(from: alice, to: carol, terms: terms, at: 0)).get()
+    _ = try board.reduce(.offer(from: bob, to: carol, terms: terms, at: 0)).get()
+    let first = ChallengeBoard.Challenge(
+      id: 1, from: alice, to: bob, terms: terms, expiresAt: 10_000)
+    #expect(try board.reduce(.expire(id: 1, at: 9_999)).get() == [])
+    #expect(try board.reduce(.decline(id: 1, by: bob.id)).get() == [.declined(first)])
+    #expect(try board.reduce(.expire(id: 1, at: 10_000)).get() == [], "answered already")
+    #expect(try board.reduce(.expire(id: 2, at: 10_000)).get().map(\.challenge.id) == [2])
+    // Carol goes: Bob's challenge to her ends, told as withdrawn.
+    #expect(
+      try board.reduce(.departed(carol.id)).get()
+        == [.withdrawn(.init(id: 3, from: bob, to: carol, terms: terms, expiresAt: 10_000))])
+    #expect(try board.reduce(.departed(carol.id)).get() == [])
+  }
+
+  @Test("bounds: yourself, twice, back, 3 out, 5 in, 10 a minute; a refusal changes nothing")
+  func bounds() throws {
+    var board = ChallengeBoard()
+    func refused(_ action: ChallengeBoard.Action) -> Refusal.Kind? {
+      let before = board
+      guard case .failure(let refusal) = board.reduce(action) else { return nil }
+      #expect(board == before, "refused \(action) but the board changed")
+      return refusal.kind
+    }
+    #expect(refused(.offer(from: alice, to: alice, terms: terms, at: 0)) == .noSuchPlayer)
+    _ = try board.reduce(.offer(from: alice, to: bob, terms: terms, at: 0)).get()
+    #expect(refused(.offer(from: alice, to: bob, terms: terms, at: 1)) == .challengeLimit)
+    #expect(refused(.offer(from: bob, to: alice, terms: terms, at: 1)) == .challengeLimit)
+    let others = (10..<20).map { ChallengeBoard.Person(id: $0, name: "P\($0)") }
+    _ = try board.reduce(.offer(from: alice, to: others[0], terms: terms, at: 2)).get()
+    _ = try board.reduce(.offer(from: alice, to: others[1], terms: terms, at: 3)).get()
+    #expect(refused(.offer(from: alice, to: others[2], terms: terms, at: 4)) == .challengeLimit)
+    // Five waiting for Carol's answer: the sixth challenger is told she is busy.
+    for person in others.prefix(5) {
+      _ = try board.reduce(.offer(from: person, to: carol, terms: terms, at: 5)).get()
+    }
+    #expect(refused(.offer(from: others[5], to: carol, terms: terms, at: 6)) == .busy)
+    // Ten a minute: Bob challenges and each is declined at once; the eleventh waits.
+    var made = 0
+    for (index, person) in others.enumerated() {
+      let at = Int64(1_000 + index)
+      let offer = ChallengeBoard.Action.offer(from: bob, to: person, terms: terms, at: at)
+      guard case .success(let events) = board.reduce(offer) else { continue }
+      made += 1
+      _ = try board.reduce(.decline(id: events[0].challenge.id, by: person.id)).get()
+    }
+    #expect(made == 10)
+    #expect(
+      refused(.offer(from: bob, to: others[9], terms: terms, at: 30_000)) == .challengeLimit)
+    #expect(
+      (try? board.reduce(.offer(from: bob, to: others[9], terms: terms, at: 62_000)).get()) != nil)
+  }
+
+  @Test("random sequences: the caps hold, and every challenge ends with exactly one event")
+  func property() async {
+    let script = Gen.int(in: 0...Int(Int32.max)).array(of: 0...200)
+    await propertyCheck(count: 300, input: script) { numbers in
+      let people = (1...5).map { ChallengeBoard.Person(id: $0, name: "P\($0)") }
+      var board = ChallengeBoard(lifetimeMillis: 5_000)
+      var clock: Int64 = 0
+      var offered: Set<Int> = []
+      var ended: [Int: Int] = [:]
+      for r in numbers {
+        clock += Int64((r >> 3) % 2_000)
+        let a = people[(r >> 8) % 5]
+        let b = people[(r >> 12) % 5]
+        let id = 1 + (r >> 16) % 12
+        let action: ChallengeBoard.Action =
+          switch r % 6 {
+          case 0, 1: .offer(from: a, to: b, terms: terms, at: clock)
+          case 2: .accept(id: id, by: b.id)
+          case 3: .decline(id: id, by: b.id)
+          case 4: .expire(id: id, at: clock)
+          default: .departed(a.id)
+          }
+        let before = board
+        switch board.reduce(action) {
+        case .failure:
+          #expect(board == before)
+        case .success(let events):
+          for event in events {
+            if case .offered(let challenge) = event {
+              #expect(offered.insert(challenge.id).inserted)
+            } else {
+              ended[event.challenge.id, default: 0] += 1
+            }
+          }
+        }
+        let pending = board.pending.values
+        for person in people {
+          #expect(pending.count(where: { $0.from.id == person.id }) <= ChallengeBoard.maxOutgoing)
+          #expect(pending.count(where: { $0.to.id == person.id }) <= ChallengeBoard.maxIncoming)
+        }
+        #expect(Set(pending.map { [$0.from.id, $0.to.id].sorted() }).count == pending.count)
+      }
+      #expect(ended.values.allSatisfy { $0 == 1 }, "a challenge ended twice")
+      #expect(Set(ended.keys).union(board.pending.keys) == offered)
+      #expect(Set(ended.keys).isDisjoint(with: board.pending.keys))
+    }
+  }
+}
+
+@Suite("Matches opened for two players")
+struct OpenMatchTests {
+  let players = [
+    LobbyAction.Entrant(name: "Alice", token: "a"), LobbyAction.Entrant(name: "Bob", token: "b"),
+  ]
+
+  @Test("openMatch seats both in duel-N with its settings: the match starts at once")
+  func opens() throws {
+    var lobby = LobbyState()
+    let settings = RoomState.Settings(ruleset: .lizardSpock, bestOf: 7, fair: true)
+    #expect(lobby.nextMatchRoom == "duel-1")
+    let events = try lobby.reduce(.openMatch(players: players, settings: settings, at: 5)).get()
+    let room = try #require(lobby.rooms["duel-1"])
+    #expect(room.settings == settings)
+    #expect(room.phase == .choosing)
+    #expect(room.seats[.one]?.name == "Alice" && room.seats[.two]?.name == "Bob")
+    #expect(events.first == .opened("duel-1"))
+    #expect(events.contains(.room("duel-1", .matchStarted)))
+    #expect(lobby.nextMatchRoom == "duel-2")
+    #expect(lobby.quickMatchRoom == nil)
+    // The server's names: a join may not create one, but may enter one.
+    #expect(
+      lobby.apply(.join(room: "duel-2", name: "C", token: "c", at: 6))?.kind == .reservedRoomName)
+    #expect(lobby.apply(.spectate(room: "duel-1")) == nil)
+  }
+
+  @Test("openMatch needs two different players and playable settings; refused, nothing changes")
+  func refusals() {
+    var lobby = LobbyState()
+    for (entrants, settings) in [
+      (Array(players.prefix(1)), RoomState.Settings()),
+      ([players[0], players[0]], RoomState.Settings()),
+      (players, RoomState.Settings(bestOf: 4)),
+    ] {
+      #expect(
+        lobby.apply(.openMatch(players: entrants, settings: settings, at: 1))?.kind == .notPlaying)
+      #expect(lobby == LobbyState())
+    }
+  }
+
+  @Test("replaying openMatch rebuilds the same rooms and numbering")
+  func replay() {
+    let journal: [LobbyAction] = [
+      .openMatch(players: players, settings: .init(), at: 1),
+      .room("duel-1", .left(seat: .one, at: 2)),
+      .room("duel-1", .left(seat: .two, at: 3)),
+      .openMatch(players: players, settings: .init(bestOf: 1), at: 4),
+    ]
+    var live = LobbyState()
+    for action in journal { #expect(live.apply(action) == nil) }
+    var again = LobbyState()
+    for action in journal { again.apply(action) }
+    #expect(again == live)
+    #expect(live.rooms.keys.sorted() == ["duel-2"])
+    #expect(live.nextMatchRoom == "duel-3")
+  }
+}

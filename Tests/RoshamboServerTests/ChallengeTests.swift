@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// Challenges over real TLS: one accepted and played, one declined, one left to expire,
+/// one withdrawn by the challenger going, the refusals, and a restart after an accept.
+@Suite("Server: challenges in the lobby")
+struct ChallengeTests {
+  /// Connects `name` as a follower of the lobby that takes challenges (or only looks),
+  /// and waits until its first view lists `sees` people.
+  func follower(
+    _ name: String, port: Int, takesChallenges: Bool = true, fair: Bool? = true, sees: Int = 1
+  ) async throws -> TestClient {
+    let client = try await TestClient.connect(port: port)
+    client.send(
+      .hello(
+        protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+        fair: fair, challenges: takesChallenges, id: 1))
+    _ = try await client.lobby { $0.peopleCount >= sees }
+    return client
+  }
+
+  @Test("accepted: both are told, welcomed into duel-1 with the terms, and play it")
+  func accepted() async throws {
+    try await withServer(settings: .init(bestOf: 3)) { server in
+      let alice = try await follower("Alice", port: server.port)
+      let bob = try await follower("Bob", port: server.port, sees: 2)
+      let seen = try await alice.lobby { $0.peopleCount == 2 }
+      #expect(
+        seen.people == [
+          .init(name: "Alice", status: .idle, room: nil, takesChallenges: true),
+          .init(name: "Bob", status: .idle, room: nil, takesChallenges: true),
+        ])
+      alice.send(.challenge(name: "Bob", bestOf: 1, ruleset: .lizardSpock, fair: false, id: 2))
+      let offered = try await alice.challenge()
+      #expect(offered.status == .pending)
+      #expect(
+        [offered.from, offered.to, "\(offered.bestOf)", offered.ruleset.rawValue]
+          == ["Alice", "Bob", "1", "lizardSpock"])
+      #expect(try await bob.challenge() == offered)
+
+      bob.send(.accept(challenge: offered.id, id: 3))
+      for (client, seat) in [(alice, Seat.one), (bob, .two)] {
+        #expect(try await client.challenge().status == .accepted)
+        guard case .welcome(let room, seat?, let token?) = try await client.next() else {
+          Issue.record("no welcome after the accept")
+          return
+        }
+        #expect(room == "duel-1")
+        #expect(!token.isEmpty)
+        let state = try await client.state { _ in true }
+        #expect(state.phase == .choosing && state.you == seat)
+        #expect(state.ruleset == .lizardSpock && state.bestOf == 1)
+      }
+      // They play it as any match; a lobby view no longer goes to them.
+      alice.send(.choose(round: 1, weapon: .spock, id: 4))
+      bob.send(.choose(round: 1, weapon: .rock, id: 5))
+      let over = try await alice.state { $0.phase == .over }
+      #expect(over.winner == .one)
+      let eve = try await follower("Eve", port: server.port, takesChallenges: false)
+      let lobby = try await eve.lobby { $0.rooms.first?.name == "duel-1" }
+      #expect(lobby.rooms.first?.players == ["Alice", "Bob"])
+      let messages = alice.inbox.messages
+      let welcomed = try #require(
+        messages.firstIndex { if case .welcome = $0 { true } else { false } })
+      #expect(!messages[welcomed...].contains { $0.isLobby })
+      await alice.close()
+      await bob.close()
+      await eve.close()
+    }
+  }
+
+  @Test("declined, expired, withdrawn: both sides told how it ended, once")
+  func endings() async throws {
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.challengeLifetimeMillis = 400
+    try await withServer(configuration) { server in
+      let alice = try await follower("Alice", port: server.port)
+      let bob = try await follower("Bob", port: server.port, sees: 2)
+      alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+      let first = try await bob.challenge()
+      #expect(first.bestOf == 3 && first.ruleset == .classic)
+      bob.send(.decline(challenge: first.id, id: 3))
+      #expect(try await alice.challenge(skipping: .pending) == with(first, .declined))
+      #expect(try await bob.challenge() == with(first, .declined))
+
+      // Nobody answers: after 400 ms it expires, for both.
+      alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 4))
+      let second = try await bob.challenge()
+      #expect(try await bob.challenge() == with(second, .expired))
+      #expect(try await alice.challenge(skipping: .pending) == with(second, .expired))
+      bob.send(.accept(challenge: second.id, id: 5))
+      #expect(try await bob.expectError(.noSuchChallenge).re == 5)
+
+      // The challenger goes: Bob is told it is withdrawn.
+      alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 6))
+      let third = try await bob.challenge()
+      await alice.close()
+      #expect(try await bob.challenge() == with(third, .withdrawn))
+      await bob.close()
+    }
+  }
+
+  @Test("refusals: nobody, yourself, someone playing, someone only looking, fair, not following")
+  func refusals() async throws {
+    try await withServer { server in
+      let alice = try await follower("Alice", port: server.port)
+      let eve = try await follower("Eve", port: server.port, takesChallenges: false, sees: 2)
+      let old = try await follower("Olga", port: server.port, fair: nil, sees: 3)
+      let carol = try await TestClient.connect(port: server.port)
+      try await carol.hello(name: "Carol", room: "den")
+      _ = try await carol.state { _ in true }
+      _ = try await alice.lobby { $0.peopleCount == 4 }
+      for (name, code, fair) in [
+        ("Nobody", ErrorCode.noSuchPlayer, false), ("Alice", .noSuchPlayer, false),
+        ("Carol", .busy, false), ("Eve", .busy, false), ("Olga", .fairRoom, true),
+      ] {
+        alice.send(.challenge(name: name, bestOf: nil, ruleset: nil, fair: fair, id: 7))
+        let refused = try await alice.expectError(code, skippingLobby: true)
+        #expect(refused.re == 7, "\(name)")
+        #expect(!refused.error.fatal)
+      }
+      // Someone who only looks at the lobby, or plays, cannot challenge.
+      eve.send(.challenge(name: "Alice", bestOf: nil, ruleset: nil, fair: false, id: 8))
+      #expect(try await eve.expectError(.notPlaying, skippingLobby: true).re == 8)
+      carol.send(.challenge(name: "Alice", bestOf: nil, ruleset: nil, fair: false, id: 9))
+      #expect(try await carol.expectError(.notPlaying).re == 9)
+      // A hello that takes challenges must follow the lobby.
+      let dave = try await TestClient.connect(port: server.port)
+      dave.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Dave", role: .player, room: nil, resume: nil,
+          challenges: true, id: 1))
+      _ = try await dave.expectError(.badMessage)
+      for client in [alice, eve, old, carol, dave] { await client.close() }
+    }
+  }
+
+  @Test("an accepted challenge is journaled: after a restart duel-1 is there to resume")
+  func restart() async throws {
+    let directory = temporaryDataDirectory()
+    var tokens: [Seat: String] = [:]
+    try await withServer(dataDirectory: directory) { server in
+      let alice = try await follower("Alice", port: server.port)
+      let bob = try await follower("Bob", port: server.port, sees: 2)
+      alice.send(.challenge(name: "Bob", bestOf: 5, ruleset: nil, fair: false, id: 2))
+      let offered = try await bob.challenge()
+      bob.send(.accept(challenge: offered.id, id: 3))
+      for client in [alice, bob] {
+        _ = try await client.challenge(skipping: .pending)
+        guard case .welcome(_, let seat?, let token?) = try await client.next() else {
+          Issue.record("no welcome")
+          return
+        }
+        tokens[seat] = token
+        _ = try await client.state { _ in true }
+      }
+      alice.send(.choose(round: 1, weapon: .rock, id: 4))
+      _ = try await alice.state { $0.player(.one)?.chosen == true }
+    }
+    try await withServer(dataDirectory: directory) { server in
+      let alice = try await TestClient.connect(port: server.port)
+      try await alice.hello(name: "Alice", resume: tokens[.one])
+      #expect(alice.room == "duel-1" && alice.seat == .one)
+      let view = try await alice.state { _ in true }
+      #expect(view.bestOf == 5 && view.player(.one)?.chosen == true)
+      await alice.close()
+    }
+  }
+
+  func with(_ notice: ChallengeNotice, _ status: ChallengeNotice.Status) -> ChallengeNotice {
+    var ended = notice
+    ended.status = status
+    return ended
+  }
+}
+
+extension ServerMessage {
+  var isLobby: Bool { if case .lobby = self { true } else { false } }
+}
+
+extension TestClient {
+  /// The next challenge notice, skipping lobby views (and notices with `skipping`'s
+  /// status).
+  func challenge(skipping: ChallengeNotice.Status? = nil) async throws -> ChallengeNotice {
+    while true {
+      switch try await next() {
+      case .challenge(let notice) where notice.status != skipping: return notice
+      case .lobby, .challenge: continue
+      case let other: throw TestClientError.unexpected("expected a challenge, got \(other)")
+      }
+    }
+  }
+
+  /// The next error, which must have `code`, skipping lobby views when asked.
+  func expectError(_ code: ErrorCode, skippingLobby: Bool) async throws -> (
+    error: ProtocolError, re: Int?
+  ) {
+    while true {
+      let message = try await next()
+      if skippingLobby, message.isLobby { continue }
+      guard case .error(let error, let re) = message, error.code == code else {
+        throw TestClientError.unexpected("expected error \(code), got \(message)")
+      }
+      return (error, re)
+    }
+  }
+}
