@@ -150,6 +150,18 @@ public final class ClientSession {
         fair: fair, id: outbox.nextID()))
   }
 
+  /// Takes over a connection that is already seated (an accepted challenge's `welcome`,
+  /// read by ``LobbyFollower``): the store learns the seat, and a dropped connection
+  /// resumes it with its token like any player's.
+  public func adopt(_ seated: LobbyFollower.Seated, name: String) {
+    hello = (name, seated.room, .player, true)
+    alreadyWelcomed = true
+    store.dispatch(.welcome(room: seated.room, seat: seated.seat, token: seated.token))
+  }
+
+  /// Whether the connection's `welcome` was read before this session took it.
+  private var alreadyWelcomed = false
+
   /// Closes the connection without giving up the seat (no `leave`, no reconnecting): the
   /// server holds it for its grace period, as when the network drops.
   public func hangUp() {
@@ -241,7 +253,8 @@ public final class ClientSession {
 
   private func consume(_ connection: ServerConnection) async -> ((any Error)?, ProtocolError?) {
     var fatal: ProtocolError?
-    var welcomed = false
+    var welcomed = alreadyWelcomed
+    alreadyWelcomed = false
     lastHeard = .now
     silentFor = nil
     for await event in connection.events {

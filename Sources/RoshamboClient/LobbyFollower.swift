@@ -37,10 +37,12 @@ public enum LobbyFollower {
   /// `takesChallenges`), then calls `each` with each event until it returns false or the
   /// connection ends (then returns nil; a connection that ends with an error throws it),
   /// or until an accepted challenge seats the connection: then returns the seat, with
-  /// the connection open and the room's first `state` still to be read.
+  /// the connection open and the room's first `state` still to be read. Runs in the
+  /// caller's isolation, so `each` may touch the caller's state.
   @discardableResult
   public static func follow(
     _ connection: ServerConnection, name: String, takesChallenges: Bool = false,
+    isolation: isolated (any Actor)? = #isolation,
     each: (Event) async -> Bool
   ) async throws -> Seated? {
     connection.send(

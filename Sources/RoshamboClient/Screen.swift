@@ -42,6 +42,16 @@ public final class Screen {
   public func play(
     name: String, room: String?, role: ClientMessage.Role, fair: Bool = false
   ) async -> Ending {
+    await run { session.join(name: name, room: room, role: role, fair: fair) }
+  }
+
+  /// Plays on a session already seated (``ClientSession/adopt(_:name:)``: an accepted
+  /// challenge) until the connection ends or the player quits.
+  public func playSeated() async -> Ending {
+    await run {}
+  }
+
+  private func run(start: () -> Void) async -> Ending {
     let interactive = Terminal.isInteractive
     color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if interactive {
@@ -59,8 +69,11 @@ public final class Screen {
         try? await Task.sleep(for: .milliseconds(500))
       }
     }
-    session.join(name: name, room: room, role: role, fair: fair)
+    start()
     let (error, fatal) = await session.run()
+    if interactive { KeyInput.release() }
+    for source in signalSources { source.cancel() }
+    signalSources.removeAll()
     ticker?.cancel()
     terminal.restore()
     subscription = nil
@@ -148,14 +161,10 @@ public final class Screen {
       ScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: props))
   }
 
-  /// Keys arrive on a thread of their own and are handled on the main actor.
+  /// Keys arrive on a thread of their own (``KeyInput``) and are handled on the main
+  /// actor until the session ends.
   private func startKeyReader() {
-    let thread = Thread { [weak self] in
-      while let key = Terminal.readKey() {
-        Task { @MainActor in self?.handle(key) }
-      }
-    }
-    thread.start()
+    KeyInput.take { [weak self] key in self?.handle(key) }
   }
 
   private func handle(_ byte: UInt8) {

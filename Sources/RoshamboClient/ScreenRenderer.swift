@@ -67,7 +67,7 @@ public struct ScreenRenderer: Sendable {
 
   enum Style { case plain, bold, dim, accent, banner, warning }
 
-  private func paint(_ text: String, _ style: Style) -> String {
+  func paint(_ text: String, _ style: Style) -> String {
     guard color else { return text }
     let code: String
     switch style {

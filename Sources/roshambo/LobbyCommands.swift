@@ -33,14 +33,27 @@ struct Who: AsyncParsableCommand {
   }
 }
 
-/// `roshambo lobby`: the lobby as it changes, as plain lines or JSON lines.
+/// `roshambo lobby`: on a terminal, the lobby screen (challenge, accept, watch, quick
+/// match, and back after each match); piped, the lobby as it changes, as plain lines or
+/// JSON lines.
 struct Lobby: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Follow the server's lobby: who is here, the rooms, the leaderboard.",
+    abstract: "The party's lobby: who is here, challenges, live matches, the leaderboard.",
     discussion: """
-      Prints the lobby each time it changes (at most a few times a second) until the \
-      server closes or you press Ctrl-C. With --json, one JSON object per line: \
-      {"seq": N, "lobby": {…}} with the lobby as docs/PROTOCOL.md describes it.
+      On a terminal: a screen of who is here, the live rooms and the leaderboard, \
+      redrawn as they change. Keys: ↑/↓ (or j/k) select, Tab moves between people and \
+      rooms, c challenges the selected person (best of the server's default), a accepts \
+      the challenge waiting for you, d declines it, w (or Enter on a room) watches the \
+      selected room, m plays quick match, q quits. After a match or when you stop \
+      watching (q), you are back in the lobby.
+
+      Piped, or with --json: prints the lobby each time it changes (at most a few times \
+      a second) until the server closes or you press Ctrl-C. With --json, one JSON \
+      object per line: {"seq": N, "lobby": {…}} with the lobby as docs/PROTOCOL.md \
+      describes it.
+
+      Exit status: 0 quit; 1 refused by the server or the connection lost; 76 a server \
+      that broke the protocol; 128+n a signal (130 for Ctrl-C).
       """)
 
   @OptionGroup var server: ServerOptions
@@ -56,6 +69,10 @@ struct Lobby: AsyncParsableCommand {
   }
 
   func run() async throws {
+    if Terminal.isInteractive, !json {
+      try await party(server: server, name: try playerName(name))
+      return
+    }
     let json = self.json
     try await followLobby(server: server, name: name) { event in
       guard case .view(let seq, let view) = event else { return true }
@@ -96,5 +113,57 @@ func followLobby(
   } catch {
     complain(ConnectionFailure.ended(error))
     throw ExitCode(ExitStatus.failure)
+  }
+}
+
+/// The lobby screen, then whatever the person chose there (a match from a challenge,
+/// quick match, watching a room) on the play screen, then the lobby again, until they
+/// quit it.
+func party(server options: ServerOptions, name: String) async throws {
+  let resolved = try await options.resolve()
+  let reconnect = reconnector(resolved)
+  let keepalive = options.keepaliveInterval
+  while true {
+    let connection = try await connect(resolved, options: options)
+    let outcome = await MainActor.run { LobbyScreen(connection: connection, name: name) }.run()
+    let ending: Screen.Ending
+    switch outcome {
+    case .quit:
+      return
+    case .signalled(let number):
+      throw ExitCode(128 + number)
+    case .failed(let message):
+      complain(message)
+      throw ExitCode(ExitStatus.failure)
+    case .serverMisbehaved(let message):
+      complain(message)
+      throw ExitCode(ExitStatus.protocolViolation)
+    case .seated(let seated):
+      ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
+        let session = ClientSession(
+          connection: connection, reconnect: reconnect, keepalive: keepalive)
+        session.adopt(seated, name: name)
+        let screen = Screen(session: session)
+        return Task { @MainActor in await screen.playSeated() }
+      }.value
+    case .quickMatch, .watch:
+      let fresh = try await connect(resolved, options: options)
+      ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
+        let screen = Screen(
+          session: ClientSession(connection: fresh, reconnect: reconnect, keepalive: keepalive))
+        return Task { @MainActor in
+          if case .watch(let room) = outcome {
+            await screen.play(name: name, room: room, role: .spectator)
+          } else {
+            await screen.play(name: name, room: nil, role: .player)
+          }
+        }
+      }.value
+    }
+    switch ending {
+    case .finished, .failed: continue
+    case .serverMisbehaved: throw ExitCode(ExitStatus.protocolViolation)
+    case .signalled(let number): throw ExitCode(128 + number)
+    }
   }
 }

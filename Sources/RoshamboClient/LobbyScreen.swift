@@ -1,0 +1,188 @@
+import Foundation
+import Redux
+import RoshamboGame
+import RoshamboProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The lobby on a terminal: follows the lobby (taking challenges), re-renders its store
+/// whenever the state changes, and turns keys into challenges, answers and choices of
+/// what to do next. It ends when the person chooses a match, a room to watch or to quit,
+/// or when an accepted challenge seats them (the connection is then theirs to play on).
+///
+/// Invariant: the terminal is put back and the keys released before `run` returns,
+/// whatever ended it.
+@MainActor
+public final class LobbyScreen {
+  /// What the person chose, or what ended the lobby.
+  public enum Outcome: Equatable, Sendable {
+    case quit
+    /// An accepted challenge seated this connection: play on it.
+    case seated(LobbyFollower.Seated)
+    case quickMatch
+    case watch(room: String)
+    /// A signal ended the program: its number.
+    case signalled(Int32)
+    /// The server refused, or the connection was lost: the sentence says so.
+    case failed(String)
+    /// The server broke the protocol: the sentence says how.
+    case serverMisbehaved(String)
+  }
+
+  public let store: Store<LobbyScreenState, LobbyScreenAction>
+  private let connection: ServerConnection
+  private let terminal = Terminal()
+  private var subscription: Subscription?
+  private var signalSources: [any DispatchSourceSignal] = []
+  private var outcome: Outcome?
+  /// The bytes of an escape sequence read so far (arrow keys send three).
+  private var escape: [UInt8] = []
+  private var lastID = 1
+  private let color: Bool
+
+  public init(connection: ServerConnection, name: String) {
+    self.connection = connection
+    self.store = Store(initialState: LobbyScreenState(me: name), reducer: LobbyScreenReducer())
+    self.color = ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+  }
+
+  public func run() async -> Outcome {
+    terminal.enterFullScreen()
+    Terminal.restoreOnCrash()
+    watchSignals()
+    KeyInput.take { [weak self] key in self?.handle(key) }
+    subscription = store.subscribe { [weak self] state in self?.draw(state) }
+    let ticker = Task { @MainActor [weak self] in
+      while !Task.isCancelled {
+        self?.store.dispatch(.tick(now: Int64(Date().timeIntervalSince1970 * 1000)))
+        try? await Task.sleep(for: .seconds(1))
+      }
+    }
+    let name = store.state.me
+    do {
+      let seated = try await LobbyFollower.follow(
+        connection, name: name, takesChallenges: true
+      ) { [weak self] event in
+        guard let self else { return false }
+        switch event {
+        case .view(_, let view): self.store.dispatch(.viewed(view))
+        case .challenge(let notice): self.store.dispatch(.challenge(notice))
+        case .refused(let error, _): self.store.dispatch(.refused(error.message))
+        }
+        return self.outcome == nil
+      }
+      if let seated, outcome == nil { outcome = .seated(seated) }
+    } catch let refused as LobbyFollower.Refused {
+      if outcome == nil { outcome = .failed(refused.description) }
+    } catch let violation as ProtocolViolation {
+      if outcome == nil { outcome = .serverMisbehaved(violation.description) }
+    } catch {
+      if outcome == nil { outcome = .failed(ConnectionFailure.ended(error)) }
+    }
+    ticker.cancel()
+    KeyInput.release()
+    for source in signalSources { source.cancel() }
+    signalSources.removeAll()
+    subscription = nil
+    terminal.restore()
+    return outcome ?? .failed("the server closed the connection")
+  }
+
+  private func draw(_ state: LobbyScreenState) {
+    let size = Terminal.size
+    terminal.draw(
+      LobbyScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: state))
+  }
+
+  /// Ends the lobby with `outcome`: the connection is closed, so following stops.
+  private func finish(_ chosen: Outcome) {
+    guard outcome == nil else { return }
+    outcome = chosen
+    let connection = self.connection
+    Task { await connection.close() }
+  }
+
+  private func nextID() -> Int {
+    lastID += 1
+    return lastID
+  }
+
+  private func handle(_ byte: UInt8) {
+    // Arrow keys: ESC [ A (up) and ESC [ B (down).
+    if byte == 0x1B || !escape.isEmpty {
+      escape.append(byte)
+      guard escape.count == 3 else {
+        if escape.count == 2, escape[1] != UInt8(ascii: "[") { escape.removeAll() }
+        return
+      }
+      defer { escape.removeAll() }
+      switch escape[2] {
+      case UInt8(ascii: "A"): store.dispatch(.move(-1))
+      case UInt8(ascii: "B"): store.dispatch(.move(1))
+      default: break
+      }
+      return
+    }
+    let state = store.state
+    switch Character(UnicodeScalar(byte)) {
+    case "q", "Q": finish(.quit)
+    case "k": store.dispatch(.move(-1))
+    case "j": store.dispatch(.move(1))
+    case "\t": store.dispatch(.switchPane)
+    case "m", "M": finish(.quickMatch)
+    case "w", "W", "\r", "\n":
+      guard let room = state.selectedRoom else {
+        store.dispatch(.notice("No room to watch yet."))
+        return
+      }
+      if state.pane == .rooms || byte == UInt8(ascii: "w") || byte == UInt8(ascii: "W") {
+        finish(.watch(room: room))
+      }
+    case "c", "C":
+      guard let person = state.challengeable else {
+        store.dispatch(
+          .notice("Select someone in the lobby (not playing or watching) to challenge."))
+        return
+      }
+      connection.send(
+        .challenge(name: person.name, bestOf: nil, ruleset: nil, fair: false, id: nextID()))
+    case "a", "A":
+      guard let challenge = state.incoming.first else {
+        store.dispatch(.notice("Nobody has challenged you."))
+        return
+      }
+      connection.send(.accept(challenge: challenge.id, id: nextID()))
+    case "d", "D":
+      guard let challenge = state.incoming.first else { return }
+      connection.send(.decline(challenge: challenge.id, id: nextID()))
+    default:
+      break
+    }
+  }
+
+  /// Ctrl-C quits the lobby (exit 130); SIGTERM and SIGHUP likewise with their numbers.
+  /// A resize redraws.
+  private func watchSignals() {
+    for number in [SIGINT, SIGTERM, SIGHUP] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+      source.setEventHandler { [weak self] in
+        MainActor.assumeIsolated { self?.finish(.signalled(number)) }
+      }
+      source.resume()
+      signalSources.append(source)
+    }
+    let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+    signal(SIGWINCH, SIG_IGN)
+    resize.setEventHandler { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self else { return }
+        self.draw(self.store.state)
+      }
+    }
+    resize.resume()
+    signalSources.append(resize)
+  }
+}

@@ -1,0 +1,126 @@
+import Redux
+import RoshamboGame
+import RoshamboProtocol
+
+/// What the lobby screen shows and remembers: the latest lobby view, the challenges to
+/// and from this person, which person or room is selected, the last notice.
+///
+/// Invariants: `incoming` and `outgoing` hold only pending challenges of this person's
+/// (a notice that ends one removes it); a selection names someone or a room of the
+/// latest view, or is nil only when its list is empty.
+public struct LobbyScreenState: Equatable, Sendable {
+  /// Which list the arrow keys move in.
+  public enum Pane: Equatable, Sendable {
+    case people
+    case rooms
+  }
+
+  /// This person's name, as the server shows it.
+  public var me: String
+  public var view: LobbyView?
+  /// Challenges waiting for this person's answer, oldest first.
+  public var incoming: [ChallengeNotice] = []
+  /// Challenges this person made that wait for an answer.
+  public var outgoing: [ChallengeNotice] = []
+  public var pane = Pane.people
+  public var selectedPerson: String?
+  public var selectedRoom: String?
+  /// The last thing to tell the person (a challenge declined, a refusal), one line.
+  public var notice: String?
+  /// Now, ms since 1970 (for the time left on challenges).
+  public var now: Int64 = 0
+
+  public init(me: String) {
+    self.me = me
+  }
+
+  /// The person selected, if they can be challenged now (not this person).
+  public var challengeable: LobbyView.Person? {
+    guard let name = selectedPerson, name != me else { return nil }
+    return view?.people.first { $0.name == name && $0.takesChallenges && $0.status == .idle }
+  }
+}
+
+/// What can happen on the lobby screen: the server's views and notices, keys, time.
+public enum LobbyScreenAction: Equatable, Sendable {
+  case viewed(LobbyView)
+  case challenge(ChallengeNotice)
+  /// The server refused something this person asked; the sentence is for them.
+  case refused(String)
+  /// Move the selection by this many lines in the current pane.
+  case move(Int)
+  case switchPane
+  case notice(String?)
+  case tick(now: Int64)
+}
+
+/// The lobby screen's rules: pure, so the screen is tested without a terminal.
+public struct LobbyScreenReducer: Reducer {
+  public init() {}
+
+  public func reduce(into state: inout LobbyScreenState, action: LobbyScreenAction) {
+    switch action {
+    case .viewed(let view):
+      state.view = view
+      // The selection stays on whom it was on, unless they went (or it was on this
+      // person, alone until now): then on the first other person.
+      let names = view.people.map(\.name)
+      let others = names.first { $0 != state.me }
+      if state.selectedPerson.map(names.contains) != true
+        || (state.selectedPerson == state.me && others != nil)
+      {
+        state.selectedPerson = others ?? names.first
+      }
+      let rooms = view.rooms.map(\.name)
+      if state.selectedRoom.map(rooms.contains) != true { state.selectedRoom = rooms.first }
+    case .challenge(let notice):
+      state.incoming.removeAll { $0.id == notice.id }
+      state.outgoing.removeAll { $0.id == notice.id }
+      let mine = notice.from == state.me
+      switch notice.status {
+      case .pending:
+        // Its own line says it while it waits.
+        if mine { state.outgoing.append(notice) } else { state.incoming.append(notice) }
+        state.notice = nil
+      case .accepted:
+        state.notice = mine ? "\(notice.to) accepted: the match starts." : nil
+      case .declined:
+        state.notice = mine ? "\(notice.to) declined your challenge." : nil
+      case .expired:
+        state.notice =
+          mine
+          ? "\(notice.to) did not answer your challenge in time."
+          : "\(notice.from)'s challenge expired."
+      case .withdrawn:
+        state.notice =
+          mine
+          ? "Your challenge to \(notice.to) is off: \(notice.to) left the lobby."
+          : "\(notice.from) withdrew the challenge."
+      }
+    case .refused(let message):
+      state.notice = message
+    case .move(let step):
+      guard let view = state.view else { return }
+      switch state.pane {
+      case .people:
+        state.selectedPerson = moved(
+          state.selectedPerson, by: step, in: view.people.map(\.name))
+      case .rooms:
+        state.selectedRoom = moved(state.selectedRoom, by: step, in: view.rooms.map(\.name))
+      }
+    case .switchPane:
+      state.pane = state.pane == .people ? .rooms : .people
+    case .notice(let notice):
+      state.notice = notice
+    case .tick(let now):
+      state.now = now
+    }
+  }
+
+  /// The name `step` lines from `current` in `names`, kept within the list.
+  private func moved(_ current: String?, by step: Int, in names: [String]) -> String? {
+    guard !names.isEmpty else { return nil }
+    let index = current.flatMap(names.firstIndex(of:)) ?? 0
+    return names[min(max(index + step, 0), names.count - 1)]
+  }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import ReduxTesting
+import RoshamboClient
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+/// The lobby screen without a terminal: what each action changes (exactly), and the
+/// screen as text at several sizes.
+@MainActor
+@Suite("The lobby screen")
+struct LobbyScreenTests {
+  static func view(_ names: [String], rooms: [LobbyView.Room] = []) -> LobbyView {
+    LobbyView(
+      people: names.map { .init(name: $0, status: .idle, room: nil, takesChallenges: true) },
+      peopleCount: names.count, rooms: rooms, roomCount: rooms.count,
+      leaders: [.init(name: "Bob", won: 3, lost: 1)])
+  }
+
+  static let den = LobbyView.Room(
+    name: "den", players: ["Bob", "Carol"], scores: [1, 0], round: 2, phase: .choosing,
+    bestOf: 3, ruleset: .classic, fair: false, spectators: 1)
+
+  static func notice(
+    _ id: Int, _ from: String, _ to: String, _ status: ChallengeNotice.Status
+  ) -> ChallengeNotice {
+    ChallengeNotice(
+      id: id, status: status, from: from, to: to, bestOf: 3, ruleset: .classic, fair: false,
+      expires: 40_000)
+  }
+
+  @Test("views: the selection goes to someone else once there is someone, and stays on them")
+  func selection() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.viewed(Self.view(["Alice"]))) {
+      $0.view = Self.view(["Alice"])
+      $0.selectedPerson = "Alice"
+    }
+    store.send(.viewed(Self.view(["Alice", "Bob", "Carol"], rooms: [Self.den]))) {
+      $0.view = Self.view(["Alice", "Bob", "Carol"], rooms: [Self.den])
+      $0.selectedPerson = "Bob"
+      $0.selectedRoom = "den"
+    }
+    store.send(.move(1)) { $0.selectedPerson = "Carol" }
+    store.send(.move(5)) { $0.selectedPerson = "Carol" }
+    store.send(.switchPane) { $0.pane = .rooms }
+    store.send(.move(-1))
+    // Carol goes: the selection moves to the first other person.
+    store.send(.viewed(Self.view(["Alice", "Bob"]))) {
+      $0.view = Self.view(["Alice", "Bob"])
+      $0.selectedPerson = "Bob"
+      $0.selectedRoom = nil
+    }
+    #expect(store.state.challengeable?.name == "Bob")
+    store.finish()
+  }
+
+  @Test("challenges: pending ones are listed, an ending removes them and says how")
+  func challenges() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.challenge(Self.notice(1, "Alice", "Bob", .pending))) {
+      $0.outgoing = [Self.notice(1, "Alice", "Bob", .pending)]
+    }
+    store.send(.challenge(Self.notice(2, "Carol", "Alice", .pending))) {
+      $0.incoming = [Self.notice(2, "Carol", "Alice", .pending)]
+    }
+    store.send(.challenge(Self.notice(1, "Alice", "Bob", .declined))) {
+      $0.outgoing = []
+      $0.notice = "Bob declined your challenge."
+    }
+    store.send(.challenge(Self.notice(2, "Carol", "Alice", .withdrawn))) {
+      $0.incoming = []
+      $0.notice = "Carol withdrew the challenge."
+    }
+    store.send(.challenge(Self.notice(3, "Alice", "Dave", .pending))) {
+      $0.outgoing = [Self.notice(3, "Alice", "Dave", .pending)]
+      $0.notice = nil
+    }
+    store.send(.challenge(Self.notice(3, "Alice", "Dave", .expired))) {
+      $0.outgoing = []
+      $0.notice = "Dave did not answer your challenge in time."
+    }
+    store.send(.refused("Nobody named Zed is in the lobby.")) {
+      $0.notice = "Nobody named Zed is in the lobby."
+    }
+    store.finish()
+  }
+
+  @Test("the screen: people, rooms, leaders, challenges and keys, within every size")
+  func renders() {
+    var state = LobbyScreenState(me: "Alice")
+    let names = ["Alice", "Bob", "Carol"] + (1...40).map { "guest\($0)" }
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(Self.view(names, rooms: [Self.den])))
+    state.incoming = [Self.notice(2, "Carol", "Alice", .pending)]
+    state.now = 10_000
+    let full = LobbyScreenRenderer(width: 80, height: 40, color: false).lines(for: state)
+    let text = full.joined(separator: "\n")
+    #expect(text.contains("Roshambo lobby · you are Alice · 43 people · 1 room"))
+    #expect(text.contains("▸ Bob · in the lobby"))
+    #expect(text.contains("den: Bob 1 – 0 Carol, round 2 (best of 3, classic, 1 watching)"))
+    #expect(text.contains("1. Bob: 3 won, 1 lost"))
+    #expect(
+      text.contains("Carol challenges you: best of 3, classic · a accept, d decline · 30 s left"))
+    for (width, height) in [(80, 40), (80, 24), (60, 20), (40, 12), (30, 8)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(for: state)
+      #expect(lines.count <= height, "\(width)×\(height)")
+      #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) <= width }, "\(width)×\(height)")
+      #expect(lines.first?.hasPrefix("Roshambo lobby") == true)
+      // The challenge waiting for an answer and the keys are never cut.
+      #expect(lines.contains { $0.hasPrefix("Carol challenges you") }, "\(width)×\(height)")
+      #expect(lines.last?.contains("quit") == true, "\(width)×\(height)")
+    }
+    // A long list is shown around its selection.
+    state.selectedPerson = "guest30"
+    let short = LobbyScreenRenderer(width: 80, height: 20, color: false).lines(for: state)
+    #expect(short.contains("▸ guest30 · in the lobby"))
+  }
+
+  @Test("names from the server reach the screen sanitized")
+  func hostileNames() throws {
+    let hostile = "Mal\u{1B}]0;pwned\u{07}lory"
+    let message = ServerMessage.lobby(seq: 1, view: Self.view([hostile])).sanitized()
+    guard case .lobby(_, let view) = message else {
+      Issue.record("not a lobby view")
+      return
+    }
+    var state = LobbyScreenState(me: "Alice")
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    let notice = ServerMessage.challenge(Self.notice(1, hostile, "Alice", .pending)).sanitized()
+    guard case .challenge(let sanitized) = notice else { return }
+    LobbyScreenReducer().reduce(into: &state, action: .challenge(sanitized))
+    let lines = LobbyScreenRenderer(width: 80, height: 24, color: false).lines(for: state)
+    #expect(!lines.joined().contains("\u{1B}"))
+    #expect(!lines.joined().contains("\u{07}"))
+    #expect(lines.contains { $0.contains("Mal^[]0;pwned^Glory") })
+  }
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Three people at a party on the lobby screen, in real terminals (tmux): each sees the
+# others; Alice challenges Bob, Bob accepts, and both are in room duel-1 at once; Carol
+# picks duel-1 from the lobby's list of rooms and watches it; the match ends, and all
+# three are back in the lobby, where the leaderboard shows it. Then Dave challenges
+# Carol, who declines, and Dave is told. Exits non-zero on the first screen that is not
+# as expected, printing it. Needs `swift build` first, and tmux.
+set -euo pipefail
+name=tmux-lobby
+source "$(dirname "$0")/tmux-lib.sh"
+start_server --best-of 1
+
+start_person() {  # name
+  tmux -L "$sock" new-session -d -s "$1" -x 90 -y 24 \
+    "cd '$work' && '$bin/roshambo' lobby --host 127.0.0.1 --port $port --name $1; echo EXIT=\$?; sleep 60"
+}
+
+start_person Alice
+expect_screen Alice "Roshambo lobby · you are Alice"
+start_person Bob
+start_person Carol
+expect_screen Alice "Carol · in the lobby"
+expect_screen Carol "Bob · in the lobby"
+
+echo "tmux-lobby: Alice challenges Bob (the first person selected), who accepts"
+expect_screen Alice "▸ Bob · in the lobby"
+press Alice c
+expect_screen Alice "You challenged Bob: best of 1, classic"
+expect_screen Bob "Alice challenges you: best of 1, classic · a accept, d decline"
+press Bob a
+expect_screen Alice "Room duel-1"
+expect_screen Bob "Room duel-1"
+expect_screen Bob "Choose your weapon"
+
+echo "tmux-lobby: Carol watches duel-1 from the lobby's rooms"
+expect_screen Carol "duel-1: Alice 0 – 0 Bob, round 1"
+press Carol Tab
+expect_screen Carol "▸ duel-1"
+press Carol w
+expect_screen Carol "Room duel-1"
+expect_screen Carol "Alice"
+
+echo "tmux-lobby: they play; all three are back in the lobby after"
+press Alice r
+press Bob s
+expect_screen Alice "You win"
+expect_screen Carol "Alice wins"
+press Alice q
+press Bob q
+press Carol q
+for person in Alice Bob Carol; do expect_screen "$person" "Roshambo lobby · you are $person"; done
+expect_screen Carol "1. Alice: 1 won, 0 lost"
+
+echo "tmux-lobby: Dave challenges Carol, who declines"
+start_person Dave
+expect_screen Dave "Roshambo lobby · you are Dave"
+for _ in 1 2 3; do
+  tmux -L "$sock" capture-pane -p -t Dave | grep -qF "▸ Carol" && break
+  press Dave j
+  sleep 0.2
+done
+expect_screen Dave "▸ Carol · in the lobby"
+press Dave c
+expect_screen Carol "Dave challenges you"
+press Carol d
+expect_screen Dave "Carol declined your challenge."
+
+for person in Alice Bob Carol Dave; do press "$person" q; done
+for person in Alice Bob Carol Dave; do expect_screen "$person" "EXIT=0"; done
+echo "tmux-lobby: a challenge, a match, a spectator from the lobby's list, and back to the lobby: OK"
