@@ -15,6 +15,14 @@ public final class Bot {
     public var roundsLost = 0
     public var roundsDrawn = 0
     public var matches: Int { matchesWon + matchesLost }
+
+    public init() {}
+
+    /// "3 matches: 2 won, 1 lost; rounds: 5 won, 3 lost, 2 drawn".
+    public var summary: String {
+      "\(matches) matches: \(matchesWon) won, \(matchesLost) lost; rounds: "
+        + "\(roundsWon) won, \(roundsLost) lost, \(roundsDrawn) drawn"
+    }
   }
 
   public private(set) var tally = Tally()
@@ -28,9 +36,13 @@ public final class Bot {
   private var seenRounds = 0
   private var finished = false
 
+  /// A bot that leaves once `tally` counts `matches` matches (it starts from `tally`, so
+  /// bots playing one after another go on counting).
   public init(
-    session: ClientSession, strategy: BotStrategy, matches: Int, log: @escaping (String) -> Void
+    session: ClientSession, strategy: BotStrategy, matches: Int, tally: Tally = Tally(),
+    log: @escaping (String) -> Void
   ) {
+    self.tally = tally
     self.session = session
     self.strategy = strategy
     self.matches = matches
@@ -116,8 +128,5 @@ public final class Bot {
   }
 
   /// "3 matches: 2 won, 1 lost; rounds: 5 won, 3 lost, 2 drawn".
-  public var summary: String {
-    "\(tally.matches) matches: \(tally.matchesWon) won, \(tally.matchesLost) lost; rounds: "
-      + "\(tally.roundsWon) won, \(tally.roundsLost) lost, \(tally.roundsDrawn) drawn"
-  }
+  public var summary: String { tally.summary }
 }

@@ -16,7 +16,9 @@ struct RoshamboCommand: AsyncParsableCommand {
     commandName: "roshambo",
     abstract: "Play rock-paper-scissors against people or bots over TLS.",
     discussion: """
-      `roshambo play --vs-bot` starts a game on this machine at once. To play on a LAN, \
+      On a terminal, `roshambo` alone opens the lobby: who is on the server, challenges, \
+      matches to watch. `roshambo play --vs-bot` starts a game on this machine at once. \
+      To play on a LAN, \
       one machine runs roshambo-server and players run `roshambo play`: the server \
       announces itself, and the first time a player connects the client shows the \
       server's identity code to compare with the one the server printed, then remembers \
@@ -25,9 +27,10 @@ struct RoshamboCommand: AsyncParsableCommand {
       """,
     version: RoshamboVersion.description(commit: sourceCommit),
     subcommands: [
-      Play.self, Watch.self, BotCommand.self, Who.self, Lobby.self, Servers.self, Load.self,
+      Lobby.self, Play.self, Watch.self, Challenge.self, BotCommand.self, Who.self, Servers.self,
+      Load.self,
     ],
-    defaultSubcommand: Play.self)
+    defaultSubcommand: Lobby.self)
 }
 
 /// The strategies, as `--strategy` takes them (help lists every one).
@@ -239,7 +242,13 @@ struct BotCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bot",
     abstract: "Play without a screen: one line per round, then a summary.",
-    discussion: "Exits 0 once its matches are played, non-zero with a message otherwise.")
+    discussion: """
+      Plays in a room (--room), by quick match, or from the lobby: --lobby waits there \
+      and accepts every challenge, --challenge NAME challenges that person as soon as \
+      they are free in the lobby (waiting up to --wait seconds); either way one match per challenge, back to the lobby between \
+      them, until --matches are played. Exits 0 once its matches are played, non-zero \
+      with a message otherwise.
+      """)
 
   @OptionGroup var server: ServerOptions
 
@@ -255,8 +264,17 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "The bot's name (by default bot- and four random hex digits).")
   var name: String?
 
-  @Flag(help: "Ask for a fair room (commit–reveal) when --room creates it.")
+  @Flag(help: "Ask for a fair room (commit–reveal) when --room creates it, or a fair challenge.")
   var fair = false
+
+  @Flag(help: "Wait in the lobby and accept every challenge (one match each).")
+  var lobby = false
+
+  @Option(help: "Challenge this person from the lobby (one match per challenge).")
+  var challenge: String?
+
+  @Option(help: "With --challenge: how long to wait for the person to be free in the lobby, s.")
+  var wait = 10
 
   /// The service group's own lines stay out of the bot's output.
   static var quietLogger: Logger {
@@ -268,47 +286,152 @@ struct BotCommand: AsyncParsableCommand {
   func validate() throws {
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
     if let name { try validateName(name) }
-    try validateFair(fair, room: room, vsBot: false)
+    if let challenge { try validateName(challenge) }
+    guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds.") }
+    if lobby || challenge != nil {
+      guard room == nil, !(lobby && challenge != nil) else {
+        throw ValidationError(
+          "--lobby, --challenge and --room are three different ways to play: pick one.")
+      }
+    } else {
+      try validateFair(fair, room: room, vsBot: false)
+    }
   }
 
   func run() async throws {
-    let connection = try await connect(try await server.resolve(), options: server)
-    let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-      let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
-      let bot = Bot(session: session, strategy: strategy, matches: matches) { line in
-        print(line)
-        fflush(nil)
+    let resolved = try await server.resolve()
+    let name = self.name ?? Bot.randomName()
+    let fromLobby = lobby || challenge != nil
+    // In a room one session plays every match; from the lobby, one session each.
+    var tally = Bot.Tally()
+    for _ in 0..<(fromLobby ? matches : 1) {
+      let connection = try await connect(resolved, options: server)
+      var seated: LobbyFollower.Seated?
+      if fromLobby {
+        seated = try await seatFromLobby(
+          connection, name: name, accepting: lobby, challenging: challenge, fair: fair,
+          wait: .seconds(wait))
       }
-      bot.start()
-      session.join(name: name ?? Bot.randomName(), room: room, fair: fair)
-      return (session, bot)
+      let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
+        let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
+        // From the lobby each session plays one more match, counted after the last.
+        let bot = Bot(
+          session: session, strategy: strategy, matches: fromLobby ? tally.matches + 1 : matches,
+          tally: tally
+        ) { line in
+          print(line)
+          fflush(nil)
+        }
+        bot.start()
+        if let seated {
+          session.adopt(seated, name: name)
+        } else {
+          session.join(name: name, room: room, fair: fair)
+        }
+        return (session, bot)
+      }
+      let playing = BotPlaying(session: session, bot: bot)
+      // SIGINT or SIGTERM: the bot leaves its room (a running match is given up at once,
+      // not held for a grace period) and says how far it got.
+      let group = ServiceGroup(
+        configuration: .init(
+          services: [.init(service: playing, successTerminationBehavior: .gracefullyShutdownGroup)],
+          gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.quietLogger))
+      try await group.run()
+      guard let outcome = playing.outcome.withLockedValue({ $0 }) else { return }
+      let before = tally
+      tally = outcome.tally
+      if outcome.violated {
+        // Even after the last match: a lie in its deciding round makes its result worthless.
+        print(tally.summary)
+        complain(outcome.closing ?? "the server broke the protocol")
+        throw ExitCode(ExitStatus.protocolViolation)
+      }
+      let wanted = fromLobby ? before.matches + 1 : matches
+      guard tally.matches >= wanted else {
+        print(tally.summary)
+        if outcome.stopped {
+          complain(
+            "stopped by a signal after \(tally.matches) of \(matches) matches; left the room.")
+        } else {
+          complain(
+            "played \(tally.matches) of \(matches) matches before the connection ended"
+              + (outcome.closing.map { ": \($0)" } ?? "."))
+        }
+        throw ExitCode(ExitStatus.failure)
+      }
     }
-    let playing = BotPlaying(session: session, bot: bot)
-    // SIGINT or SIGTERM: the bot leaves its room (a running match is given up at once,
-    // not held for a grace period) and says how far it got.
-    let group = ServiceGroup(
-      configuration: .init(
-        services: [.init(service: playing, successTerminationBehavior: .gracefullyShutdownGroup)],
-        gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.quietLogger))
-    try await group.run()
-    guard let outcome = playing.outcome.withLockedValue({ $0 }) else { return }
-    print(outcome.summary)
-    if outcome.violated {
-      // Even after the last match: a lie in its deciding round makes its result worthless.
-      complain(outcome.closing ?? "the server broke the protocol")
-      throw ExitCode(ExitStatus.protocolViolation)
-    }
-    if outcome.stopped, outcome.played < matches {
-      complain("stopped by a signal after \(outcome.played) of \(matches) matches; left the room.")
-      throw ExitCode(ExitStatus.failure)
-    }
-    if outcome.played < matches {
-      complain(
-        "played \(outcome.played) of \(matches) matches before the connection ended"
-          + (outcome.closing.map { ": \($0)" } ?? "."))
-      throw ExitCode(ExitStatus.failure)
-    }
+    print(tally.summary)
   }
+}
+
+/// Follows the lobby on `connection` as `name` until a challenge seats it: accepting the
+/// first challenge to it (`accepting`), or challenging `challenging` as soon as the lobby
+/// shows that person free to take it (within `wait`: someone who never is, is said). A
+/// challenge that ends otherwise, a refusal or a closed connection is said, and exits 1
+/// (a broken protocol: 76).
+func seatFromLobby(
+  _ connection: ServerConnection, name: String, accepting: Bool, challenging: String?,
+  fair: Bool, wait: Duration = .seconds(10)
+) async throws -> LobbyFollower.Seated {
+  // Read by the give-up timer on another task, hence the lock.
+  let asked = NIOLockedValueBox(false)
+  var problem: String?
+  let me = (try? PlayerName.normalize(name).get()) ?? name
+  let giveUp = Task {
+    try await Task.sleep(for: wait)
+    if challenging != nil, !asked.withLockedValue({ $0 }) { await connection.close() }
+  }
+  defer { giveUp.cancel() }
+  do {
+    let seated = try await LobbyFollower.follow(connection, name: name, takesChallenges: true) {
+      event in
+      switch event {
+      case .view(_, let view):
+        guard let target = challenging, !asked.withLockedValue({ $0 }),
+          view.people.contains(where: {
+            $0.name == target && $0.takesChallenges && $0.status == .idle
+          })
+        else { break }
+        asked.withLockedValue { $0 = true }
+        connection.send(.challenge(name: target, bestOf: nil, ruleset: nil, fair: fair, id: 2))
+      case .challenge(let notice):
+        switch notice.status {
+        case .pending where accepting && notice.to == me:
+          print(
+            "accepting \(notice.from)'s challenge: best of \(notice.bestOf), "
+              + notice.ruleset.rawValue)
+          connection.send(.accept(challenge: notice.id, id: 3))
+        case .pending where notice.from == me:
+          print("challenged \(notice.to): best of \(notice.bestOf), \(notice.ruleset.rawValue)")
+        case .declined, .expired, .withdrawn:
+          if notice.from == me {
+            problem = "the challenge to \(notice.to) ended: \(notice.status.rawValue)"
+            return false
+          }
+        default:
+          break
+        }
+        fflush(nil)
+      case .refused(let error, _):
+        problem = "the server refused: \(error.message)"
+        return false
+      }
+      return true
+    }
+    if let seated { return seated }
+  } catch let violation as ProtocolViolation {
+    complain(violation.description)
+    throw ExitCode(ExitStatus.protocolViolation)
+  } catch {
+    complain(ConnectionFailure.ended(error))
+    throw ExitCode(ExitStatus.failure)
+  }
+  if let target = challenging, !asked.withLockedValue({ $0 }) {
+    problem = "\(target) was not in the lobby free to take a challenge within \(wait)."
+  }
+  complain(problem ?? "the server closed the connection before a challenge was accepted")
+  throw ExitCode(ExitStatus.failure)
 }
 
 /// A bot's session as a service: it plays until its matches are done or the connection
@@ -317,8 +440,7 @@ struct BotCommand: AsyncParsableCommand {
 /// Invariant: `outcome` is set once, when the session has ended.
 final class BotPlaying: Service, Sendable {
   struct Outcome: Sendable {
-    var played: Int
-    var summary: String
+    var tally: Bot.Tally
     /// Why the connection ended, if it was not the bot's own doing.
     var closing: String?
     var violated: Bool
@@ -350,12 +472,12 @@ final class BotPlaying: Service, Sendable {
     }
     let (error, fatal) = ended
     let bot = self.bot
-    let tally = await MainActor.run { (bot.tally.matches, bot.summary) }
+    let tally = await MainActor.run { bot.tally }
     let why =
       fatal.map { "the server refused: \($0.message)" } ?? error.map(ConnectionFailure.ended)
     outcome.withLockedValue {
       $0 = Outcome(
-        played: tally.0, summary: tally.1, closing: why,
+        tally: tally, closing: why,
         violated: error is ProtocolViolation || error is ServerCheated,
         stopped: stopping.withLockedValue { $0 })
     }

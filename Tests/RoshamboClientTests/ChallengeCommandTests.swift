@@ -1,0 +1,101 @@
+import Foundation
+import RoshamboClient
+import RoshamboGame
+import RoshamboProtocol
+import RoshamboServer
+import RoshamboTLS
+import Testing
+
+/// Challenges through the real `roshambo` processes: a bot waiting in the lobby takes a
+/// bot's challenges and both play them; a challenge to nobody, or one declined, is said.
+@Suite("Challenges from the command line", .serialized)
+struct ChallengeCommandTests {
+  /// Waits until `name` is in the lobby and takes challenges (seen by a follower of our
+  /// own, which then leaves).
+  func waitForPerson(_ name: String, port: Int) async throws {
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    var seen = false
+    let deadline = ContinuousClock.now + .seconds(10)
+    try await LobbyFollower.follow(connection, name: "Watcher") { event in
+      if case .view(_, let view) = event {
+        seen = view.people.contains { $0.name == name && $0.takesChallenges }
+      }
+      return !seen && ContinuousClock.now < deadline
+    }
+    guard seen else { throw TimedOut(description: "\(name) never appeared in the lobby") }
+  }
+
+  /// Waits for `process` to end (at most `seconds`), and returns its status and output.
+  /// The waiting blocks a thread of its own, never one of the tasks' threads, which the
+  /// other tests (and this one's followers) need meanwhile.
+  func finish(_ process: Process, _ pipe: Pipe, seconds: Double = 30) async -> (Int32, String) {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread {
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+        let printed = String(
+          decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        watchdog.cancel()
+        continuation.resume(returning: (process.terminationStatus, printed))
+      }
+    }
+  }
+
+  /// Runs `roshambo` with `arguments` to its end (see ``finish(_:_:seconds:)``).
+  func run(_ arguments: [String], port: Int) async throws -> (status: Int32, printed: String) {
+    let (process, pipe) = try startRoshambo(arguments, port: port)
+    return await finish(process, pipe)
+  }
+
+  @Test("a bot with --lobby takes two challenges from a bot with --challenge; both play both")
+  func botsFromTheLobby() async throws {
+    try await withTestServer { server in
+      let (alice, pipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Alice", "--matches", "2"], port: server.port)
+      try await waitForPerson("Alice", port: server.port)
+      let bob = try await run(
+        ["bot", "--challenge", "Alice", "--name", "Bob", "--matches", "2", "--strategy", "cycle"],
+        port: server.port)
+      #expect(bob.status == 0, "\(bob.printed)")
+      #expect(bob.printed.components(separatedBy: "challenged Alice: best of 3").count == 3)
+      #expect(bob.printed.contains("match 2: "))
+      #expect(bob.printed.hasSuffix("drawn\n"), "\(bob.printed)")
+      let (status, printed) = await finish(alice, pipe)
+      #expect(status == 0, "\(printed)")
+      #expect(printed.components(separatedBy: "accepting Bob's challenge").count == 3)
+      #expect(printed.contains("2 matches: "))
+    }
+  }
+
+  @Test("a challenge to someone never in the lobby, or one declined, is said and exits 1")
+  func refusedAndDeclined() async throws {
+    try await withTestServer { server in
+      let nobody = try await run(
+        ["bot", "--challenge", "Nobody", "--name", "Bob", "--wait", "1"], port: server.port)
+      #expect(nobody.status == 1)
+      #expect(
+        nobody.printed.contains("Nobody was not in the lobby free to take a challenge within 1"),
+        "\(nobody.printed)")
+
+      // Carol follows the lobby, takes challenges, and declines the first one.
+      let tls = try TLSContext(
+        .client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let carol = try await ServerConnection.connect(
+        host: "127.0.0.1", port: server.port, tls: tls)
+      let declining = Task {
+        try await LobbyFollower.follow(carol, name: "Carol", takesChallenges: true) { event in
+          guard case .challenge(let notice) = event else { return true }
+          if notice.status == .pending { carol.send(.decline(challenge: notice.id, id: 2)) }
+          return notice.status == .pending
+        }
+      }
+      try await waitForPerson("Carol", port: server.port)
+      let bob = try await run(["challenge", "Carol", "--name", "Bob"], port: server.port)
+      #expect(bob.status == 1)
+      #expect(bob.printed.contains("the challenge to Carol ended: declined"), "\(bob.printed)")
+      _ = try await declining.value
+    }
+  }
+}
