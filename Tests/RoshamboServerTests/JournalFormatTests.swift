@@ -76,6 +76,11 @@ struct JournalFormatTests {
       settings: .init(ruleset: .lizardSpock, bestOf: 7, roundMillis: 9, graceMillis: 8, fair: true),
       at: 5)
     #expect(try JournalFormat.action(from: JournalFormat.bytes(of: action)) == action)
+    // Found by the journal fuzzer: an ordinary room's reveal time was not written back.
+    let ordinary = LobbyAction.openMatch(
+      players: [.init(name: "A", token: "a"), .init(name: "B", token: "b")],
+      settings: .init(fair: false, revealMillis: 30_001), at: 6)
+    #expect(try JournalFormat.action(from: JournalFormat.bytes(of: ordinary)) == ordinary)
     var lobby = LobbyState()
     lobby.apply(action)
     #expect(try JournalFormat.lobby(from: JournalFormat.bytes(of: lobby)) == lobby)

@@ -165,8 +165,9 @@ extension JSONText {
     key("bestOf"); int(settings.bestOf); comma()
     key("roundMillis"); int(settings.roundMillis); comma()
     key("graceMillis"); int(settings.graceMillis)
-    if settings.fair {
-      comma(); key("fair"); bool(true)
+    if settings.fair { comma(); key("fair"); bool(true) }
+    // Only fair rooms use it, but what a row holds is written back exactly.
+    if settings.fair || settings.revealMillis != RoomState.Settings().revealMillis {
       comma(); key("revealMillis"); int(settings.revealMillis)
     }
     raw("}")
