@@ -14,6 +14,8 @@ public enum LobbyAction: Sendable, Equatable {
   /// `players` seated in order, so their match starts at once: what an accepted
   /// challenge does.
   case openMatch(players: [Entrant], settings: RoomState.Settings, at: Int64)
+  /// Something the lobby's tournament does.
+  case tournament(TournamentAction)
 
   /// A player ``openMatch`` seats.
   public struct Entrant: Sendable, Equatable {
@@ -26,4 +28,16 @@ public enum LobbyAction: Sendable, Equatable {
       self.token = token
     }
   }
+}
+
+/// What the lobby's tournament can be asked: opened, entered and left while it takes
+/// entries, and each round paired and seated.
+public enum TournamentAction: Sendable, Equatable {
+  /// A new tournament takes entries (none may be running).
+  case open(Tournament.Kind, settings: RoomState.Settings)
+  case enter(name: String)
+  case withdraw(name: String)
+  /// The next round is paired (the first one starts the tournament) and its matches
+  /// seated, each player with the token given for them here (what the lobby stores).
+  case startRound(tokens: [String: String], at: Int64)
 }

@@ -2,8 +2,8 @@
 /// players quick match moved.
 ///
 /// Invariant: every accepted action yields at least one `.room` event for the room it
-/// concerns (``LobbyState/room(of:)``), so a consumer that follows rooms needs nothing
-/// else.
+/// concerns (``LobbyState/room(of:)``), or a `.tournament` event for one of the
+/// tournament's, so a consumer that follows rooms needs nothing else.
 public enum LobbyEvent: Sendable, Equatable {
   case room(String, RoomEvent)
   /// A join created the room.
@@ -12,6 +12,19 @@ public enum LobbyEvent: Sendable, Equatable {
   case closed(String)
   /// Quick match moved a player left alone to the room of the player who waited.
   case moved(Move)
+  case tournament(TournamentEvent)
+
+  /// What happened to the lobby's tournament.
+  public enum TournamentEvent: Sendable, Equatable {
+    case opened
+    case entered(String)
+    case withdrew(String)
+    /// Round `round` was paired: its matches' rooms are open with both players seated.
+    case roundPaired(Int)
+    /// Every match of round `round` has a winner, and another round is to be played.
+    case roundOver(Int)
+    case finished(champion: String)
+  }
 
   /// A player moved by quick match: from which room and seat, to which.
   public struct Move: Sendable, Equatable {

@@ -1,11 +1,13 @@
 extension LobbyState {
   /// The room `action` concerns, in the lobby as it is before the action (a join
-  /// without a name lands in the quick-match room, see ``roomForJoin(requested:)``).
-  public func room(of action: LobbyAction) -> String {
+  /// without a name lands in the quick-match room, see ``roomForJoin(requested:)``); nil
+  /// for the tournament's actions, which concern none or several.
+  public func room(of action: LobbyAction) -> String? {
     switch action {
     case .join(let requested, _, _, _, _): roomForJoin(requested: requested)
     case .spectate(let name), .room(let name, _): name
     case .openMatch: nextMatchRoom
+    case .tournament: nil
     }
   }
 
@@ -14,6 +16,9 @@ extension LobbyState {
     switch action {
     case .join(let requested, let name, let token, let fair, let at):
       let target = roomForJoin(requested: requested)
+      if Tournament.isTournamentRoom(target) {
+        return .notPlaying("Only the tournament seats players in its rooms; watch them instead.")
+      }
       guard let room = rooms[target] else {
         if let requested, Self.isReservedRoomName(requested) {
           return .reservedRoomName(requested)
@@ -31,7 +36,13 @@ extension LobbyState {
       return room.refusal(for: .spectatorJoined)
     case .room(let name, let roomAction):
       guard let room = rooms[name] else { return .noSuchRoom(name) }
+      if case .rematchRequested = roomAction, Tournament.isTournamentRoom(name) {
+        return .notPlaying(
+          "Tournament matches have no rematch: the next round is paired when this one ends.")
+      }
       return room.refusal(for: roomAction)
+    case .tournament(let action):
+      return refusal(for: action)
     case .openMatch(let players, let settings, _):
       guard players.count == Seat.allCases.count,
         Set(players.map(\.token)).count == players.count
@@ -93,9 +104,14 @@ extension LobbyState {
           events.append(.room(name, event))
         }
       }
+    case .tournament(let action):
+      return applyAccepted(action)
     case .room(let room, let roomAction):
       name = room
-      for event in rooms[name]!.applyAccepted(roomAction) { events.append(.room(name, event)) }
+      for event in rooms[name]!.applyAccepted(roomAction) {
+        events.append(.room(name, event))
+        if case .matchEnded(let match) = event { recordTournamentMatch(match, &events) }
+      }
       switch roomAction {
       case .left(_, let at), .graceExpired(_, let at), .reconnected(_, let at):
         pairStrandedPlayer(in: name, at: at, &events)

@@ -16,6 +16,8 @@ public struct LobbyState: Sendable, Equatable {
   public var nextMatchNumber: Int
   /// Settings for rooms created by a join.
   public var defaults: RoomState.Settings
+  /// The tournament taking entries, running, or the last one finished.
+  public var tournament: Tournament?
 
   public init(defaults: RoomState.Settings = RoomState.Settings()) {
     self.rooms = [:]
@@ -23,6 +25,7 @@ public struct LobbyState: Sendable, Equatable {
     self.nextQuickMatchNumber = 1
     self.nextMatchNumber = 1
     self.defaults = defaults
+    self.tournament = nil
   }
 
   /// The room a player joining with `requested` (nil: quick match) lands in: the named
@@ -52,6 +55,7 @@ public struct LobbyState: Sendable, Equatable {
   /// and ``nextMatchRoom``'s `duel-N` (a named join may enter one, not create it).
   public static func isReservedRoomName(_ name: String) -> Bool {
     isQuickMatchRoom(name) || isNumbered(name, prefix: "duel-")
+      || Tournament.isTournamentRoom(name)
   }
 
   private static func isNumbered(_ name: String, prefix: String) -> Bool {

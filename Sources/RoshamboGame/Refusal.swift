@@ -30,6 +30,10 @@ public enum Refusal: Error, Sendable, Equatable {
   case noSuchChallenge(Int)
   /// Too many challenges from this person: pending, repeated, or in the last minute.
   case challengeLimit(String)
+  /// No tournament takes this entry now (none, started, full), or it cannot do this.
+  case tournamentClosed(String)
+  /// Another entrant of the tournament has this name.
+  case nameTaken(String)
   /// A timer or connection event that no longer applies.
   case stale(String)
 
@@ -37,7 +41,7 @@ public enum Refusal: Error, Sendable, Equatable {
   public enum Kind: String, Sendable, CaseIterable {
     case roomFull, spectatorsFull, noSuchRoom, wrongRound, alreadyChosen, invalidWeapon
     case notPlaying, fairRoom, notFair, reservedRoomName, noSuchPlayer, busy, noSuchChallenge
-    case challengeLimit, stale
+    case challengeLimit, tournamentClosed, nameTaken, stale
   }
 
   public var kind: Kind {
@@ -56,6 +60,8 @@ public enum Refusal: Error, Sendable, Equatable {
     case .busy: .busy
     case .noSuchChallenge: .noSuchChallenge
     case .challengeLimit: .challengeLimit
+    case .tournamentClosed: .tournamentClosed
+    case .nameTaken: .nameTaken
     case .stale: .stale
     }
   }
@@ -77,7 +83,9 @@ public enum Refusal: Error, Sendable, Equatable {
       "This room is not fair (commit–reveal): pick a weapon without committing to it first."
     case .reservedRoomName(let name):
       "Room names like \(name) are given by the server (quick match, challenges); join without naming a room, or pick another name."
-    case .noSuchPlayer(let why), .busy(let why), .challengeLimit(let why): why
+    case .noSuchPlayer(let why), .busy(let why), .challengeLimit(let why),
+      .tournamentClosed(let why), .nameTaken(let why):
+      why
     case .noSuchChallenge(let id):
       "Challenge \(id) is not waiting for your answer: it was answered, withdrawn or expired."
     case .stale(let why): why

@@ -35,13 +35,15 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
   public static let busy = ErrorCode(rawValue: "busy")
   public static let noSuchChallenge = ErrorCode(rawValue: "no_such_challenge")
   public static let challengeLimit = ErrorCode(rawValue: "challenge_limit")
+  public static let tournamentClosed = ErrorCode(rawValue: "tournament_closed")
+  public static let nameTaken = ErrorCode(rawValue: "name_taken")
 
   /// Every code of the contract, in the order `docs/PROTOCOL.md` lists them.
   public static let contract: [ErrorCode] = [
     .badFrame, .badMessage, .unsupportedProtocol, .helloFirst, .roomFull, .noSuchRoom,
     .badToken, .wrongRound, .alreadyChosen, .invalidWeapon, .notPlaying, .rateLimited,
     .serverFull, .unavailable, .timeout, .fairRoom, .notFair, .noSuchPlayer, .busy,
-    .noSuchChallenge, .challengeLimit,
+    .noSuchChallenge, .challengeLimit, .tournamentClosed, .nameTaken,
   ]
 
   /// The code for a refusal by the game's rules. A stale refusal (a timer whose moment
@@ -61,6 +63,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     case .busy: self = .busy
     case .noSuchChallenge: self = .noSuchChallenge
     case .challengeLimit: self = .challengeLimit
+    case .tournamentClosed: self = .tournamentClosed
+    case .nameTaken: self = .nameTaken
     }
   }
 }

@@ -407,6 +407,7 @@ final class GameHub {
     case .startGrace(let room, let seat, let at):
       timers.startGrace(room: room, seat: seat, endsAt: at)
     case .cancelTimer(let key): timers.cancel(key)
+    case .tournament(let event): tournamentChanged(event)
     case .log(let line): log(line)
     }
   }

@@ -54,6 +54,8 @@ enum HubReduction {
         effects.append(.follow(move))
       case .opened:
         break
+      case .tournament(let event):
+        effects.append(.tournament(event))
       case .closed(let room):
         effects.append(.cancelTimer(.deadline(room: room)))
         for seat in Seat.allCases { effects.append(.cancelTimer(.grace(room: room, seat: seat))) }

@@ -62,9 +62,11 @@ extension JSONReader {
     var matches: Bool?
     var players: [LobbyAction.Entrant]?
     var settings: RoomState.Settings?
+    var kindOfTournament: Tournament.Kind?
     try object { reader, key in
       switch key {
       case "type": type = try reader.string()
+      case "kind": kindOfTournament = try reader.raw(Tournament.Kind.self, "kind")
       case "players": players = try reader.array(of: { try $0.journalEntrant() })
       case "settings": settings = try reader.journalSettings()
       case "fair": fair = try reader.bool()
@@ -90,6 +92,23 @@ extension JSONReader {
       return .join(
         room: room, name: try required(name, "name"), token: try required(token, "token"),
         fair: fair, at: Int64(try required(at, "at")))
+    }
+    switch kind {
+    case "tournamentOpen":
+      return .tournament(
+        .open(try required(kindOfTournament, "kind"), settings: try required(settings, "settings")))
+    case "tournamentEnter": return .tournament(.enter(name: try required(name, "name")))
+    case "tournamentWithdraw": return .tournament(.withdraw(name: try required(name, "name")))
+    case "tournamentRound":
+      var tokens: [String: String] = [:]
+      for player in try required(players, "players") {
+        guard tokens.updateValue(player.token, forKey: player.name) == nil else {
+          throw failure("a tournament round with \(player.name.prefix(32)) twice")
+        }
+      }
+      return .tournament(.startRound(tokens: tokens, at: Int64(try required(at, "at"))))
+    default:
+      break
     }
     if kind == "openMatch" {
       return .openMatch(
@@ -153,12 +172,69 @@ extension JSONReader {
     return LobbyAction.Entrant(name: name, token: token)
   }
 
+  fileprivate mutating func journalTournament() throws -> Tournament {
+    var kind: Tournament.Kind?
+    var settings: RoomState.Settings?
+    var phase: Tournament.Phase?
+    var number: Int?
+    var entrants: [String]?
+    var rounds: [[Tournament.Pairing]]?
+    var champion: String?
+    try object { reader, key in
+      switch key {
+      case "kind": kind = try reader.raw(Tournament.Kind.self, "kind")
+      case "settings": settings = try reader.journalSettings()
+      case "phase": phase = try reader.raw(Tournament.Phase.self, "phase")
+      case "number": number = try reader.int()
+      case "entrants": entrants = try reader.array(of: { try $0.string() })
+      case "rounds":
+        rounds = try reader.array(of: { try $0.array(of: { try $0.journalPairing() }) })
+      case "champion": champion = try reader.optionalString()
+      default: throw reader.failure("a tournament has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard let kind, let settings, let phase, let number, let entrants, let rounds else {
+      throw failure(
+        "a tournament without one of kind, settings, phase, number, entrants, rounds")
+    }
+    guard Set(entrants).count == entrants.count, entrants.count <= Tournament.maxEntrants else {
+      throw failure("a tournament whose entrants repeat a name or are too many")
+    }
+    var tournament = Tournament(kind: kind, settings: settings, number: number)
+    tournament.phase = phase
+    tournament.entrants = entrants
+    tournament.rounds = rounds
+    tournament.champion = champion
+    return tournament
+  }
+
+  private mutating func journalPairing() throws -> Tournament.Pairing {
+    var players: [String]?
+    var room: String?
+    var winner: String?
+    var scores: [Int] = []
+    try object { reader, key in
+      switch key {
+      case "players": players = try reader.array(of: { try $0.string() })
+      case "room": room = try reader.optionalString()
+      case "winner": winner = try reader.optionalString()
+      case "scores": scores = try reader.array(of: { try $0.int() })
+      default: throw reader.failure("a pairing has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard let players, (1...2).contains(players.count), scores.count <= 2 else {
+      throw failure("a pairing without one or two players")
+    }
+    return Tournament.Pairing(players: players, room: room, winner: winner, scores: scores)
+  }
+
   fileprivate mutating func journalSnapshot() throws -> LobbyState {
     var format: Int?
     var quickMatchRoom: String?
     var next: Int?
     // Absent from snapshots written before challenges existed: no `duel-N` room yet.
     var nextMatch = 1
+    var tournament: Tournament?
     var defaults: RoomState.Settings?
     var rooms: [RoomState]?
     try object { reader, key in
@@ -167,6 +243,7 @@ extension JSONReader {
       case "quickMatchRoom": quickMatchRoom = try reader.optionalString()
       case "nextQuickMatchNumber": next = try reader.int()
       case "nextMatchNumber": nextMatch = try reader.int()
+      case "tournament": tournament = try reader.journalTournament()
       case "defaults": defaults = try reader.journalSettings()
       case "rooms": rooms = try reader.array(of: { try $0.journalRoom() })
       default: throw reader.failure("a snapshot has no field \"\(key.prefix(32))\"")
@@ -182,6 +259,7 @@ extension JSONReader {
     lobby.quickMatchRoom = quickMatchRoom
     lobby.nextQuickMatchNumber = next
     lobby.nextMatchNumber = nextMatch
+    lobby.tournament = tournament
     for room in rooms {
       guard lobby.rooms.updateValue(room, forKey: room.name) == nil else {
         throw failure("a snapshot with two rooms named \(room.name.prefix(32))")

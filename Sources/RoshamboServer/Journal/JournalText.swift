@@ -24,19 +24,47 @@ extension JSONText {
       roomAction(action, in: room)
     case .openMatch(let players, let settings, let at):
       raw("{\"type\":\"openMatch\",")
-      key("players"); raw("[")
-      for (index, player) in players.enumerated() {
-        if index > 0 { comma() }
-        raw("{")
-        key("name"); string(player.name); comma()
-        key("token"); string(player.token)
-        raw("}")
-      }
-      raw("]"); comma()
+      key("players"); entrants(players); comma()
       key("settings"); self.settings(settings); comma()
       key("at"); int(at)
+    case .tournament(let action):
+      tournamentRow(action)
     }
     raw("}")
+  }
+
+  private mutating func tournamentRow(_ action: TournamentAction) {
+    switch action {
+    case .open(let kind, let settings):
+      raw("{\"type\":\"tournamentOpen\",")
+      key("kind"); string(kind.rawValue); comma()
+      key("settings"); self.settings(settings)
+    case .enter(let name):
+      raw("{\"type\":\"tournamentEnter\",")
+      key("name"); string(name)
+    case .withdraw(let name):
+      raw("{\"type\":\"tournamentWithdraw\",")
+      key("name"); string(name)
+    case .startRound(let tokens, let at):
+      raw("{\"type\":\"tournamentRound\",")
+      // In name order, so the same round is always the same row.
+      key("players")
+      entrants(tokens.sorted { $0.key < $1.key }.map { .init(name: $0.key, token: $0.value) })
+      comma()
+      key("at"); int(at)
+    }
+  }
+
+  private mutating func entrants(_ players: [LobbyAction.Entrant]) {
+    raw("[")
+    for (index, player) in players.enumerated() {
+      if index > 0 { comma() }
+      raw("{")
+      key("name"); string(player.name); comma()
+      key("token"); string(player.token)
+      raw("}")
+    }
+    raw("]")
   }
 
   private mutating func roomAction(_ action: RoomAction, in room: String) {
@@ -108,6 +136,9 @@ extension JSONText {
     key("quickMatchRoom"); optionalString(lobby.quickMatchRoom); comma()
     key("nextQuickMatchNumber"); int(lobby.nextQuickMatchNumber); comma()
     key("nextMatchNumber"); int(lobby.nextMatchNumber); comma()
+    if let tournament = lobby.tournament {
+      key("tournament"); self.tournament(tournament); comma()
+    }
     key("defaults"); settings(lobby.defaults); comma()
     key("rooms"); raw("[")
     for (index, room) in lobby.rooms.values.enumerated() {
@@ -170,6 +201,47 @@ extension JSONText {
     if settings.fair || settings.revealMillis != RoomState.Settings().revealMillis {
       comma(); key("revealMillis"); int(settings.revealMillis)
     }
+    raw("}")
+  }
+
+  private mutating func tournament(_ tournament: Tournament) {
+    raw("{")
+    key("kind"); string(tournament.kind.rawValue); comma()
+    key("settings"); settings(tournament.settings); comma()
+    key("phase"); string(tournament.phase.rawValue); comma()
+    key("number"); int(tournament.number); comma()
+    key("entrants"); raw("[")
+    for (index, name) in tournament.entrants.enumerated() {
+      if index > 0 { comma() }
+      string(name)
+    }
+    raw("]"); comma()
+    key("rounds"); raw("[")
+    for (index, round) in tournament.rounds.enumerated() {
+      if index > 0 { comma() }
+      raw("[")
+      for (index, pairing) in round.enumerated() {
+        if index > 0 { comma() }
+        raw("{")
+        key("players"); raw("[")
+        for (index, name) in pairing.players.enumerated() {
+          if index > 0 { comma() }
+          string(name)
+        }
+        raw("]"); comma()
+        key("room"); optionalString(pairing.room); comma()
+        key("winner"); optionalString(pairing.winner); comma()
+        key("scores"); raw("[")
+        for (index, score) in pairing.scores.enumerated() {
+          if index > 0 { comma() }
+          int(score)
+        }
+        raw("]}")
+      }
+      raw("]")
+    }
+    raw("]"); comma()
+    key("champion"); optionalString(tournament.champion)
     raw("}")
   }
 }

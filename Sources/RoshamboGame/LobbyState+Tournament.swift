@@ -1,0 +1,108 @@
+extension LobbyState {
+  /// Why the tournament refuses `action`, or nil.
+  func refusal(for action: TournamentAction) -> Refusal? {
+    switch action {
+    case .open(_, let settings):
+      if let tournament, tournament.phase != .finished {
+        return .tournamentClosed("A tournament is already under way.")
+      }
+      return settings.isValid ? nil : .tournamentClosed("Those settings make no match.")
+    case .enter(let name):
+      guard let tournament, tournament.phase == .entry else {
+        return .tournamentClosed("No tournament is taking entries now.")
+      }
+      if tournament.entrants.contains(name) {
+        return .nameTaken("Someone named \(name) has entered already; enter under another name.")
+      }
+      if tournament.entrants.count >= Tournament.maxEntrants {
+        return .tournamentClosed("The tournament is full (\(Tournament.maxEntrants) players).")
+      }
+      return nil
+    case .withdraw(let name):
+      guard let tournament, tournament.phase == .entry, tournament.entrants.contains(name) else {
+        return .tournamentClosed("\(name) has no entry to withdraw (or the tournament started).")
+      }
+      return nil
+    case .startRound(let tokens, _):
+      guard let tournament, tournament.phase != .finished, tournament.roundIsOver else {
+        return .stale("no tournament round to start")
+      }
+      guard tournament.entrants.count >= 2 else {
+        return .tournamentClosed("A tournament needs at least two players.")
+      }
+      let next = tournament.nextRound()
+      guard !next.isEmpty else { return .stale("every round is played") }
+      for pairing in next where !pairing.isBye {
+        guard let room = pairing.room, rooms[room] == nil,
+          pairing.players.allSatisfy({ tokens[$0] != nil })
+        else { return .stale("a round's rooms or tokens do not fit") }
+      }
+      return nil
+    }
+  }
+
+  /// Changes the lobby for a tournament action the rules accept.
+  mutating func applyAccepted(_ action: TournamentAction) -> [LobbyEvent] {
+    switch action {
+    case .open(let kind, let settings):
+      tournament = Tournament(
+        kind: kind, settings: settings, number: (tournament?.number ?? 0) + 1)
+      return [.tournament(.opened)]
+    case .enter(let name):
+      tournament!.entrants.append(name)
+      return [.tournament(.entered(name))]
+    case .withdraw(let name):
+      tournament!.entrants.removeAll { $0 == name }
+      return [.tournament(.withdrew(name))]
+    case .startRound(let tokens, let at):
+      var events: [LobbyEvent] = []
+      tournament!.phase = .running
+      let pairings = tournament!.nextRound()
+      tournament!.rounds.append(pairings)
+      let round = tournament!.rounds.count
+      for pairing in pairings where !pairing.isBye {
+        let name = pairing.room!
+        rooms[name] = RoomState(name: name, settings: tournament!.settings)
+        events.append(.opened(name))
+        for player in pairing.players {
+          for event in rooms[name]!.applyAccepted(
+            .playerJoined(name: player, token: tokens[player]!, at: at))
+          {
+            events.append(.room(name, event))
+          }
+        }
+      }
+      events.append(.tournament(.roundPaired(round)))
+      // A round of byes alone (no match) is over at once.
+      if tournament!.roundIsOver { events.append(contentsOf: endOfRound()) }
+      return events
+    }
+  }
+
+  /// A match ended: if it is one of the tournament's current round, its result counts
+  /// (only the first result: a room's match is played once).
+  mutating func recordTournamentMatch(_ match: FinishedMatch, _ events: inout [LobbyEvent]) {
+    guard Tournament.isTournamentRoom(match.room), var tournament,
+      tournament.phase == .running, var round = tournament.rounds.last,
+      let index = round.firstIndex(where: { $0.room == match.room && $0.winner == nil })
+    else { return }
+    round[index].winner = match.winner
+    round[index].scores = match.scores
+    tournament.rounds[tournament.rounds.count - 1] = round
+    self.tournament = tournament
+    if tournament.roundIsOver { events.append(contentsOf: endOfRound()) }
+  }
+
+  /// The round just completed: the tournament finishes (its champion the first of the
+  /// standings), or another round is due.
+  private mutating func endOfRound() -> [LobbyEvent] {
+    let round = tournament!.rounds.count
+    if round >= tournament!.roundCount {
+      let champion = tournament!.standings.first!.name
+      tournament!.phase = .finished
+      tournament!.champion = champion
+      return [.tournament(.finished(champion: champion))]
+    }
+    return [.tournament(.roundOver(round))]
+  }
+}
