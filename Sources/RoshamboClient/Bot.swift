@@ -38,10 +38,15 @@ public final class Bot {
 
   /// A bot that leaves once `tally` counts `matches` matches (it starts from `tally`, so
   /// bots playing one after another go on counting).
+  /// Whether it asks for a rematch after a match it did not leave (not in a tournament,
+  /// whose server pairs the next match itself).
+  private let asksRematch: Bool
+
   public init(
     session: ClientSession, strategy: BotStrategy, matches: Int, tally: Tally = Tally(),
-    log: @escaping (String) -> Void
+    asksRematch: Bool = true, log: @escaping (String) -> Void
   ) {
+    self.asksRematch = asksRematch
     self.tally = tally
     self.session = session
     self.strategy = strategy
@@ -114,7 +119,7 @@ public final class Bot {
       )
       if tally.matches >= matches {
         session.store.dispatch(.quit)
-      } else if view.player(me.opponent)?.left != true {
+      } else if asksRematch, view.player(me.opponent)?.left != true {
         session.store.dispatch(.rematch)
       }
     }

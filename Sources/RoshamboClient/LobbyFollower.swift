@@ -7,7 +7,8 @@ import RoshamboProtocol
 /// connection in a room (then the connection is the caller's to play on).
 ///
 /// Invariant: the caller sees only views whose `seq` rises, notices of challenges this
-/// connection takes part in, and a seat only after a challenge it is in was accepted;
+/// connection takes part in, and a seat only after a challenge it is in was accepted or
+/// while the lobby lists it among the entrants of a tournament under way;
 /// anything else from the server ends the following with a ``ProtocolViolation``, a
 /// refusal of the `hello` with a ``LobbyFollower/Refused``.
 public enum LobbyFollower {
@@ -34,7 +35,8 @@ public enum LobbyFollower {
   }
 
   /// Sends `hello` as `name` with role `lobby` (saying it takes challenges when
-  /// `takesChallenges`), then calls `each` with each event until it returns false or the
+  /// `takesChallenges`; `enteredTournament` says whether the caller has sent `enter`, so
+  /// that a seat may come before a view lists the entry), then calls `each` with each event until it returns false or the
   /// connection ends (then returns nil; a connection that ends with an error throws it),
   /// or until an accepted challenge seats the connection: then returns the seat, with
   /// the connection open and the room's first `state` still to be read. Runs in the
@@ -42,6 +44,7 @@ public enum LobbyFollower {
   @discardableResult
   public static func follow(
     _ connection: ServerConnection, name: String, takesChallenges: Bool = false,
+    enteredTournament: () -> Bool = { false },
     isolation: isolated (any Actor)? = #isolation,
     each: (Event) async -> Bool
   ) async throws -> Seated? {
@@ -52,6 +55,7 @@ public enum LobbyFollower {
     let me = (try? PlayerName.normalize(name).get()) ?? name
     var last: Int?
     var accepted: Set<Int> = []
+    var entrant = false
     var followed = false
     func violation(_ message: String) async -> ProtocolViolation {
       await connection.close()
@@ -71,6 +75,12 @@ public enum LobbyFollower {
           }
           last = seq
           followed = true
+          // An entrant of the tournament under way is seated by the server each round.
+          entrant =
+            takesChallenges
+            && lobby.tournament.map {
+              $0.phase != .finished && $0.standings.contains { $0.name == me }
+            } == true
           event = .view(seq: seq, lobby)
         case .challenge(let notice):
           guard takesChallenges, followed, notice.from == me || notice.to == me else {
@@ -87,7 +97,8 @@ public enum LobbyFollower {
         case .pong:
           continue
         case .welcome(let room, let seat?, let token?)
-        where !accepted.isEmpty && ClientMessage.isValidRoom(room):
+        where (!accepted.isEmpty || entrant || (takesChallenges && enteredTournament()))
+          && ClientMessage.isValidRoom(room):
           return Seated(room: room, seat: seat, token: token)
         case .welcome, .state:
           throw await violation("a room's message to a connection following the lobby")

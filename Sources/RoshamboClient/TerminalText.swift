@@ -83,6 +83,21 @@ extension ServerMessage {
       for index in view.leaders.indices {
         view.leaders[index].name = TerminalText.name(view.leaders[index].name)
       }
+      if var tournament = view.tournament {
+        for index in tournament.standings.indices {
+          tournament.standings[index].name = TerminalText.name(tournament.standings[index].name)
+        }
+        for index in tournament.pairings.indices {
+          tournament.pairings[index].players = tournament.pairings[index].players.map(
+            TerminalText.name)
+          tournament.pairings[index].room = tournament.pairings[index].room.map(
+            TerminalText.sanitized)
+          tournament.pairings[index].winner = tournament.pairings[index].winner.map(
+            TerminalText.name)
+        }
+        tournament.champion = tournament.champion.map(TerminalText.name)
+        view.tournament = tournament
+      }
       return .lobby(seq: seq, view: view)
     case .challenge(var notice):
       notice.from = TerminalText.name(notice.from)

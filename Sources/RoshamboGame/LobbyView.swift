@@ -82,6 +82,41 @@ public struct LobbyView: Sendable, Equatable {
     }
   }
 
+  /// The tournament as the lobby shows it: where it stands, the standings, this round's
+  /// pairings, the champion once there is one.
+  public struct TournamentView: Sendable, Equatable {
+    public var kind: Tournament.Kind
+    public var phase: Tournament.Phase
+    /// The round being played (0 while it takes entries).
+    public var round: Int
+    /// How many rounds it plays (with its entrants so far).
+    public var rounds: Int
+    public var standings: [Tournament.Standing]
+    /// The pairings of the current round.
+    public var pairings: [Tournament.Pairing]
+    public var champion: String?
+
+    public init(
+      kind: Tournament.Kind, phase: Tournament.Phase, round: Int, rounds: Int,
+      standings: [Tournament.Standing], pairings: [Tournament.Pairing], champion: String?
+    ) {
+      self.kind = kind
+      self.phase = phase
+      self.round = round
+      self.rounds = rounds
+      self.standings = Array(standings.prefix(Tournament.maxEntrants))
+      self.pairings = Array(pairings.prefix(Tournament.maxEntrants / 2))
+      self.champion = champion
+    }
+
+    public init(_ tournament: Tournament) {
+      self.init(
+        kind: tournament.kind, phase: tournament.phase, round: tournament.rounds.count,
+        rounds: tournament.roundCount, standings: tournament.standings,
+        pairings: tournament.rounds.last ?? [], champion: tournament.champion)
+    }
+  }
+
   /// The most people a view lists.
   public static let maxPeople = 128
   /// The most rooms a view lists.
@@ -98,10 +133,14 @@ public struct LobbyView: Sendable, Equatable {
   /// How many rooms there are (the list may be cut).
   public var roomCount: Int
   public var leaders: [Leader]
+  /// The lobby's tournament, if one was opened.
+  public var tournament: TournamentView?
 
   public init(
-    people: [Person], peopleCount: Int, rooms: [Room], roomCount: Int, leaders: [Leader]
+    people: [Person], peopleCount: Int, rooms: [Room], roomCount: Int, leaders: [Leader],
+    tournament: TournamentView? = nil
   ) {
+    self.tournament = tournament
     self.people = Array(people.prefix(Self.maxPeople))
     self.peopleCount = peopleCount
     self.rooms = Array(rooms.prefix(Self.maxRooms))
@@ -133,6 +172,6 @@ extension LobbyState {
     }
     return LobbyView(
       people: people, peopleCount: peopleCount, rooms: listed, roomCount: rooms.count,
-      leaders: leaders)
+      leaders: leaders, tournament: tournament.map(LobbyView.TournamentView.init))
   }
 }

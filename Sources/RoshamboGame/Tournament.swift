@@ -52,6 +52,14 @@ public struct Tournament: Sendable, Equatable {
     public var roundDifference: Int
     /// In single elimination, whether they are still in.
     public var alive: Bool
+
+    public init(name: String, wins: Int, losses: Int, roundDifference: Int, alive: Bool) {
+      self.name = name
+      self.wins = wins
+      self.losses = losses
+      self.roundDifference = roundDifference
+      self.alive = alive
+    }
   }
 
   /// The most entrants a tournament takes.

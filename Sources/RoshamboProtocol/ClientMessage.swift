@@ -38,13 +38,18 @@ public enum ClientMessage: Sendable, Equatable {
   /// From the one challenged: take challenge `challenge` (both are seated at once).
   case accept(challenge: Int, id: Int?)
   case decline(challenge: Int, id: Int?)
+  /// From a lobby follower that takes challenges: enter the tournament taking entries.
+  case enter(id: Int?)
+  /// Take the entry back before the tournament starts.
+  case withdraw(id: Int?)
 
   /// The message's `id`, echoed as `re` on an error it causes.
   public var id: Int? {
     switch self {
     case .hello(_, _, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
       .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id),
-      .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, let id):
+      .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, let id), .enter(let id),
+      .withdraw(let id):
       id
     }
   }
@@ -297,6 +302,8 @@ public enum ClientMessage: Sendable, Equatable {
       return .success(
         type == "accept"
           ? .accept(challenge: challenge, id: e.id) : .decline(challenge: challenge, id: e.id))
+    case "enter": return .success(.enter(id: e.id))
+    case "withdraw": return .success(.withdraw(id: e.id))
     case "rematch": return .success(.rematch(id: e.id))
     case "leave": return .success(.leave(id: e.id))
     case "ping": return .success(.ping(id: e.id))
@@ -371,6 +378,14 @@ public enum ClientMessage: Sendable, Equatable {
       json.raw("}")
     case .leave(let messageID):
       json.raw("{\"type\":\"leave\"")
+      id(messageID)
+      json.raw("}")
+    case .enter(let messageID):
+      json.raw("{\"type\":\"enter\"")
+      id(messageID)
+      json.raw("}")
+    case .withdraw(let messageID):
+      json.raw("{\"type\":\"withdraw\"")
       id(messageID)
       json.raw("}")
     case .ping(let messageID):

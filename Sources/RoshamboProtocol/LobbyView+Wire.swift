@@ -56,7 +56,52 @@ extension JSONText {
       key("lost"); int(leader.lost)
       raw("}")
     }
-    raw("]}")
+    raw("]"); comma()
+    key("tournament")
+    if let tournament = view.tournament { self.tournament(tournament) } else { null() }
+    raw("}")
+  }
+
+  private mutating func tournament(_ view: LobbyView.TournamentView) {
+    raw("{")
+    key("kind"); string(view.kind.rawValue); comma()
+    key("phase"); string(view.phase.rawValue); comma()
+    key("round"); int(view.round); comma()
+    key("rounds"); int(view.rounds); comma()
+    key("standings"); raw("[")
+    for (index, line) in view.standings.enumerated() {
+      if index > 0 { comma() }
+      raw("{")
+      key("name"); string(line.name); comma()
+      key("wins"); int(line.wins); comma()
+      key("losses"); int(line.losses); comma()
+      key("roundDifference"); int(line.roundDifference); comma()
+      key("alive"); bool(line.alive)
+      raw("}")
+    }
+    raw("]"); comma()
+    key("pairings"); raw("[")
+    for (index, pairing) in view.pairings.enumerated() {
+      if index > 0 { comma() }
+      raw("{")
+      key("players"); raw("[")
+      for (index, name) in pairing.players.enumerated() {
+        if index > 0 { comma() }
+        string(name)
+      }
+      raw("]"); comma()
+      key("room"); optionalString(pairing.room); comma()
+      key("winner"); optionalString(pairing.winner); comma()
+      key("scores"); raw("[")
+      for (index, score) in pairing.scores.enumerated() {
+        if index > 0 { comma() }
+        int(score)
+      }
+      raw("]}")
+    }
+    raw("]"); comma()
+    key("champion"); optionalString(view.champion)
+    raw("}")
   }
 }
 
@@ -67,6 +112,7 @@ extension JSONReader {
     var rooms: [LobbyView.Room]?
     var roomCount: Int?
     var leaders: [LobbyView.Leader]?
+    var tournament: LobbyView.TournamentView?
     try object { reader, key in
       switch key {
       case "people": people = try reader.array(of: { try $0.lobbyPerson() })
@@ -74,6 +120,8 @@ extension JSONReader {
       case "rooms": rooms = try reader.array(of: { try $0.lobbyRoom() })
       case "roomCount": roomCount = try reader.int()
       case "leaders": leaders = try reader.array(of: { try $0.lobbyLeader() })
+      case "tournament":
+        tournament = try reader.null() ? nil : try reader.lobbyTournament()
       default: try reader.skipValue()
       }
     }
@@ -89,7 +137,85 @@ extension JSONReader {
     }
     return LobbyView(
       people: people, peopleCount: peopleCount, rooms: rooms, roomCount: roomCount,
-      leaders: leaders)
+      leaders: leaders, tournament: tournament)
+  }
+
+  private mutating func lobbyTournament() throws -> LobbyView.TournamentView {
+    var kind: Tournament.Kind?
+    var phase: Tournament.Phase?
+    var round: Int?
+    var rounds: Int?
+    var standings: [Tournament.Standing]?
+    var pairings: [Tournament.Pairing]?
+    var champion: String?
+    try object { reader, key in
+      switch key {
+      case "kind": kind = try reader.raw(Tournament.Kind.self, "kind")
+      case "phase": phase = try reader.raw(Tournament.Phase.self, "phase")
+      case "round": round = try reader.int()
+      case "rounds": rounds = try reader.int()
+      case "standings": standings = try reader.array(of: { try $0.tournamentStanding() })
+      case "pairings": pairings = try reader.array(of: { try $0.tournamentPairing() })
+      case "champion": champion = try reader.optionalString()
+      default: try reader.skipValue()
+      }
+    }
+    guard let kind, let phase, let round, let rounds, let standings, let pairings else {
+      throw failure(
+        "a tournament without one of kind, phase, round, rounds, standings, pairings")
+    }
+    guard standings.count <= Tournament.maxEntrants, pairings.count <= Tournament.maxEntrants / 2
+    else {
+      throw failure(
+        "a tournament lists at most \(Tournament.maxEntrants) standings and "
+          + "\(Tournament.maxEntrants / 2) pairings")
+    }
+    return LobbyView.TournamentView(
+      kind: kind, phase: phase, round: round, rounds: rounds, standings: standings,
+      pairings: pairings, champion: champion)
+  }
+
+  private mutating func tournamentStanding() throws -> Tournament.Standing {
+    var name: String?
+    var wins: Int?
+    var losses: Int?
+    var difference = 0
+    var alive = true
+    try object { reader, key in
+      switch key {
+      case "name": name = try reader.string()
+      case "wins": wins = try reader.int()
+      case "losses": losses = try reader.int()
+      case "roundDifference": difference = try reader.int()
+      case "alive": alive = try reader.bool()
+      default: try reader.skipValue()
+      }
+    }
+    guard let name, let wins, let losses else {
+      throw failure("a standing without name, wins or losses")
+    }
+    return Tournament.Standing(
+      name: name, wins: wins, losses: losses, roundDifference: difference, alive: alive)
+  }
+
+  private mutating func tournamentPairing() throws -> Tournament.Pairing {
+    var players: [String]?
+    var room: String?
+    var winner: String?
+    var scores: [Int] = []
+    try object { reader, key in
+      switch key {
+      case "players": players = try reader.array(of: { try $0.string() })
+      case "room": room = try reader.optionalString()
+      case "winner": winner = try reader.optionalString()
+      case "scores": scores = try reader.array(of: { try $0.int() })
+      default: try reader.skipValue()
+      }
+    }
+    guard let players, (1...2).contains(players.count), scores.count <= 2 else {
+      throw failure("a pairing without one or two players")
+    }
+    return Tournament.Pairing(players: players, room: room, winner: winner, scores: scores)
   }
 
   private mutating func lobbyPerson() throws -> LobbyView.Person {

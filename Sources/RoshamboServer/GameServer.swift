@@ -150,6 +150,12 @@ public final class GameServer: Service, Sendable {
           retryMillis: configuration.journalRetryMillis,
           profileStalls: configuration.profileStalls, now: now)
         hub.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
+        hub.tournamentPlan = TournamentPlan(
+          kind: configuration.tournament,
+          settings: configuration.tournamentSettings ?? configuration.roomSettings,
+          players: configuration.tournamentPlayers,
+          startMillis: configuration.tournamentStartMillis,
+          pauseMillis: configuration.tournamentPauseMillis)
         hub.restore()
         return HubHandle(hub)
       }.get()

@@ -54,6 +54,16 @@ public struct ServerConfiguration: Sendable {
   public var journalCompactionInterval = 10_000
   /// Finished matches kept for `history` (the leaderboard keeps every player's totals).
   public var keepMatches = 10_000
+  /// The tournament the server opens for its lobby when it starts with none (nil: none).
+  public var tournament: Tournament.Kind?
+  /// How the tournament's matches are played (by default the rooms' settings).
+  public var tournamentSettings: RoomState.Settings?
+  /// The tournament starts once this many have entered (0: only by the timer below).
+  public var tournamentPlayers = 0
+  /// …or this long after its second entry, ms.
+  public var tournamentStartMillis: Int64 = 60_000
+  /// The pause between a round's end and the next round's seating, ms (to see results).
+  public var tournamentPauseMillis: Int64 = 3_000
   /// How long a challenge in the lobby waits for its answer, ms.
   public var challengeLifetimeMillis = ChallengeBoard.defaultLifetimeMillis
   /// Commits that have been taking less than this many µs on average run on the hub's

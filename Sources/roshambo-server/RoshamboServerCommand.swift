@@ -48,6 +48,7 @@ struct Serve: AsyncParsableCommand {
 
 /// `--ruleset` and `--log-level` take these by name; help and errors list every one.
 extension Ruleset.ID: ExpressibleByArgument {}
+extension Tournament.Kind: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Prints one line to standard error, prefixed with the program's name.
@@ -125,6 +126,30 @@ struct ServeOptions: ParsableArguments {
   @Option(help: "Finished matches kept for `history` (the leaderboard keeps every total).")
   var keepMatches = 10_000
 
+  @Option(
+    help: ArgumentHelp(
+      "Run a tournament for the lobby: round-robin, single-elimination or swiss.",
+      discussion: """
+        Opened when the server starts with no tournament in its journal. Players enter \
+        from the lobby (key t on its screen, or `roshambo bot --tournament`); entries \
+        close --tournament-start seconds after the second entry, or as soon as \
+        --tournament-players have entered. The server pairs each round, seats the pairs \
+        in rooms cup-N-R-M (best of --best-of, the --ruleset, fair with --fair), gives \
+        byes on odd counts, and pairs the next round --tournament-pause seconds after \
+        the last match of a round ends; a player who does not come forfeits after the \
+        grace period. The lobby shows the standings and the pairings.
+        """))
+  var tournament: Tournament.Kind?
+
+  @Option(help: "Start the tournament as soon as this many have entered (0: by time only).")
+  var tournamentPlayers = 0
+
+  @Option(help: "Seconds after the second entry that the tournament starts.")
+  var tournamentStart = 60.0
+
+  @Option(help: "Seconds between a tournament round's end and the next round.")
+  var tournamentPause = 3.0
+
   @Flag(
     help: ArgumentHelp(
       "Start even though the journal is damaged.",
@@ -184,6 +209,14 @@ struct ServeOptions: ParsableArguments {
     }
     guard graceSeconds >= 0, graceSeconds <= 86_400 else {
       throw ValidationError("--grace-seconds must be from 0 to 86400.")
+    }
+    guard (0...Tournament.maxEntrants).contains(tournamentPlayers) else {
+      throw ValidationError(
+        "--tournament-players must be from 0 (start by time) to \(Tournament.maxEntrants).")
+    }
+    guard (0...86_400).contains(tournamentStart), (0...3_600).contains(tournamentPause) else {
+      throw ValidationError(
+        "--tournament-start must be 0 to 86400 seconds and --tournament-pause 0 to 3600.")
     }
     guard maxConnections >= 1 else {
       throw ValidationError("--max-connections must be at least 1.")
@@ -276,6 +309,10 @@ struct ServeOptions: ParsableArguments {
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
     configuration.keepMatches = keepMatches
+    configuration.tournament = tournament
+    configuration.tournamentPlayers = tournamentPlayers
+    configuration.tournamentStartMillis = Int64(tournamentStart * 1000)
+    configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
     if !noAnnounce { configuration.announceName = announcedName }
 
     if recover {

@@ -276,6 +276,9 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "With --challenge: how long to wait for the person to be free in the lobby, s.")
   var wait = 10
 
+  @Flag(help: "Enter the server's tournament and play every match it seats the bot in.")
+  var tournament = false
+
   /// The service group's own lines stay out of the bot's output.
   static var quietLogger: Logger {
     var logger = Logger(label: "roshambo.bot")
@@ -288,10 +291,10 @@ struct BotCommand: AsyncParsableCommand {
     if let name { try validateName(name) }
     if let challenge { try validateName(challenge) }
     guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds.") }
-    if lobby || challenge != nil {
-      guard room == nil, !(lobby && challenge != nil) else {
+    if lobby || challenge != nil || tournament {
+      guard room == nil, [lobby, challenge != nil, tournament].filter({ $0 }).count == 1 else {
         throw ValidationError(
-          "--lobby, --challenge and --room are three different ways to play: pick one.")
+          "--lobby, --challenge, --tournament and --room are different ways to play: pick one.")
       }
     } else {
       try validateFair(fair, room: room, vsBot: false)
@@ -301,6 +304,10 @@ struct BotCommand: AsyncParsableCommand {
   func run() async throws {
     let resolved = try await server.resolve()
     let name = self.name ?? Bot.randomName()
+    if tournament {
+      try await playTournament(resolved, name: name)
+      return
+    }
     let fromLobby = lobby || challenge != nil
     // In a room one session plays every match; from the lobby, one session each.
     var tally = Bot.Tally()
@@ -365,6 +372,63 @@ struct BotCommand: AsyncParsableCommand {
   }
 }
 
+extension BotCommand {
+  /// Enters the tournament and plays each match the server seats the bot in (the server
+  /// moves its connection from room to room), until a second connection that follows
+  /// the lobby sees the tournament finished; then says who won.
+  func playTournament(_ resolved: ResolvedServer, name: String) async throws {
+    let connection = try await connect(resolved, options: server)
+    let seated = try await seatFromLobby(
+      connection, name: name, accepting: false, challenging: nil, fair: false, entering: true)
+    let looking = try await connect(resolved, options: server)
+    let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
+      let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
+      let bot = Bot(
+        session: session, strategy: strategy, matches: .max, asksRematch: false
+      ) { line in
+        print(line)
+        fflush(nil)
+      }
+      bot.start()
+      session.adopt(seated, name: name)
+      return (session, bot)
+    }
+    let over = Task { () -> String? in
+      var champion: String?
+      _ = try? await LobbyFollower.follow(looking, name: name) { event in
+        guard case .view(_, let view) = event, let tournament = view.tournament,
+          tournament.phase == .finished
+        else { return true }
+        champion = tournament.champion
+        return false
+      }
+      await MainActor.run { session.store.dispatch(.quit) }
+      return champion
+    }
+    let playing = BotPlaying(session: session, bot: bot)
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [.init(service: playing, successTerminationBehavior: .gracefullyShutdownGroup)],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.quietLogger))
+    try await group.run()
+    await looking.close()
+    let champion = await over.value
+    let outcome = playing.outcome.withLockedValue { $0 }
+    print(outcome?.tally.summary ?? "")
+    if outcome?.violated == true {
+      complain(outcome?.closing ?? "the server broke the protocol")
+      throw ExitCode(ExitStatus.protocolViolation)
+    }
+    guard let champion else {
+      complain(
+        "the tournament did not finish"
+          + (outcome?.closing.map { ": \($0)" } ?? " (stopped before its end)."))
+      throw ExitCode(ExitStatus.failure)
+    }
+    print("tournament over: \(champion) is the champion")
+  }
+}
+
 /// Follows the lobby on `connection` as `name` until a challenge seats it: accepting the
 /// first challenge to it (`accepting`), or challenging `challenging` as soon as the lobby
 /// shows that person free to take it (within `wait`: someone who never is, is said). A
@@ -372,7 +436,7 @@ struct BotCommand: AsyncParsableCommand {
 /// (a broken protocol: 76).
 func seatFromLobby(
   _ connection: ServerConnection, name: String, accepting: Bool, challenging: String?,
-  fair: Bool, wait: Duration = .seconds(10)
+  fair: Bool, entering: Bool = false, wait: Duration = .seconds(10)
 ) async throws -> LobbyFollower.Seated {
   // Read by the give-up timer on another task, hence the lock.
   let asked = NIOLockedValueBox(false)
@@ -384,9 +448,24 @@ func seatFromLobby(
   }
   defer { giveUp.cancel() }
   do {
-    let seated = try await LobbyFollower.follow(connection, name: name, takesChallenges: true) {
-      event in
+    let seated = try await LobbyFollower.follow(
+      connection, name: name, takesChallenges: true, enteredTournament: { entering }
+    ) { event in
       switch event {
+      case .view(_, let view) where entering:
+        guard !asked.withLockedValue({ $0 }) else { break }
+        asked.withLockedValue { $0 = true }
+        let entered = view.tournament?.standings.contains { $0.name == me } == true
+        switch view.tournament?.phase {
+        case .entry? where !entered:
+          connection.send(.enter(id: 4))
+          print("entered the \(view.tournament!.kind.rawValue) tournament")
+        case .entry? where entered, .running? where entered:
+          print("in the tournament: waiting to be seated")
+        default:
+          problem = "no tournament is taking entries on this server"
+          return false
+        }
       case .view(_, let view):
         guard let target = challenging, !asked.withLockedValue({ $0 }),
           view.people.contains(where: {

@@ -91,7 +91,9 @@ final class Broadcaster {
         // One encoding for every follower; a follower that cannot take more keeps only
         // the newest, as a spectator does its room's state.
         guard let frame = frame(.lobby(seq: seq, view: view), room: nil) else { continue }
-        for link in to ?? sessions.followers.values.map(\.link) {
+        // Only to those who follow it still (a newcomer may have been seated since).
+        for link in to ?? sessions.followers.values.map(\.link)
+        where sessions.followers[link.id] != nil {
           deliveries.append(Delivery(link: link, frame: frame, kind: .state, spread: true))
         }
       }

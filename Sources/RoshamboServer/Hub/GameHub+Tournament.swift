@@ -2,7 +2,199 @@ import NIOCore
 import RoshamboGame
 import RoshamboProtocol
 
+/// How the server runs its tournament: which kind it opens, how its matches are played,
+/// when entries close, the pause between rounds.
+struct TournamentPlan {
+  var kind: Tournament.Kind?
+  var settings: RoomState.Settings
+  /// Start once this many have entered (0: by the timer only).
+  var players: Int
+  /// …or this long after the second entry, ms.
+  var startMillis: Int64
+  var pauseMillis: Int64
+}
+
+/// The lobby's tournament on the server: the rules (``Tournament`` in the lobby) decide
+/// pairings and results; the hub opens it, starts it when entries close, seats each
+/// round's players on their connections (a player still in last round's room is moved,
+/// one in the lobby is seated, one missing has a seat held for the grace period and
+/// forfeits without coming back), and pairs the next round after a pause.
 extension GameHub {
+  /// At start: the planned tournament is opened if the journal holds none; one under way
+  /// goes on (a round that ended before a restart is followed by the next).
+  func resumeTournament() {
+    if lobby.tournament == nil, let kind = tournamentPlan.kind {
+      perform(.tournament(.open(kind, settings: tournamentPlan.settings)))
+    }
+    guard let tournament = lobby.tournament else { return }
+    switch tournament.phase {
+    case .entry where tournament.entrants.count >= 2: armTournamentStart()
+    case .running where tournament.roundIsOver: scheduleTournamentRound()
+    default: break
+    }
+  }
+
+  /// A follower taking challenges enters the tournament under its name.
+  func enterTournament(_ origin: Origin, withdraw: Bool) {
+    guard let follower = sessions.followers[origin.link.id], follower.takesChallenges else {
+      reply(
+        origin.link,
+        .notPlaying("Follow the lobby (able to play from it) to enter the tournament."),
+        re: origin.re)
+      return
+    }
+    let action: TournamentAction =
+      withdraw ? .withdraw(name: follower.name) : .enter(name: follower.name)
+    guard perform(.tournament(action), origin: origin) != nil else { return }
+    if !withdraw { tournamentLinks[follower.name] = origin.link }
+  }
+
+  /// A follower of the lobby who left it: their entry goes while entries are open.
+  func tournamentFollowerLeft(_ name: String) {
+    guard let tournament = lobby.tournament, tournament.phase == .entry,
+      tournament.entrants.contains(name)
+    else { return }
+    perform(.tournament(.withdraw(name: name)))
+  }
+
+  /// A follower arrived: an entrant whose seat of this round waits for them is seated
+  /// (and no longer follows); returns whether they were.
+  func tournamentFollowerArrived(_ link: ConnectionLink, name: String) -> Bool {
+    guard let tournament = lobby.tournament, tournament.phase == .running,
+      let pairing = tournament.rounds.last?.first(where: {
+        !$0.isBye && $0.winner == nil && $0.players.contains(name)
+      }),
+      let room = pairing.room, let token = tournamentTokens[name],
+      let seat = lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)),
+      lobby.rooms[room]?.seats[seat]?.connected == false
+    else { return false }
+    guard perform(.room(room, .reconnected(seat: seat, at: now()))) != nil else { return false }
+    seatEntrant(link, name: name, room: room, seat: seat, token: token)
+    return true
+  }
+
   func tournamentChanged(_ event: LobbyEvent.TournamentEvent) {
+    // A round's seats are taken within the action that paired it, so each player's
+    // `welcome` goes out before the room's first state, in the same flush.
+    if case .roundPaired(let round) = event {
+      seatTournamentRound()
+      logger.info("tournament round paired", metadata: ["round": "\(round)"])
+      return
+    }
+    // The rest after the action that caused it, not inside it.
+    loop.assumeIsolated().execute {
+      switch event {
+      case .opened:
+        self.logger.info("tournament open for entries")
+      case .entered:
+        guard let tournament = self.lobby.tournament, tournament.phase == .entry else { return }
+        let plan = self.tournamentPlan
+        if plan.players > 0, tournament.entrants.count >= plan.players {
+          self.startTournamentRound()
+        } else if tournament.entrants.count == 2 {
+          self.armTournamentStart()
+        }
+      case .withdrew:
+        break
+      case .roundPaired:
+        break
+      case .roundOver:
+        self.scheduleTournamentRound()
+      case .finished(let champion):
+        self.tournamentTokens.removeAll()
+        self.logger.info(
+          "tournament finished", metadata: ["champion": "\(LogText.quoted(champion))"])
+      }
+    }
+  }
+
+  /// Entries close `startMillis` after the second entry.
+  private func armTournamentStart() {
+    tournamentTimer?.cancel()
+    tournamentTimer = loop.assumeIsolated().scheduleTask(
+      in: .milliseconds(tournamentPlan.startMillis)
+    ) {
+      self.tournamentTimer = nil
+      self.startTournamentRound()
+    }
+  }
+
+  private func scheduleTournamentRound() {
+    tournamentTimer?.cancel()
+    tournamentTimer = loop.assumeIsolated().scheduleTask(
+      in: .milliseconds(tournamentPlan.pauseMillis)
+    ) {
+      self.tournamentTimer = nil
+      self.startTournamentRound()
+    }
+  }
+
+  /// Pairs and seats the next round: a fresh token for every entrant (what the journal
+  /// keeps is its hash; the token itself goes to the player in the `welcome`).
+  func startTournamentRound() {
+    guard let tournament = lobby.tournament, tournament.phase != .finished,
+      tournament.roundIsOver
+    else { return }
+    var stored: [String: String] = [:]
+    tournamentTokens.removeAll()
+    for name in tournament.entrants {
+      let token = ResumeToken.make()
+      tournamentTokens[name] = token
+      stored[name] = ResumeToken.stored(token)
+    }
+    perform(.tournament(.startRound(tokens: stored, at: now())))
+  }
+
+  /// Each player of the round's matches on their connection, or held for the grace
+  /// period when they are not here.
+  private func seatTournamentRound() {
+    guard let round = lobby.tournament?.rounds.last else { return }
+    for pairing in round where !pairing.isBye {
+      guard let room = pairing.room else { continue }
+      for (index, name) in pairing.players.enumerated() {
+        let seat = Seat.allCases[index]
+        guard let token = tournamentTokens[name] else { continue }
+        if let link = linkOfEntrant(name) {
+          seatEntrant(link, name: name, room: room, seat: seat, token: token)
+        } else {
+          perform(.room(room, .disconnected(seat: seat, at: now())))
+        }
+      }
+    }
+  }
+
+  /// The connection of entrant `name`: the one that entered, if it still follows the
+  /// lobby or sits in one of the tournament's rooms, else a follower of that name.
+  private func linkOfEntrant(_ name: String) -> ConnectionLink? {
+    if let link = tournamentLinks[name] {
+      if sessions.followers[link.id]?.name == name { return link }
+      if let member = sessions[link.id], member.name == name, member.seat != nil,
+        Tournament.isTournamentRoom(member.room)
+      {
+        return link
+      }
+    }
+    return sessions.followers.values.filter { $0.name == name && $0.takesChallenges }.min {
+      $0.link.id < $1.link.id
+    }?.link
+  }
+
+  /// Takes `link` out of the lobby (or out of last round's room, giving that seat up)
+  /// and into `seat` of `room`, with a `welcome` carrying the seat's token.
+  private func seatEntrant(
+    _ link: ConnectionLink, name: String, room: String, seat: Seat, token: String
+  ) {
+    if sessions.unfollow(link.id) {
+      settle(challenges.reduce(.departed(link.id)))
+    } else if let member = sessions.remove(link.id), let old = member.seat {
+      perform(.room(member.room, .left(seat: old, at: now())))
+    }
+    sessions.attach(
+      link, room: room, seat: seat, name: name, token: ResumeToken.stored(token),
+      resumeToken: token)
+    tournamentLinks[name] = link
+    batch.joined.insert(link.id)
+    outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
+    scheduleFlush()
   }
 }

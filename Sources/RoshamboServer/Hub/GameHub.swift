@@ -41,6 +41,13 @@ final class GameHub {
   private var leadersTimer: Scheduled<Void>?
   /// The leaderboard's reading under way, if one is (a shutdown waits for it).
   private var leadersReading: EventLoopFuture<Void>?
+  /// The tournament's plan, each entrant's connection and this round's tokens (the
+  /// journal keeps only their hashes), and the timer that starts the next round.
+  var tournamentPlan = TournamentPlan(
+    kind: nil, settings: .init(), players: 0, startMillis: 60_000, pauseMillis: 3_000)
+  var tournamentLinks: [String: ConnectionLink] = [:]
+  var tournamentTokens: [String: String] = [:]
+  var tournamentTimer: Scheduled<Void>?
   /// Challenges waiting for an answer, and the timers that expire them.
   var challenges = ChallengeBoard()
   var challengeTimers: [Int: Scheduled<Void>] = [:]
@@ -96,6 +103,7 @@ final class GameHub {
   /// After a restart no connection is attached: every seat that was connected starts its
   /// grace now, spectators are gone, and every deadline and grace is scheduled again.
   func restore() {
+    resumeTournament()
     readLeaders()
     if let stalls {
       stalls.start(on: loop)
@@ -136,6 +144,7 @@ final class GameHub {
     stopping = true
     flush()
     timers.cancelAll()
+    tournamentTimer?.cancel()
     for timer in challengeTimers.values { timer.cancel() }
     challengeTimers.removeAll()
     lobbyFlush?.cancel()
@@ -177,6 +186,10 @@ final class GameHub {
       answer(challenge, accept: true, origin: Origin(link: link, re: id))
     case .decline(let challenge, let id):
       answer(challenge, accept: false, origin: Origin(link: link, re: id))
+    case .enter(let id):
+      enterTournament(Origin(link: link, re: id), withdraw: false)
+    case .withdraw(let id):
+      enterTournament(Origin(link: link, re: id), withdraw: true)
     case .choose(let round, let weapon, let id):
       guard let (room, seat) = seat(of: link, re: id) else { break }
       logger.debug(
@@ -213,8 +226,9 @@ final class GameHub {
       perform(
         .room(room, .rematchRequested(seat: seat, at: now())), origin: Origin(link: link, re: id))
     case .leave(let id):
-      if sessions.unfollow(link.id) {
+      if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
         settle(challenges.reduce(.departed(link.id)))
+        tournamentFollowerLeft(follower.name)
         feed.lobbyChanged()
         outbox.append(.close(link))
         scheduleFlush()
@@ -236,8 +250,9 @@ final class GameHub {
   func detach(_ link: ConnectionLink) {
     broadcaster.forget(link)
     batch.joined.remove(link.id)
-    if sessions.unfollow(link.id) {
+    if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
       settle(challenges.reduce(.departed(link.id)))
+      tournamentFollowerLeft(follower.name)
       feed.lobbyChanged()
       scheduleFlush()
     }
@@ -273,6 +288,7 @@ final class GameHub {
     let origin = Origin(link: link, re: id)
     if role == .lobby {
       sessions.follow(link, name: name, takesChallenges: challenges, playsFair: fair != nil)
+      if challenges, tournamentFollowerArrived(link, name: name) { return }
       feed.followed(by: link)
       feed.lobbyChanged()
       scheduleFlush()

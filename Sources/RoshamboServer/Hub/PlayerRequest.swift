@@ -17,6 +17,8 @@ enum PlayerRequest: Sendable, Equatable {
   case challenge(name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair: Bool, id: Int?)
   case accept(challenge: Int, id: Int?)
   case decline(challenge: Int, id: Int?)
+  case enter(id: Int?)
+  case withdraw(id: Int?)
 
   /// The request a message makes of the hub, or nil for `ping`.
   init?(_ message: ClientMessage) {
@@ -38,6 +40,8 @@ enum PlayerRequest: Sendable, Equatable {
       self = .challenge(name: name, bestOf: bestOf, ruleset: ruleset, fair: fair, id: id)
     case .accept(let challenge, let id): self = .accept(challenge: challenge, id: id)
     case .decline(let challenge, let id): self = .decline(challenge: challenge, id: id)
+    case .enter(let id): self = .enter(id: id)
+    case .withdraw(let id): self = .withdraw(id: id)
     case .ping: return nil
     }
   }
