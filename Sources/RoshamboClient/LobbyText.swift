@@ -30,9 +30,47 @@ public enum LobbyText {
     if view.rooms.count < view.roomCount {
       lines.append("  … and \(view.roomCount - view.rooms.count) more")
     }
+    if let tournament = view.tournament { lines += Self.lines(tournament) }
     if !view.leaders.isEmpty { lines.append("leaderboard:") }
     for (place, leader) in view.leaders.enumerated() {
       lines.append("  \(place + 1). \(leader.name): \(leader.won) won, \(leader.lost) lost")
+    }
+    return lines
+  }
+
+  /// The tournament: where it stands, this round's pairings, the standings.
+  public static func lines(_ tournament: LobbyView.TournamentView) -> [String] {
+    var lines: [String] = []
+    let kind = tournament.kind.rawValue
+    switch tournament.phase {
+    case .entry:
+      lines.append(
+        "tournament (\(kind)): taking entries, \(tournament.standings.count) entered")
+    case .running:
+      lines.append("tournament (\(kind)): round \(tournament.round) of \(tournament.rounds)")
+    case .finished:
+      lines.append(
+        "tournament (\(kind)): finished, \(tournament.champion ?? "?") is the champion")
+    }
+    if tournament.phase == .running {
+      for pairing in tournament.pairings {
+        let result = pairing.winner.map { " → \($0)" } ?? ""
+        if pairing.isBye {
+          lines.append("  \(pairing.players[0]) has a bye")
+        } else {
+          lines.append(
+            "  \(pairing.room ?? "?"): \(pairing.players.joined(separator: " vs "))\(result)")
+        }
+      }
+    }
+    for (place, line) in tournament.standings.enumerated() where tournament.phase != .entry {
+      let out = tournament.kind == .singleElimination && !line.alive ? ", out" : ""
+      lines.append(
+        "  \(place + 1). \(line.name): \(line.wins) won, \(line.losses) lost "
+          + "(rounds \(line.roundDifference >= 0 ? "+" : "")\(line.roundDifference))\(out)")
+    }
+    if tournament.phase == .entry {
+      lines.append("  entered: " + tournament.standings.map(\.name).joined(separator: ", "))
     }
     return lines
   }

@@ -380,9 +380,11 @@ extension BotCommand {
     let connection = try await connect(resolved, options: server)
     let seated = try await seatFromLobby(
       connection, name: name, accepting: false, challenging: nil, fair: false, entering: true)
-    let looking = try await connect(resolved, options: server)
+    let reconnect = reconnector(resolved)
     let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-      let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
+      // A server that restarts mid-tournament is reconnected to, the seat resumed.
+      let session = ClientSession(
+        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
       let bot = Bot(
         session: session, strategy: strategy, matches: .max, asksRematch: false
       ) { line in
@@ -393,14 +395,25 @@ extension BotCommand {
       session.adopt(seated, name: name)
       return (session, bot)
     }
+    // Follows the lobby (again after a restart) until the tournament is over.
+    let looking = NIOLockedValueBox<ServerConnection?>(nil)
     let over = Task { () -> String? in
       var champion: String?
-      _ = try? await LobbyFollower.follow(looking, name: name) { event in
-        guard case .view(_, let view) = event, let tournament = view.tournament,
-          tournament.phase == .finished
-        else { return true }
-        champion = tournament.champion
-        return false
+      var attempts = 0
+      while champion == nil, attempts < 40, !Task.isCancelled {
+        attempts += 1
+        guard let connection = try? await reconnect() else {
+          try? await Task.sleep(for: .milliseconds(250))
+          continue
+        }
+        looking.withLockedValue { $0 = connection }
+        _ = try? await LobbyFollower.follow(connection, name: name) { event in
+          guard case .view(_, let view) = event, let tournament = view.tournament,
+            tournament.phase == .finished
+          else { return true }
+          champion = tournament.champion
+          return false
+        }
       }
       await MainActor.run { session.store.dispatch(.quit) }
       return champion
@@ -411,7 +424,8 @@ extension BotCommand {
         services: [.init(service: playing, successTerminationBehavior: .gracefullyShutdownGroup)],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.quietLogger))
     try await group.run()
-    await looking.close()
+    over.cancel()
+    await looking.withLockedValue { $0 }?.close()
     let champion = await over.value
     let outcome = playing.outcome.withLockedValue { $0 }
     print(outcome?.tally.summary ?? "")

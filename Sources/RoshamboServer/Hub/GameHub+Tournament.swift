@@ -164,7 +164,8 @@ extension GameHub {
   }
 
   /// The connection of entrant `name`: the one that entered, if it still follows the
-  /// lobby or sits in one of the tournament's rooms, else a follower of that name.
+  /// lobby or sits in one of the tournament's rooms, else one seated in a tournament room
+  /// under that name, else a follower of that name able to play.
   private func linkOfEntrant(_ name: String) -> ConnectionLink? {
     if let link = tournamentLinks[name] {
       if sessions.followers[link.id]?.name == name { return link }
@@ -173,6 +174,13 @@ extension GameHub {
       {
         return link
       }
+    }
+    // After a restart nobody is known yet: whoever resumed a seat of the tournament's
+    // under that name, or follows the lobby able to play.
+    if let member = sessions.members.values.first(where: {
+      $0.name == name && $0.seat != nil && Tournament.isTournamentRoom($0.room)
+    }) {
+      return member.link
     }
     return sessions.followers.values.filter { $0.name == name && $0.takesChallenges }.min {
       $0.link.id < $1.link.id
