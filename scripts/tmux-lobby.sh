@@ -3,12 +3,15 @@
 # others; Alice challenges Bob, Bob accepts, and both are in room duel-1 at once; Carol
 # picks duel-1 from the lobby's list of rooms and watches it; the match ends, and all
 # three are back in the lobby, where the leaderboard shows it. Then Dave challenges
-# Carol, who declines, and Dave is told. Exits non-zero on the first screen that is not
+# Carol, who declines, and Dave is told. Last, Alice and Bob enter the tournament (t):
+# it starts with two, both are seated in its room, play, and are back in the lobby,
+# which names the champion. Exits non-zero on the first screen that is not
 # as expected, printing it. Needs `swift build` first, and tmux.
 set -euo pipefail
 name=tmux-lobby
 source "$(dirname "$0")/tmux-lib.sh"
-start_server --best-of 1
+start_server --best-of 1 --tournament single-elimination --tournament-players 2 \
+  --tournament-pause 0.2
 
 start_person() {  # name
   tmux -L "$sock" new-session -d -s "$1" -x 90 -y 24 \
@@ -65,6 +68,24 @@ expect_screen Carol "Dave challenges you"
 press Carol d
 expect_screen Dave "Carol declined your challenge."
 
+echo "tmux-lobby: Alice and Bob enter the tournament; it seats them, and names the champion"
+expect_screen Alice "Tournament (single-elimination): taking entries, 0 entered"
+press Alice t
+expect_screen Alice "You entered the tournament"
+expect_screen Carol "taking entries, 1 entered"
+press Bob t
+expect_screen Alice "Room cup-1-1-1"
+expect_screen Bob "Room cup-1-1-1"
+expect_screen Bob "Choose your weapon"
+press Alice p
+press Bob r
+expect_screen Alice "You win"
+press Alice q
+press Bob q
+expect_screen Carol "Tournament (single-elimination): finished, Alice is the champion"
+expect_screen Alice "Roshambo lobby · you are Alice"
+expect_screen Bob "finished, Alice is the champion"
+
 for person in Alice Bob Carol Dave; do press "$person" q; done
 for person in Alice Bob Carol Dave; do expect_screen "$person" "EXIT=0"; done
-echo "tmux-lobby: a challenge, a match, a spectator from the lobby's list, and back to the lobby: OK"
+echo "tmux-lobby: a challenge, a match, a spectator from the lobby's list, back to the lobby, a tournament: OK"

@@ -40,6 +40,8 @@ public final class LobbyScreen {
   /// The bytes of an escape sequence read so far (arrow keys send three).
   private var escape: [UInt8] = []
   private var lastID = 1
+  /// Whether this person pressed t to enter the tournament.
+  private var entered = false
   private let color: Bool
 
   public init(connection: ServerConnection, name: String) {
@@ -63,7 +65,8 @@ public final class LobbyScreen {
     let name = store.state.me
     do {
       let seated = try await LobbyFollower.follow(
-        connection, name: name, takesChallenges: true
+        connection, name: name, takesChallenges: true,
+        enteredTournament: { [weak self] in self?.entered ?? false }
       ) { [weak self] event in
         guard let self else { return false }
         switch event {
@@ -157,6 +160,14 @@ public final class LobbyScreen {
     case "d", "D":
       guard let challenge = state.incoming.first else { return }
       connection.send(.decline(challenge: challenge.id, id: nextID()))
+    case "t", "T":
+      guard state.view?.tournament?.phase == .entry else {
+        store.dispatch(.notice("No tournament is taking entries now."))
+        return
+      }
+      entered = true
+      connection.send(.enter(id: nextID()))
+      store.dispatch(.notice("You entered the tournament: your matches start by themselves."))
     default:
       break
     }

@@ -22,7 +22,7 @@ public struct LobbyScreenRenderer: Sendable {
   /// The keys line.
   static let keys =
     "↑↓ select · Tab people/rooms · c challenge · w watch · m quick match · a accept · "
-    + "d decline · q quit"
+    + "d decline · t tournament · q quit"
 
   public func lines(for state: LobbyScreenState) -> [String] {
     let paint = ScreenRenderer(width: width, color: color)
@@ -75,12 +75,17 @@ public struct LobbyScreenRenderer: Sendable {
     // What the lists may take: the rest of the screen. Each list shown gets its title
     // and up to 3 lines first, then the rest goes to people, rooms, leaders in turn.
     let available = height - header.count - footer.count
+    let tournamentLines = view.tournament.map { tournament in
+      LobbyText.lines(tournament).dropFirst().map { ($0, false) }
+    }
+    let tournamentTitle = view.tournament.map { LobbyText.lines($0)[0].capitalizedFirst }
     let sections: [(String, [(String, Bool)])] = [
       (state.pane == .people ? "People ◂" : "People", personLines),
       (
         state.pane == .rooms ? "Rooms ◂" : "Rooms",
         roomLines.isEmpty ? [("  (none yet)", false)] : roomLines
       ),
+      (tournamentTitle ?? "", tournamentLines ?? []),
       ("Leaderboard", leaderLines),
     ]
     var rows = sections.map { _ in 0 }
@@ -117,4 +122,9 @@ public struct LobbyScreenRenderer: Sendable {
   private func left(_ challenge: ChallengeNotice, _ now: Int64) -> String {
     "\(max(0, (challenge.expires - now + 999) / 1_000)) s left"
   }
+}
+
+extension String {
+  /// The text with its first letter upper-case.
+  fileprivate var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

@@ -104,10 +104,21 @@ public struct LobbyView: Sendable, Equatable {
       self.phase = phase
       self.round = round
       self.rounds = rounds
-      self.standings = Array(standings.prefix(Tournament.maxEntrants))
-      self.pairings = Array(pairings.prefix(Tournament.maxEntrants / 2))
+      self.standings = Array(standings.prefix(Self.maxStandings))
+      // Matches still played first, then decided ones, byes last.
+      let order = { (pairing: Tournament.Pairing) in
+        pairing.isBye ? 2 : pairing.winner == nil ? 0 : 1
+      }
+      self.pairings = Array(
+        pairings.enumerated().sorted { (order($0.1), $0.0) < (order($1.1), $1.0) }.map(\.1)
+          .prefix(Self.maxPairings))
       self.champion = champion
     }
+
+    /// The most standings a view lists (the top), and pairings (matches still played
+    /// first): with every other list full, a view still fits one frame.
+    public static let maxStandings = 32
+    public static let maxPairings = 8
 
     public init(_ tournament: Tournament) {
       self.init(

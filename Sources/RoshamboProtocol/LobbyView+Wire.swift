@@ -164,11 +164,12 @@ extension JSONReader {
       throw failure(
         "a tournament without one of kind, phase, round, rounds, standings, pairings")
     }
-    guard standings.count <= Tournament.maxEntrants, pairings.count <= Tournament.maxEntrants / 2
+    guard standings.count <= LobbyView.TournamentView.maxStandings,
+      pairings.count <= LobbyView.TournamentView.maxPairings
     else {
       throw failure(
-        "a tournament lists at most \(Tournament.maxEntrants) standings and "
-          + "\(Tournament.maxEntrants / 2) pairings")
+        "a tournament lists at most \(LobbyView.TournamentView.maxStandings) standings and "
+          + "\(LobbyView.TournamentView.maxPairings) pairings")
     }
     return LobbyView.TournamentView(
       kind: kind, phase: phase, round: round, rounds: rounds, standings: standings,

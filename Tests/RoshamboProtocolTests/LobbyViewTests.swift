@@ -17,8 +17,22 @@ struct LobbyViewTests {
   /// Every list at its cap, every field at its widest.
   static var fullest: LobbyView {
     let people = (0..<(LobbyView.maxPeople * 2)).map { _ in
-      LobbyView.Person(name: longestName, status: .watching, room: longestRoom)
+      LobbyView.Person(
+        name: longestName, status: .watching, room: longestRoom, takesChallenges: false)
     }
+    let standings = (0..<(Tournament.maxEntrants * 2)).map { _ in
+      Tournament.Standing(
+        name: longestName, wins: Int.max, losses: Int.max, roundDifference: Int.min,
+        alive: false)
+    }
+    let pairings = (0..<Tournament.maxEntrants).map { _ in
+      Tournament.Pairing(
+        players: [longestName, longestName], room: longestRoom, winner: longestName,
+        scores: [Int.max, Int.max])
+    }
+    let tournament = LobbyView.TournamentView(
+      kind: .singleElimination, phase: .running, round: Int.max, rounds: Int.max,
+      standings: standings, pairings: pairings, champion: longestName)
     let rooms = (0..<(LobbyView.maxRooms * 2)).map { _ in
       LobbyView.Room(
         name: longestRoom, players: [longestName, longestName], scores: [Int.max, Int.max],
@@ -29,7 +43,8 @@ struct LobbyViewTests {
       LobbyView.Leader(name: longestName, won: Int.max, lost: Int.max)
     }
     return LobbyView(
-      people: people, peopleCount: Int.max, rooms: rooms, roomCount: Int.max, leaders: leaders)
+      people: people, peopleCount: Int.max, rooms: rooms, roomCount: Int.max, leaders: leaders,
+      tournament: tournament)
   }
 
   @Test("lists are cut to their caps, so the fullest view fits in one frame")
@@ -38,6 +53,8 @@ struct LobbyViewTests {
     #expect(view.people.count == LobbyView.maxPeople)
     #expect(view.rooms.count == LobbyView.maxRooms)
     #expect(view.leaders.count == LobbyView.maxLeaders)
+    #expect(view.tournament?.standings.count == LobbyView.TournamentView.maxStandings)
+    #expect(view.tournament?.pairings.count == LobbyView.TournamentView.maxPairings)
     let bytes = ServerMessage.lobby(seq: Int.max, view: view).encoded()
     #expect(bytes.count <= WireProtocol.maxFrameLength, "\(bytes.count) bytes")
   }
