@@ -62,6 +62,25 @@ extension JSONText {
     raw("}")
   }
 
+  /// A tournament's pairing: the lobby view's and the journal's (one form for both).
+  package mutating func tournamentPairing(_ pairing: Tournament.Pairing) {
+    raw("{")
+    key("players"); raw("[")
+    for (index, name) in pairing.players.enumerated() {
+      if index > 0 { comma() }
+      string(name)
+    }
+    raw("]"); comma()
+    key("room"); optionalString(pairing.room); comma()
+    key("winner"); optionalString(pairing.winner); comma()
+    key("scores"); raw("[")
+    for (index, score) in pairing.scores.enumerated() {
+      if index > 0 { comma() }
+      int(score)
+    }
+    raw("]}")
+  }
+
   private mutating func tournament(_ view: LobbyView.TournamentView) {
     raw("{")
     key("kind"); string(view.kind.rawValue); comma()
@@ -83,21 +102,7 @@ extension JSONText {
     key("pairings"); raw("[")
     for (index, pairing) in view.pairings.enumerated() {
       if index > 0 { comma() }
-      raw("{")
-      key("players"); raw("[")
-      for (index, name) in pairing.players.enumerated() {
-        if index > 0 { comma() }
-        string(name)
-      }
-      raw("]"); comma()
-      key("room"); optionalString(pairing.room); comma()
-      key("winner"); optionalString(pairing.winner); comma()
-      key("scores"); raw("[")
-      for (index, score) in pairing.scores.enumerated() {
-        if index > 0 { comma() }
-        int(score)
-      }
-      raw("]}")
+      tournamentPairing(pairing)
     }
     raw("]"); comma()
     key("champion"); optionalString(view.champion)
@@ -199,7 +204,8 @@ extension JSONReader {
       name: name, wins: wins, losses: losses, roundDifference: difference, alive: alive)
   }
 
-  private mutating func tournamentPairing() throws -> Tournament.Pairing {
+  /// A tournament's pairing, as ``JSONText/tournamentPairing(_:)`` writes it.
+  package mutating func tournamentPairing() throws -> Tournament.Pairing {
     var players: [String]?
     var room: String?
     var winner: String?

@@ -139,13 +139,8 @@ func party(server options: ServerOptions, name: String) async throws {
       complain(message)
       throw ExitCode(ExitStatus.protocolViolation)
     case .seated(let seated):
-      ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
-        let session = ClientSession(
-          connection: connection, reconnect: reconnect, keepalive: keepalive)
-        session.adopt(seated, name: name)
-        let screen = Screen(session: session)
-        return Task { @MainActor in await screen.playSeated() }
-      }.value
+      ending = await playSeated(
+        connection, seated, name: name, reconnect: reconnect, keepalive: keepalive)
     case .quickMatch, .watch:
       let fresh = try await connect(resolved, options: options)
       ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
@@ -206,16 +201,24 @@ struct Challenge: AsyncParsableCommand {
     let seated = try await seatFromLobby(
       connection, name: name, accepting: false, challenging: opponent, fair: fair,
       wait: .seconds(wait))
-    let reconnect = reconnector(resolved)
-    let keepalive = server.keepaliveInterval
-    let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
-      let session = ClientSession(
-        connection: connection, reconnect: reconnect, keepalive: keepalive)
-      session.adopt(seated, name: name)
-      let screen = Screen(session: session)
-      return Task { @MainActor in await screen.playSeated() }
-    }.value
+    let ending = await playSeated(
+      connection, seated, name: name, reconnect: reconnector(resolved),
+      keepalive: server.keepaliveInterval)
     let status = ExitStatus.of(ending)
     if status != 0 { throw ExitCode(status) }
   }
+}
+
+/// Plays on the screen the match a challenge or the tournament seated `connection` in.
+func playSeated(
+  _ connection: ServerConnection, _ seated: LobbyFollower.Seated, name: String,
+  reconnect: @escaping @Sendable () async throws -> ServerConnection, keepalive: Duration
+) async -> Screen.Ending {
+  await MainActor.run { () -> Task<Screen.Ending, Never> in
+    let session = ClientSession(
+      connection: connection, reconnect: reconnect, keepalive: keepalive)
+    session.adopt(seated, name: name)
+    let screen = Screen(session: session)
+    return Task { @MainActor in await screen.playSeated() }
+  }.value
 }

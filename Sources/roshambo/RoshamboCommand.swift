@@ -338,13 +338,7 @@ struct BotCommand: AsyncParsableCommand {
         return (session, bot)
       }
       let playing = BotPlaying(session: session, bot: bot)
-      // SIGINT or SIGTERM: the bot leaves its room (a running match is given up at once,
-      // not held for a grace period) and says how far it got.
-      let group = ServiceGroup(
-        configuration: .init(
-          services: [.init(service: playing, successTerminationBehavior: .gracefullyShutdownGroup)],
-          gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.quietLogger))
-      try await group.run()
+      try await playing.runUntilSignalled()
       guard let outcome = playing.outcome.withLockedValue({ $0 }) else { return }
       let before = tally
       tally = outcome.tally
@@ -419,11 +413,7 @@ extension BotCommand {
       return champion
     }
     let playing = BotPlaying(session: session, bot: bot)
-    let group = ServiceGroup(
-      configuration: .init(
-        services: [.init(service: playing, successTerminationBehavior: .gracefullyShutdownGroup)],
-        gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.quietLogger))
-    try await group.run()
+    try await playing.runUntilSignalled()
     over.cancel()
     await looking.withLockedValue { $0 }?.close()
     let champion = await over.value
@@ -549,6 +539,16 @@ final class BotPlaying: Service, Sendable {
   init(session: ClientSession, bot: Bot) {
     self.session = session
     self.bot = bot
+  }
+
+  /// Runs in a service group of its own: SIGINT or SIGTERM makes the bot leave its room
+  /// (a running match is given up at once, not held for a grace period).
+  func runUntilSignalled() async throws {
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [.init(service: self, successTerminationBehavior: .gracefullyShutdownGroup)],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: BotCommand.quietLogger))
+    try await group.run()
   }
 
   func run() async throws {

@@ -188,7 +188,7 @@ extension JSONReader {
       case "number": number = try reader.int()
       case "entrants": entrants = try reader.array(of: { try $0.string() })
       case "rounds":
-        rounds = try reader.array(of: { try $0.array(of: { try $0.journalPairing() }) })
+        rounds = try reader.array(of: { try $0.array(of: { try $0.tournamentPairing() }) })
       case "champion": champion = try reader.optionalString()
       default: throw reader.failure("a tournament has no field \"\(key.prefix(32))\"")
       }
@@ -206,26 +206,6 @@ extension JSONReader {
     tournament.rounds = rounds
     tournament.champion = champion
     return tournament
-  }
-
-  private mutating func journalPairing() throws -> Tournament.Pairing {
-    var players: [String]?
-    var room: String?
-    var winner: String?
-    var scores: [Int] = []
-    try object { reader, key in
-      switch key {
-      case "players": players = try reader.array(of: { try $0.string() })
-      case "room": room = try reader.optionalString()
-      case "winner": winner = try reader.optionalString()
-      case "scores": scores = try reader.array(of: { try $0.int() })
-      default: throw reader.failure("a pairing has no field \"\(key.prefix(32))\"")
-      }
-    }
-    guard let players, (1...2).contains(players.count), scores.count <= 2 else {
-      throw failure("a pairing without one or two players")
-    }
-    return Tournament.Pairing(players: players, room: room, winner: winner, scores: scores)
   }
 
   fileprivate mutating func journalSnapshot() throws -> LobbyState {

@@ -222,21 +222,7 @@ extension JSONText {
       raw("[")
       for (index, pairing) in round.enumerated() {
         if index > 0 { comma() }
-        raw("{")
-        key("players"); raw("[")
-        for (index, name) in pairing.players.enumerated() {
-          if index > 0 { comma() }
-          string(name)
-        }
-        raw("]"); comma()
-        key("room"); optionalString(pairing.room); comma()
-        key("winner"); optionalString(pairing.winner); comma()
-        key("scores"); raw("[")
-        for (index, score) in pairing.scores.enumerated() {
-          if index > 0 { comma() }
-          int(score)
-        }
-        raw("]}")
+        tournamentPairing(pairing)
       }
       raw("]")
     }
