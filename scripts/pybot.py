@@ -3,17 +3,21 @@
 # library: plays one match with random picks and prints the winner.
 #   scripts/pybot.py CA_FILE HOST PORT [ROOM [--fair]]
 #   scripts/pybot.py CA_FILE HOST PORT --who
+#   scripts/pybot.py CA_FILE HOST PORT --accept NAME
 # Without ROOM it joins quick match. With --fair it asks for a fair room (commit-reveal,
 # "Fair rooms" in docs/PROTOCOL.md), plays it, checks every round itself and prints
 # "verified" per round; a round that does not check out ends it with "server lied".
 # With --who it follows the lobby ("Following the lobby") and prints its first view.
+# With --accept it follows the lobby as NAME taking challenges ("Challenges"), accepts
+# the first challenge to it, and plays that match.
 import hashlib, json, os, random, socket, ssl, struct, sys
 
 ctx = ssl.create_default_context(cafile=sys.argv[1])
 ctx.minimum_version = ssl.TLSVersion.TLSv1_3
 host, port = sys.argv[2], int(sys.argv[3])
 who = sys.argv[4:5] == ["--who"]
-room = sys.argv[4] if len(sys.argv) > 4 and not who else None
+accept = sys.argv[5] if sys.argv[4:5] == ["--accept"] else None
+room = sys.argv[4] if len(sys.argv) > 4 and not who and not accept else None
 fair = "--fair" in sys.argv[5:]
 sock = ctx.wrap_socket(socket.create_connection((host, port)), server_hostname=host)
 RULES = {("rock", "scissors"), ("paper", "rock"), ("scissors", "paper")}
@@ -52,9 +56,21 @@ if who:                                                        # follow the lobb
         print(" ", leader["name"], leader["won"], "won", leader["lost"], "lost")
     sys.exit(0)
 
-hello = {"type": "hello", "protocol": 1, "name": "pybot", "fair": fair}
-if room: hello["room"] = room
-send(hello)
+if accept:                                                     # wait in the lobby for a challenge
+    send({"type": "hello", "protocol": 1, "name": accept, "role": "lobby", "fair": False,
+          "challenges": True})
+    while True:
+        msg = recv()
+        if msg["type"] == "error": sys.exit(f"refused: {msg['message']}")
+        if msg["type"] == "challenge" and msg["status"] == "pending" and msg["to"] == accept:
+            print(f"accepting {msg['from']}'s challenge, best of {msg['bestOf']}")
+            send({"type": "accept", "challenge": msg["challenge"]})
+        if msg["type"] == "welcome":
+            print("seated in", msg["room"]); break
+else:
+    hello = {"type": "hello", "protocol": 1, "name": "pybot", "fair": fair}
+    if room: hello["room"] = room
+    send(hello)
 picked = set()                  # a state can predate our own pick: pick once per round
 secrets, shown, checked = {}, {}, set()
 while True:

@@ -234,6 +234,37 @@ struct ExecutableTests {
     #expect(server.finish().0 == 0)
   }
 
+  @Test("a Python bot written from PROTOCOL.md alone takes a challenge from the lobby and plays it")
+  func pythonAcceptsChallenge() async throws {
+    let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
+    let port = try server.port
+    let python = Process()
+    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    python.arguments = [
+      "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
+      "127.0.0.1", "\(port)", "--accept", "Monty",
+    ]
+    let pythonOutput = Pipe()
+    python.standardOutput = pythonOutput
+    python.standardError = pythonOutput
+    try python.run()
+    let bot = try launchRoshambo([
+      "bot", "--challenge", "Monty", "--name", "Swifty", "--host", "127.0.0.1", "--port",
+      "\(port)", "--ca", TestCertificates.files.caCertificate,
+    ])
+    let (status, printed) = finishLaunched(bot)
+    let said = String(
+      decoding: pythonOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    python.waitUntilExit()
+    kill(server.process.processIdentifier, SIGKILL)
+    #expect(status == 0, "\(printed)")
+    #expect(printed.contains("challenged Monty: best of 3"))
+    #expect(python.terminationStatus == 0, "\(said)")
+    #expect(said.contains("accepting Swifty's challenge, best of 3"), "\(said)")
+    #expect(said.contains("seated in duel-1"), "\(said)")
+    #expect(said.contains("winner: seat"), "\(said)")
+  }
+
   @Test(
     "a Python bot written from the document plays a fair room against roshambo bot; both verify every round"
   )

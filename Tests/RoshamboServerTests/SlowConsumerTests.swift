@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import RoshamboGame
@@ -87,6 +88,49 @@ struct SlowConsumerTests {
     for watcher in watchers.dropFirst() { hub.detach(watcher) }
     loop.run()
     #expect(hub.backlogCount == 0)
+  }
+
+  @Test("followers of the lobby that do not read hold one view each, the newest")
+  func followersConflated() throws {
+    let clock = NIOLockedValueBox<Int64>(0)
+    let hub = GameHub(
+      loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"),
+      now: { clock.withLockedValue { $0 } })
+    let followers = try (1...10).map { try link($0) }
+    for follower in followers {
+      hub.receive(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+          id: 1),
+        from: follower)
+    }
+    loop.run()
+    for follower in followers {
+      #expect(try received(follower).count == 1)
+      (follower.channel as! EmbeddedChannel).isWritable = false
+    }
+    // Fifty changes, each past the pacing interval: fifty views to each follower.
+    for index in 1...50 {
+      clock.withLockedValue { $0 += 300 }
+      loop.advanceTime(by: .milliseconds(300))
+      hub.receive(
+        .hello(
+          protocol: WireProtocol.version, name: "P\(index)", role: .player, room: "r\(index)",
+          resume: nil, id: 1),
+        from: try link(100 + index))
+      loop.run()
+    }
+    for follower in followers { #expect(try received(follower).isEmpty) }
+    #expect(hub.backlogCount == followers.count)
+    (followers[0].channel as! EmbeddedChannel).isWritable = true
+    hub.writable(followers[0])
+    let caughtUp = try received(followers[0])
+    #expect(caughtUp.count == 1)
+    guard case .lobby(_, let view) = caughtUp.first else {
+      Issue.record("expected a lobby view, got \(caughtUp)")
+      return
+    }
+    #expect(view.roomCount == 50)
   }
 
   @Test("messages that are not states are never dropped, but are bounded")
