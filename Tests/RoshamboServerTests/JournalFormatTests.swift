@@ -103,6 +103,40 @@ struct JournalFormatTests {
     }
   }
 
+  @Test("a tournament's rows and the snapshot holding one read back as written")
+  func tournamentRowsAndSnapshot() throws {
+    let actions: [LobbyAction] = [
+      .tournament(.open(.swiss, settings: .init(ruleset: .lizardSpock, bestOf: 5, fair: true))),
+      .tournament(.enter(name: "Zoë \"Z\"")), .tournament(.enter(name: "Bob")),
+      .tournament(.enter(name: "Cy")), .tournament(.withdraw(name: "Cy")),
+      .tournament(.enter(name: "Di")),
+      .tournament(.startRound(tokens: ["Zoë \"Z\"": "t1", "Bob": "t2", "Di": "t3"], at: 9)),
+    ]
+    var lobby = LobbyState()
+    for action in actions {
+      #expect(try JournalFormat.action(from: JournalFormat.bytes(of: action)) == action)
+      #expect(lobby.apply(action) == nil, "\(action)")
+    }
+    lobby.apply(.room("cup-1-1-1", .left(seat: .one, at: 10)))
+    #expect(lobby.tournament?.rounds.count == 1)
+    #expect(try JournalFormat.lobby(from: JournalFormat.bytes(of: lobby)) == lobby)
+    for (text, problem) in [
+      (#"{"type":"tournamentOpen","kind":"ladder","settings":{}}"#, "kind"),
+      (#"{"type":"tournamentEnter"}"#, "name"),
+      (
+        #"{"type":"tournamentRound","players":[{"name":"a","token":"1"},{"name":"a","token":"2"}],"at":1}"#,
+        "twice"
+      ),
+    ] {
+      do {
+        let action = try JournalFormat.action(from: Array(text.utf8))
+        Issue.record("\(text) was read as \(action)")
+      } catch {
+        #expect("\(error)".contains(problem), "\(text): \(error)")
+      }
+    }
+  }
+
   @Test("format 2 refuses what it does not define, naming it")
   func rowsRefused() {
     for (text, problem) in [

@@ -10,6 +10,8 @@
 // room encodes to a frame over the limit. Challenges, accepts and declines go to a
 // `ChallengeBoard` between four people (seats 1 and 2 challenge, by the name decoded):
 // a refused one changes nothing, its caps hold, and an accepted one opens a match room.
+// `enter` and `withdraw` drive a Swiss tournament (a `withdraw` every other time starts
+// its next round instead), whose rooms the room actions above then play.
 import FuzzDriver
 import RoshamboGame
 import RoshamboProtocol
@@ -20,6 +22,7 @@ func startingLobby() -> LobbyState {
   _ = lobby.apply(.join(room: "den", name: "Bob", token: "b", at: 0))
   _ = lobby.apply(.join(room: "fair", name: "Carol", token: "c", fair: true, at: 0))
   _ = lobby.apply(.join(room: "fair", name: "Dave", token: "d", at: 0))
+  _ = lobby.apply(.tournament(.open(.swiss, settings: .init(bestOf: 1))))
   return lobby
 }
 
@@ -79,6 +82,18 @@ fuzz { bytes in
       action = challenge(.accept(id: id, by: people[index % 4].id))
     case .decline(let id, _):
       action = challenge(.decline(id: id, by: people[index % 4].id))
+    case .enter:
+      action = .tournament(.enter(name: people[index % 4].name))
+    case .withdraw:
+      // Withdrawing, or (every other time) starting the next round with everyone's token.
+      let entrants = lobby.tournament?.entrants ?? []
+      action =
+        index % 2 == 0
+        ? .tournament(.withdraw(name: people[index % 4].name))
+        : .tournament(
+          .startRound(
+            tokens: Dictionary(uniqueKeysWithValues: entrants.map { ($0, "t-\($0)-\(index)") }),
+            at: at))
     }
     func challenge(_ move: ChallengeBoard.Action) -> LobbyAction? {
       let before = board
