@@ -53,8 +53,11 @@ public struct LobbyScreenRenderer: Sendable {
     if let notice = state.notice { footer.append(line("! " + notice, .warning)) }
     footer += paint.wrap(Self.keys).map { paint.paint($0, .dim) }
 
+    // Names need not be unique: only the first person of the selected name is marked.
+    var marked = false
     let personLines = view.people.map { person -> (String, Bool) in
-      let selected = state.pane == .people && person.name == state.selectedPerson
+      let selected = state.pane == .people && person.name == state.selectedPerson && !marked
+      marked = marked || selected
       let you = person.name == state.me ? " (you)" : ""
       let doing =
         switch person.status {

@@ -112,6 +112,12 @@ struct LobbyScreenTests {
       #expect(lines.contains { $0.hasPrefix("Carol challenges you") }, "\(width)×\(height)")
       #expect(lines.last?.contains("quit") == true, "\(width)×\(height)")
     }
+    // Two people of one name: one mark.
+    var twins = LobbyScreenState(me: "Alice")
+    LobbyScreenReducer().reduce(into: &twins, action: .viewed(Self.view(["Alice", "Bob", "Bob"])))
+    let marks = LobbyScreenRenderer(width: 80, height: 24, color: false).lines(for: twins)
+      .filter { $0.hasPrefix("▸") }
+    #expect(marks == ["▸ Bob · in the lobby"])
     // A long list is shown around its selection.
     state.selectedPerson = "guest30"
     let short = LobbyScreenRenderer(width: 80, height: 20, color: false).lines(for: state)
