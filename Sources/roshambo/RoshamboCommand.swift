@@ -276,7 +276,10 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "With --challenge: how long to wait for the person to be free in the lobby, s.")
   var wait = 10
 
-  @Flag(help: "Enter the server's tournament and play every match it seats the bot in.")
+  @Flag(
+    help:
+      "Enter the server's tournament and play every match it seats the bot in (with or without --lobby)."
+  )
   var tournament = false
 
   /// The service group's own lines stay out of the bot's output.
@@ -292,9 +295,10 @@ struct BotCommand: AsyncParsableCommand {
     if let challenge { try validateName(challenge) }
     guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds.") }
     if lobby || challenge != nil || tournament {
-      guard room == nil, [lobby, challenge != nil, tournament].filter({ $0 }).count == 1 else {
+      // --lobby --tournament is the tournament (entered from the lobby).
+      guard room == nil, !(challenge != nil && (lobby || tournament)) else {
         throw ValidationError(
-          "--lobby, --challenge, --tournament and --room are different ways to play: pick one.")
+          "--lobby (or --tournament), --challenge and --room are different ways to play: pick one.")
       }
     } else {
       try validateFair(fair, room: room, vsBot: false)

@@ -225,3 +225,37 @@ extension TestClient {
     }
   }
 }
+
+/// Entering the server's tournament from the lobby: who may, and the refusals.
+@Suite("Server: entering the tournament")
+struct TournamentEntryTests {
+  @Test(
+    "a fair tournament refuses a client that cannot play fair; twice, or not following, refused")
+  func entries() async throws {
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.tournament = .swiss
+    configuration.tournamentSettings = .init(bestOf: 1, fair: true)
+    try await withServer(configuration) { server in
+      let entries = ChallengeTests()
+      let old = try await entries.follower("Olga", port: server.port, fair: nil)
+      old.send(.enter(id: 2))
+      #expect(try await old.expectError(.fairRoom, skippingLobby: true).re == 2)
+      let alice = try await entries.follower("Alice", port: server.port, sees: 2)
+      alice.send(.enter(id: 3))
+      let entered = try await alice.lobby { $0.tournament?.standings.count == 1 }
+      #expect(entered.tournament?.standings.map(\.name) == ["Alice"])
+      #expect(entered.tournament?.phase == .entry)
+      let twin = try await entries.follower("Alice", port: server.port, sees: 3)
+      twin.send(.enter(id: 4))
+      #expect(try await twin.expectError(.nameTaken, skippingLobby: true).re == 4)
+      alice.send(.withdraw(id: 5))
+      _ = try await alice.lobby { $0.tournament?.standings.isEmpty == true }
+      let player = try await TestClient.connect(port: server.port)
+      try await player.hello(name: "Pat", room: "den", fair: false)
+      _ = try await player.state { _ in true }
+      player.send(.enter(id: 6))
+      #expect(try await player.expectError(.notPlaying).re == 6)
+      for client in [old, alice, twin, player] { await client.close() }
+    }
+  }
+}

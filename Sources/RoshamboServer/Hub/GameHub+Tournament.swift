@@ -43,6 +43,16 @@ extension GameHub {
         re: origin.re)
       return
     }
+    if !withdraw, lobby.tournament?.settings.fair == true, !follower.playsFair {
+      reply(
+        origin.link,
+        ProtocolError(
+          code: .fairRoom,
+          message: "This tournament plays fair (commit–reveal) and this client cannot; "
+            + "upgrade to roshambo 1.2 or later."),
+        re: origin.re)
+      return
+    }
     let action: TournamentAction =
       withdraw ? .withdraw(name: follower.name) : .enter(name: follower.name)
     guard perform(.tournament(action), origin: origin) != nil else { return }
