@@ -5,6 +5,7 @@
 # on PATH. Checks, in order:
 #   - the binaries link no Swift library, and no `swift` is on the PATH they run with;
 #   - the server announces itself and `roshambo servers` on a player host lists it;
+#   - a bot waiting in the lobby on one host takes a challenge from a bot on another;
 #   - two bots with no --host and --accept-new find it and play a match, and the server
 #     is remembered in each player's known_servers; a second match needs no --accept-new;
 #   - a fair match (commit-reveal) between the two hosts has every round verified;
@@ -155,6 +156,21 @@ kill "$waiting"
 wait "$waiting" 2>/dev/null || true
 grep -q "stopped by a signal after 0 of 1 matches; left the room." "$work/waiting.out" \
   || { cat "$work/waiting.out"; fail "the waiting bot did not leave when stopped"; }
+
+echo "lan-test: a challenge across hosts: p1 waits in the lobby, p2 challenges it by name"
+on p1 one "$pkg/roshambo" bot --lobby --name p1 > "$work/p1.out" 2>&1 &
+p1=$!
+for _ in $(seq 50); do
+  (on p2 two "$pkg/roshambo" who --name Looker) > "$work/who.out" 2>&1 || true
+  grep -q "^  p1 in the lobby$" "$work/who.out" && break
+  sleep 0.1
+done
+(on p2 two "$pkg/roshambo" bot --challenge p1 --name p2) > "$work/p2.out" 2>&1 \
+  || { cat "$work/p2.out"; fail "p2's challenge to p1 was not played"; }
+wait "$p1" || { cat "$work/p1.out"; fail "p1 did not play the challenge it accepted"; }
+grep -q "^challenged p1: best of" "$work/p2.out" || fail "p2 did not say it challenged p1"
+grep -q "^accepting p2's challenge" "$work/p1.out" || fail "p1 did not accept p2's challenge"
+grep -q "^match 1: .* against p2$" "$work/p1.out" || fail "p1 did not play p2"
 
 echo "lan-test: a fair match (commit-reveal) between the two hosts, every round verified"
 match fair one two --fair
@@ -322,4 +338,4 @@ wait "$b" || status=1
 echo "--- the server's warnings without multicast:"; grep -i 'announc' "$work/solo.out"
 [ "$(grep -ci 'warning.*announc' "$work/solo.out")" = 1 ] || fail "expected exactly one warning about announcing"
 stop_server
-echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, the lobby seen from another host, changed identity refused, --no-announce and loopback unheard, forged announcements refused and capped, whispers ignored, no multicast warned once; --ca, --pin and the IP subjectAltName check: OK"
+echo "lan-test: packaged binaries without Swift; found, trusted on first use, remembered, the lobby seen from another host, a challenge across hosts, changed identity refused, --no-announce and loopback unheard, forged announcements refused and capped, whispers ignored, no multicast warned once; --ca, --pin and the IP subjectAltName check: OK"
