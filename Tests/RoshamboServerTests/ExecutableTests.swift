@@ -91,6 +91,23 @@ func launchRoshambo(
   return (client, pipe)
 }
 
+/// Starts `scripts/pybot.py` against the server on 127.0.0.1 `port` (trusting the test
+/// CA) with `arguments` after the port; its output goes to the pipe returned.
+func launchPyBot(port: Int, _ arguments: [String]) throws -> (Process, Pipe) {
+  let python = Process()
+  python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  python.arguments =
+    [
+      "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
+      "127.0.0.1", "\(port)",
+    ] + arguments
+  let output = Pipe()
+  python.standardOutput = output
+  python.standardError = output
+  try python.run()
+  return (python, output)
+}
+
 /// Waits for a launched process; returns its exit status and everything it printed.
 func finishLaunched(_ started: (Process, Pipe)) -> (Int32, String) {
   let text = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -183,19 +200,7 @@ struct ExecutableTests {
   func pythonBots() throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
     let port = try server.port
-    let bots = try (0..<2).map { _ in
-      let bot = Process()
-      bot.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      bot.arguments = [
-        "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
-        "127.0.0.1", "\(port)",
-      ]
-      let output = Pipe()
-      bot.standardOutput = output
-      bot.standardError = output
-      try bot.run()
-      return (bot, output)
-    }
+    let bots = try (0..<2).map { _ in try launchPyBot(port: port, []) }
     for (bot, output) in bots {
       let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       bot.waitUntilExit()
@@ -213,16 +218,7 @@ struct ExecutableTests {
     let port = try server.port
     let alice = try await TestClient.connect(port: port)
     try await alice.hello(name: "Alice", room: "den")
-    let who = Process()
-    who.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    who.arguments = [
-      "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
-      "127.0.0.1", "\(port)", "--who",
-    ]
-    let output = Pipe()
-    who.standardOutput = output
-    who.standardError = output
-    try who.run()
+    let (who, output) = try launchPyBot(port: port, ["--who"])
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     who.waitUntilExit()
     #expect(who.terminationStatus == 0, "\(text)")
@@ -238,16 +234,7 @@ struct ExecutableTests {
   func pythonAcceptsChallenge() async throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
     let port = try server.port
-    let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    python.arguments = [
-      "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
-      "127.0.0.1", "\(port)", "--accept", "Monty",
-    ]
-    let pythonOutput = Pipe()
-    python.standardOutput = pythonOutput
-    python.standardError = pythonOutput
-    try python.run()
+    let (python, pythonOutput) = try launchPyBot(port: port, ["--accept", "Monty"])
     let bot = try launchRoshambo([
       "bot", "--challenge", "Monty", "--name", "Swifty", "--host", "127.0.0.1", "--port",
       "\(port)", "--ca", TestCertificates.files.caCertificate,
@@ -271,16 +258,7 @@ struct ExecutableTests {
   func pythonFairBot() throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
     let port = try server.port
-    let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    python.arguments = [
-      "python3", repositoryRoot + "/scripts/pybot.py", TestCertificates.files.caCertificate,
-      "127.0.0.1", "\(port)", "fairpy", "--fair",
-    ]
-    let pythonOutput = Pipe()
-    python.standardOutput = pythonOutput
-    python.standardError = pythonOutput
-    try python.run()
+    let (python, pythonOutput) = try launchPyBot(port: port, ["fairpy", "--fair"])
     let swift = Process()
     swift.executableURL = URL(
       fileURLWithPath: try serverBinary().replacingOccurrences(
