@@ -112,7 +112,7 @@ func validateName(_ name: String) throws {
 
 struct Play: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Play a match (the default).",
+    abstract: "Play a match: quick match, a named room (--room), or a bot here (--vs-bot).",
     discussion: """
       Keys: r, p, s (and l, k for lizard and Spock, or 1–5) pick; n asks for a rematch; \
       q quits. During a match q and Ctrl-C ask first, and a second press gives the match \
