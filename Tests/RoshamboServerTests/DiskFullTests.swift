@@ -117,7 +117,72 @@ struct DiskFullTests {
   }
 }
 
+extension DiskFullTests {
+  /// A challenge accepted while the disk is full: nobody is seated in a room the journal
+  /// does not hold; both are told `unavailable` and follow the lobby again, and once
+  /// space returns the same two are seated by the next challenge.
+  @Test("a challenge accepted on a full disk seats nobody; both are back in the lobby")
+  func challengeOnFullDisk() async throws {
+    let disk = try SmallDisk(megabytes: 4)
+    defer { disk.unmount() }
+    let server = try ServerProcess([
+      "--host", "127.0.0.1", "--port", "0", "--data-dir", disk.path + "/data",
+      "--cert", TestCertificates.files.serverCertificate,
+      "--key", TestCertificates.files.serverKey, "--log-level", "notice",
+    ])
+    defer { kill(server.process.processIdentifier, SIGKILL) }
+    let port = try server.port
+    let lobby = ChallengeTests()
+    let alice = try await lobby.follower("Alice", port: port)
+    let bob = try await lobby.follower("Bob", port: port, sees: 2)
+    try disk.fill()
+    alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+    let offered = try await bob.challenge()
+    bob.send(.accept(challenge: offered.id, id: 3))
+    #expect(try await bob.expectError(.unavailable, skippingLobby: true).re == 3)
+    // Alice is told too; neither got a welcome; both follow the lobby again.
+    var aliceTold = false
+    while !aliceTold {
+      switch try await alice.next() {
+      case .error(let error, _): aliceTold = error.code == .unavailable
+      case .welcome(let room, _, _): Issue.record("Alice was welcomed into \(room)")
+      default: continue
+      }
+    }
+    _ = try await bob.lobby { $0.people.contains { $0.name == "Alice" && $0.status == .idle } }
+    // Space comes back: once the server says play resumes, the next challenge seats them.
+    try disk.free()
+    _ = try server.line(containing: "play resumes")
+    alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 20))
+    var seated: String?
+    while seated == nil {
+      switch try await bob.nextSkippingLobby() {
+      case .challenge(let notice) where notice.status == .pending:
+        bob.send(.accept(challenge: notice.id, id: 21))
+      case .welcome(let room, _, _):
+        seated = room
+      case .challenge:
+        continue
+      case let other:
+        Issue.record("Bob got \(other)")
+        seated = "?"
+      }
+    }
+    #expect(seated?.hasPrefix("duel-") == true, "never seated once space came back")
+    await alice.close()
+    await bob.close()
+  }
+}
+
 extension TestClient {
+  /// The next message that is not a lobby view.
+  func nextSkippingLobby() async throws -> ServerMessage {
+    while true {
+      let message = try await next()
+      if !message.isLobby { return message }
+    }
+  }
+
   /// The newest view received once everything sent before a ping has arrived.
   func drainToView() async throws -> RoomView {
     _ = try await drainToPong()

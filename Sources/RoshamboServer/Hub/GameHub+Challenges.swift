@@ -120,6 +120,7 @@ extension GameHub {
     for (side, token) in zip(sides, tokens) {
       settle(challenges.reduce(.departed(side.link.id)))
       sessions.unfollow(side.link.id)
+      batch.seatedFollowers.append(side)
       guard let seat = lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)) else {
         continue
       }

@@ -202,8 +202,9 @@ extension GameHub {
   private func seatEntrant(
     _ link: ConnectionLink, name: String, room: String, seat: Seat, token: String
   ) {
-    if sessions.unfollow(link.id) {
+    if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
       settle(challenges.reduce(.departed(link.id)))
+      batch.seatedFollowers.append(follower)
     } else if let member = sessions.remove(link.id), let old = member.seat {
       perform(.room(member.room, .left(seat: old, at: now())))
     }

@@ -723,6 +723,18 @@ final class GameHub {
       outbox.append(.message(origin.link, .error(.unavailable(), re: origin.re)))
     }
     for id in flight.batch.joined.union(unsaved.joined) { sessions.remove(id) }
+    // Followers those actions seated are back in the lobby, told why nothing happened.
+    for follower in flight.batch.seatedFollowers + unsaved.seatedFollowers
+    where sessions[follower.link.id] == nil {
+      sessions.follow(
+        follower.link, name: follower.name, takesChallenges: follower.takesChallenges,
+        playsFair: follower.playsFair)
+      feed.followed(by: follower.link)
+      feed.lobbyChanged()
+      if answered.insert(follower.link.id).inserted {
+        outbox.append(.message(follower.link, .error(.unavailable(), re: nil)))
+      }
+    }
     guard let journal else { return }
     let defaults = lobby.defaults
     journal.submit { journal in (try journal.load(defaults: defaults).lobby, journal.lastSeq) }
@@ -785,6 +797,8 @@ final class GameHub {
         self.logger.notice(
           "journal writes succeed again; play resumes", metadata: ["path": "\(journal.path)"])
         self.reconcile()
+        // A tournament round whose start was not saved is started again.
+        self.resumeTournament()
       }
     }
   }

@@ -11,6 +11,9 @@ final class JournalBatch {
   private(set) var origins: [Origin] = []
   /// Connections whose membership rests on actions not committed yet.
   var joined: Set<Int> = []
+  /// Followers of the lobby those actions seated (a challenge, a tournament round): if
+  /// the commit fails, they follow the lobby again.
+  var seatedFollowers: [Sessions.Follower] = []
   var isEmpty: Bool { actions.isEmpty && matches.isEmpty }
 
   /// What a sealed batch holds: the commit's rows and matches, and whom it concerns.
@@ -19,12 +22,15 @@ final class JournalBatch {
     var matches: [FinishedMatch] = []
     var origins: [Origin] = []
     var joined: Set<Int> = []
+    var seatedFollowers: [Sessions.Follower] = []
   }
 
   /// Takes everything for a commit, leaving the batch empty.
   func seal() -> Sealed {
     defer { clear() }
-    return Sealed(actions: actions, matches: matches, origins: origins, joined: joined)
+    return Sealed(
+      actions: actions, matches: matches, origins: origins, joined: joined,
+      seatedFollowers: seatedFollowers)
   }
 
   func clear() {
@@ -32,6 +38,7 @@ final class JournalBatch {
     matches.removeAll()
     origins.removeAll(keepingCapacity: true)
     joined.removeAll(keepingCapacity: true)
+    seatedFollowers.removeAll()
   }
 
   /// Records an accepted action (with who asked for it) for the next commit.
