@@ -43,6 +43,22 @@ struct TournamentTests {
     return lobby.tournament!.rounds
   }
 
+  /// Which seat wins each match, tossed from `seed` (the same seed, the same tosses).
+  static func coin(_ seed: Int) -> (String, String) -> Seat {
+    var bits = UInt64(seed)
+    return { _, _ in
+      bits = bits &* 6_364_136_223_846_793_005 &+ 1
+      return (bits >> 33) % 2 == 0 ? .one : .two
+    }
+  }
+
+  /// ⌈log2 n⌉, counted independently of the code under test.
+  static func log2ceil(_ n: Int) -> Int {
+    var bits = 0
+    while (1 << bits) < n { bits += 1 }
+    return bits
+  }
+
   @Test("round robin, 2 to 12 players: everyone meets everyone once, one bye each when odd")
   func roundRobin() {
     for count in 2...12 {
@@ -74,14 +90,9 @@ struct TournamentTests {
   func singleElimination() async {
     await propertyCheck(count: 100, input: Gen.int(in: 2...64), Gen.int(in: 0...Int(Int32.max))) {
       count, seed in
-      var bits = UInt64(seed)
       var lobby = Self.lobby(.singleElimination, count)
-      let rounds = Self.play(&lobby) { _, _ in
-        bits = bits &* 6_364_136_223_846_793_005 &+ 1
-        return bits >> 33 % 2 == 0 ? .one : .two
-      }
-      var expected = 0
-      while (1 << expected) < count { expected += 1 }
+      let rounds = Self.play(&lobby, pick: Self.coin(seed))
+      let expected = Self.log2ceil(count)
       #expect(rounds.count == expected)
       // Each round is played by exactly the winners of the one before.
       for (index, round) in rounds.enumerated().dropFirst() {
@@ -101,14 +112,9 @@ struct TournamentTests {
   func swiss() async {
     await propertyCheck(count: 100, input: Gen.int(in: 2...20), Gen.int(in: 0...Int(Int32.max))) {
       count, seed in
-      var bits = UInt64(seed)
       var lobby = Self.lobby(.swiss, count)
-      let rounds = Self.play(&lobby) { _, _ in
-        bits = bits &* 6_364_136_223_846_793_005 &+ 1
-        return bits >> 33 % 2 == 0 ? .one : .two
-      }
-      var expected = 0
-      while (1 << expected) < count { expected += 1 }
+      let rounds = Self.play(&lobby, pick: Self.coin(seed))
+      let expected = Self.log2ceil(count)
       #expect(rounds.count == expected)
       var met: [Set<String>] = []
       var byes: [String] = []

@@ -116,19 +116,11 @@ extension GameHub {
       }
       return
     }
-    // The challenge may take them elsewhere: whatever else they had pending ends.
     for (side, token) in zip(sides, tokens) {
-      settle(challenges.reduce(.departed(side.link.id)))
-      sessions.unfollow(side.link.id)
-      batch.seatedFollowers.append(side)
       guard let seat = lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)) else {
         continue
       }
-      sessions.attach(
-        side.link, room: room, seat: seat, name: side.name, token: ResumeToken.stored(token),
-        resumeToken: token)
-      batch.joined.insert(side.link.id)
-      outbox.append(.message(side.link, .welcome(room: room, seat: seat, token: token)))
+      takeSeat(side.link, name: side.name, room: room, seat: seat, token: token)
     }
     logger.info(
       "challenge accepted",
@@ -136,5 +128,24 @@ extension GameHub {
         "room": "\(room)", "from": "\(LogText.quoted(challenge.from.name))",
         "to": "\(LogText.quoted(challenge.to.name))",
       ])
+  }
+
+  /// Takes `link` out of the lobby (whatever else it had pending with challenges ends)
+  /// or out of a finished room (giving that seat up), and into `seat` of `room`, with a
+  /// `welcome` carrying the seat's token; the room's state follows after the commit. If
+  /// the commit fails, a follower taken out of the lobby follows it again.
+  func takeSeat(_ link: ConnectionLink, name: String, room: String, seat: Seat, token: String) {
+    if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
+      settle(challenges.reduce(.departed(link.id)))
+      batch.seatedFollowers.append(follower)
+    } else if let member = sessions.remove(link.id), let old = member.seat {
+      perform(.room(member.room, .left(seat: old, at: now())))
+    }
+    sessions.attach(
+      link, room: room, seat: seat, name: name, token: ResumeToken.stored(token),
+      resumeToken: token)
+    batch.joined.insert(link.id)
+    outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
+    scheduleFlush()
   }
 }

@@ -197,23 +197,12 @@ extension GameHub {
     }?.link
   }
 
-  /// Takes `link` out of the lobby (or out of last round's room, giving that seat up)
-  /// and into `seat` of `room`, with a `welcome` carrying the seat's token.
+  /// Seats entrant `name` on `link` (``GameHub/takeSeat(_:name:room:seat:token:)``),
+  /// remembering the connection for the rounds after.
   private func seatEntrant(
     _ link: ConnectionLink, name: String, room: String, seat: Seat, token: String
   ) {
-    if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
-      settle(challenges.reduce(.departed(link.id)))
-      batch.seatedFollowers.append(follower)
-    } else if let member = sessions.remove(link.id), let old = member.seat {
-      perform(.room(member.room, .left(seat: old, at: now())))
-    }
-    sessions.attach(
-      link, room: room, seat: seat, name: name, token: ResumeToken.stored(token),
-      resumeToken: token)
+    takeSeat(link, name: name, room: room, seat: seat, token: token)
     tournamentLinks[name] = link
-    batch.joined.insert(link.id)
-    outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
-    scheduleFlush()
   }
 }
