@@ -30,6 +30,10 @@ public final class ClientSession {
     /// Whether the evidence of a lie has been written.
     var evidenceKept = false
     var evidenceDirectory: @Sendable () -> String = { EvidenceFile.defaultDirectory() }
+    /// Where this client keeps its own record of each match it sees end, if anywhere.
+    var recordDirectory: String?
+    /// The phase of the last view, to see a match end.
+    var lastPhase: RoomState.Phase?
     private var lastID = 0
     private(set) var lastSent = ContinuousClock.now
     init(_ connection: ServerConnection) { self.connection = connection }
@@ -100,6 +104,7 @@ public final class ClientSession {
             .reveal(round: round, weapon: secret.weapon, nonce: secret.nonce, id: outbox.nextID()))
         }
         keepEvidence(context)
+        keepRecord(context)
       case .brokeProtocol:
         keepEvidence(context)
       case .rematch:
@@ -127,8 +132,31 @@ public final class ClientSession {
       outbox.send(.leave(id: nil))
       Task { await outbox.connection.close() }
     }
+    /// When a match this client watched run ends: its own record of it, if asked for.
+    func keepRecord(_ context: MiddlewareContext<ClientState, ClientAction>) {
+      let phase = context.state.view?.phase
+      defer { outbox.lastPhase = phase }
+      guard let directory = outbox.recordDirectory, phase == .over, outbox.lastPhase == .choosing,
+        let record = context.state.ownRecord(
+          finishedAt: Int64(Date().timeIntervalSince1970 * 1000))
+      else { return }
+      do {
+        let path = try RecordFile.write(record, in: directory)
+        context.dispatch(.notice("Your record of this match is in \(path)."))
+      } catch {
+        context.dispatch(
+          .notice("Could not save your record of this match: \(error.localizedDescription)"))
+      }
+    }
     store = Store(initialState: ClientState(), reducer: ClientReducer(), middleware: [sending])
     store.dispatch(.connection(.connected))
+  }
+
+  /// Where this client saves its own record of each match it plays or watches to the
+  /// end (`--save-record`); nil: nowhere.
+  public var recordDirectory: String? {
+    get { outbox.recordDirectory }
+    set { outbox.recordDirectory = newValue }
   }
 
   /// Where evidence of a cheating server is written (a test may set it).

@@ -49,3 +49,18 @@ extension ClientState {
     return view.player(you)?.chosen == false && !pickedRounds.contains(view.round)
   }
 }
+
+extension ClientState {
+  /// This client's own record of the match its view shows over, as it saw it (no id:
+  /// the server numbers its records): `finishedAt` is when the client saw it end.
+  public func ownRecord(finishedAt: Int64) -> FinishedMatch? {
+    guard let view, view.phase == .over,
+      let one = view.player(.one), let two = view.player(.two)
+    else { return nil }
+    return FinishedMatch(
+      room: view.room, finishedAt: finishedAt, ruleset: view.ruleset.rawValue,
+      bestOf: view.bestOf, players: [one.name, two.name], scores: [one.score, two.score],
+      winner: view.winner.flatMap { view.player($0)?.name } ?? "?",
+      forfeit: one.left || two.left, fair: view.fair, rounds: view.history)
+  }
+}

@@ -26,27 +26,9 @@ public enum EvidenceFile {
   /// Writes `evidence` in `directory`; returns the file's path. The file's name comes
   /// from ``fileName(room:round:stamp:)``, never from the room's name as sent.
   public static func write(_ evidence: FairPlay.Evidence, in directory: String) throws -> String {
-    try FileManager.default.createDirectory(
-      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let stamp = Int64(Date().timeIntervalSince1970 * 1000)
-    let contents = Data(json(evidence).utf8)
-    // A second file within the same millisecond gets the next free name.
-    for attempt in 0..<100 {
-      let name = fileName(room: evidence.room, round: evidence.round, stamp: stamp + Int64(attempt))
-      let path = "\(directory)/\(name)"
-      let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-      if fd < 0 {
-        if errno == EEXIST { continue }
-        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-      }
-      defer { close(fd) }
-      let written = contents.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-      guard written == contents.count else {
-        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-      }
-      return path
+    try PrivateFile.create(Data(json(evidence).utf8), in: directory) { stamp in
+      fileName(room: evidence.room, round: evidence.round, stamp: stamp)
     }
-    throw POSIXError(.EEXIST)
   }
 
   /// `evidence-ROOM-roundN-STAMP.json`, where ROOM is the room's name when it keeps the
@@ -54,10 +36,7 @@ public enum EvidenceFile {
   /// digits of its SHA-256: a name from a server can never leave the directory, nor be
   /// too long for the file system.
   public static func fileName(room: String, round: Int, stamp: Int64) -> String {
-    let safe =
-      ClientMessage.isValidRoom(room)
-      ? room : "room-" + SHA256Digest.hex(room).prefix(16)
-    return "evidence-\(safe)-round\(round)-\(stamp).json"
+    "evidence-\(PrivateFile.safeName(room))-round\(round)-\(stamp).json"
   }
 
   /// The evidence as a JSON object (stable key order, for people and scripts).

@@ -102,6 +102,8 @@ public enum LobbyFollower {
           return Seated(room: room, seat: seat, token: token)
         case .welcome, .state:
           throw await violation("a room's message to a connection following the lobby")
+        case .record:
+          throw await violation("a match record this follower did not ask for")
         }
         guard await each(event) else {
           await connection.close()

@@ -37,8 +37,7 @@ public final class LobbyScreen {
   private var subscription: Subscription?
   private var signalSources: [any DispatchSourceSignal] = []
   private var outcome: Outcome?
-  /// The bytes of an escape sequence read so far (arrow keys send three).
-  private var escape: [UInt8] = []
+  private var keys = KeyDecoder()
   private var lastID = 1
   /// Whether this person pressed t to enter the tournament.
   private var entered = false
@@ -112,21 +111,13 @@ public final class LobbyScreen {
     return lastID
   }
 
-  private func handle(_ byte: UInt8) {
-    // Arrow keys: ESC [ A (up) and ESC [ B (down).
-    if byte == 0x1B || !escape.isEmpty {
-      escape.append(byte)
-      guard escape.count == 3 else {
-        if escape.count == 2, escape[1] != UInt8(ascii: "[") { escape.removeAll() }
-        return
-      }
-      defer { escape.removeAll() }
-      switch escape[2] {
-      case UInt8(ascii: "A"): store.dispatch(.move(-1))
-      case UInt8(ascii: "B"): store.dispatch(.move(1))
-      default: break
-      }
-      return
+  private func handle(_ raw: UInt8) {
+    let byte: UInt8
+    switch keys.feed(raw) {
+    case nil, .right, .left, .home, .end: return
+    case .up: return store.dispatch(.move(-1))
+    case .down: return store.dispatch(.move(1))
+    case .byte(let pressed): byte = pressed
     }
     let state = store.state
     switch Character(UnicodeScalar(byte)) {

@@ -89,6 +89,8 @@ public enum ServerIntake {
       return .violation("a lobby view this connection did not ask for (it follows a room)")
     case .challenge:
       return .violation("a challenge this connection did not ask for (it follows a room)")
+    case .record:
+      return .violation("a match record this connection did not ask for (it follows a room)")
     }
   }
 

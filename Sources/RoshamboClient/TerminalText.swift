@@ -103,6 +103,26 @@ extension ServerMessage {
       notice.from = TerminalText.name(notice.from)
       notice.to = TerminalText.name(notice.to)
       return .challenge(notice)
+    case .record(let match, let re):
+      return .record(match.sanitized(), re: re)
     }
+  }
+}
+
+extension FinishedMatch {
+  /// The record with every string a person will read made safe (see ``TerminalText``);
+  /// names go through the same function, so the winner still names a player.
+  public func sanitized() -> FinishedMatch {
+    var match = self
+    match.room = TerminalText.sanitized(room)
+    match.players = players.map(TerminalText.name)
+    match.winner = TerminalText.name(winner)
+    match.ruleset = TerminalText.sanitized(ruleset)
+    match.rounds = rounds?.map { round in
+      var round = round
+      round.reason = round.reason.map(TerminalText.sanitized)
+      return round
+    }
+    return match
   }
 }

@@ -1,8 +1,13 @@
-/// A finished match, kept for `roshambo-server history` and the leaderboard.
+/// A finished match as it is kept: for `roshambo-server history`, the leaderboard, and
+/// the match record anyone can replay and check (`roshambo replay`, `roshambo verify`).
 ///
-/// Invariant: `players` and `scores` hold seat 1 then seat 2; `winner` is one of
-/// `players` (or "?" for a room that had lost a seat's name).
+/// Invariants: `players` and `scores` hold seat 1 then seat 2; `winner` is one of
+/// `players` (or "?" for a room that had lost a seat's name); `rounds`, when kept, are
+/// resolved rounds only, in order, at most ``roundLimit`` of them (the latest).
 public struct FinishedMatch: Sendable, Equatable {
+  /// The match's number on the server that kept it: stable for as long as the match is
+  /// kept; nil until the journal has kept it (and in a record a client saved itself).
+  public var id: Int64?
   public var room: String
   public var finishedAt: Int64
   public var ruleset: String
@@ -15,11 +20,20 @@ public struct FinishedMatch: Sendable, Equatable {
   public var forfeit: Bool
   /// Whether the match was played by commit–reveal.
   public var fair: Bool
+  /// The match's rounds, in order; nil for a match kept before rounds were (an older
+  /// release's). A match of more than ``roundLimit`` rounds keeps its last ones (rounds
+  /// keep their numbers, so what is missing shows).
+  public var rounds: [RoundResult]?
+
+  /// Rounds a match keeps: what a room holds of its history.
+  public static let roundLimit = RoomView.historyLimit
 
   public init(
-    room: String, finishedAt: Int64, ruleset: String, bestOf: Int, players: [String],
-    scores: [Int], winner: String, forfeit: Bool, fair: Bool
+    id: Int64? = nil, room: String, finishedAt: Int64, ruleset: String, bestOf: Int,
+    players: [String], scores: [Int], winner: String, forfeit: Bool, fair: Bool,
+    rounds: [RoundResult]? = nil
   ) {
+    self.id = id
     self.room = room
     self.finishedAt = finishedAt
     self.ruleset = ruleset
@@ -29,11 +43,13 @@ public struct FinishedMatch: Sendable, Equatable {
     self.winner = winner
     self.forfeit = forfeit
     self.fair = fair
+    self.rounds = rounds
   }
 
   /// The finished match of `room`, which must be over; `forfeit` when the loser gave up.
   init(room: RoomState, at: Int64, forfeit: Bool) {
     let seats = Seat.allCases.map { room.seats[$0] }
+    self.id = nil
     self.room = room.name
     self.finishedAt = at
     self.ruleset = room.settings.ruleset.rawValue
@@ -43,5 +59,12 @@ public struct FinishedMatch: Sendable, Equatable {
     self.winner = room.winner.flatMap { room.seats[$0]?.name } ?? "?"
     self.forfeit = forfeit
     self.fair = room.settings.fair
+    self.rounds = room.history
+  }
+
+  /// Whether every round of the match is kept: rounds kept, from round 1.
+  public var hasEveryRound: Bool {
+    guard let rounds else { return false }
+    return rounds.first.map { $0.round == 1 } ?? true
   }
 }

@@ -244,7 +244,7 @@ extension RoomState {
     }
     var result = RoundResult(
       round: round, weapons: commitStage ? [nil, nil] : [first, second], winner: roundWinner,
-      reason: reason)
+      reason: reason, at: at)
     if fair {
       result.commitments = Seat.allCases.map { seats[$0]?.commitment }
       result.nonces = Seat.allCases.map { commitStage ? nil : seats[$0]?.nonce }

@@ -16,10 +16,13 @@ public struct RoundResult: Sendable, Equatable {
   /// ordinary room. With `weapons` and `commitments`, what any client needs to check the
   /// round itself (``Commitment``).
   public var nonces: [String?]
+  /// When the round resolved (ms since 1970), if known: rounds of rooms saved before
+  /// rounds had times, and rounds as a protocol-1 server sends them, have none.
+  public var at: Int64?
 
   public init(
     round: Int, weapons: [Weapon?], winner: Seat?, reason: String?,
-    commitments: [String?] = [], nonces: [String?] = []
+    commitments: [String?] = [], nonces: [String?] = [], at: Int64? = nil
   ) {
     self.round = round
     self.weapons = weapons
@@ -27,6 +30,7 @@ public struct RoundResult: Sendable, Equatable {
     self.reason = reason
     self.commitments = commitments
     self.nonces = nonces
+    self.at = at
   }
 
   /// Whether the round was played by commit–reveal.

@@ -42,6 +42,8 @@ public enum ClientMessage: Sendable, Equatable {
   case enter(id: Int?)
   /// Take the entry back before the tournament starts.
   case withdraw(id: Int?)
+  /// Ask for the record of the finished match numbered `match` (a `record` answers).
+  case match(match: Int, id: Int?)
 
   /// The message's `id`, echoed as `re` on an error it causes.
   public var id: Int? {
@@ -49,7 +51,7 @@ public enum ClientMessage: Sendable, Equatable {
     case .hello(_, _, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
       .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id),
       .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, let id), .enter(let id),
-      .withdraw(let id):
+      .withdraw(let id), .match(_, let id):
       id
     }
   }
@@ -74,15 +76,17 @@ public enum ClientMessage: Sendable, Equatable {
     var challenge: Int?
     var bestOf: Int?
     var ruleset: String?
+    var match: Int?
   }
 
   /// The envelope's fields, in the order a wrong type among several is reported.
   private enum Field: String, CaseIterable, Comparable {
     case type, id, `protocol`, name, role, room, resume, round, weapon, fair, digest, nonce
-    case challenges, challenge, bestOf, ruleset
+    case challenges, challenge, bestOf, ruleset, match
 
     var isInteger: Bool {
       self == .id || self == .protocol || self == .round || self == .challenge || self == .bestOf
+        || self == .match
     }
     var isBool: Bool { self == .fair || self == .challenges }
 
@@ -163,6 +167,7 @@ public enum ClientMessage: Sendable, Equatable {
           case .challenge: envelope.challenge = integer
           case .bestOf: envelope.bestOf = integer
           case .ruleset: envelope.ruleset = text
+          case .match: envelope.match = integer
           }
         }
         return true
@@ -302,6 +307,11 @@ public enum ClientMessage: Sendable, Equatable {
       return .success(
         type == "accept"
           ? .accept(challenge: challenge, id: e.id) : .decline(challenge: challenge, id: e.id))
+    case "match":
+      guard let match = e.match, match > 0 else {
+        return .failure(.badMessage("match needs the positive integer \"match\": the match's number."))
+      }
+      return .success(.match(match: match, id: e.id))
     case "enter": return .success(.enter(id: e.id))
     case "withdraw": return .success(.withdraw(id: e.id))
     case "rematch": return .success(.rematch(id: e.id))
@@ -386,6 +396,11 @@ public enum ClientMessage: Sendable, Equatable {
       json.raw("}")
     case .withdraw(let messageID):
       json.raw("{\"type\":\"withdraw\"")
+      id(messageID)
+      json.raw("}")
+    case .match(let match, let messageID):
+      json.raw("{\"type\":\"match\",")
+      json.key("match"); json.int(match)
       id(messageID)
       json.raw("}")
     case .ping(let messageID):

@@ -15,6 +15,7 @@ extension JSONText {
     key("weapons"); weapons(round.weapons); comma()
     key("winner"); int(round.winner?.rawValue ?? 0); comma()
     key("reason"); optionalString(round.reason)
+    if let at = round.at { comma(); key("at"); int(at) }
     // Only in fair rounds (each written whenever present, so whatever a reader took in
     // is written back).
     if !round.commitments.isEmpty {
@@ -194,6 +195,7 @@ extension JSONReader {
     var reason: String?
     var commitments: [String?] = []
     var nonces: [String?] = []
+    var at: Int64?
     try object { reader, key in
       switch key {
       case "commitments": commitments = try reader.array(of: { try $0.optionalHex256() })
@@ -203,6 +205,7 @@ extension JSONReader {
         weapons = try reader.array(of: { try $0.null() ? nil : $0.raw(Weapon.self, "weapon") })
       case "winner": winner = try drawAsNull && reader.null() ? 0 : reader.int()
       case "reason": reason = try reader.optionalString()
+      case "at": at = try reader.optionalInt().map(Int64.init)
       default: try reader.skipValue()
       }
     }
@@ -217,6 +220,6 @@ extension JSONReader {
     }
     return RoundResult(
       round: round, weapons: weapons, winner: Seat(rawValue: winner), reason: reason,
-      commitments: commitments, nonces: nonces)
+      commitments: commitments, nonces: nonces, at: at)
   }
 }

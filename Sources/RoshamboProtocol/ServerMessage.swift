@@ -15,6 +15,9 @@ public enum ServerMessage: Sendable, Equatable {
   /// To both sides of a challenge, when it is made and when it ends (followers that take
   /// challenges only).
   case challenge(ChallengeNotice)
+  /// The record of a finished match a client asked for (`match`); `re` is the asking
+  /// message's `id`.
+  case record(FinishedMatch, re: Int?)
 
   /// The message as JSON bytes (see the invariant above for `state`).
   public func encoded() -> [UInt8] {
@@ -65,6 +68,12 @@ public enum ServerMessage: Sendable, Equatable {
       json.key("fair"); json.bool(notice.fair); json.comma()
       json.key("expires"); json.int(notice.expires)
       json.raw("}")
+    case .record(let match, let re):
+      json = JSONText(capacity: 512 + (match.rounds?.count ?? 0) * 160)
+      json.raw("{\"type\":\"record\",")
+      json.key("record"); json.matchRecord(match)
+      if let re { json.comma(); json.key("re"); json.int(re) }
+      json.raw("}")
     }
     return json.bytes
   }
@@ -100,6 +109,7 @@ public enum ServerMessage: Sendable, Equatable {
       var ruleset: Ruleset.ID?
       var expires: Int?
       var fair: Bool?
+      var record: FinishedMatch?
       try reader.object { reader, key in
         switch key {
         case "type": type = try reader.string()
@@ -123,6 +133,7 @@ public enum ServerMessage: Sendable, Equatable {
         case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
         case "expires": expires = try reader.int()
         case "fair": fair = try reader.bool()
+        case "record": record = try reader.matchRecord()
         default: try reader.skipValue()
         }
       }
@@ -155,6 +166,8 @@ public enum ServerMessage: Sendable, Equatable {
             from: try required(from, "from"), to: try required(to, "to"),
             bestOf: try required(bestOf, "bestOf"), ruleset: try required(ruleset, "ruleset"),
             fair: try required(fair, "fair"), expires: Int64(try required(expires, "expires"))))
+      case "record":
+        return .record(try required(record, "record"), re: re)
       case let other:
         throw reader.failure("unknown server message type \"\(other.prefix(32))\"")
       }

@@ -29,7 +29,7 @@ struct RoshamboServerCommand: AsyncParsableCommand {
       saved, every connection closed with TLS close_notify, exit status 0.
       """,
     version: RoshamboVersion.description(commit: sourceCommit),
-    subcommands: [History.self, Serve.self])
+    subcommands: [History.self, ReplayJournal.self, Serve.self])
 
   @OptionGroup var options: ServeOptions
 
@@ -441,17 +441,48 @@ struct StandardInputClosed: Service {
 
 struct History: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Print recent matches and a leaderboard from the journal.",
+    abstract: "Print finished matches and a leaderboard, or one match round by round.",
     discussion: """
       Reads the journal in --data-dir (data/ by default; give it before or after \
-      `history`). Names and rooms are printed quoted, with anything unprintable escaped.
+      `history`), read-only, so it may run beside the server. Each match is listed with \
+      its number; `history NUMBER` prints that match's rounds and checks the record \
+      (as `roshambo verify` does). With --json, one record per line (the format in \
+      docs/MATCH-RECORD.md), for `roshambo replay FILE` and `roshambo verify FILE`. Names \
+      and rooms in text are printed quoted, with anything unprintable escaped.
+
+      Exit status: 0 printed; 64 a bad flag; 66 no journal, or no such match.
       """)
 
   /// `--data-dir`, given before or after `history`, is the server's own option.
   @ParentCommand var server: RoshamboServerCommand
 
+  @Argument(help: ArgumentHelp("One match to print, by its number.", valueName: "match"))
+  var match: Int64?
+
   @Option(help: "How many recent matches to show.")
   var limit = 20
+
+  @Option(help: "Only matches this player played (the exact name).")
+  var player: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Only matches finished at or after this time: 2026-11-25, 2026-11-25T18:00:00Z or ms since 1970.",
+      valueName: "time"))
+  var since: Moment?
+
+  @Option(
+    help: ArgumentHelp("Only matches finished before this time (as --since).", valueName: "time"))
+  var until: Moment?
+
+  @Flag(help: "Print records as JSON, one per line.")
+  var json = false
+
+  func validate() throws {
+    guard (1...10_000).contains(limit) else {
+      throw ValidationError("--limit must be from 1 to 10000.")
+    }
+  }
 
   func run() throws {
     let dataDir = server.options.dataDir
@@ -460,6 +491,85 @@ struct History: ParsableCommand {
       throw ExitCode(ExitStatus.noInput)
     }
     let history = try MatchHistory(dataDirectory: dataDir)
-    print(try history.report(limit: limit))
+    if let id = match {
+      guard let found = try history.match(id: id) else {
+        complain("no match \(id) is kept in \(dataDir)/ (it never finished, or was pruned).")
+        throw ExitCode(ExitStatus.noInput)
+      }
+      if json {
+        print(String(decoding: MatchRecord.encode(found), as: UTF8.self))
+        return
+      }
+      let lines =
+        MatchRecordText.heading(found) + MatchRecordText.rounds(found).map { "  " + $0 }
+        + ["Check of the record:"]
+        + MatchRecordText.verification(RecordVerification(found))
+      print(lines.joined(separator: "\n"))
+      return
+    }
+    let filter = MatchHistory.Filter(
+      player: player, since: since?.millis, until: until?.millis, limit: limit)
+    if json {
+      for found in try history.matches(filter) {
+        print(String(decoding: MatchRecord.encode(found), as: UTF8.self))
+      }
+      return
+    }
+    print(try history.report(filter))
+  }
+}
+
+/// A moment on the command line: a date (midnight UTC), a date and time in ISO 8601, or
+/// milliseconds since 1970.
+struct Moment: ExpressibleByArgument {
+  var millis: Int64
+
+  init?(argument: String) {
+    if let millis = Int64(argument), millis >= 0 {
+      self.millis = millis
+      return
+    }
+    let full = ISO8601DateFormatter()
+    let day = ISO8601DateFormatter()
+    day.formatOptions = [.withFullDate]
+    guard let date = full.date(from: argument) ?? day.date(from: argument) else { return nil }
+    millis = Int64(date.timeIntervalSince1970 * 1000)
+  }
+}
+
+struct ReplayJournal: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "replay",
+    abstract: "Print the lobby as it stood after a row of the journal.",
+    discussion: """
+      Rebuilds the rooms from the journal in --data-dir, read-only, through the same \
+      reducer the server starts with: the snapshot, then each row up to --until (every \
+      row without it). For looking into what a player reports: the rooms, seats, scores \
+      and whether a pick was in, never which. Rows before the snapshot are gone; it says \
+      so.
+
+      Exit status: 0 printed; 65 a row that cannot be shown or replayed; 66 no journal.
+      """)
+
+  @ParentCommand var server: RoshamboServerCommand
+
+  @Option(help: "The last row to replay (the journal's row number, from 1).")
+  var until: Int64?
+
+  func run() throws {
+    let dataDir = server.options.dataDir
+    guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
+      complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")
+      throw ExitCode(ExitStatus.noInput)
+    }
+    do {
+      print(try JournalReplay(dataDirectory: dataDir).report(until: until))
+    } catch let unreachable as JournalReplay.Unreachable {
+      complain(unreachable.description)
+      throw ExitCode(ExitStatus.dataError)
+    } catch let journal as JournalError {
+      complain(journal.description)
+      throw ExitCode(ExitStatus.dataError)
+    }
   }
 }

@@ -28,7 +28,7 @@ struct RoshamboCommand: AsyncParsableCommand {
     version: RoshamboVersion.description(commit: sourceCommit),
     subcommands: [
       Lobby.self, Play.self, Watch.self, Challenge.self, BotCommand.self, Who.self, Servers.self,
-      Load.self,
+      Replay.self, Verify.self, Load.self,
     ],
     defaultSubcommand: Lobby.self)
 }
@@ -157,6 +157,15 @@ struct Play: AsyncParsableCommand {
   @Option(help: "The bot's strategy with --vs-bot.")
   var strategy = BotStrategy.random
 
+  @Option(
+    help: ArgumentHelp(
+      "Save this client's own record of each match it sees end, as a file in this directory.",
+      discussion: """
+        What this client saw: compare it with the server's record of the same match \
+        with `roshambo verify MINE --compare THEIRS`.
+        """, valueName: "dir"))
+  var saveRecord: String?
+
   func validate() throws {
     if let name { try validateName(name) }
     try validateFair(fair, room: room, vsBot: vsBot)
@@ -199,6 +208,7 @@ struct Play: AsyncParsableCommand {
     let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
       let session = ClientSession(
         connection: connection, reconnect: reconnect, keepalive: keepalive)
+      session.recordDirectory = saveRecord
       let screen = Screen(session: session)
       return Task { @MainActor in
         await screen.play(name: name, room: room, role: .player, fair: fair)
@@ -276,6 +286,15 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "With --challenge: how long to wait for the person to be free in the lobby, s.")
   var wait = 10
 
+  @Option(
+    help: ArgumentHelp(
+      "Save this client's own record of each match it sees end, as a file in this directory.",
+      discussion: """
+        What this client saw: compare it with the server's record of the same match \
+        with `roshambo verify MINE --compare THEIRS`.
+        """, valueName: "dir"))
+  var saveRecord: String?
+
   @Flag(
     help:
       "Enter the server's tournament and play every match it seats the bot in (with or without --lobby)."
@@ -325,6 +344,7 @@ struct BotCommand: AsyncParsableCommand {
       }
       let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
         let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
+        session.recordDirectory = saveRecord
         // From the lobby each session plays one more match, counted after the last.
         let bot = Bot(
           session: session, strategy: strategy, matches: fromLobby ? tally.matches + 1 : matches,
@@ -383,6 +403,7 @@ extension BotCommand {
       // A server that restarts mid-tournament is reconnected to, the seat resumed.
       let session = ClientSession(
         connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
+      session.recordDirectory = saveRecord
       let bot = Bot(
         session: session, strategy: strategy, matches: .max, asksRematch: false
       ) { line in

@@ -18,7 +18,7 @@ import RoshamboProtocol
 final class GameHub {
   let loop: any EventLoop
   private(set) var lobby: LobbyState
-  private let journal: JournalThread?
+  let journal: JournalThread?
   let logger: Logger
   let now: @Sendable () -> Int64
   var sessions = Sessions()
@@ -51,8 +51,12 @@ final class GameHub {
   /// Challenges waiting for an answer, and the timers that expire them.
   var challenges = ChallengeBoard()
   var challengeTimers: [Int: Scheduled<Void>] = [:]
+  /// Reads of match records under way, by a number of their own (see
+  /// ``sendRecord(of:origin:)``).
+  var recordReadings: [Int: EventLoopFuture<Void>] = [:]
+  var recordReadingsStarted = 0
   /// Whether the hub is stopping: no new reading of the leaderboard.
-  private var stopping = false
+  private(set) var stopping = false
   /// Whether matches were recorded since the leaderboard was last read, and when that was.
   private var leadersStale = true
   private var leadersReadAt: Int64?
@@ -164,7 +168,8 @@ final class GameHub {
     }
     // A snapshot being written, and a reading of the leaderboard, finish first: nothing
     // of the journal's may come back to a loop that has stopped.
-    let reading = leadersReading ?? loop.makeSucceededVoidFuture()
+    let reading = EventLoopFuture.andAllComplete(
+      [leadersReading].compactMap { $0 } + recordReadings.values, on: loop)
     return idle.assumeIsolated().flatMap {
       self.snapshots?.inProgress ?? self.loop.makeSucceededVoidFuture()
     }.flatMap { reading }.nonisolated()
@@ -190,6 +195,8 @@ final class GameHub {
       enterTournament(Origin(link: link, re: id), withdraw: false)
     case .withdraw(let id):
       enterTournament(Origin(link: link, re: id), withdraw: true)
+    case .match(let match, let id):
+      sendRecord(of: Int64(match), origin: Origin(link: link, re: id))
     case .choose(let round, let weapon, let id):
       guard let (room, seat) = seat(of: link, re: id) else { break }
       logger.debug(

@@ -19,6 +19,7 @@ enum PlayerRequest: Sendable, Equatable {
   case decline(challenge: Int, id: Int?)
   case enter(id: Int?)
   case withdraw(id: Int?)
+  case match(match: Int, id: Int?)
 
   /// The request a message makes of the hub, or nil for `ping`.
   init?(_ message: ClientMessage) {
@@ -42,6 +43,7 @@ enum PlayerRequest: Sendable, Equatable {
     case .decline(let challenge, let id): self = .decline(challenge: challenge, id: id)
     case .enter(let id): self = .enter(id: id)
     case .withdraw(let id): self = .withdraw(id: id)
+    case .match(let match, let id): self = .match(match: match, id: id)
     case .ping: return nil
     }
   }

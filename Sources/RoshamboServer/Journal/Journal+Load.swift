@@ -12,61 +12,87 @@ extension Journal {
   func load(defaults: RoomState.Settings, stopAtBadRow: Bool = false) throws -> (
     lobby: LobbyState, actions: Int, badRow: JournalError?
   ) {
-    try database.read { db in
-      var lobby = LobbyState(defaults: defaults)
-      var through: Int64 = 0
-      if let row = try Row.fetchOne(
-        db, sql: "SELECT state, through, generation FROM snapshot WHERE id = 1")
-      {
-        let generation: Int64 = row["generation"]
-        var bytes = Data()
-        if generation == 0 {
-          bytes = Data((row["state"] as String).utf8)
-        } else {
-          let parts = try Data.fetchCursor(
-            db, sql: "SELECT bytes FROM snapshot_part WHERE generation = ? ORDER BY part",
-            arguments: [generation])
-          while let part = try parts.next() { bytes.append(part) }
-        }
-        do {
-          lobby = try JournalFormat.lobby(from: bytes)
-        } catch {
-          throw JournalError.badSnapshot(path: path, problem: Self.describe(error))
-        }
-        through = row["through"]
-      }
-      lobby.defaults = defaults
-      var count = 0
-      var badRow: JournalError?
-      let rows = try Row.fetchCursor(
-        db,
-        sql: """
-          SELECT seq, action FROM journal WHERE seq > ?1
-          UNION ALL SELECT seq, action FROM journal_b WHERE seq > ?1 ORDER BY seq
-          """, arguments: [through])
-      while let row = try rows.next() {
-        let seq: Int64 = row["seq"]
-        let text: String = row["action"]
-        do {
-          let action = try JournalFormat.action(from: text.utf8)
-          // The live server's own reduction of the rules: a replay is the game again.
-          if case .failure(let refusal) = lobby.reduce(action) {
-            throw JournalError.badRow(
-              path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
-          }
-        } catch {
-          let failure =
-            error as? JournalError
-            ?? .badRow(path: path, seq: seq, problem: Self.describe(error))
-          guard stopAtBadRow else { throw failure }
-          badRow = failure
-          break
-        }
-        count += 1
-      }
-      Self.upgradeTokens(&lobby)
-      return (lobby, count, badRow)
+    let loaded = try database.read { db in
+      try Self.load(db, path: path, defaults: defaults, stopAtBadRow: stopAtBadRow)
     }
+    return (loaded.lobby, loaded.actions, loaded.badRow)
+  }
+
+  /// What ``load(_:path:defaults:stopAtBadRow:until:)`` rebuilt, and from what.
+  struct Loaded {
+    var lobby: LobbyState
+    /// Rows folded onto the snapshot.
+    var actions: Int
+    var badRow: JournalError?
+    /// The last row the snapshot holds (0: no snapshot).
+    var snapshotThrough: Int64
+    /// The last row folded (the snapshot's, if none was).
+    var lastRow: Int64
+  }
+
+  /// The lobby read on `db` (any connection, read-only ones too): the snapshot, then
+  /// each row after it (up to row `until`, if given) through the live server's own
+  /// reducer.
+  static func load(
+    _ db: Database, path: String, defaults: RoomState.Settings, stopAtBadRow: Bool = false,
+    until: Int64? = nil
+  ) throws -> Loaded {
+    var lobby = LobbyState(defaults: defaults)
+    var through: Int64 = 0
+    if let row = try Row.fetchOne(
+      db, sql: "SELECT state, through, generation FROM snapshot WHERE id = 1")
+    {
+      let generation: Int64 = row["generation"]
+      var bytes = Data()
+      if generation == 0 {
+        bytes = Data((row["state"] as String).utf8)
+      } else {
+        let parts = try Data.fetchCursor(
+          db, sql: "SELECT bytes FROM snapshot_part WHERE generation = ? ORDER BY part",
+          arguments: [generation])
+        while let part = try parts.next() { bytes.append(part) }
+      }
+      do {
+        lobby = try JournalFormat.lobby(from: bytes)
+      } catch {
+        throw JournalError.badSnapshot(path: path, problem: Self.describe(error))
+      }
+      through = row["through"]
+    }
+    lobby.defaults = defaults
+    var count = 0
+    var badRow: JournalError?
+    var last = through
+    let rows = try Row.fetchCursor(
+      db,
+      sql: """
+        SELECT seq, action FROM journal WHERE seq > ?1 AND seq <= ?2
+        UNION ALL SELECT seq, action FROM journal_b WHERE seq > ?1 AND seq <= ?2 ORDER BY seq
+        """, arguments: [through, until ?? Int64.max])
+    while let row = try rows.next() {
+      let seq: Int64 = row["seq"]
+      let text: String = row["action"]
+      do {
+        let action = try JournalFormat.action(from: text.utf8)
+        // The live server's own reduction of the rules: a replay is the game again.
+        if case .failure(let refusal) = lobby.reduce(action) {
+          throw JournalError.badRow(
+            path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
+        }
+      } catch {
+        let failure =
+          error as? JournalError
+          ?? .badRow(path: path, seq: seq, problem: Self.describe(error))
+        guard stopAtBadRow else { throw failure }
+        badRow = failure
+        break
+      }
+      count += 1
+      last = seq
+    }
+    Self.upgradeTokens(&lobby)
+    return Loaded(
+      lobby: lobby, actions: count, badRow: badRow, snapshotThrough: through, lastRow: last)
   }
 
   /// Seats saved before tokens were hashed hold the token itself: hash it.

@@ -168,14 +168,18 @@ final class Journal {
         }
       }
       for match in matches {
-        try writer.run(
-          """
-          INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
-            score2, winner, forfeit, fair) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-          """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
-          .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
-          .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
-          .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0))
+        json.removeAll()
+        json.rounds(match.rounds ?? [])
+        try json.bytes.withUnsafeBufferPointer { rounds in
+          try writer.run(
+            """
+            INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
+              score2, winner, forfeit, fair, rounds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
+            .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
+            .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
+            .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds))
+        }
       }
     }
     matchCount += matches.count

@@ -138,6 +138,11 @@ enum JournalSchema {
             UNION ALL SELECT id, player2, player2 = winner FROM matches
           """)
     }
+    migrator.registerMigration("v11: each match's rounds") { db in
+      // The rounds of a match as a JSON array of the contract's round objects (with
+      // commitments and nonces in a fair match); null for a match kept before this.
+      try db.execute(sql: "ALTER TABLE matches ADD COLUMN rounds TEXT")
+    }
     return migrator
   }
 }

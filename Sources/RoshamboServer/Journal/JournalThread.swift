@@ -144,6 +144,15 @@ final class JournalThread: Sendable {
     }
   }
 
+  /// The kept match numbered `id` (nil: none), read like ``leaderboard(limit:)``.
+  func match(id: Int64) -> EventLoopFuture<FinishedMatch?> {
+    let reader = self.reader
+    let path = self.path
+    return encoder.runIfActive(eventLoop: loop) {
+      try reader.connection(path: path).read { try Journal.match($0, id: id) }
+    }
+  }
+
   /// Encodes a snapshot's parts on the low-priority thread.
   func encode(_ work: @escaping @Sendable () -> [[UInt8]]) -> EventLoopFuture<[[UInt8]]> {
     encoder.runIfActive(eventLoop: loop, work)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RoshamboGame
 import RoshamboProtocol
 
 /// Finished matches and the leaderboard, read from a server's journal, as text.
@@ -12,22 +13,49 @@ public struct MatchHistory {
   /// Opens `roshambo.sqlite` in `dataDirectory` read-only. A journal that an older
   /// release wrote and no server has brought up to date since is refused, saying so.
   public init(dataDirectory: String) throws {
-    let path = (dataDirectory as NSString).appendingPathComponent("roshambo.sqlite")
-    var configuration = Configuration()
-    configuration.readonly = true
-    database = try DatabaseQueue(path: path, configuration: configuration)
-    let current = try database.read { try JournalSchema.migrator.hasCompletedMigrations($0) }
-    guard current else { throw JournalError.olderRelease(path: path) }
+    database = try Journal.openReadOnly(dataDirectory: dataDirectory).database
+  }
+
+  /// Which matches a history lists: by a player, finished within a time.
+  public struct Filter: Sendable, Equatable {
+    public var player: String?
+    /// Finished at or after this (ms since 1970).
+    public var since: Int64?
+    /// Finished before this (ms since 1970).
+    public var until: Int64?
+    public var limit: Int
+
+    public init(player: String? = nil, since: Int64? = nil, until: Int64? = nil, limit: Int = 20) {
+      self.player = player
+      self.since = since
+      self.until = until
+      self.limit = limit
+    }
+  }
+
+  /// The kept matches `filter` lets through, newest first, with their rounds.
+  public func matches(_ filter: Filter) throws -> [FinishedMatch] {
+    try database.read { db in
+      try Journal.matches(
+        db,
+        Journal.MatchFilter(
+          player: filter.player, since: filter.since, until: filter.until, limit: filter.limit))
+    }
+  }
+
+  /// The kept match numbered `id`, or nil.
+  public func match(id: Int64) throws -> FinishedMatch? {
+    try database.read { try Journal.match($0, id: id) }
   }
 
   /// Recent matches, newest first, then the leaderboard.
-  public func report(limit: Int) throws -> String {
-    let (matches, board) = try database.read { db in
-      (
-        try Journal.recentMatches(db, limit: limit),
-        try Journal.leaderboard(db, limit: 10)
-      )
-    }
+  public func report(limit: Int) throws -> String { try report(Filter(limit: limit)) }
+
+  /// The matches `filter` lets through, newest first (each with its number, for
+  /// `history ID`), then the leaderboard.
+  public func report(_ filter: Filter) throws -> String {
+    let matches = try self.matches(filter)
+    let board = try database.read { try Journal.leaderboard($0, limit: 10) }
     var lines = ["Recent matches (newest first):"]
     if matches.isEmpty { lines.append("  none yet") }
     // Names and rooms come from players (or from whoever could write the file): quoted
@@ -39,7 +67,8 @@ public struct MatchHistory {
         "\(quoted(match.players[0])) \(match.scores[0])–\(match.scores[1]) "
         + quoted(match.players[1])
       lines.append(
-        "  \(when.formatted(.iso8601))  \(quoted(match.room))  \(score)  winner: "
+        "  #\(match.id ?? 0)  \(when.formatted(.iso8601))  "
+          + "\(quoted(match.room))  \(score)  winner: "
           + quoted(match.winner)
           + (match.forfeit ? " (forfeit)" : "")
           + (match.fair ? "  fair: every round committed and revealed" : ""))
@@ -51,5 +80,22 @@ public struct MatchHistory {
       lines.append("  \(rank + 1). \(quoted(entry.name))  \(entry.won) won, \(entry.lost) lost")
     }
     return lines.joined(separator: "\n")
+  }
+}
+
+extension Journal {
+  /// `roshambo.sqlite` in `dataDirectory`, opened read-only (see ``MatchHistory``). A
+  /// journal an older release wrote, that no server has brought up to date since, is
+  /// refused, saying so.
+  static func openReadOnly(dataDirectory: String) throws -> (
+    database: DatabaseQueue, path: String
+  ) {
+    let path = (dataDirectory as NSString).appendingPathComponent("roshambo.sqlite")
+    var configuration = Configuration()
+    configuration.readonly = true
+    let database = try DatabaseQueue(path: path, configuration: configuration)
+    let current = try database.read { try JournalSchema.migrator.hasCompletedMigrations($0) }
+    guard current else { throw JournalError.olderRelease(path: path) }
+    return (database, path)
   }
 }

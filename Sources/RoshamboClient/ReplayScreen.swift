@@ -1,0 +1,181 @@
+import Foundation
+import RoshamboGame
+import RoshamboProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A match replayed on the terminal: the live game's screen (``ScreenRenderer``) for each
+/// step of a ``MatchReplay``, with keys to step through it; piped, one line per round.
+///
+/// Invariant: the terminal is put back and the keys released before `run` returns.
+@MainActor
+public final class ReplayScreen {
+  /// What a key asks of the replay.
+  public enum Command: Equatable, Sendable {
+    case forward, back, start, end, togglePlay, quit
+
+    /// The command of a key: → l n (forward), ← h p (back), g Home (start), G End (end),
+    /// space (play or pause), q (quit).
+    public init?(_ key: KeyDecoder.Key) {
+      switch key {
+      case .right: self = .forward
+      case .left: self = .back
+      case .home: self = .start
+      case .end: self = .end
+      case .up, .down: return nil
+      case .byte(let byte):
+        switch Character(UnicodeScalar(byte)) {
+        case "l", "n", "\r", "\n": self = .forward
+        case "h", "p": self = .back
+        case "g": self = .start
+        case "G": self = .end
+        case " ": self = .togglePlay
+        case "q", "Q": self = .quit
+        default: return nil
+        }
+      }
+    }
+  }
+
+  private var replay: MatchReplay
+  private let speed: Double
+  private let title: String
+  private let terminal = Terminal()
+  private var keys = KeyDecoder()
+  private var playing = true
+  private var player: Task<Void, Never>?
+  private var finished: CheckedContinuation<Void, Never>?
+  private var signalSources: [any DispatchSourceSignal] = []
+
+  /// `title` names the match ("match 42", or the file); `speed` multiplies the pace the
+  /// rounds were played at.
+  public init(_ replay: MatchReplay, title: String, speed: Double) {
+    self.replay = replay
+    self.title = title
+    self.speed = speed
+  }
+
+  /// The lines a pipe gets: one per round, then the result, as live play prints them.
+  public static func lines(for replay: MatchReplay) -> [String] {
+    var replay = replay
+    var lines: [String] = []
+    for step in 1...max(1, replay.lastStep) where step <= replay.lastStep {
+      replay.seek(to: step)
+      let props = replay.state.props
+      let round = replay.roundShown.map { "round \($0.round)" } ?? "no rounds"
+      let parts = [round, props.reveal, step == replay.lastStep ? props.banner : nil]
+      lines.append(parts.compactMap { $0 }.joined(separator: " | "))
+    }
+    if replay.lastStep == 0 {
+      replay.seek(to: 0)
+      lines.append(
+        ["no rounds", replay.state.props.banner].compactMap { $0 }.joined(separator: " | "))
+    }
+    return lines
+  }
+
+  /// The line under the game that says where the replay is and which keys move it.
+  static func position(of replay: MatchReplay, title: String, playing: Bool) -> String {
+    let rounds = replay.lastStep
+    let at =
+      replay.position == 0
+      ? "start"
+      : replay.position == rounds
+        ? "end (\(rounds) round\(rounds == 1 ? "" : "s"))"
+        : "after round \(replay.roundShown?.round ?? replay.position) of \(rounds)"
+    return "Replay of \(title) · \(at) · \(playing ? "playing" : "paused") · ← → step · "
+      + "g G start/end · space play/pause · q quit"
+  }
+
+  /// Shows the replay until the person quits (or, piped, prints it and returns).
+  public func run() async {
+    guard Terminal.isInteractive else {
+      for line in Self.lines(for: replay) { print(line) }
+      return
+    }
+    terminal.enterFullScreen()
+    Terminal.restoreOnCrash()
+    watchSignals()
+    KeyInput.take { [weak self] byte in
+      guard let self, let key = self.keys.feed(byte), let command = Command(key) else { return }
+      self.perform(command)
+    }
+    show()
+    schedule()
+    await withCheckedContinuation { finished = $0 }
+    player?.cancel()
+    KeyInput.release()
+    for source in signalSources { source.cancel() }
+    signalSources.removeAll()
+    terminal.restore()
+  }
+
+  func perform(_ command: Command) {
+    switch command {
+    case .forward: replay.stepForward()
+    case .back: replay.stepBack()
+    case .start: replay.seek(to: 0)
+    case .end: replay.seek(to: replay.lastStep)
+    case .togglePlay:
+      playing.toggle()
+      if playing, replay.position == replay.lastStep { replay.seek(to: 0) }
+    case .quit:
+      finished?.resume()
+      finished = nil
+      return
+    }
+    if command != .togglePlay { playing = playing && replay.position < replay.lastStep }
+    show()
+    schedule()
+  }
+
+  /// How long to show `step` before the next while playing: the time between the two
+  /// rounds as they were played, sped up, within 0.3 to 5 s (1.5 s without times).
+  private func pause(after step: Int) -> Duration {
+    let rounds = replay.match.rounds ?? []
+    var seconds = 1.5
+    if step > 0, step < rounds.count, let from = rounds[step - 1].at, let to = rounds[step].at {
+      seconds = Double(to - from) / 1000
+    }
+    return .milliseconds(Int64(min(5, max(0.3, seconds / speed)) * 1000))
+  }
+
+  private func schedule() {
+    player?.cancel()
+    guard playing, replay.position < replay.lastStep else {
+      playing = false
+      return
+    }
+    let wait = pause(after: replay.position)
+    player = Task { @MainActor [weak self] in
+      try? await Task.sleep(for: wait)
+      guard !Task.isCancelled, let self else { return }
+      self.replay.stepForward()
+      self.show()
+      self.schedule()
+    }
+  }
+
+  private func show() {
+    var props = replay.state.props
+    props.notice = Self.position(of: replay, title: title, playing: playing)
+    let size = Terminal.size
+    let color = ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    terminal.draw(
+      ScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: props))
+  }
+
+  private func watchSignals() {
+    for number in [SIGINT, SIGTERM, SIGHUP] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+      source.setEventHandler { [weak self] in
+        MainActor.assumeIsolated { self?.perform(.quit) }
+      }
+      source.resume()
+      signalSources.append(source)
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import RoshamboGame
+
+/// A match record as a person reads it: a heading, a line per round, and what a check
+/// of it found. `roshambo-server history ID`, `roshambo verify` and `roshambo replay
+/// --verify` print these.
+///
+/// Invariant: every name, room and reason is passed through ``UntrustedText`` first, so
+/// no line from a record can draw on a terminal or pass for another line.
+public enum MatchRecordText {
+  /// "Match 42 in duel-3, 2026-11-25T17:01:02Z: "ann" 2–1 "bob", won by "ann"", then the
+  /// terms.
+  public static func heading(_ match: FinishedMatch) -> [String] {
+    let names = match.players.map { "\"\(UntrustedText.escaped($0))\"" }
+    let when = Date(timeIntervalSince1970: Double(match.finishedAt) / 1000)
+      .formatted(.iso8601)
+    let number = match.id.map { "Match \($0)" } ?? "A match (a player's own record)"
+    return [
+      "\(number) in \(UntrustedText.escaped(match.room)), finished \(when): "
+        + "\(names[0]) \(match.scores[0])–\(match.scores[1]) \(names[1]), won by "
+        + "\"\(UntrustedText.escaped(match.winner))\"\(match.forfeit ? " (forfeit)" : "")",
+      "\(UntrustedText.escaped(match.ruleset)), best of \(match.bestOf)"
+        + (match.fair ? ", fair (every round committed, then revealed)" : ""),
+    ]
+  }
+
+  /// One line per round: "round 2  rock – paper  "bob"  paper covers rock".
+  public static func rounds(_ match: FinishedMatch) -> [String] {
+    guard let rounds = match.rounds else {
+      return ["(no rounds: this match was kept before the server kept rounds)"]
+    }
+    if rounds.isEmpty { return ["(no round was played)"] }
+    var lines: [String] = []
+    if let first = rounds.first, first.round > 1 {
+      lines.append(
+        "(rounds 1–\(first.round - 1) are not kept: a long match keeps its last \(FinishedMatch.roundLimit))"
+      )
+    }
+    for round in rounds {
+      let weapons = Seat.allCases.map { seat -> String in
+        if let weapon = round.weapon(of: seat) { return weapon.rawValue }
+        return round.commitment(of: seat) != nil ? "(no reveal)" : "(none)"
+      }
+      let winner =
+        round.winner.map { "\"\(UntrustedText.escaped(match.players[$0.rawValue - 1]))\"" }
+        ?? "draw"
+      let reason = round.reason.map { "  " + UntrustedText.escaped($0, limit: 64) } ?? ""
+      let label = "round \(round.round)".padding(toLength: 10, withPad: " ", startingAt: 0)
+      lines.append("\(label)\(weapons[0]) – \(weapons[1])  \(winner)\(reason)")
+    }
+    return lines
+  }
+
+  /// The check's findings, one per line (✓ holds, ✗ fails, – not checked), then the
+  /// verdict.
+  public static func verification(_ verification: RecordVerification) -> [String] {
+    var lines = verification.findings.map { finding -> String in
+      switch finding {
+      case .holds(let text): "  ✓ " + text
+      case .fails(let text): "  ✗ " + text
+      case .unchecked(let text): "  – " + text
+      }
+    }
+    let failures = verification.findings.filter { if case .fails = $0 { true } else { false } }
+    if !failures.isEmpty {
+      lines.append(
+        "Refused: this record does not hold (\(failures.count) problem"
+          + "\(failures.count == 1 ? "" : "s")).")
+    } else if verification.isProof {
+      lines.append(
+        "Verified: each round's weapons were committed before they were revealed, and the "
+          + "result follows from them.")
+    } else {
+      lines.append(
+        "Consistent, not proven: what the record holds agrees, but see the lines marked –.")
+    }
+    return lines
+  }
+}
