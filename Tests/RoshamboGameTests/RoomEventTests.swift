@@ -41,7 +41,8 @@ struct RoomEventTests {
     #expect(
       events(&room, .chose(seat: .one, round: 1, weapon: .rock, at: 5_000)) == [.picked(.one)])
     let resolved = RoundResult(
-      round: 1, weapons: [.rock, .scissors], winner: .one, reason: "rock crushes scissors")
+      round: 1, weapons: [.rock, .scissors], winner: .one, reason: "rock crushes scissors",
+      at: 6_000)
     #expect(
       events(&room, .chose(seat: .two, round: 1, weapon: .scissors, at: 6_000)) == [
         .picked(.two), .roundResolved(resolved), .deadlineSet(round: 2, at: 26_000),
@@ -52,16 +53,15 @@ struct RoomEventTests {
   func matchEnds() {
     var room = playingRoom(bestOf: 1, roundMillis: 20_000)
     _ = events(&room, .chose(seat: .one, round: 1, weapon: .paper, at: 5_000))
+    let round = RoundResult(
+      round: 1, weapons: [.paper, .rock], winner: .one, reason: "paper covers rock", at: 6_000)
+    // The finished match keeps its rounds: only resolved ones, with when they resolved.
     let match = FinishedMatch(
       room: "den", finishedAt: 6_000, ruleset: "classic", bestOf: 1, players: ["Alice", "Bob"],
-      scores: [1, 0], winner: "Alice", forfeit: false, fair: false)
+      scores: [1, 0], winner: "Alice", forfeit: false, fair: false, rounds: [round])
     #expect(
       events(&room, .chose(seat: .two, round: 1, weapon: .rock, at: 6_000)) == [
-        .picked(.two),
-        .roundResolved(
-          RoundResult(
-            round: 1, weapons: [.paper, .rock], winner: .one, reason: "paper covers rock")),
-        .deadlineCleared, .matchEnded(match),
+        .picked(.two), .roundResolved(round), .deadlineCleared, .matchEnded(match),
       ])
     #expect(events(&room, .rematchRequested(seat: .two, at: 7_000)) == [.rematchAsked(.two)])
     #expect(
@@ -92,7 +92,7 @@ struct RoomEventTests {
     _ = events(&room, .disconnected(seat: .one, at: 5_000))
     let forfeit = FinishedMatch(
       room: "den", finishedAt: 35_000, ruleset: "classic", bestOf: 3, players: ["Alice", "Bob"],
-      scores: [0, 0], winner: "Bob", forfeit: true, fair: false)
+      scores: [0, 0], winner: "Bob", forfeit: true, fair: false, rounds: [])
     #expect(
       events(&room, .graceExpired(seat: .one, at: 35_000)) == [.gaveUp(.one), .matchEnded(forfeit)])
     // The winner leaves the finished match too: the room empties and waits.
@@ -165,6 +165,9 @@ struct RoomEventTests {
           switch event {
           case .roundResolved(let result):
             #expect(result.round < room.round || room.phase != .choosing)
+          case .matchEnded(let match):
+            // Every round it keeps is resolved: the room's history, in order.
+            #expect(match.rounds == room.history, "\(event)")
           default: #expect(!"\(event)".contains("weapon"), "\(event)")
           }
         }
@@ -210,7 +213,7 @@ struct LobbyEventTests {
     ended.apply(.left(seat: .two, at: 4))
     let forfeit = FinishedMatch(
       room: "quick-1", finishedAt: 4, ruleset: "classic", bestOf: 1, players: ["A", "B"],
-      scores: [0, 0], winner: "A", forfeit: true, fair: false)
+      scores: [0, 0], winner: "A", forfeit: true, fair: false, rounds: [])
     #expect(
       reduce(&lobby, .room("quick-1", .left(seat: .two, at: 4))) == [
         .room("quick-1", .gaveUp(.two)), .room("quick-1", .matchEnded(forfeit)),

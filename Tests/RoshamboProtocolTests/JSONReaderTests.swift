@@ -52,6 +52,7 @@ enum ReferenceDecoder {
     var weapons: [String?]
     var winner: Int
     var reason: String?
+    var at: Int64?
   }
 
   struct Invalid: Error {}
@@ -80,7 +81,7 @@ enum ReferenceDecoder {
         guard round.winner == 0 || Seat(rawValue: round.winner) != nil else { throw Invalid() }
         return RoundResult(
           round: round.round, weapons: try round.weapons.map { try $0.map { try value($0) } },
-          winner: Seat(rawValue: round.winner), reason: round.reason)
+          winner: Seat(rawValue: round.winner), reason: round.reason, at: round.at)
       },
       winner: try view.winner.map(seat), deadline: view.deadline,
       spectators: view.spectators ?? 0, rematch: try (view.rematch ?? []).map(seat))

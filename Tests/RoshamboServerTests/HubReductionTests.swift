@@ -79,7 +79,7 @@ struct HubReductionTests {
     let expired = LobbyAction.room("den", .graceExpired(seat: .one, at: 30_010))
     let forfeit = FinishedMatch(
       room: "den", finishedAt: 30_010, ruleset: "classic", bestOf: 1, players: ["Alice", "Bob"],
-      scores: [0, 0], winner: "Bob", forfeit: true, fair: false)
+      scores: [0, 0], winner: "Bob", forfeit: true, fair: false, rounds: [])
     #expect(
       effects(&lobby, expired) == [
         .journal(expired), .cancelTimer(.grace(room: "den", seat: .one)),

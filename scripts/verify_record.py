@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Check a Roshambo match record (docs/MATCH-RECORD.md) from the document alone.
+
+Usage: scripts/verify_record.py FILE.json   (- for standard input)
+
+Prints each check (+ holds, x fails, - not checked) and exits 0 when nothing fails,
+65 when something does or the file is not a record, 66 when it cannot be opened.
+Python's standard library only, written apart from the Swift code, so it is a second
+opinion on the same format.
+"""
+import hashlib
+import json
+import re
+import sys
+
+RULES = {
+    "classic": {
+        ("rock", "scissors"): "crushes", ("scissors", "paper"): "cuts",
+        ("paper", "rock"): "covers",
+    },
+    "lizardSpock": {
+        ("rock", "scissors"): "crushes", ("scissors", "paper"): "cuts",
+        ("paper", "rock"): "covers", ("rock", "lizard"): "crushes",
+        ("lizard", "spock"): "poisons", ("spock", "scissors"): "smashes",
+        ("scissors", "lizard"): "decapitates", ("lizard", "paper"): "eats",
+        ("paper", "spock"): "disproves", ("spock", "rock"): "vaporizes",
+    },
+}
+HEX64 = re.compile(r"\A[0-9a-f]{64}\Z")
+
+
+def commitment(room, round_number, seat, weapon, nonce_hex):
+    message = b"\0".join(
+        part.encode() for part in
+        ["roshambo-commit-v1", room, str(round_number), str(seat), weapon])
+    return hashlib.sha256(message + b"\0" + bytes.fromhex(nonce_hex)).hexdigest()
+
+
+def decide(rules, first, second):
+    """(winning seat or 0, reason or None), a missing weapon losing."""
+    if first and second:
+        if (first, second) in rules:
+            return 1, f"{first} {rules[(first, second)]} {second}"
+        if (second, first) in rules:
+            return 2, f"{second} {rules[(second, first)]} {first}"
+        return 0, None
+    if first:
+        return 1, None
+    if second:
+        return 2, None
+    return 0, None
+
+
+def check(record):
+    found = []  # (mark, text)
+    if record.get("format") != 1:
+        return [("x", f"format {record.get('format')!r}; this checker reads format 1")]
+    rules = RULES.get(record.get("ruleset"))
+    if rules is None:
+        return [("x", f"unknown ruleset {record.get('ruleset')!r}")]
+    weapons_allowed = {w for pair in rules for w in pair}
+    best_of = record["bestOf"]
+    if not (isinstance(best_of, int) and 1 <= best_of <= 99 and best_of % 2 == 1):
+        return [("x", f"best of {best_of} is not a match length")]
+    rounds = record.get("rounds")
+    if rounds is None:
+        return [("-", "the record has no rounds")]
+    fair, room, players = record["fair"], record["room"], record["players"]
+    wins_needed = best_of // 2 + 1
+    wins = [0, 0]
+    reached_at = None
+    rounds_hold = True
+    reveals = 0
+    for index, r in enumerate(rounds):
+        label = f"round {r['round']}"
+        if index and r["round"] != rounds[index - 1]["round"] + 1:
+            found.append(("x", f"{label} follows round {rounds[index - 1]['round']}"))
+            rounds_hold = False
+        weapons = r["weapons"]
+        if len(weapons) != 2 or any(w is not None and w not in weapons_allowed for w in weapons):
+            found.append(("x", f"{label} has weapons {weapons!r}"))
+            rounds_hold = False
+            continue
+        commitments, nonces = r.get("commitments", []), r.get("nonces", [])
+        if fair != bool(commitments):
+            found.append(("x", f"{label}: commitments do not match the match's fairness"))
+            rounds_hold = False
+            continue
+        played = list(weapons)
+        if fair:
+            for seat in (1, 2):
+                weapon = weapons[seat - 1]
+                if weapon is None:
+                    continue
+                digest = commitments[seat - 1] if seat - 1 < len(commitments) else None
+                nonce = nonces[seat - 1] if seat - 1 < len(nonces) else None
+                if not (digest and nonce and HEX64.match(nonce)
+                        and commitment(room, r["round"], seat, weapon, nonce) == digest):
+                    found.append(("x", f"{label}: seat {seat}'s {weapon} and nonce do not "
+                                       "match the commitment"))
+                    rounds_hold = False
+                    played[seat - 1] = None
+                else:
+                    reveals += 1
+            if played == [None, None]:
+                committed = [c is not None for c in commitments[:2]] + [False, False]
+                expected = (0 if committed[0] == committed[1] else 1 if committed[0] else 2,
+                            None)
+            else:
+                expected = decide(rules, *played)
+        else:
+            expected = decide(rules, *played)
+        if r["winner"] != expected[0]:
+            found.append(("x", f"{label} is given to {r['winner']}; its weapons give it to "
+                               f"{expected[0]}"))
+            rounds_hold = False
+        elif r.get("reason") != expected[1]:
+            found.append(("x", f"{label} says {r.get('reason')!r}; the rule is {expected[1]!r}"))
+            rounds_hold = False
+        if r["winner"] in (1, 2):
+            wins[r["winner"] - 1] += 1
+            if wins[r["winner"] - 1] == wins_needed and reached_at is None:
+                reached_at = index
+    if rounds_hold:
+        found.append(("+", f"{len(rounds)} rounds: each winner follows the rules"))
+        if fair:
+            found.append(("+", f"{reveals} reveals match their commitments"))
+    if not fair:
+        found.append(("-", "not a fair match: the weapons are the host's word"))
+    if rounds and rounds[0]["round"] != 1:
+        found.append(("-", "the record does not start at round 1: scores not counted"))
+        return found
+    if wins == record["scores"]:
+        found.append(("+", f"the scores {wins[0]}-{wins[1]} count the rounds won"))
+    else:
+        found.append(("x", f"the scores say {record['scores']}; the rounds give {wins}"))
+    if reached_at is not None and reached_at != len(rounds) - 1:
+        found.append(("x", "rounds go on after the match was won"))
+    champion = next((seat for seat in (1, 2) if wins[seat - 1] >= wins_needed), None)
+    if champion:
+        if record["forfeit"]:
+            found.append(("x", "called a forfeit, yet won outright"))
+        elif record["winner"] == players[champion - 1]:
+            found.append(("+", f"the winner won {wins_needed} rounds"))
+        else:
+            found.append(("x", f"the winner is said to be {record['winner']!r}; the rounds "
+                               f"give the match to seat {champion}"))
+    elif record["forfeit"] and record["winner"] in players:
+        found.append(("+", "won by forfeit"))
+    else:
+        found.append(("x", "nobody won on rounds, and it is not a forfeit of a player"))
+    return found
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 64
+    path = sys.argv[1]
+    try:
+        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as error:
+        print(f"verify_record: cannot open {path}: {error.strerror}", file=sys.stderr)
+        return 66
+    try:
+        record = json.loads(text)
+        findings = check(record)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+        print(f"verify_record: {path} is not a match record: {error!r}", file=sys.stderr)
+        return 65
+    for mark, line in findings:
+        print(f"{mark} {line}")
+    failed = any(mark == "x" for mark, _ in findings)
+    print("refused" if failed else "holds")
+    return 65 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
