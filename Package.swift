@@ -83,6 +83,7 @@ let package = Package(
         "RoshamboProtocol", "RoshamboGame", "RoshamboJSON", "GameFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     // The authoritative server: connections, lobby store, broadcast, timers, journal.
     .target(

@@ -60,6 +60,14 @@ let package = Package(
         .product(name: "RoshamboClient", package: "Roshambo"),
       ],
       path: "Sources/AnnouncementFuzz"),
+    .executableTarget(
+      name: "fuzz-record",
+      dependencies: [
+        "FuzzDriver", .product(name: "RoshamboClient", package: "Roshambo"),
+        .product(name: "RoshamboProtocol", package: "Roshambo"),
+        .product(name: "RoshamboGame", package: "Roshambo"),
+      ],
+      path: "Sources/RecordFuzz"),
     // Writes the seed corpora in Corpus/ (run by hand when the protocol changes).
     .executableTarget(
       name: "make-seeds",

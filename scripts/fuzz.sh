@@ -7,7 +7,8 @@
 #   scripts/fuzz.sh seeds                 rewrite Fuzz/Corpus from the code and docs/PROTOCOL.md
 #   scripts/fuzz.sh supported             exit 0 when this toolchain can build the targets
 #
-# Targets: server-frames, client-frames, tls-server, tls-client, journal, announcement.
+# Targets: server-frames, client-frames, tls-server, tls-client, journal, announcement,
+# record.
 # Each run grows its corpus in Fuzz/.work/TARGET/corpus (seeded from Fuzz/Corpus/TARGET,
 # which it never changes) and saves crashes in Fuzz/.work/TARGET/crashes; reproduce one
 # with `scripts/fuzz.sh reproduce TARGET Fuzz/.work/TARGET/crashes/crash-…`, then add a
@@ -17,7 +18,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/Fuzz"
-targets=(server-frames client-frames tls-server tls-client journal announcement)
+targets=(server-frames client-frames tls-server tls-client journal announcement record)
 # The fuzz build has a folder of its own: a plain `swift build` in Fuzz/ (other flags, no
 # coverage) must never leave objects the instrumented build then links.
 scratch="$fuzz/.build-fuzz"

@@ -54,6 +54,16 @@ press Carol q
 for person in Alice Bob Carol; do expect_screen "$person" "Roshambo lobby · you are $person"; done
 expect_screen Carol "1. Alice: 1 won, 0 lost"
 
+echo "tmux-lobby: Carol replays the match from the lobby's recent matches"
+expect_screen Carol "#1 duel-1: Alice 1–0 Bob, Alice won"
+press Carol r
+expect_screen Carol "Replay of match 1"
+press Carol G
+expect_screen Carol "· end (1 round)"
+expect_screen Carol "Alice wins"
+press Carol q
+expect_screen Carol "Roshambo lobby · you are Carol"
+
 echo "tmux-lobby: Dave challenges Carol, who declines"
 start_person Dave
 expect_screen Dave "Roshambo lobby · you are Dave"

@@ -23,6 +23,8 @@ public final class LobbyScreen {
     case seated(LobbyFollower.Seated)
     case quickMatch
     case watch(room: String)
+    /// Replay the finished match of this number.
+    case replay(match: Int64)
     /// A signal ended the program: its number.
     case signalled(Int32)
     /// The server refused, or the connection was lost: the sentence says so.
@@ -127,6 +129,10 @@ public final class LobbyScreen {
     case "\t": store.dispatch(.switchPane)
     case "m", "M": finish(.quickMatch)
     case "w", "W", "\r", "\n":
+      if state.pane == .recent, byte == 0x0D || byte == 0x0A {
+        if let match = state.selectedMatch { finish(.replay(match: match)) }
+        return
+      }
       guard let room = state.selectedRoom else {
         store.dispatch(.notice("No room to watch yet."))
         return
@@ -151,6 +157,12 @@ public final class LobbyScreen {
     case "d", "D":
       guard let challenge = state.incoming.first else { return }
       connection.send(.decline(challenge: challenge.id, id: nextID()))
+    case "r", "R":
+      guard let match = state.selectedMatch else {
+        store.dispatch(.notice("No match has finished here yet."))
+        return
+      }
+      finish(.replay(match: match))
     case "t", "T":
       guard state.view?.tournament?.phase == .entry else {
         store.dispatch(.notice("No tournament is taking entries now."))

@@ -20,9 +20,10 @@ public struct LobbyScreenRenderer: Sendable {
   }
 
   /// The keys line.
+  /// (A challenge waiting says its own keys, a accept and d decline.)
   static let keys =
-    "↑↓ select · Tab people/rooms · c challenge · w watch · m quick match · a accept · "
-    + "d decline · t tournament · q quit"
+    "↑↓ select · Tab next list · c challenge · w watch · m quick match · t tournament · "
+    + "r replay · q quit"
 
   public func lines(for state: LobbyScreenState) -> [String] {
     let paint = ScreenRenderer(width: width, color: color)
@@ -72,11 +73,16 @@ public struct LobbyScreenRenderer: Sendable {
       let selected = state.pane == .rooms && room.name == state.selectedRoom
       return ((selected ? "▸ " : "  ") + LobbyText.line(room), selected)
     }
+    let recentLines = view.recent.map { match -> (String, Bool) in
+      let selected = state.pane == .recent && match.id == state.selectedMatch
+      return ((selected ? "▸ " : "  ") + LobbyText.line(match), selected)
+    }
     let leaderLines = view.leaders.enumerated().map { place, leader in
       ("  \(place + 1). \(leader.name): \(leader.won) won, \(leader.lost) lost", false)
     }
     // What the lists may take: the rest of the screen. Each list shown gets its title
-    // and up to 3 lines first, then the rest goes to people, rooms, leaders in turn.
+    // and up to 3 lines first, then the rest goes to people, rooms, leaders, recent
+    // matches in turn.
     let available = height - header.count - footer.count
     let tournamentLines = view.tournament.map { tournament in
       LobbyText.lines(tournament).dropFirst().map { ($0, false) }
@@ -90,6 +96,7 @@ public struct LobbyScreenRenderer: Sendable {
       ),
       (tournamentTitle ?? "", tournamentLines ?? []),
       ("Leaderboard", leaderLines),
+      (state.pane == .recent ? "Recent matches ◂" : "Recent matches", recentLines),
     ]
     var rows = sections.map { _ in 0 }
     var left = available

@@ -13,6 +13,8 @@ public struct LobbyScreenState: Equatable, Sendable {
   public enum Pane: Equatable, Sendable {
     case people
     case rooms
+    /// The matches finished lately (to replay).
+    case recent
   }
 
   /// This person's name, as the server shows it.
@@ -25,6 +27,8 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var pane = Pane.people
   public var selectedPerson: String?
   public var selectedRoom: String?
+  /// The recent match selected, by its number.
+  public var selectedMatch: Int64?
   /// The last thing to tell the person (a challenge declined, a refusal), one line.
   public var notice: String?
   /// Now, ms since 1970 (for the time left on challenges).
@@ -73,6 +77,9 @@ public struct LobbyScreenReducer: Reducer {
       }
       let rooms = view.rooms.map(\.name)
       if state.selectedRoom.map(rooms.contains) != true { state.selectedRoom = rooms.first }
+      let matches = view.recent.map(\.id)
+      if state.selectedMatch.map(matches.contains) != true { state.selectedMatch = matches.first }
+      if state.pane == .recent, matches.isEmpty { state.pane = .people }
     case .challenge(let notice):
       state.incoming.removeAll { $0.id == notice.id }
       state.outgoing.removeAll { $0.id == notice.id }
@@ -107,9 +114,18 @@ public struct LobbyScreenReducer: Reducer {
           state.selectedPerson, by: step, in: view.people.map(\.name))
       case .rooms:
         state.selectedRoom = moved(state.selectedRoom, by: step, in: view.rooms.map(\.name))
+      case .recent:
+        let ids = view.recent.map(\.id)
+        let index = state.selectedMatch.flatMap(ids.firstIndex(of:)) ?? 0
+        state.selectedMatch = ids.isEmpty ? nil : ids[min(max(index + step, 0), ids.count - 1)]
       }
     case .switchPane:
-      state.pane = state.pane == .people ? .rooms : .people
+      // People, rooms, then the recent matches when there are any.
+      switch state.pane {
+      case .people: state.pane = .rooms
+      case .rooms: state.pane = state.view?.recent.isEmpty == false ? .recent : .people
+      case .recent: state.pane = .people
+      }
     case .notice(let notice):
       state.notice = notice
     case .tick(let now):

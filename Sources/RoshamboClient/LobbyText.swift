@@ -35,7 +35,16 @@ public enum LobbyText {
     for (place, leader) in view.leaders.enumerated() {
       lines.append("  \(place + 1). \(leader.name): \(leader.won) won, \(leader.lost) lost")
     }
+    if !view.recent.isEmpty { lines.append("recent matches (roshambo replay NUMBER):") }
+    for match in view.recent { lines.append("  " + line(match)) }
     return lines
+  }
+
+  /// "#42 duel-3: bob 2–1 ann, bob won (fair)".
+  public static func line(_ match: LobbyView.Recent) -> String {
+    "#\(match.id) \(match.room): \(match.players[0]) \(match.scores[0])–\(match.scores[1]) "
+      + "\(match.players[1]), \(match.players[match.winner.rawValue - 1]) won"
+      + (match.fair ? " (fair)" : "")
   }
 
   /// The tournament: where it stands, this round's pairings, the standings.

@@ -2,10 +2,12 @@ import RoshamboGame
 import RoshamboProtocol
 
 /// A finished match played back from its record: the actions a spectator's client would
-/// have received (a `welcome`, then a `state` after each round), re-reduced through the
+/// have received (a `welcome`, then for each round the `state` that shows both
+/// commitments in a fair match, and the `state` with its result), re-reduced through the
 /// client's own reducer up to any step, so a replay shows exactly the screen of live
-/// play. Step 0 is the first round open; step k follows the k-th round kept; the last
-/// step is the match over.
+/// play, and the reducer checks each fair round as it checked it live (a forged record
+/// shows as the server caught lying). Step 0 is the first round open; step k follows the
+/// k-th round kept; the last step is the match over.
 ///
 /// Invariants: ``position`` is always within `0...lastStep`; ``state`` is the reduction
 /// of ``actions(through:)`` for the position, from a fresh ``ClientState``.
@@ -13,6 +15,9 @@ public struct MatchReplay: Sendable {
   public let match: FinishedMatch
   /// The views after each step: `views[0]` with no round played.
   public let views: [RoomView]
+  /// In a fair match, the view that showed both commitments of the round each step
+  /// resolves (nil for step 0, and where a seat made none).
+  private let commitments: [RoomView?]
   public private(set) var position = 0
   public private(set) var state: ClientState
 
@@ -47,7 +52,26 @@ public struct MatchReplay: Sendable {
           fair: match.fair))
     }
     self.views = views
-    self.state = Self.reduce(Self.actions(match: match, views: views, through: 0))
+    // A fair round's reveal stage, as a spectator saw it: both commitments in, nothing
+    // revealed, the scores before the round.
+    self.commitments = views.indices.map { step in
+      guard step > 0, match.fair else { return nil }
+      let round = rounds[step - 1]
+      guard let first = round.commitment(of: .one), let second = round.commitment(of: .two)
+      else { return nil }
+      var view = views[step - 1]
+      view.phase = .choosing
+      view.round = round.round
+      view.winner = nil
+      for index in view.players.indices {
+        view.players[index].chosen = true
+        view.players[index].left = false
+        view.players[index].commitment = view.players[index].seat == .one ? first : second
+      }
+      return view
+    }
+    self.state = Self.reduce(
+      Self.actions(match: match, views: views, commitments: commitments, through: 0))
   }
 
   /// The last step: the match over.
@@ -60,14 +84,15 @@ public struct MatchReplay: Sendable {
 
   /// The actions that lead to step `step`: the welcome, then each state up to it.
   public func actions(through step: Int) -> [ClientAction] {
-    Self.actions(match: match, views: views, through: step)
+    Self.actions(match: match, views: views, commitments: commitments, through: step)
   }
 
-  private static func actions(match: FinishedMatch, views: [RoomView], through step: Int)
-    -> [ClientAction]
-  {
-    [.connection(.connected), .welcome(room: match.room, seat: nil, token: nil)]
-      + views.prefix(step + 1).enumerated().map { .synced(view: $0.element, seq: $0.offset) }
+  private static func actions(
+    match: FinishedMatch, views: [RoomView], commitments: [RoomView?], through step: Int
+  ) -> [ClientAction] {
+    let shown = (0...step).flatMap { [commitments[$0], views[$0]].compactMap { $0 } }
+    return [.connection(.connected), .welcome(room: match.room, seat: nil, token: nil)]
+      + shown.enumerated().map { .synced(view: $0.element, seq: $0.offset) }
   }
 
   private static func reduce(_ actions: [ClientAction]) -> ClientState {

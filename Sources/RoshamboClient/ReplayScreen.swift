@@ -50,30 +50,29 @@ public final class ReplayScreen {
   private var signalSources: [any DispatchSourceSignal] = []
 
   /// `title` names the match ("match 42", or the file); `speed` multiplies the pace the
-  /// rounds were played at.
-  public init(_ replay: MatchReplay, title: String, speed: Double) {
+  /// rounds were played at; `paused`: wait for space (or a step) instead of playing.
+  public init(_ replay: MatchReplay, title: String, speed: Double, paused: Bool = false) {
     self.replay = replay
     self.title = title
     self.speed = speed
+    self.playing = !paused
   }
 
   /// The lines a pipe gets: one per round, then the result, as live play prints them.
   public static func lines(for replay: MatchReplay) -> [String] {
     var replay = replay
-    var lines: [String] = []
-    for step in 1...max(1, replay.lastStep) where step <= replay.lastStep {
+    guard replay.lastStep > 0 else {
+      // A match given up before its first round resolved.
+      replay.seek(to: 0)
+      return [["no rounds", replay.state.props.banner].compactMap { $0 }.joined(separator: " | ")]
+    }
+    return (1...replay.lastStep).map { step in
       replay.seek(to: step)
       let props = replay.state.props
-      let round = replay.roundShown.map { "round \($0.round)" } ?? "no rounds"
+      let round = replay.roundShown.map { "round \($0.round)" } ?? "round ?"
       let parts = [round, props.reveal, step == replay.lastStep ? props.banner : nil]
-      lines.append(parts.compactMap { $0 }.joined(separator: " | "))
+      return parts.compactMap { $0 }.joined(separator: " | ")
     }
-    if replay.lastStep == 0 {
-      replay.seek(to: 0)
-      lines.append(
-        ["no rounds", replay.state.props.banner].compactMap { $0 }.joined(separator: " | "))
-    }
-    return lines
   }
 
   /// The line under the game that says where the replay is and which keys move it.

@@ -83,6 +83,10 @@ extension ServerMessage {
       for index in view.leaders.indices {
         view.leaders[index].name = TerminalText.name(view.leaders[index].name)
       }
+      for index in view.recent.indices {
+        view.recent[index].room = TerminalText.sanitized(view.recent[index].room)
+        view.recent[index].players = view.recent[index].players.map(TerminalText.name)
+      }
       if var tournament = view.tournament {
         for index in tournament.standings.indices {
           tournament.standings[index].name = TerminalText.name(tournament.standings[index].name)

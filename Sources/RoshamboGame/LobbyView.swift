@@ -82,6 +82,39 @@ public struct LobbyView: Sendable, Equatable {
     }
   }
 
+  /// A match finished lately, to replay by its number (`roshambo replay NUMBER`).
+  public struct Recent: Sendable, Equatable {
+    /// The match's number on this server.
+    public var id: Int64
+    public var room: String
+    /// Seat 1's then seat 2's.
+    public var players: [String]
+    public var scores: [Int]
+    /// The winner's seat (a name twice would not fit the frame with every list full).
+    public var winner: Seat
+    public var fair: Bool
+
+    public init(
+      id: Int64, room: String, players: [String], scores: [Int], winner: Seat, fair: Bool
+    ) {
+      self.id = id
+      self.room = room
+      self.players = players
+      self.scores = scores
+      self.winner = winner
+      self.fair = fair
+    }
+
+    public init?(_ match: FinishedMatch) {
+      guard let id = match.id, match.players.count == 2, match.scores.count == 2,
+        let winner = Seat.allCases.first(where: { match.players[$0.rawValue - 1] == match.winner })
+      else { return nil }
+      self.init(
+        id: id, room: match.room, players: match.players, scores: match.scores,
+        winner: winner, fair: match.fair)
+    }
+  }
+
   /// The tournament as the lobby shows it: where it stands, the standings, this round's
   /// pairings, the champion once there is one.
   public struct TournamentView: Sendable, Equatable {
@@ -134,6 +167,8 @@ public struct LobbyView: Sendable, Equatable {
   public static let maxRooms = 64
   /// The leaderboard's length in a view.
   public static let maxLeaders = 10
+  /// The recent matches a view lists (the latest).
+  public static let maxRecent = 6
 
   /// The people listed: players, then spectators, then followers, each by name.
   public var people: [Person]
@@ -146,12 +181,15 @@ public struct LobbyView: Sendable, Equatable {
   public var leaders: [Leader]
   /// The lobby's tournament, if one was opened.
   public var tournament: TournamentView?
+  /// Matches finished lately, newest first (extension: none from an older server).
+  public var recent: [Recent]
 
   public init(
     people: [Person], peopleCount: Int, rooms: [Room], roomCount: Int, leaders: [Leader],
-    tournament: TournamentView? = nil
+    tournament: TournamentView? = nil, recent: [Recent] = []
   ) {
     self.tournament = tournament
+    self.recent = Array(recent.prefix(Self.maxRecent))
     self.people = Array(people.prefix(Self.maxPeople))
     self.peopleCount = peopleCount
     self.rooms = Array(rooms.prefix(Self.maxRooms))
@@ -163,10 +201,11 @@ public struct LobbyView: Sendable, Equatable {
 extension LobbyState {
   /// The lobby as its followers see it: the rooms from this state (running matches
   /// first, then by name; at most ``LobbyView/maxRooms``), with `people` (at most
-  /// ``LobbyView/maxPeople``, as the caller lists them) and `leaders` added.
-  public func view(people: [LobbyView.Person], peopleCount: Int, leaders: [LobbyView.Leader])
-    -> LobbyView
-  {
+  /// ``LobbyView/maxPeople``, as the caller lists them), `leaders` and `recent` added.
+  public func view(
+    people: [LobbyView.Person], peopleCount: Int, leaders: [LobbyView.Leader],
+    recent: [LobbyView.Recent] = []
+  ) -> LobbyView {
     // Running matches first (what a party wants to watch), then by name; chosen by their
     // keys alone (copying whole rooms to compare them would cost more than the choice).
     let keys = rooms.lazy.map { (running: $0.value.phase == .choosing, name: $0.key) }
@@ -183,6 +222,7 @@ extension LobbyState {
     }
     return LobbyView(
       people: people, peopleCount: peopleCount, rooms: listed, roomCount: rooms.count,
-      leaders: leaders, tournament: tournament.map(LobbyView.TournamentView.init))
+      leaders: leaders, tournament: tournament.map(LobbyView.TournamentView.init),
+      recent: recent)
   }
 }

@@ -309,7 +309,8 @@ public enum ClientMessage: Sendable, Equatable {
           ? .accept(challenge: challenge, id: e.id) : .decline(challenge: challenge, id: e.id))
     case "match":
       guard let match = e.match, match > 0 else {
-        return .failure(.badMessage("match needs the positive integer \"match\": the match's number."))
+        return .failure(
+          .badMessage("match needs the positive integer \"match\": the match's number."))
       }
       return .success(.match(match: match, id: e.id))
     case "enter": return .success(.enter(id: e.id))

@@ -59,6 +59,23 @@ extension JSONText {
     raw("]"); comma()
     key("tournament")
     if let tournament = view.tournament { self.tournament(tournament) } else { null() }
+    if !view.recent.isEmpty {
+      comma(); key("recent"); raw("[")
+      for (index, match) in view.recent.enumerated() {
+        if index > 0 { comma() }
+        raw("{")
+        key("id"); int(match.id); comma()
+        key("room"); string(match.room); comma()
+        key("players"); raw("["); string(match.players[0]); comma(); string(match.players[1])
+        raw("]"); comma()
+        key("scores"); raw("["); int(match.scores[0]); comma(); int(match.scores[1]); raw("]")
+        comma()
+        key("winner"); int(match.winner.rawValue); comma()
+        key("fair"); bool(match.fair)
+        raw("}")
+      }
+      raw("]")
+    }
     raw("}")
   }
 
@@ -118,8 +135,13 @@ extension JSONReader {
     var roomCount: Int?
     var leaders: [LobbyView.Leader]?
     var tournament: LobbyView.TournamentView?
+    var recent: [LobbyView.Recent] = []
     try object { reader, key in
       switch key {
+      case "recent":
+        if try !reader.null() {
+          recent = try reader.array(of: { try $0.lobbyRecent() })
+        }
       case "people": people = try reader.array(of: { try $0.lobbyPerson() })
       case "peopleCount": peopleCount = try reader.int()
       case "rooms": rooms = try reader.array(of: { try $0.lobbyRoom() })
@@ -134,15 +156,43 @@ extension JSONReader {
       throw failure("a lobby view without one of people, peopleCount, rooms, roomCount, leaders")
     }
     guard people.count <= LobbyView.maxPeople, rooms.count <= LobbyView.maxRooms,
-      leaders.count <= LobbyView.maxLeaders
+      leaders.count <= LobbyView.maxLeaders, recent.count <= LobbyView.maxRecent
     else {
       throw failure(
         "a lobby view lists at most \(LobbyView.maxPeople) people, \(LobbyView.maxRooms) "
-          + "rooms and \(LobbyView.maxLeaders) leaders")
+          + "rooms, \(LobbyView.maxLeaders) leaders and \(LobbyView.maxRecent) recent matches")
     }
     return LobbyView(
       people: people, peopleCount: peopleCount, rooms: rooms, roomCount: roomCount,
-      leaders: leaders, tournament: tournament)
+      leaders: leaders, tournament: tournament, recent: recent)
+  }
+
+  private mutating func lobbyRecent() throws -> LobbyView.Recent {
+    var id: Int?
+    var room: String?
+    var players: [String]?
+    var scores: [Int]?
+    var winner: Seat?
+    var fair = false
+    try object { reader, key in
+      switch key {
+      case "id": id = try reader.int()
+      case "room": room = try reader.string()
+      case "players": players = try reader.array(of: { try $0.string() })
+      case "scores": scores = try reader.array(of: { try $0.int() })
+      case "winner": winner = try reader.seat()
+      case "fair": fair = try reader.null() ? false : reader.bool()
+      default: try reader.skipValue()
+      }
+    }
+    guard let id, id > 0, let room, let players, players.count == 2, let scores,
+      scores.count == 2, let winner
+    else {
+      throw failure(
+        "a recent match needs a positive id, a room, two players, two scores and a winner")
+    }
+    return LobbyView.Recent(
+      id: Int64(id), room: room, players: players, scores: scores, winner: winner, fair: fair)
   }
 
   private mutating func lobbyTournament() throws -> LobbyView.TournamentView {

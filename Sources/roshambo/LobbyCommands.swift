@@ -141,6 +141,23 @@ func party(server options: ServerOptions, name: String) async throws {
     case .seated(let seated):
       ending = await playSeated(
         connection, seated, name: name, reconnect: reconnect, keepalive: keepalive)
+    case .replay(let id):
+      let fresh = try await connect(resolved, options: options)
+      do {
+        let match = try await RecordRequest.fetch(fresh, name: name, id: Int(id))
+        if let replay = MatchReplay(match) {
+          await MainActor.run { ReplayScreen(replay, title: "match \(id)", speed: 1) }.run()
+        }
+      } catch let violation as ProtocolViolation {
+        complain(violation.description)
+        throw ExitCode(ExitStatus.protocolViolation)
+      } catch let refused as RecordRequest.Refused {
+        complain("could not replay match \(id): \(refused.description)")
+      } catch {
+        // The connection failed: back to the lobby, which says so if it persists.
+        complain("could not replay match \(id): \(ConnectionFailure.ended(error))")
+      }
+      continue
     case .quickMatch, .watch:
       let fresh = try await connect(resolved, options: options)
       ending = await MainActor.run { () -> Task<Screen.Ending, Never> in

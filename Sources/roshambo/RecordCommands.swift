@@ -103,6 +103,9 @@ struct Replay: AsyncParsableCommand {
   @Flag(help: "Check the record on its own first (as `roshambo verify`).")
   var verify = false
 
+  @Flag(help: "Start paused at the first round (space plays).")
+  var paused = false
+
   func validate() throws {
     if let name { try validateName(name) }
     guard speed > 0, speed <= 1000 else {
@@ -125,7 +128,8 @@ struct Replay: AsyncParsableCommand {
     }
     let title = source.title
     let speed = self.speed
-    await MainActor.run { ReplayScreen(replay, title: title, speed: speed) }.run()
+    let paused = self.paused
+    await MainActor.run { ReplayScreen(replay, title: title, speed: speed, paused: paused) }.run()
   }
 }
 

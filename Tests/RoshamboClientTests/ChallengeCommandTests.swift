@@ -30,17 +30,7 @@ struct ChallengeCommandTests {
   /// The waiting blocks a thread of its own, never one of the tasks' threads, which the
   /// other tests (and this one's followers) need meanwhile.
   func finish(_ process: Process, _ pipe: Pipe, seconds: Double = 30) async -> (Int32, String) {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-        let printed = String(
-          decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        watchdog.cancel()
-        continuation.resume(returning: (process.terminationStatus, printed))
-      }
-    }
+    await awaitExit(process, pipe, seconds: seconds)
   }
 
   /// Runs `roshambo` with `arguments` to its end (see ``finish(_:_:seconds:)``).

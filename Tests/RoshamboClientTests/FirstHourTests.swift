@@ -25,6 +25,23 @@ func runRoshambo(_ arguments: [String], port: Int, seconds: Double = 20) throws 
   return (process.terminationStatus, printed)
 }
 
+/// Waits for `process` to end (at most `seconds`), and returns its status and output.
+/// The waiting blocks a thread of its own, never one of the tasks' threads, which the
+/// other tests (and the servers they run in-process) need meanwhile.
+func awaitExit(_ process: Process, _ pipe: Pipe, seconds: Double = 30) async -> (Int32, String) {
+  await withCheckedContinuation { continuation in
+    Thread.detachNewThread {
+      let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+      DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+      let printed = String(
+        decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      watchdog.cancel()
+      continuation.resume(returning: (process.terminationStatus, printed))
+    }
+  }
+}
+
 /// Starts the real `roshambo` with `arguments` against `port` on 127.0.0.1 (trusting the
 /// test CA), standard input empty, standard output and error into the pipe returned.
 func startRoshambo(_ arguments: [String], port: Int) throws -> (Process, Pipe) {

@@ -124,6 +124,44 @@ struct LobbyScreenTests {
     #expect(short.contains("▸ guest30 · in the lobby"))
   }
 
+  @Test("recent matches: Tab reaches them, arrows choose one, the screen lists them")
+  func recentMatches() {
+    var view = Self.view(["Alice", "Bob"], rooms: [Self.den])
+    view.recent = [
+      .init(
+        id: 9, room: "duel-2", players: ["Bob", "Carol"], scores: [2, 0], winner: .one, fair: true),
+      .init(
+        id: 8, room: "duel-1", players: ["Alice", "Bob"], scores: [1, 2], winner: .two, fair: false
+      ),
+    ]
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.viewed(view)) {
+      $0.view = view
+      $0.selectedPerson = "Bob"
+      $0.selectedRoom = "den"
+      $0.selectedMatch = 9
+    }
+    store.send(.switchPane) { $0.pane = .rooms }
+    store.send(.switchPane) { $0.pane = .recent }
+    store.send(.move(1)) { $0.selectedMatch = 8 }
+    let text = LobbyScreenRenderer(width: 80, height: 30, color: false).lines(for: store.state)
+    #expect(text.contains("Recent matches ◂"))
+    #expect(text.contains("▸ #8 duel-1: Alice 1–2 Bob, Bob won"))
+    #expect(text.contains("  #9 duel-2: Bob 2–0 Carol, Bob won (fair)"))
+    store.send(.switchPane) { $0.pane = .people }
+    // With no recent matches Tab skips the pane, and a view without them leaves it.
+    var none = view
+    none.recent = []
+    store.send(.switchPane) { $0.pane = .rooms }
+    store.send(.viewed(none)) {
+      $0.view = none
+      $0.selectedMatch = nil
+    }
+    store.send(.switchPane) { $0.pane = .people }
+    store.finish()
+  }
+
   @Test("names from the server reach the screen sanitized")
   func hostileNames() throws {
     let hostile = "Mal\u{1B}]0;pwned\u{07}lory"

@@ -101,8 +101,15 @@ struct VersusBotTests {
   func missingServer() throws {
     let directory = try workingDirectory()
     let alone = directory + "/roshambo"
-    try FileManager.default.copyItem(
-      atPath: repositoryRoot + "/.build/debug/roshambo", toPath: alone)
+    // Copied by cp, not by this process: a file this process had open for writing could
+    // be inherited by a child another test forks meanwhile, and exec would then fail
+    // with "Text file busy".
+    let copy = Process()
+    copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+    copy.arguments = [repositoryRoot + "/.build/debug/roshambo", alone]
+    try copy.run()
+    copy.waitUntilExit()
+    #expect(copy.terminationStatus == 0)
     let (process, pipe) = try start(alone, in: directory, path: "/usr/bin:/bin")
     let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()

@@ -42,9 +42,14 @@ struct LobbyViewTests {
     let leaders = (0..<(LobbyView.maxLeaders * 2)).map { _ in
       LobbyView.Leader(name: longestName, won: Int.max, lost: Int.max)
     }
+    let recent = (0..<(LobbyView.maxRecent * 2)).map { _ in
+      LobbyView.Recent(
+        id: Int64.max, room: longestRoom, players: [longestName, longestName],
+        scores: [Int.max, Int.max], winner: .two, fair: true)
+    }
     return LobbyView(
       people: people, peopleCount: Int.max, rooms: rooms, roomCount: Int.max, leaders: leaders,
-      tournament: tournament)
+      tournament: tournament, recent: recent)
   }
 
   @Test("lists are cut to their caps, so the fullest view fits in one frame")
@@ -53,6 +58,7 @@ struct LobbyViewTests {
     #expect(view.people.count == LobbyView.maxPeople)
     #expect(view.rooms.count == LobbyView.maxRooms)
     #expect(view.leaders.count == LobbyView.maxLeaders)
+    #expect(view.recent.count == LobbyView.maxRecent)
     #expect(view.tournament?.standings.count == LobbyView.TournamentView.maxStandings)
     #expect(view.tournament?.pairings.count == LobbyView.TournamentView.maxPairings)
     let bytes = ServerMessage.lobby(seq: Int.max, view: view).encoded()
@@ -71,7 +77,12 @@ struct LobbyViewTests {
         .init(
           name: "den", players: ["Alice", nil], scores: [1, 0], round: 2, phase: .choosing,
           bestOf: 3, ruleset: .classic, fair: true, spectators: 4)
-      ], roomCount: 1, leaders: [.init(name: "Alice", won: 3, lost: 1)])
+      ], roomCount: 1, leaders: [.init(name: "Alice", won: 3, lost: 1)],
+      recent: [
+        .init(
+          id: 42, room: "duel-1", players: ["Alice", "Bob"], scores: [2, 1], winner: .one,
+          fair: true)
+      ])
     let message = ServerMessage.lobby(seq: 7, view: view)
     let bytes = message.encoded()
     #expect(try ServerMessage.decode(bytes) == message)
@@ -79,6 +90,7 @@ struct LobbyViewTests {
     for key in [
       "\"people\"", "\"peopleCount\"", "\"rooms\"", "\"roomCount\"", "\"leaders\"",
       "\"status\"", "\"players\"", "\"scores\"", "\"spectators\"", "\"room\":null",
+      #""recent":[{"id":42,"room":"duel-1""#,
     ] {
       #expect(text.contains(key), "\(key) missing from \(text)")
     }
@@ -100,6 +112,24 @@ struct LobbyViewTests {
       try ServerMessage.decode(Array(missing.utf8))
     } throws: { error in
       "\(error)".contains("peopleCount")
+    }
+  }
+
+  @Test("a view from a server without recent matches lists none; a bad one is refused")
+  func recentMatches() throws {
+    let older =
+      #"{"type":"lobby","seq":1,"lobby":{"people":[],"peopleCount":0,"rooms":[],"roomCount":0,"leaders":[]}}"#
+    guard case .lobby(_, let view) = try ServerMessage.decode(Array(older.utf8)) else {
+      Issue.record("not a lobby view")
+      return
+    }
+    #expect(view.recent.isEmpty)
+    let bad = older.replacingOccurrences(
+      of: #""leaders":[]"#, with: #""leaders":[],"recent":[{"id":0,"room":"x"}]"#)
+    #expect {
+      try ServerMessage.decode(Array(bad.utf8))
+    } throws: { error in
+      "\(error)".contains("a recent match needs a positive id")
     }
   }
 

@@ -50,11 +50,11 @@ struct HubReductionTests {
     let first = LobbyAction.room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1))
     let second = LobbyAction.room("den", .chose(seat: .two, round: 1, weapon: .paper, at: 2))
     lobby.apply(first)
+    let round = RoundResult(
+      round: 1, weapons: [.rock, .paper], winner: .two, reason: "paper covers rock", at: 2)
     let match = FinishedMatch(
       room: "den", finishedAt: 2, ruleset: "classic", bestOf: 1, players: ["Alice", "Bob"],
-      scores: [0, 1], winner: "Bob", forfeit: false, fair: false)
-    let round = RoundResult(
-      round: 1, weapons: [.rock, .paper], winner: .two, reason: "paper covers rock")
+      scores: [0, 1], winner: "Bob", forfeit: false, fair: false, rounds: [round])
     #expect(
       effects(&lobby, second) == [
         .journal(second), .log(.round(room: "den", round)), .cancelTimer(.deadline(room: "den")),

@@ -552,7 +552,7 @@ final class GameHub {
     }
     return lobby.view(
       people: people, peopleCount: sessions.members.count + sessions.followers.count,
-      leaders: feed.leaders)
+      leaders: feed.leaders, recent: feed.recent)
   }
 
   /// Reads the leaderboard's top (on the journal's low-priority thread, through a reader
@@ -571,14 +571,17 @@ final class GameHub {
     }
     leadersStale = false
     leadersReadAt = at
-    let reading = journal.leaderboard(limit: LobbyView.maxLeaders).hop(to: loop)
+    let reading = journal.standings(leaders: LobbyView.maxLeaders, recent: LobbyView.maxRecent)
+      .hop(to: loop)
     leadersReading = reading.map { _ in }.recover { _ in }
     reading.assumeIsolated().whenComplete { result in
       self.leadersReading = nil
-      guard case .success(let board) = result, !self.stopping else { return }
+      guard case .success(let (board, matches)) = result, !self.stopping else { return }
       let leaders = board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
-      guard leaders != self.feed.leaders else { return }
+      let recent = matches.compactMap(LobbyView.Recent.init)
+      guard leaders != self.feed.leaders || recent != self.feed.recent else { return }
       self.feed.leaders = leaders
+      self.feed.recent = recent
       self.feed.lobbyChanged()
       self.scheduleFlush()
     }

@@ -33,6 +33,8 @@ struct LobbyFeed {
   private var newcomers: [ConnectionLink] = []
   /// The leaderboard's top, as the journal last counted it.
   var leaders: [LobbyView.Leader] = []
+  /// The matches finished lately, as the journal last listed them (newest first).
+  var recent: [LobbyView.Recent] = []
 
   /// Something a follower sees changed (a room, someone arriving or leaving).
   mutating func lobbyChanged() { changed = true }

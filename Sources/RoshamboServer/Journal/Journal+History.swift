@@ -15,6 +15,8 @@ extension Journal {
     /// Only matches finished before this (ms since 1970).
     var until: Int64?
     var limit: Int = 20
+    /// Whether to read each match's rounds (a lobby's list needs none).
+    var withRounds = true
   }
 
   /// The most recent finished matches, newest first.
@@ -47,20 +49,24 @@ extension Journal {
     let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     arguments.append(filter.limit)
     return try Row.fetchAll(
-      db, sql: "\(selectMatch) \(condition) ORDER BY id DESC LIMIT ?",
+      db,
+      sql: "\(selectMatch(withRounds: filter.withRounds)) \(condition) ORDER BY id DESC LIMIT ?",
       arguments: StatementArguments(arguments)
     ).map(match(from:))
   }
 
   /// The kept match numbered `id`, or nil (never kept, or pruned since).
   static func match(_ db: Database, id: Int64) throws -> FinishedMatch? {
-    try Row.fetchOne(db, sql: "\(selectMatch) WHERE id = ?", arguments: [id]).map(match(from:))
+    try Row.fetchOne(db, sql: "\(selectMatch(withRounds: true)) WHERE id = ?", arguments: [id])
+      .map(match(from:))
   }
 
-  private static let selectMatch = """
-    SELECT id, room, finished_at, ruleset, best_of, player1, player2, score1, score2, winner,
-      forfeit, fair, rounds FROM matches
+  private static func selectMatch(withRounds: Bool) -> String {
     """
+    SELECT id, room, finished_at, ruleset, best_of, player1, player2, score1, score2, winner,
+      forfeit, fair, \(withRounds ? "rounds" : "NULL AS rounds") FROM matches
+    """
+  }
 
   /// A match from its row. Rounds that do not read back (a file changed by hand) are
   /// left out rather than failing the history: the record then says it has none.

@@ -44,7 +44,8 @@ public struct JournalReplay {
     if let until, until > max(newest ?? 0, loaded.snapshotThrough) {
       throw Unreachable(
         description:
-          "row \(until) is past the journal's last row, \(max(newest ?? 0, loaded.snapshotThrough)).")
+          "row \(until) is past the journal's last row, \(max(newest ?? 0, loaded.snapshotThrough))."
+      )
     }
     return Self.lines(loaded).joined(separator: "\n")
   }

@@ -144,6 +144,23 @@ final class JournalThread: Sendable {
     }
   }
 
+  /// The leaderboard's top and the latest matches (without their rounds), read like
+  /// ``leaderboard(limit:)``: what the lobby shows of the journal.
+  func standings(leaders: Int, recent: Int) -> EventLoopFuture<
+    ([(name: String, won: Int, lost: Int)], [FinishedMatch])
+  > {
+    let reader = self.reader
+    let path = self.path
+    return encoder.runIfActive(eventLoop: loop) {
+      try reader.connection(path: path).read { db in
+        (
+          try Journal.leaderboard(db, limit: leaders),
+          try Journal.matches(db, Journal.MatchFilter(limit: recent, withRounds: false))
+        )
+      }
+    }
+  }
+
   /// The kept match numbered `id` (nil: none), read like ``leaderboard(limit:)``.
   func match(id: Int64) -> EventLoopFuture<FinishedMatch?> {
     let reader = self.reader
