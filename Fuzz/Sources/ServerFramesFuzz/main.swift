@@ -73,6 +73,22 @@ fuzz { bytes in
       action = .room("den", .left(seat: seat, at: at))
     case .ping:
       action = nil
+    case .match(let id, _):
+      // The record of each room's match as it stands, as a `record` would carry it: it
+      // fits a frame, reads back the same, and holds only resolved rounds.
+      for room in lobby.rooms.values {
+        let match = FinishedMatch(
+          id: Int64(id), room: room.name, finishedAt: at, ruleset: room.settings.ruleset.rawValue,
+          bestOf: room.settings.bestOf, players: ["a", "b"],
+          scores: Seat.allCases.map { room.seats[$0]?.score ?? 0 }, winner: "a", forfeit: false,
+          fair: room.settings.fair, rounds: room.history)
+        let bytes = ServerMessage.record(match, re: id).encoded()
+        require(bytes.count <= WireProtocol.maxFrameLength, "a record of \(bytes.count) bytes")
+        require(
+          (try? ServerMessage.decode(bytes)) == .record(match, re: id),
+          "a record does not read back")
+      }
+      action = nil
     case .challenge(let name, let bestOf, let ruleset, let fair, _):
       let to = people.first { $0.name == name } ?? people[3]
       let terms = ChallengeBoard.Terms(
