@@ -51,6 +51,7 @@ let package = Package(
       dependencies: [
         "FuzzDriver", .product(name: "RoshamboServer", package: "Roshambo"),
         .product(name: "RoshamboGame", package: "Roshambo"),
+        .product(name: "RoshamboProtocol", package: "Roshambo"),
       ],
       path: "Sources/JournalFuzz"),
     .executableTarget(

@@ -23,6 +23,30 @@ public enum MatchRecord {
     return json.bytes
   }
 
+  /// A match's rounds as the journal's `rounds` column holds them: a JSON array of the
+  /// contract's round objects.
+  public static func encode(rounds: [RoundResult]) -> [UInt8] {
+    var json = JSONText(capacity: 2 + rounds.count * 160)
+    json.rounds(rounds)
+    return json.bytes
+  }
+
+  /// Reads a `rounds` column (see ``encode(rounds:)``): at most
+  /// ``FinishedMatch/roundLimit`` rounds.
+  public static func rounds(from bytes: some Collection<UInt8>) throws(Unreadable)
+    -> [RoundResult]
+  {
+    do {
+      return try JSONReader.withBuffer(bytes) { buffer in
+        try JSONReader.read(buffer) { try $0.rounds() }
+      }
+    } catch let failure as JSONReader.Failure {
+      throw Unreadable(reason: failure.description)
+    } catch {
+      throw Unreadable(reason: "\(error)")
+    }
+  }
+
   /// Why a document is not a record this release can read.
   public struct Unreadable: Error, Equatable, CustomStringConvertible {
     /// What is wrong, and where (a byte offset), in words.

@@ -132,10 +132,12 @@ public struct RecordVerification: Sendable, Equatable {
               + "its weapons give it to \(expected.map(seatName) ?? "nobody (a draw)")"))
         roundsHold = false
       } else if round.reason != rule?.sentence {
+        let said =
+          "\(label) says \"\(UntrustedText.escaped(round.reason ?? "nothing", limit: 64))\""
         findings.append(
           .fails(
-            "\(label) says \"\(UntrustedText.escaped(round.reason ?? "nothing", limit: 64))\"; "
-              + "the rule is \"\(rule?.sentence ?? "none")\""))
+            rule.map { "\(said); the rule is \"\($0.sentence)\"" }
+              ?? "\(said), but no rule decided it (a seat played nothing, or it was a draw)"))
         roundsHold = false
       }
       if let winner = round.winner {

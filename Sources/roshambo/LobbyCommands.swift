@@ -104,15 +104,8 @@ func followLobby(
   let connection = try await connect(resolved, options: options)
   do {
     try await LobbyFollower.follow(connection, name: try playerName(name), each: each)
-  } catch let refused as LobbyFollower.Refused {
-    complain(refused.description)
-    throw ExitCode(ExitStatus.failure)
-  } catch let violation as ProtocolViolation {
-    complain(violation.description)
-    throw ExitCode(ExitStatus.protocolViolation)
   } catch {
-    complain(ConnectionFailure.ended(error))
-    throw ExitCode(ExitStatus.failure)
+    throw exitCode(after: error)
   }
 }
 

@@ -46,12 +46,8 @@ enum RecordSource: ExpressibleByArgument {
         complain(refused.description)
         throw ExitCode(
           refused.error.code == .noSuchMatch ? ExitStatus.noInput : ExitStatus.failure)
-      } catch let violation as ProtocolViolation {
-        complain(violation.description)
-        throw ExitCode(ExitStatus.protocolViolation)
       } catch {
-        complain(ConnectionFailure.ended(error))
-        throw ExitCode(ExitStatus.failure)
+        throw exitCode(after: error)
       }
     }
   }

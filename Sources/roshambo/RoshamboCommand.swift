@@ -56,6 +56,36 @@ func reconnector(_ server: ResolvedServer) -> @Sendable () async throws -> Serve
   return { try await ServerConnection.connect(host: host, port: port, tls: tls) }
 }
 
+/// `--save-record DIR`, for the commands that play or watch.
+struct RecordOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Save this client's own record of each match it sees end, as a file in this directory.",
+      discussion: """
+        What this client saw: compare it with the server's record of the same match \
+        with `roshambo verify MINE --compare THEIRS`.
+        """, valueName: "dir"))
+  var saveRecord: String?
+}
+
+/// Says what ended a conversation with the server, and the exit status for it: 76 for a
+/// server that broke the protocol, 1 for a refusal or a lost connection.
+func exitCode(after error: any Error) -> ExitCode {
+  switch error {
+  case let exit as ExitCode:
+    return exit
+  case let violation as ProtocolViolation:
+    complain(violation.description)
+    return ExitCode(ExitStatus.protocolViolation)
+  case let refused as LobbyFollower.Refused:
+    complain(refused.description)
+    return ExitCode(ExitStatus.failure)
+  default:
+    complain(ConnectionFailure.ended(error))
+    return ExitCode(ExitStatus.failure)
+  }
+}
+
 /// Connects, saying what to do when it fails.
 func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> ServerConnection {
   do {
@@ -157,14 +187,7 @@ struct Play: AsyncParsableCommand {
   @Option(help: "The bot's strategy with --vs-bot.")
   var strategy = BotStrategy.random
 
-  @Option(
-    help: ArgumentHelp(
-      "Save this client's own record of each match it sees end, as a file in this directory.",
-      discussion: """
-        What this client saw: compare it with the server's record of the same match \
-        with `roshambo verify MINE --compare THEIRS`.
-        """, valueName: "dir"))
-  var saveRecord: String?
+  @OptionGroup var record: RecordOptions
 
   func validate() throws {
     if let name { try validateName(name) }
@@ -208,7 +231,7 @@ struct Play: AsyncParsableCommand {
     let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
       let session = ClientSession(
         connection: connection, reconnect: reconnect, keepalive: keepalive)
-      session.recordDirectory = saveRecord
+      session.recordDirectory = record.saveRecord
       let screen = Screen(session: session)
       return Task { @MainActor in
         await screen.play(name: name, room: room, role: .player, fair: fair)
@@ -286,14 +309,7 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "With --challenge: how long to wait for the person to be free in the lobby, s.")
   var wait = 10
 
-  @Option(
-    help: ArgumentHelp(
-      "Save this client's own record of each match it sees end, as a file in this directory.",
-      discussion: """
-        What this client saw: compare it with the server's record of the same match \
-        with `roshambo verify MINE --compare THEIRS`.
-        """, valueName: "dir"))
-  var saveRecord: String?
+  @OptionGroup var record: RecordOptions
 
   @Flag(
     help:
@@ -344,7 +360,7 @@ struct BotCommand: AsyncParsableCommand {
       }
       let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
         let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
-        session.recordDirectory = saveRecord
+        session.recordDirectory = record.saveRecord
         // From the lobby each session plays one more match, counted after the last.
         let bot = Bot(
           session: session, strategy: strategy, matches: fromLobby ? tally.matches + 1 : matches,
@@ -403,7 +419,7 @@ extension BotCommand {
       // A server that restarts mid-tournament is reconnected to, the seat resumed.
       let session = ClientSession(
         connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
-      session.recordDirectory = saveRecord
+      session.recordDirectory = record.saveRecord
       let bot = Bot(
         session: session, strategy: strategy, matches: .max, asksRematch: false
       ) { line in
@@ -528,12 +544,8 @@ func seatFromLobby(
       return true
     }
     if let seated { return seated }
-  } catch let violation as ProtocolViolation {
-    complain(violation.description)
-    throw ExitCode(ExitStatus.protocolViolation)
   } catch {
-    complain(ConnectionFailure.ended(error))
-    throw ExitCode(ExitStatus.failure)
+    throw exitCode(after: error)
   }
   if let target = challenging, !asked.withLockedValue({ $0 }) {
     problem = "\(target) was not in the lobby free to take a challenge within \(wait)."

@@ -68,7 +68,8 @@ struct MatchRecordTests {
     #expect(
       Self.failures(weapon) == [
         "round 2: Bob (seat 2)'s paper and nonce do not match the commitment",
-        "round 2 says \"rock crushes scissors\"; the rule is \"none\"",
+        "round 2 says \"rock crushes scissors\", but no rule decided it (a seat played "
+          + "nothing, or it was a draw)",
       ])
     var nonce = Self.genuine
     nonce.rounds![2].nonces.swapAt(0, 1)

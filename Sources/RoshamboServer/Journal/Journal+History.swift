@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import RoshamboGame
-import RoshamboJSON
 import RoshamboProtocol
 
 /// History: the finished matches kept, newest first, and each one's record.
@@ -72,11 +71,7 @@ extension Journal {
   /// left out rather than failing the history: the record then says it has none.
   private static func match(from row: Row) -> FinishedMatch {
     let text: String? = row["rounds"]
-    let rounds = text.flatMap { text in
-      try? JSONReader.withBuffer(Array(text.utf8)) { buffer in
-        try JSONReader.read(buffer) { try $0.rounds() }
-      }
-    }
+    let rounds = text.flatMap { try? MatchRecord.rounds(from: Array($0.utf8)) }
     return FinishedMatch(
       id: row["id"], room: row["room"], finishedAt: row["finished_at"], ruleset: row["ruleset"],
       bestOf: row["best_of"], players: [row["player1"], row["player2"]],

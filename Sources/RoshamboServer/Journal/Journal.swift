@@ -168,9 +168,7 @@ final class Journal {
         }
       }
       for match in matches {
-        json.removeAll()
-        json.rounds(match.rounds ?? [])
-        try json.bytes.withUnsafeBufferPointer { rounds in
+        try MatchRecord.encode(rounds: match.rounds ?? []).withUnsafeBufferPointer { rounds in
           try writer.run(
             """
             INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
