@@ -17,14 +17,20 @@ struct MatchReplayTests {
     var players: [String]
     var reveal: String?
     var banner: String?
+    /// The history's lines without their "✓ verified" marks (compared on their own).
     var history: [String]
+    /// The rounds marked verified.
+    var verified: Set<Int>
 
     init(_ props: ScreenProps) {
       title = props.title
       players = props.players.map { "\($0.seat.rawValue) \($0.name) \($0.score)" }
       reveal = props.reveal
       banner = props.banner
-      history = props.history
+      let mark = "  ✓ verified"
+      history = props.history.map { $0.hasSuffix(mark) ? String($0.dropLast(mark.count)) : $0 }
+      verified = Set(
+        props.history.enumerated().filter { $0.element.hasSuffix(mark) }.map { $0.offset + 1 })
     }
   }
 
@@ -85,6 +91,11 @@ struct MatchReplayTests {
         // Live, Carol herself was counted in the room; a replay has no audience.
         seen.title = seen.title.replacingOccurrences(of: " · 1 watching", with: "")
         shown.title = shown.title.replacingOccurrences(of: " · 1 watching", with: "")
+        // The replay checks every round; Carol only those whose reveal stage she saw
+        // (a skipped state can hide it): what she verified, the replay verified too.
+        #expect(shown.verified == Set(1...step), "step \(step)")
+        #expect(seen.verified.isSubset(of: shown.verified), "step \(step)")
+        (seen.verified, shown.verified) = ([], [])
         #expect(shown == seen, "step \(step)")
       }
       // Back to the start: re-reduced from nothing, no round shown.
