@@ -29,6 +29,10 @@ public final class GameServer: Service, Sendable {
   private let connections: Connections
   /// Announces the server on the local network, when the configuration asks for it.
   private let announcer: Announcer?
+  /// The operations endpoint, if the configuration asked for one.
+  public let operations: OperationsEndpoint?
+  /// What the server counts (always kept; exposed by ``operations``).
+  public let metrics: ServerMetrics
   /// Whether the server announces itself on the local network (asked for, and possible).
   public var isAnnouncing: Bool { announcer != nil }
   /// Whether `stop()` has been called (a second call returns at once).
@@ -85,8 +89,11 @@ public final class GameServer: Service, Sendable {
   private init(
     port: Int, host: String, fingerprint: String, code: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
-    journal: JournalThread?, connections: Connections, announcer: Announcer?
+    journal: JournalThread?, connections: Connections, announcer: Announcer?,
+    operations: OperationsEndpoint?, metrics: ServerMetrics
   ) {
+    self.operations = operations
+    self.metrics = metrics
     self.journal = journal
     self.announcer = announcer
     self.code = code
@@ -111,6 +118,9 @@ public final class GameServer: Service, Sendable {
         privateKeyFile: configuration.privateKeyFile, allowTLS12: configuration.allowTLS12))
     let fingerprint = try Fingerprint.sha256(ofPEMFile: configuration.certificateChainFile)
     let tlsWarnings = tls.warnings
+    let metrics = ServerMetrics(
+      version: RoshamboVersion.number, protocolVersion: WireProtocol.version,
+      commit: configuration.sourceCommit)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
     let hubLoop = group.next()
     let hub: HubHandle
@@ -149,6 +159,7 @@ public final class GameServer: Service, Sendable {
           logger: logger, compactionInterval: max(1, configuration.journalCompactionInterval),
           retryMillis: configuration.journalRetryMillis,
           profileStalls: configuration.profileStalls, now: now)
+        hub.metrics = metrics
         hub.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
         hub.tournamentPlan = TournamentPlan(
           kind: configuration.tournament,
@@ -167,7 +178,8 @@ public final class GameServer: Service, Sendable {
     }
     let limits = configuration.limits
     let connections = Connections(limits: limits)
-    let handshakeFailures = HandshakeFailureLog(logger: logger, advice: configuration.tlsAdvice)
+    let handshakeFailures = HandshakeFailureLog(
+      logger: logger, advice: configuration.tlsAdvice, metrics: metrics)
     let listener: any Channel
     do {
       listener = try await ServerBootstrap(group: group)
@@ -186,11 +198,20 @@ public final class GameServer: Service, Sendable {
           case .drop:
             // Over a limit with refusals already under way: a failed initializer makes
             // the bootstrap close it, before any TLS.
+            metrics.connectionsRefused["dropped"]?.increment()
             return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed)
-          case .refuse(let reason): admission = reason
-          case .admit: admission = .admitted
+          case .refuse(let reason):
+            admission = reason
+            metrics.connectionsRefused[reason.metricsLabel]?.increment()
+          case .admit:
+            admission = .admitted
+            metrics.connectionsAccepted.increment()
           }
-          channel.closeFuture.whenComplete { _ in connections.remove(id) }
+          metrics.connectionsOpen.increment()
+          channel.closeFuture.whenComplete { _ in
+            connections.remove(id)
+            metrics.connectionsOpen.decrement()
+          }
           return channel.eventLoop.makeCompletedFuture {
             let handlers: [any ChannelHandler] = [
               try TLSHandler(context: tls),
@@ -227,11 +248,35 @@ public final class GameServer: Service, Sendable {
       announcer = started
       allWarnings += announceWarnings
     }
+    var operations: OperationsEndpoint?
+    if let address = configuration.operationsAddress {
+      let journalPath = journal?.path
+      let probes = OperationsEndpoint.Probes(
+        sample: {
+          hub.submit { metrics.record($0.metricsSnapshot()) }.map {
+            metrics.journalBytes.set(journalPath.map(Self.journalBytes) ?? 0)
+          }
+        },
+        readiness: {
+          hub.submit { $0.unreadiness.map(OperationsEndpoint.Health.unready) ?? .ready }
+        })
+      do {
+        operations = try await OperationsEndpoint.start(
+          host: address.host, port: address.port, group: group, metrics: metrics, probes: probes,
+          logger: logger)
+      } catch {
+        try? await listener.close()
+        try? await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
+        try? await group.shutdownGracefully()
+        try? await journal?.close()
+        throw error
+      }
+    }
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,
       group: group, listener: listener, hub: hub, journal: journal, connections: connections,
-      announcer: announcer)
+      announcer: announcer, operations: operations, metrics: metrics)
   }
 
   /// Serves until a graceful shutdown (SIGTERM or SIGINT through a `ServiceGroup`) or
@@ -250,6 +295,7 @@ public final class GameServer: Service, Sendable {
     }
     guard first else { return }
     await announcer?.stop()
+    await operations?.close()
     try? await listener.close()
     try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     for channel in connections.all {
@@ -277,6 +323,14 @@ public final class GameServer: Service, Sendable {
   public func resetStallProfile() async throws {
     try await hub.submit { $0.stalls?.reset() }.get()
     journal?.resetOtherWork()
+  }
+
+  /// The journal's size on disk: the database and its write-ahead log.
+  static func journalBytes(_ path: String) -> Int {
+    ["", "-wal"].reduce(0) { total, suffix in
+      let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size]) as? Int
+      return total + (size ?? 0)
+    }
   }
 
   /// The lobby as the hub holds it now (for tests and tools).

@@ -90,6 +90,19 @@ public struct ServerConfiguration: Sendable {
   public var announcePort = Announcement.port
   /// How often the server announces itself unasked (it also answers queries at once).
   public var announceInterval: TimeAmount = .seconds(2)
+  /// Where the operations endpoint (`/metrics`, `/livez`, `/readyz`; plain HTTP)
+  /// listens; nil: nowhere (the default).
+  public var operationsAddress: (host: String, port: Int)? {
+    get { operationsHost.map { ($0, operationsPort) } }
+    set {
+      operationsHost = newValue?.host
+      operationsPort = newValue?.port ?? 0
+    }
+  }
+  private var operationsHost: String?
+  private var operationsPort = 0
+  /// The git commit the binary was built from (for `roshambo_build_info`).
+  public var sourceCommit = "unknown"
 
   public init(certificateChainFile: String, privateKeyFile: String, dataDirectory: String?) {
     self.certificateChainFile = certificateChainFile

@@ -128,6 +128,17 @@ struct ServeOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
+      "Serve /metrics, /livez and /readyz over plain HTTP on this address (off by default).",
+      discussion: """
+        For Prometheus and health checks: HOST:PORT, e.g. 127.0.0.1:9464 (a port of its \
+        own, never the game's). Metrics say how the server is doing, never a pick or a \
+        name; bind it to loopback, or to an address only your monitoring reaches. See \
+        docs/OPERATIONS.md.
+        """, valueName: "host:port"))
+  var metricsAddress: OperationsAddress?
+
+  @Option(
+    help: ArgumentHelp(
       "Run a tournament for the lobby: round-robin, single-elimination or swiss.",
       discussion: """
         Opened when the server starts with no tournament in its journal. Players enter \
@@ -314,6 +325,8 @@ struct ServeOptions: ParsableArguments {
     configuration.tournamentStartMillis = Int64(tournamentStart * 1000)
     configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
     if !noAnnounce { configuration.announceName = announcedName }
+    configuration.sourceCommit = sourceCommit
+    configuration.operationsAddress = metricsAddress.map { ($0.host, $0.port) }
 
     if recover {
       do {
@@ -366,6 +379,11 @@ struct ServeOptions: ParsableArguments {
       )
       print("identity code: \(server.code) (players compare it when they first connect)")
       print("certificate SHA-256 fingerprint: \(server.fingerprint)")
+      if let operations = server.operations, let address = metricsAddress {
+        print(
+          "operations on http://\(address.host.contains(":") ? "[\(address.host)]" : address.host):"
+            + "\(operations.port) (/metrics, /livez, /readyz)")
+      }
       if let announced = announceName, server.isAnnouncing {
         print(
           "announcing \"\(announced)\" on the local network: players join with `roshambo play`"
@@ -516,6 +534,23 @@ struct History: ParsableCommand {
       return
     }
     print(try history.report(filter))
+  }
+}
+
+/// `--metrics-address`: HOST:PORT ([HOST]:PORT for IPv6); port 0 picks a free one.
+struct OperationsAddress: ExpressibleByArgument {
+  var host: String
+  var port: Int
+
+  init?(argument: String) {
+    guard let colon = argument.lastIndex(of: ":"),
+      let port = Int(argument[argument.index(after: colon)...]), (0...65_535).contains(port)
+    else { return nil }
+    var host = String(argument[..<colon])
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard !host.isEmpty else { return nil }
+    self.host = host
+    self.port = port
   }
 }
 

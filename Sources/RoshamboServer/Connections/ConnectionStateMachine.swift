@@ -26,6 +26,15 @@ struct ConnectionStateMachine {
     case serverFull
     /// The peer's address holds its maximum of connections.
     case addressFull
+
+    /// The `reason` label of `roshambo_connections_refused_total`.
+    var metricsLabel: String {
+      switch self {
+      case .admitted: "admitted"
+      case .serverFull: "server_full"
+      case .addressFull: "address_full"
+      }
+    }
   }
 
   private(set) var state = State.awaitingHello

@@ -22,15 +22,22 @@ final class HandshakeFailureLog: Sendable {
   private let windows = NIOLockedValueBox<[String: Window]>([:])
   private let logger: Logger
   private let advice: @Sendable (TLSError) -> String?
+  private let metrics: ServerMetrics?
 
-  /// `advice` says what the operator can do about a failure, if anything.
-  init(logger: Logger, advice: @escaping @Sendable (TLSError) -> String? = { _ in nil }) {
+  /// `advice` says what the operator can do about a failure, if anything; `metrics`
+  /// counts every failure.
+  init(
+    logger: Logger, advice: @escaping @Sendable (TLSError) -> String? = { _ in nil },
+    metrics: ServerMetrics? = nil
+  ) {
     self.logger = logger
     self.advice = advice
+    self.metrics = metrics
   }
 
   /// Records one failed handshake from `address`.
   func record(address: String, error: any Error, at now: NIODeadline = .now()) {
+    metrics?.handshakeFailures.increment()
     enum Decision {
       case log
       case logAfterSummary(Int)

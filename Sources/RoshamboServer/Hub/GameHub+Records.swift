@@ -37,6 +37,7 @@ extension GameHub {
       guard !self.stopping else { return }
       switch result {
       case .success(let match?) where match.rounds != nil:
+        self.metrics?.recordsSent.increment()
         self.outbox.append(.message(origin.link, .record(match, re: origin.re)))
         self.scheduleFlush()
       case .success(.some):

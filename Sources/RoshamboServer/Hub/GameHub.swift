@@ -75,6 +75,8 @@ final class GameHub {
   let stalls: LoopStallMonitor?
 
   private var stallLog: Scheduled<Void>?
+  /// Where the hub counts what happens (nil: nobody scrapes this server).
+  var metrics: ServerMetrics?
 
   /// `journaledThrough` is the number of the journal's last row (0 without a journal).
   init(
@@ -412,6 +414,7 @@ final class GameHub {
       }
       return nil
     case .success(let effects):
+      if origin != nil { metrics?.actionsAccepted.increment() }
       for effect in effects { run(effect, origin: origin) }
       feed.lobbyChanged()
       scheduleFlush()
@@ -439,6 +442,7 @@ final class GameHub {
   private func log(_ line: GameLogLine) {
     switch line {
     case .round(let room, let result):
+      metrics?.roundsResolved.increment()
       logger.info(
         "round",
         metadata: [
@@ -447,6 +451,7 @@ final class GameHub {
           "winner": "\(result.winner?.rawValue ?? 0)",
         ])
     case .matchOver(let match):
+      metrics?.matchFinished(forfeit: match.forfeit, fair: match.fair)
       logger.info(
         "match over",
         metadata: [
@@ -483,6 +488,7 @@ final class GameHub {
   }
 
   func reply(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
+    metrics?.refused(error.code)
     outbox.append(.message(link, .error(error, re: re)))
     if error.fatal { outbox.append(.close(link)) }
     scheduleFlush()
@@ -517,6 +523,26 @@ final class GameHub {
   private func noteLobbyViewSize(_ deliveries: [Broadcaster.Delivery]) {
     guard let frame = deliveries.last(where: \.spread)?.frame else { return }
     feed.lastViewBytes = frame.readableBytes
+  }
+
+  /// What a scrape samples of the hub: who is seated, watching and following, and the
+  /// rooms by phase.
+  func metricsSnapshot() -> ServerMetrics.Snapshot {
+    var snapshot = ServerMetrics.Snapshot()
+    for member in sessions.members.values {
+      if member.seat == nil { snapshot.spectators += 1 } else { snapshot.playersSeated += 1 }
+    }
+    snapshot.lobbyFollowers = sessions.followers.count
+    for room in lobby.rooms.values { snapshot.roomsByPhase[room.phase.rawValue, default: 0] += 1 }
+    return snapshot
+  }
+
+  /// Why the server is not ready for players now, or nil: stopping, or the journal
+  /// cannot be written (play is paused until it can).
+  var unreadiness: String? {
+    if stopping { return "the server is stopping" }
+    if !commits.acceptsActions { return "the journal cannot be written (is the disk full?)" }
+    return nil
   }
 
   /// The lobby as its followers see it now: players, spectators and followers (by name,
@@ -694,6 +720,10 @@ final class GameHub {
       readLeaders()
     }
     timed(.send) { broadcaster.deliver(flight.deliveries) }
+    if let metrics, !flight.batch.actions.isEmpty {
+      metrics.commitSeconds.recordMicroseconds(timing.tookMicros)
+      metrics.actionsPerCommit.record(flight.batch.actions.count)
+    }
     stalls?.recordCommit(
       actions: flight.batch.actions.count, matches: flight.batch.matches.count,
       waitedMicros: timing.waitedMicros, commitMicros: timing.tookMicros,

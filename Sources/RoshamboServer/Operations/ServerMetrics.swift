@@ -1,0 +1,122 @@
+import CoreMetrics
+import Prometheus
+import RoshamboProtocol
+
+/// The server's metrics, in swift-metrics' types, made by a Prometheus factory over a
+/// registry of this server's own (so servers in one process, as in tests, never share a
+/// count), and exposed in Prometheus' text format on the operations port
+/// (``OperationsEndpoint``). Names and units follow Prometheus' conventions; each is
+/// listed in `docs/OPERATIONS.md`.
+///
+/// Invariant: every metric exists from the start (counters at 0), so a scrape always
+/// lists all of them; labels come from fixed sets (error codes, refusal reasons), never
+/// from what a client sent.
+public final class ServerMetrics: Sendable {
+  /// Where the values are kept and emitted from.
+  public let registry: PrometheusCollectorRegistry
+
+  let connectionsAccepted: CoreMetrics.Counter
+  let connectionsRefused: [String: CoreMetrics.Counter]
+  let connectionsOpen: CoreMetrics.Meter
+  let handshakeFailures: CoreMetrics.Counter
+  let actionsAccepted: CoreMetrics.Counter
+  let actionsRefused: [ErrorCode: CoreMetrics.Counter]
+  let roundsResolved: CoreMetrics.Counter
+  /// By forfeit (yes/no), then fair (yes/no).
+  let matchesFinished: [[CoreMetrics.Counter]]
+  let commitSeconds: CoreMetrics.Timer
+  let actionsPerCommit: CoreMetrics.Recorder
+  let recordsSent: CoreMetrics.Counter
+  // Sampled when scraped (``Snapshot``).
+  let playersSeated: CoreMetrics.Meter
+  let spectators: CoreMetrics.Meter
+  let lobbyFollowers: CoreMetrics.Meter
+  let rooms: [String: CoreMetrics.Meter]
+  let journalBytes: CoreMetrics.Meter
+  let ready: CoreMetrics.Meter
+
+  /// Why a connection is refused before it is served: the labels of
+  /// `roshambo_connections_refused_total`.
+  public static let refusalReasons = ["server_full", "address_full", "dropped"]
+
+  public init(version: String, protocolVersion: Int, commit: String) {
+    let registry = PrometheusCollectorRegistry()
+    self.registry = registry
+    var factory = PrometheusMetricsFactory(registry: registry)
+    factory.durationHistogramBuckets["roshambo_journal_commit_seconds"] = [
+      .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+      .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+      .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
+    ]
+    factory.valueHistogramBuckets["roshambo_journal_actions_per_commit"] = [
+      1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
+    ]
+    func counter(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Counter {
+      CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
+    }
+    func gauge(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Meter {
+      CoreMetrics.Meter(label: name, dimensions: labels, factory: factory)
+    }
+    connectionsAccepted = counter("roshambo_connections_accepted_total")
+    connectionsRefused = Dictionary(
+      uniqueKeysWithValues: Self.refusalReasons.map {
+        ($0, counter("roshambo_connections_refused_total", [("reason", $0)]))
+      })
+    connectionsOpen = gauge("roshambo_connections_open")
+    handshakeFailures = counter("roshambo_tls_handshake_failures_total")
+    actionsAccepted = counter("roshambo_actions_accepted_total")
+    actionsRefused = Dictionary(
+      uniqueKeysWithValues: ErrorCode.contract.map {
+        ($0, counter("roshambo_actions_refused_total", [("code", $0.rawValue)]))
+      })
+    roundsResolved = counter("roshambo_rounds_resolved_total")
+    matchesFinished = ["false", "true"].map { forfeit in
+      ["false", "true"].map { fair in
+        counter("roshambo_matches_finished_total", [("forfeit", forfeit), ("fair", fair)])
+      }
+    }
+    commitSeconds = CoreMetrics.Timer(label: "roshambo_journal_commit_seconds", factory: factory)
+    actionsPerCommit = CoreMetrics.Recorder(
+      label: "roshambo_journal_actions_per_commit", aggregate: true, factory: factory)
+    recordsSent = counter("roshambo_match_records_sent_total")
+    playersSeated = gauge("roshambo_players_seated")
+    spectators = gauge("roshambo_spectators")
+    lobbyFollowers = gauge("roshambo_lobby_followers")
+    rooms = Dictionary(
+      uniqueKeysWithValues: ["waiting", "choosing", "over"].map {
+        ($0, gauge("roshambo_rooms", [("phase", $0)]))
+      })
+    journalBytes = gauge("roshambo_journal_bytes")
+    ready = gauge("roshambo_ready")
+    gauge(
+      "roshambo_build_info",
+      [("version", version), ("protocol", String(protocolVersion)), ("commit", commit)]
+    ).set(1)
+  }
+
+  /// What the hub counts when asked, at each scrape.
+  struct Snapshot: Sendable, Equatable {
+    var playersSeated = 0
+    var spectators = 0
+    var lobbyFollowers = 0
+    var roomsByPhase: [String: Int] = [:]
+  }
+
+  func record(_ snapshot: Snapshot) {
+    playersSeated.set(snapshot.playersSeated)
+    spectators.set(snapshot.spectators)
+    lobbyFollowers.set(snapshot.lobbyFollowers)
+    for (phase, gauge) in rooms { gauge.set(snapshot.roomsByPhase[phase] ?? 0) }
+  }
+
+  func matchFinished(forfeit: Bool, fair: Bool) {
+    matchesFinished[forfeit ? 1 : 0][fair ? 1 : 0].increment()
+  }
+
+  func refused(_ code: ErrorCode) {
+    actionsRefused[code]?.increment()
+  }
+
+  /// The text of a scrape.
+  public func exposition() -> [UInt8] { registry.emitToBuffer() }
+}

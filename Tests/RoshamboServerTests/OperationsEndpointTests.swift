@@ -1,0 +1,156 @@
+import Foundation
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// A plain HTTP/1.1 request to 127.0.0.1:`port`, on a thread of its own; the status and
+/// the body (`raw` replaces the whole request).
+func httpRequest(
+  port: Int, path: String, method: String = "GET", raw: [UInt8]? = nil
+) async throws -> (status: Int, body: String) {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread.detachNewThread {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      defer { close(fd) }
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = in_port_t(UInt16(port).bigEndian)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      var timeout = timeval(tv_sec: 15, tv_usec: 0)
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard connected == 0 else {
+        return continuation.resume(throwing: POSIXError(.ECONNREFUSED))
+      }
+      let request =
+        raw ?? Array("\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+      _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      var received: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 65_536)
+      while true {
+        let count = recv(fd, &buffer, buffer.count, 0)
+        if count <= 0 { break }
+        received += buffer[0..<count]
+      }
+      let text = String(decoding: received, as: UTF8.self)
+      let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
+      let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+      continuation.resume(returning: (status ?? 0, body))
+    }
+  }
+}
+
+/// The samples of a Prometheus text exposition: `name{labels}` → value.
+func samples(_ exposition: String) -> [String: Double] {
+  var values: [String: Double] = [:]
+  for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+    guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...])
+    else { continue }
+    values[String(line[..<space])] = value
+  }
+  return values
+}
+
+/// The operations port on a real server: counters that move by exactly what happened in
+/// a match over TLS, health that follows the journal, and HTTP that is refused without
+/// touching the game.
+@Suite("The operations endpoint", .serialized)
+struct OperationsEndpointTests {
+  func configuration(_ data: String) -> ServerConfiguration {
+    var configuration = testConfiguration(dataDirectory: data)
+    configuration.operationsAddress = ("127.0.0.1", 0)
+    configuration.journalRetryMillis = 50
+    configuration.roomSettings = RoomState.Settings(bestOf: 1)
+    return configuration
+  }
+
+  @Test("a match over TLS moves the counters by exactly what happened")
+  func countsAMatch() async throws {
+    try await withServer(configuration(temporaryDataDirectory())) { server in
+      let port = try #require(server.operations?.port)
+      let before = samples(try await httpRequest(port: port, path: "/metrics").body)
+      #expect(before["roshambo_matches_finished_total{forfeit=\"false\",fair=\"false\"}"] == 0)
+      #expect(
+        before[
+          "roshambo_build_info{version=\"\(RoshamboVersion.number)\",protocol=\"1\",commit=\"unknown\"}"
+        ] == 1)
+
+      let (alice, bob) = try await seatTwo(port: server.port)
+      // A pick for the wrong round is refused, and counted by its code.
+      let refused = try await pick(alice, round: 5, .rock, id: 7)
+      #expect(refused?.code == .wrongRound)
+      let during = samples(try await httpRequest(port: port, path: "/metrics").body)
+      #expect(during["roshambo_players_seated"] == 2)
+      #expect(during["roshambo_rooms{phase=\"choosing\"}"] == 1)
+      #expect(during["roshambo_connections_open"] == 2)
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+      let after = samples(try await httpRequest(port: port, path: "/metrics").body)
+      #expect(after["roshambo_actions_refused_total{code=\"wrong_round\"}"] == 1)
+      #expect(after["roshambo_matches_finished_total{forfeit=\"false\",fair=\"false\"}"] == 1)
+      #expect(after["roshambo_rounds_resolved_total"] == 1)
+      #expect(after["roshambo_rooms{phase=\"over\"}"] == 1)
+      #expect(after["roshambo_connections_accepted_total"] == 2)
+      // Two hellos and two picks accepted.
+      #expect(after["roshambo_actions_accepted_total"] == 4)
+      #expect((after["roshambo_journal_commit_seconds_count"] ?? 0) >= 1)
+      #expect((after["roshambo_journal_bytes"] ?? 0) > 0)
+      // Nothing private is in a scrape.
+      let text = try await httpRequest(port: port, path: "/metrics").body
+      for secret in ["Alice", "Bob", "rock", "scissors", alice.token!, bob.token!] {
+        #expect(!text.contains(secret), "\(secret) in the metrics")
+      }
+    }
+  }
+
+  @Test("health: live and ready; unready while the journal cannot be written, ready again after")
+  func health() async throws {
+    try await withServer(configuration(temporaryDataDirectory())) { server in
+      let port = try #require(server.operations?.port)
+      #expect(try await httpRequest(port: port, path: "/livez") == (200, "ok\n"))
+      #expect(try await httpRequest(port: port, path: "/readyz") == (200, "ready\n"))
+      let (alice, bob) = try await seatTwo(port: server.port)
+      try await server.withJournal { try $0.limitPagesToCurrent() }
+      let refusal = try await drawUntilRefused(alice, bob, from: 1)
+      #expect(refusal?.code == .unavailable)
+      let unready = try await httpRequest(port: port, path: "/readyz")
+      #expect(unready.status == 503)
+      #expect(unready.body.contains("the journal cannot be written"))
+      #expect(try await httpRequest(port: port, path: "/livez").status == 200)
+      try await server.withJournal { try $0.limitPages(1_000_000) }
+      // The hub probes the journal every 50 ms until a write succeeds.
+      var ready = false
+      for _ in 0..<200 where !ready {
+        ready = try await httpRequest(port: port, path: "/readyz").status == 200
+        if !ready { try await Task.sleep(for: .milliseconds(50)) }
+      }
+      #expect(ready, "never ready again once the journal could be written")
+    }
+  }
+
+  @Test("bad HTTP is refused, and the game goes on")
+  func badHTTP() async throws {
+    try await withServer(configuration(temporaryDataDirectory())) { server in
+      let port = try #require(server.operations?.port)
+      #expect(try await httpRequest(port: port, path: "/admin").status == 404)
+      #expect(try await httpRequest(port: port, path: "/metrics", method: "POST").status == 405)
+      let huge = Array(
+        ("GET /metrics HTTP/1.1\r\nX: " + String(repeating: "a", count: 200_000) + "\r\n\r\n").utf8)
+      let refused = try await httpRequest(port: port, path: "/", raw: huge)
+      #expect(refused.status == 0 || refused.status >= 400)
+      #expect(
+        try await httpRequest(port: port, path: "/", raw: Array("\u{1}\u{2}garbage\r\n\r\n".utf8))
+          .status
+          != 200)
+      // The game answers meanwhile, and the port still serves.
+      let (alice, bob) = try await seatTwo(port: server.port)
+      _ = try await playRound(alice, .paper, bob, .rock, round: 1)
+      #expect(try await httpRequest(port: port, path: "/livez").status == 200)
+    }
+  }
+}
