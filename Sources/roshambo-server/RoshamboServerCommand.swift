@@ -29,7 +29,7 @@ struct RoshamboServerCommand: AsyncParsableCommand {
       saved, every connection closed with TLS close_notify, exit status 0.
       """,
     version: RoshamboVersion.description(commit: sourceCommit),
-    subcommands: [History.self, ReplayJournal.self, Serve.self])
+    subcommands: [History.self, ReplayJournal.self, Status.self, Serve.self])
 
   @OptionGroup var options: ServeOptions
 
@@ -534,6 +534,43 @@ struct History: ParsableCommand {
       return
     }
     print(try history.report(filter))
+  }
+}
+
+struct Status: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print how a running server is doing, from its operations endpoint.",
+    discussion: """
+      Reads /readyz and /metrics from the server's --metrics-address (127.0.0.1:9464 by \
+      default) and prints the figures a host looks at: ready or why not, people, rooms, \
+      connections, rounds and matches, refusals by code, the journal. docs/OPERATIONS.md \
+      explains each metric.
+
+      Exit status: 0 the server is ready; 1 it answers but is not ready; 69 nothing \
+      answers there.
+      """)
+
+  /// `--metrics-address`, given before or after `status`, is the server's own option.
+  @ParentCommand var server: RoshamboServerCommand
+
+  func run() throws {
+    let address = server.options.metricsAddress ?? OperationsAddress(argument: "127.0.0.1:9464")!
+    let (host, port) = (address.host, address.port)
+    do {
+      let readiness = try OperationsClient.get(host: host, port: port, path: "/readyz")
+      let metrics = try OperationsClient.get(host: host, port: port, path: "/metrics")
+      guard metrics.status == 200 else {
+        complain("\(host):\(port) answered /metrics with \(metrics.status).")
+        throw ExitCode(ExitStatus.unavailable)
+      }
+      let status = ServerStatus(
+        metrics: metrics.body, readiness: (readiness.status, readiness.body))
+      print(status.lines.joined(separator: "\n"))
+      if readiness.status != 200 { throw ExitCode(ExitStatus.failure) }
+    } catch let failure as OperationsClient.Failure {
+      complain(failure.description)
+      throw ExitCode(ExitStatus.unavailable)
+    }
   }
 }
 

@@ -46,16 +46,7 @@ func httpRequest(
   }
 }
 
-/// The samples of a Prometheus text exposition: `name{labels}` → value.
-func samples(_ exposition: String) -> [String: Double] {
-  var values: [String: Double] = [:]
-  for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
-    guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...])
-    else { continue }
-    values[String(line[..<space])] = value
-  }
-  return values
-}
+func samples(_ exposition: String) -> [String: Double] { ServerStatus.samples(exposition) }
 
 /// The operations port on a real server: counters that move by exactly what happened in
 /// a match over TLS, health that follows the journal, and HTTP that is refused without
@@ -131,6 +122,50 @@ struct OperationsEndpointTests {
       }
       #expect(ready, "never ready again once the journal could be written")
     }
+  }
+
+  @Test("roshambo-server status: the figures a host reads, from the endpoint")
+  func status() async throws {
+    try await withServer(configuration(temporaryDataDirectory())) { server in
+      let port = try #require(server.operations?.port)
+      let (alice, bob) = try await seatTwo(port: server.port)
+      _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+      let lines = try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+          do {
+            let metrics = try OperationsClient.get(host: "127.0.0.1", port: port, path: "/metrics")
+            let ready = try OperationsClient.get(host: "127.0.0.1", port: port, path: "/readyz")
+            continuation.resume(
+              returning: ServerStatus(metrics: metrics.body, readiness: (ready.status, ready.body))
+                .lines)
+          } catch {
+            continuation.resume(throwing: error)
+          }
+        }
+      }
+      #expect(lines[0] == "ready: taking players")
+      #expect(lines.contains("people: 2 seated, 0 watching, 0 in the lobby"))
+      #expect(lines.contains("rooms: 0 playing, 0 waiting, 1 finished"))
+      #expect(lines.contains("play: 1 round; 1 match finished (0 fair, 0 by forfeit)"))
+      #expect(lines.contains("actions: 4 accepted; refused: none"), "\(lines)")
+    }
+  }
+
+  @Test("status says what is wrong: nothing listening, a figure missing")
+  func statusOffline() throws {
+    #expect {
+      try OperationsClient.get(host: "127.0.0.1", port: 1, path: "/metrics")
+    } throws: { error in
+      "\(error)".contains("nothing answers on 127.0.0.1:1")
+    }
+    let partial = ServerStatus(
+      metrics: "roshambo_actions_refused_total{code=\"wrong_round\"} 3\n",
+      readiness: (503, "not ready: the journal cannot be written (is the disk full?)\n"))
+    #expect(
+      partial.lines[0]
+        == "NOT READY (503): not ready: the journal cannot be written (is the disk full?)")
+    #expect(partial.lines.contains("people: ? seated, ? watching, ? in the lobby"))
+    #expect(partial.lines.contains("actions: ? accepted; refused: wrong_round 3"))
   }
 
   @Test("bad HTTP is refused, and the game goes on")

@@ -1,0 +1,65 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A plain HTTP/1.1 GET to an operations endpoint, blocking, with 5 s limits: what
+/// `roshambo-server status` reads `/metrics` and `/readyz` with.
+///
+/// Invariant: at most ``maxBytes`` of an answer are read; the error says, in a host's
+/// words, what to check.
+public enum OperationsClient {
+  public static let maxBytes = 8 * 1024 * 1024
+
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// GET `path` from `host`:`port`: the status code and the body.
+  public static func get(host: String, port: Int, path: String) throws(Failure) -> (
+    status: Int, body: String
+  ) {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    var found: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else {
+      throw Failure(description: "no such host: \(host)")
+    }
+    defer { freeaddrinfo(found) }
+    let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, 0)
+    guard fd >= 0 else { throw Failure(description: "cannot open a socket") }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+      throw Failure(
+        description:
+          "nothing answers on \(host):\(port) (\(String(cString: strerror(errno)))): is the "
+          + "server running with --metrics-address \(host):\(port)?")
+    }
+    let request = Array(
+      "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while received.count < maxBytes {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      if count < 0 {
+        throw Failure(description: "\(host):\(port) did not answer within 5 s")
+      }
+      if count == 0 { break }
+      received += buffer[0..<count]
+    }
+    let text = String(decoding: received, as: UTF8.self)
+    let parts = text.components(separatedBy: "\r\n\r\n")
+    guard let statusLine = parts.first?.split(separator: "\r\n").first,
+      let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else {
+      throw Failure(
+        description: "\(host):\(port) did not answer in HTTP: is it the operations port?")
+    }
+    return (status, parts.dropFirst().joined(separator: "\r\n\r\n"))
+  }
+}
