@@ -221,7 +221,7 @@ public final class GameServer: Service, Sendable {
               IdleStateHandler(readTimeout: .seconds(limits.idleTimeoutSeconds)),
               ConnectionHandler(
                 id: id, hub: hub, limits: limits, admission: admission,
-                handshakeFailures: handshakeFailures, logger: logger,
+                handshakeFailures: handshakeFailures, logger: logger, metrics: metrics,
                 handshakeFinished: { connections.handshakeFinished(id) }),
             ]
             try channel.pipeline.syncOperations.addHandlers(handlers)

@@ -44,12 +44,16 @@ struct MatchReplayTests {
         try await ServerConnection.connect(host: "127.0.0.1", port: server.port, tls: tls)
       }
       // The cycling bot opens the room; Carol watches from before the match starts (so she
-      // sees all of it); then the second bot comes and they play.
+      // sees all of it); then the second bot comes and they play. The bots stay after the
+      // match (no rematch, one more match wanted), so its last state is the room's last,
+      // which Carol always gets (a client may skip a state only for a newer one).
       var runs: [Task<Void, Never>] = []
       var bots: [Bot] = []  // A bot plays while it is held.
+      var sessions: [ClientSession] = []
       @MainActor func bot(_ strategy: BotStrategy) async throws -> ClientSession {
         let session = ClientSession(connection: try await connect())
-        let bot = Bot(session: session, strategy: strategy, matches: 1) { _ in }
+        sessions.append(session)
+        let bot = Bot(session: session, strategy: strategy, matches: 2, asksRematch: false) { _ in }
         bot.start()
         bots.append(bot)
         session.join(name: strategy.rawValue, room: "arena", fair: true)
@@ -71,14 +75,15 @@ struct MatchReplayTests {
       let watch = Task { @MainActor in _ = await spectator.run() }
       try await waitUntil("Carol is in the room") { spectator.store.state.room == "arena" }
       _ = try await bot(.random)
-      for run in runs { await run.value }
-      _ = watching
-      #expect(bots.map(\.tally.matches) == [1, 1])
+      try await waitUntil("the match is over") { bots.allSatisfy { $0.tally.matches == 1 } }
       let record = try await RecordRequest.fetch(try await connect(), name: "Dave", id: 1)
       let rounds = try #require(record.rounds).count
       try await waitUntil("Carol saw the last round") { live[rounds] != nil }
+      for session in sessions { await session.connection.close() }
+      for run in runs { await run.value }
       await spectator.connection.close()
       await watch.value
+      _ = watching
       var replay = try #require(MatchReplay(record))
       #expect(replay.lastStep == rounds && rounds >= 2)
       // A state queued behind another may be replaced by it (the client keeps the newest),

@@ -27,7 +27,8 @@ struct HubPartsTests {
     #expect(backlogs.deliver(frame(2), to: 7, isState: true, writable: false) == .held)
     // Once something waits, later frames wait behind it even if the channel says writable.
     #expect(backlogs.deliver(frame(3), to: 7, isState: false, writable: true) == .held)
-    #expect(backlogs.deliver(frame(4), to: 7, isState: true, writable: false) == .held)
+    // A second state replaces the one waiting (the older is skipped, and counted).
+    #expect(backlogs.deliver(frame(4), to: 7, isState: true, writable: false) == .replaced)
     #expect(backlogs.deliver(frame(5), to: 7, isState: false, writable: false) == .held)
     #expect(backlogs.drain(7) == [frame(3), frame(5), frame(4)])
     #expect(backlogs.drain(7) == [])

@@ -101,7 +101,11 @@ struct OperationsEndpointTests {
 
   @Test("health: live and ready; unready while the journal cannot be written, ready again after")
   func health() async throws {
-    try await withServer(configuration(temporaryDataDirectory())) { server in
+    // The hub probes the journal again 3 s after a failed write (long enough to ask
+    // /readyz in between, whatever the machine's load).
+    var paused = configuration(temporaryDataDirectory())
+    paused.journalRetryMillis = 3_000
+    try await withServer(paused) { server in
       let port = try #require(server.operations?.port)
       #expect(try await httpRequest(port: port, path: "/livez") == (200, "ok\n"))
       #expect(try await httpRequest(port: port, path: "/readyz") == (200, "ready\n"))
@@ -114,7 +118,7 @@ struct OperationsEndpointTests {
       #expect(unready.body.contains("the journal cannot be written"))
       #expect(try await httpRequest(port: port, path: "/livez").status == 200)
       try await server.withJournal { try $0.limitPages(1_000_000) }
-      // The hub probes the journal every 50 ms until a write succeeds.
+      // Ready again once the next probe writes.
       var ready = false
       for _ in 0..<200 where !ready {
         ready = try await httpRequest(port: port, path: "/readyz").status == 200

@@ -96,6 +96,8 @@ struct SlowConsumerTests {
     let hub = GameHub(
       loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"),
       now: { clock.withLockedValue { $0 } })
+    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
+    hub.metrics = metrics
     let followers = try (1...10).map { try link($0) }
     for follower in followers {
       hub.receive(
@@ -122,6 +124,9 @@ struct SlowConsumerTests {
     }
     for follower in followers { #expect(try received(follower).isEmpty) }
     #expect(hub.backlogCount == followers.count)
+    // Each kept only the newest of its fifty views: forty-nine skipped, each counted.
+    let counted = ServerStatus.samples(String(decoding: metrics.exposition(), as: UTF8.self))
+    #expect(counted["roshambo_slow_consumer_conflations_total"] == 490)
     (followers[0].channel as! EmbeddedChannel).isWritable = true
     hub.writable(followers[0])
     let caughtUp = try received(followers[0])
@@ -137,6 +142,8 @@ struct SlowConsumerTests {
   func controlBacklog() throws {
     let hub = GameHub(
       loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"), now: { 0 })
+    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
+    hub.metrics = metrics
     let client = try link(1)
     (client.channel as! EmbeddedChannel).isWritable = false
     for id in 0..<5 { hub.receive(.choose(round: 1, weapon: .rock, id: id), from: client) }
@@ -154,5 +161,8 @@ struct SlowConsumerTests {
     }
     loop.run()
     #expect(!client.channel.isActive, "a peer that lets too much wait is closed")
+    let counted = ServerStatus.samples(String(decoding: metrics.exposition(), as: UTF8.self))
+    #expect(counted["roshambo_slow_consumer_closes_total"] == 1)
+    #expect(counted["roshambo_actions_refused_total{code=\"not_playing\"}"] == 38)
   }
 }

@@ -22,6 +22,7 @@ final class ConnectionHandler: ChannelInboundHandler {
   private let limits: ServerConfiguration.Limits
   private let handshakeFailures: HandshakeFailureLog
   private let logger: Logger
+  private let metrics: ServerMetrics?
   private var link: ConnectionLink?
   /// Closes the connection if TLS and `hello` take too long.
   private var helloTimeout: Scheduled<Void>?
@@ -34,9 +35,10 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   init(
     id: Int, hub: HubHandle, limits: ServerConfiguration.Limits, admission: Admission,
-    handshakeFailures: HandshakeFailureLog, logger: Logger,
+    handshakeFailures: HandshakeFailureLog, logger: Logger, metrics: ServerMetrics? = nil,
     handshakeFinished: @escaping @Sendable () -> Void = {}
   ) {
+    self.metrics = metrics
     self.id = id
     self.handshakeFinished = handshakeFinished
     self.hub = hub
@@ -128,6 +130,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       let seconds = limits.stallTimeoutSeconds
       stall = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
         guard self.machine.stallTimedOut() else { return }
+        self.metrics?.slowConsumerCloses.increment()
         self.logger.info(
           "closing a connection that read nothing for \(seconds) s",
           metadata: ["conn": "\(self.id)"])

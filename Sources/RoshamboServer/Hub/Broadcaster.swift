@@ -12,6 +12,8 @@ import RoshamboProtocol
 /// protocol's limit is ever written (it is logged as a server bug instead).
 final class Broadcaster {
   private var backlogs = ConnectionBacklogs()
+  /// Counts states skipped for, and connections closed as, consumers that do not read.
+  var metrics: ServerMetrics?
   private let logger: Logger
   private let loop: any EventLoop
   /// Lobby views waiting to be written, oldest first: a view goes to every follower, so
@@ -173,7 +175,10 @@ final class Broadcaster {
       link.channel.writeAndFlush(frame, promise: nil)
     case .held:
       break
+    case .replaced:
+      metrics?.slowConsumerConflations.increment()
     case .close:
+      metrics?.slowConsumerCloses.increment()
       logger.info("closing a connection that does not read", metadata: ["conn": "\(link.id)"])
       link.channel.close(promise: nil)
     }

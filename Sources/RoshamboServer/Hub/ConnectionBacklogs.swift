@@ -17,6 +17,8 @@ struct ConnectionBacklogs {
     case write
     /// Kept until the connection can take more.
     case held
+    /// Kept in place of the `state` that was waiting, which is skipped (conflated).
+    case replaced
     /// The connection has more waiting than it may: close it (its backlog is dropped).
     case close
   }
@@ -37,7 +39,9 @@ struct ConnectionBacklogs {
       waiting[id] = isState ? Backlog(state: frame) : Backlog(control: [frame])
       return .held
     }
+    var replaced = false
     if isState {
+      replaced = backlog.state != nil
       backlog.state = frame
     } else {
       backlog.control.append(frame)
@@ -47,7 +51,7 @@ struct ConnectionBacklogs {
       return .close
     }
     waiting[id] = backlog
-    return .held
+    return replaced ? .replaced : .held
   }
 
   /// The connection can take more: what waited for it, in order, its newest state last.

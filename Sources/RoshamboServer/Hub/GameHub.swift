@@ -76,7 +76,9 @@ final class GameHub {
 
   private var stallLog: Scheduled<Void>?
   /// Where the hub counts what happens (nil: nobody scrapes this server).
-  var metrics: ServerMetrics?
+  var metrics: ServerMetrics? {
+    didSet { broadcaster.metrics = metrics }
+  }
 
   /// `journaledThrough` is the number of the journal's last row (0 without a journal).
   init(

@@ -27,6 +27,8 @@ public final class ServerMetrics: Sendable {
   let commitSeconds: CoreMetrics.Timer
   let actionsPerCommit: CoreMetrics.Recorder
   let recordsSent: CoreMetrics.Counter
+  let slowConsumerConflations: CoreMetrics.Counter
+  let slowConsumerCloses: CoreMetrics.Counter
   // Sampled when scraped (``Snapshot``).
   let playersSeated: CoreMetrics.Meter
   let spectators: CoreMetrics.Meter
@@ -79,6 +81,8 @@ public final class ServerMetrics: Sendable {
     actionsPerCommit = CoreMetrics.Recorder(
       label: "roshambo_journal_actions_per_commit", aggregate: true, factory: factory)
     recordsSent = counter("roshambo_match_records_sent_total")
+    slowConsumerConflations = counter("roshambo_slow_consumer_conflations_total")
+    slowConsumerCloses = counter("roshambo_slow_consumer_closes_total")
     playersSeated = gauge("roshambo_players_seated")
     spectators = gauge("roshambo_spectators")
     lobbyFollowers = gauge("roshambo_lobby_followers")
