@@ -263,6 +263,7 @@ public final class GameServer: Service, Sendable {
       do {
         operations = try await OperationsEndpoint.start(
           host: address.host, port: address.port, group: group, metrics: metrics, probes: probes,
+          requestTimeout: .milliseconds(configuration.limits.operationsRequestTimeoutMillis),
           logger: logger)
       } catch {
         try? await listener.close()

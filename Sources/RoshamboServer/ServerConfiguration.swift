@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     /// A connection that cannot be written to (its peer does not read) for this long is
     /// closed. Until then it gets only the newest `state` when it can take more.
     public var stallTimeoutSeconds: Int64 = 30
+    /// How long a connection to the operations endpoint has to send each complete
+    /// request before it is closed.
+    public var operationsRequestTimeoutMillis: Int64 = 10_000
 
     public init() {}
   }

@@ -172,6 +172,55 @@ struct OperationsEndpointTests {
     #expect(partial.lines.contains("actions: ? accepted; refused: wrong_round 3"))
   }
 
+  /// Opens a connection to `port`, sends a request's head announcing a large body, then
+  /// a few bytes of the body every 200 ms (never the end) for at most 5 s; returns how
+  /// long until the server closed the connection, or nil if it never did.
+  func trickle(port: Int) async -> Duration? {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+          }
+        }
+        let start = ContinuousClock.now
+        var line = Array("POST /metrics HTTP/1.1\r\nContent-Length: 100000\r\n\r\n".utf8)
+        while ContinuousClock.now - start < .seconds(5) {
+          let sent = line.withUnsafeBytes {
+            send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+          }
+          var byte: UInt8 = 0
+          let read = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+          if sent < 0 || read == 0 {
+            return continuation.resume(returning: ContinuousClock.now - start)
+          }
+          line = Array("slow".utf8)
+          usleep(200_000)
+        }
+        continuation.resume(returning: nil)
+      }
+    }
+  }
+
+  @Test("a client that sends a request slowly is closed at its deadline, however it trickles")
+  func slowloris() async throws {
+    var configuration = configuration(temporaryDataDirectory())
+    configuration.limits.operationsRequestTimeoutMillis = 1_000
+    try await withServer(configuration) { server in
+      let port = try #require(server.operations?.port)
+      let closedAfter = await trickle(port: port)
+      let after = try #require(closedAfter, "a trickling request kept its connection 5 s")
+      #expect(after >= .milliseconds(800) && after < .seconds(3), "closed after \(after)")
+      #expect(try await httpRequest(port: port, path: "/livez").status == 200)
+    }
+  }
+
   @Test("bad HTTP is refused, and the game goes on")
   func badHTTP() async throws {
     try await withServer(configuration(temporaryDataDirectory())) { server in

@@ -12,8 +12,9 @@ import NIOPosix
 ///
 /// Invariant: what a client of this port sends never reaches the game: a request is
 /// answered from its own connection's loop and a sample taken on the hub's, at most
-/// ``maxConnections`` connections are open at once, and one that sends no complete
-/// request within ``requestTimeout`` is closed.
+/// ``maxConnections`` connections are open at once, and one that has not sent a
+/// complete request within its request timeout (10 s by default) is closed, however
+/// slowly it keeps sending.
 public final class OperationsEndpoint: Sendable {
   /// Health as the endpoint reports it.
   public enum Health: Sendable, Equatable {
@@ -31,7 +32,6 @@ public final class OperationsEndpoint: Sendable {
   }
 
   static let maxConnections = 32
-  static let requestTimeout = TimeAmount.seconds(10)
 
   public let port: Int
   private let channel: any Channel
@@ -43,7 +43,7 @@ public final class OperationsEndpoint: Sendable {
 
   static func start(
     host: String, port: Int, group: any EventLoopGroup, metrics: ServerMetrics,
-    probes: Probes, logger: Logger
+    probes: Probes, requestTimeout: TimeAmount = .seconds(10), logger: Logger
   ) async throws -> OperationsEndpoint {
     let open = NIOLockedValueBox(0)
     let channel = try await ServerBootstrap(group: group)
@@ -62,10 +62,8 @@ public final class OperationsEndpoint: Sendable {
         return channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withPipeliningAssistance: true, withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandlers([
-            IdleStateHandler(readTimeout: Self.requestTimeout),
-            OperationsHandler(metrics: metrics, probes: probes),
-          ])
+          try channel.pipeline.syncOperations.addHandler(
+            OperationsHandler(metrics: metrics, probes: probes, requestTimeout: requestTimeout))
         }
       }
       .bind(host: host, port: port).get()
@@ -86,11 +84,32 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   private let metrics: ServerMetrics
   private let probes: OperationsEndpoint.Probes
+  private let requestTimeout: TimeAmount
   private var request: HTTPRequestHead?
+  /// When the request being waited for must be complete: the connection is closed then.
+  private var deadline: Scheduled<Void>?
 
-  init(metrics: ServerMetrics, probes: OperationsEndpoint.Probes) {
+  init(metrics: ServerMetrics, probes: OperationsEndpoint.Probes, requestTimeout: TimeAmount) {
     self.metrics = metrics
     self.probes = probes
+    self.requestTimeout = requestTimeout
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) { armDeadline(context) }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    deadline?.cancel()
+    deadline = nil
+  }
+
+  /// The next request must be complete within the timeout, however slowly its bytes
+  /// come (a read does not extend it, as an idle timer would).
+  private func armDeadline(_ context: ChannelHandlerContext) {
+    deadline?.cancel()
+    let channel = context.channel
+    deadline = context.eventLoop.scheduleTask(in: requestTimeout) {
+      channel.close(promise: nil)
+    }
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -100,6 +119,8 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .end:
       guard let head = request else { return }
       request = nil
+      deadline?.cancel()
+      deadline = nil
       respond(to: head, context: context)
     }
   }
@@ -108,14 +129,6 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
   /// connection ends there.
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     context.close(promise: nil)
-  }
-
-  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    if event is IdleStateHandler.IdleStateEvent {
-      context.close(promise: nil)
-    } else {
-      context.fireUserInboundEventTriggered(event)
-    }
   }
 
   private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -197,7 +210,9 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
         promise: nil)
     }
     let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-    if !keepAlive {
+    if keepAlive {
+      armDeadline(context)
+    } else {
       let channel = context.channel
       done.whenComplete { _ in channel.close(promise: nil) }
     }
