@@ -16,9 +16,14 @@ public enum MatchRecord {
   /// The largest record read: a hundred fair rounds with long names are about 50 kB.
   public static let maxBytes = 256 * 1024
 
+  /// About how many bytes `match`'s record takes (a writer's first capacity).
+  static func estimatedBytes(_ match: FinishedMatch) -> Int {
+    512 + (match.rounds?.count ?? 0) * 160
+  }
+
   /// The record of `match` as one line of JSON (no newline).
   public static func encode(_ match: FinishedMatch) -> [UInt8] {
-    var json = JSONText(capacity: 512 + (match.rounds?.count ?? 0) * 160)
+    var json = JSONText(capacity: estimatedBytes(match))
     json.matchRecord(match)
     return json.bytes
   }
@@ -36,15 +41,7 @@ public enum MatchRecord {
   public static func rounds(from bytes: some Collection<UInt8>) throws(Unreadable)
     -> [RoundResult]
   {
-    do {
-      return try JSONReader.withBuffer(bytes) { buffer in
-        try JSONReader.read(buffer) { try $0.rounds() }
-      }
-    } catch let failure as JSONReader.Failure {
-      throw Unreadable(reason: failure.description)
-    } catch {
-      throw Unreadable(reason: "\(error)")
-    }
+    try read(bytes) { try $0.rounds() }
   }
 
   /// Why a document is not a record this release can read.
@@ -60,10 +57,15 @@ public enum MatchRecord {
       throw Unreadable(
         reason: "a record is at most \(maxBytes / 1024) KiB; this is \(bytes.count) bytes")
     }
+    return try read(bytes) { try $0.matchRecord() }
+  }
+
+  /// `body` over the whole of `bytes`, its failure said as ``Unreadable``.
+  private static func read<T>(
+    _ bytes: some Collection<UInt8>, _ body: (inout JSONReader) throws -> T
+  ) throws(Unreadable) -> T {
     do {
-      return try JSONReader.withBuffer(bytes) { buffer in
-        try JSONReader.read(buffer) { try $0.matchRecord() }
-      }
+      return try JSONReader.withBuffer(bytes) { try JSONReader.read($0, body) }
     } catch let failure as JSONReader.Failure {
       throw Unreadable(reason: failure.description)
     } catch {

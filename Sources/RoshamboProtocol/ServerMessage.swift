@@ -69,7 +69,7 @@ public enum ServerMessage: Sendable, Equatable {
       json.key("expires"); json.int(notice.expires)
       json.raw("}")
     case .record(let match, let re):
-      json = JSONText(capacity: 512 + (match.rounds?.count ?? 0) * 160)
+      json = JSONText(capacity: MatchRecord.estimatedBytes(match) + 64)
       json.raw("{\"type\":\"record\",")
       json.key("record"); json.matchRecord(match)
       if let re { json.comma(); json.key("re"); json.int(re) }

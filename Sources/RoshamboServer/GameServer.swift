@@ -84,6 +84,9 @@ public final class GameServer: Service, Sendable {
     }
 
     var all: [any Channel] { state.withLockedValue { Array($0.open.values) } }
+
+    /// How many are open now.
+    var count: Int { state.withLockedValue { $0.open.count } }
   }
 
   private init(
@@ -207,11 +210,7 @@ public final class GameServer: Service, Sendable {
             admission = .admitted
             metrics.connectionsAccepted.increment()
           }
-          metrics.connectionsOpen.increment()
-          channel.closeFuture.whenComplete { _ in
-            connections.remove(id)
-            metrics.connectionsOpen.decrement()
-          }
+          channel.closeFuture.whenComplete { _ in connections.remove(id) }
           return channel.eventLoop.makeCompletedFuture {
             let handlers: [any ChannelHandler] = [
               try TLSHandler(context: tls),
@@ -254,6 +253,7 @@ public final class GameServer: Service, Sendable {
       let probes = OperationsEndpoint.Probes(
         sample: {
           hub.submit { metrics.record($0.metricsSnapshot()) }.map {
+            metrics.connectionsOpen.set(connections.count)
             metrics.journalBytes.set(journalPath.map(Self.journalBytes) ?? 0)
           }
         },

@@ -5,6 +5,25 @@ import Testing
 
 @testable import RoshamboServer
 
+/// A TCP socket connected to 127.0.0.1:`port` (blocking), or nil.
+func loopbackSocket(port: Int) -> Int32? {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else {
+    close(fd)
+    return nil
+  }
+  return fd
+}
+
 /// A plain HTTP/1.1 request to 127.0.0.1:`port`, on a thread of its own; the status and
 /// the body (`raw` replaces the whole request).
 func httpRequest(
@@ -12,22 +31,12 @@ func httpRequest(
 ) async throws -> (status: Int, body: String) {
   try await withCheckedThrowingContinuation { continuation in
     Thread.detachNewThread {
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      defer { close(fd) }
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = in_port_t(UInt16(port).bigEndian)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      var timeout = timeval(tv_sec: 15, tv_usec: 0)
-      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-      let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      guard connected == 0 else {
+      guard let fd = loopbackSocket(port: port) else {
         return continuation.resume(throwing: POSIXError(.ECONNREFUSED))
       }
+      defer { close(fd) }
+      var timeout = timeval(tv_sec: 15, tv_usec: 0)
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
       let request =
         raw ?? Array("\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
       _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -178,17 +187,10 @@ struct OperationsEndpointTests {
   func trickle(port: Int) async -> Duration? {
     await withCheckedContinuation { continuation in
       Thread.detachNewThread {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
+        guard let fd = loopbackSocket(port: port) else {
+          return continuation.resume(returning: nil)
         }
+        defer { close(fd) }
         let start = ContinuousClock.now
         var line = Array("POST /metrics HTTP/1.1\r\nContent-Length: 100000\r\n\r\n".utf8)
         while ContinuousClock.now - start < .seconds(5) {

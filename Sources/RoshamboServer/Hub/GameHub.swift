@@ -75,7 +75,7 @@ final class GameHub {
   let stalls: LoopStallMonitor?
 
   private var stallLog: Scheduled<Void>?
-  /// Where the hub counts what happens (nil: nobody scrapes this server).
+  /// Where the hub counts what happens (set by the server; nil in tests of the hub alone).
   var metrics: ServerMetrics? {
     didSet { broadcaster.metrics = metrics }
   }

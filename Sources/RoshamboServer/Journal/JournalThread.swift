@@ -26,7 +26,7 @@ final class JournalThread: Sendable {
   private let quickCommitMicros: Int
   private let reader = Reader()
 
-  /// The read-only connection of ``leaderboard(limit:)``, opened on first use.
+  /// The read-only connection of ``read(_:)``, opened on first use.
   ///
   /// `@unchecked Sendable`: `database` is only touched on the low-priority thread (one).
   private final class Reader: @unchecked Sendable {
@@ -133,41 +133,35 @@ final class JournalThread: Sendable {
     .map { $0.map { CommitTiming(tookMicros: $0) } }
   }
 
-  /// The leaderboard's top, read on the low-priority thread through a read-only
-  /// connection of its own: in WAL mode it neither waits for commits nor holds them up
-  /// (on the journal's own connection a query of thousands of players would).
-  func leaderboard(limit: Int) -> EventLoopFuture<[(name: String, won: Int, lost: Int)]> {
+  /// `body` on the low-priority thread, through a read-only connection of its own: in
+  /// WAL mode it neither waits for commits nor holds them up (on the journal's own
+  /// connection a query of thousands of players would).
+  private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T)
+    -> EventLoopFuture<T>
+  {
     let reader = self.reader
     let path = self.path
     return encoder.runIfActive(eventLoop: loop) {
-      try reader.connection(path: path).read { try Journal.leaderboard($0, limit: limit) }
+      try reader.connection(path: path).read(body)
     }
   }
 
-  /// The leaderboard's top and the latest matches (without their rounds), read like
-  /// ``leaderboard(limit:)``: what the lobby shows of the journal.
+  /// The leaderboard's top and the latest matches (without their rounds): what the lobby
+  /// shows of the journal.
   func standings(leaders: Int, recent: Int) -> EventLoopFuture<
     ([(name: String, won: Int, lost: Int)], [FinishedMatch])
   > {
-    let reader = self.reader
-    let path = self.path
-    return encoder.runIfActive(eventLoop: loop) {
-      try reader.connection(path: path).read { db in
-        (
-          try Journal.leaderboard(db, limit: leaders),
-          try Journal.matches(db, Journal.MatchFilter(limit: recent, withRounds: false))
-        )
-      }
+    read { db in
+      (
+        try Journal.leaderboard(db, limit: leaders),
+        try Journal.matches(db, Journal.MatchFilter(limit: recent, withRounds: false))
+      )
     }
   }
 
-  /// The kept match numbered `id` (nil: none), read like ``leaderboard(limit:)``.
+  /// The kept match numbered `id` (nil: none).
   func match(id: Int64) -> EventLoopFuture<FinishedMatch?> {
-    let reader = self.reader
-    let path = self.path
-    return encoder.runIfActive(eventLoop: loop) {
-      try reader.connection(path: path).read { try Journal.match($0, id: id) }
-    }
+    read { try Journal.match($0, id: id) }
   }
 
   /// Encodes a snapshot's parts on the low-priority thread.

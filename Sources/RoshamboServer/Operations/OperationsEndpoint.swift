@@ -156,7 +156,8 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
       }
     case "/livez":
-      probes.sample().hop(to: loop).whenComplete { result in
+      // Any answer from the hub's loop will do: whether it is ready is /readyz's.
+      probes.readiness().hop(to: loop).whenComplete { result in
         let (handler, context) = bound.value
         switch result {
         case .success: handler.send(.ok, "ok\n", head, context)

@@ -17,7 +17,6 @@ public final class ServerMetrics: Sendable {
 
   let connectionsAccepted: CoreMetrics.Counter
   let connectionsRefused: [String: CoreMetrics.Counter]
-  let connectionsOpen: CoreMetrics.Meter
   let handshakeFailures: CoreMetrics.Counter
   let actionsAccepted: CoreMetrics.Counter
   let actionsRefused: [ErrorCode: CoreMetrics.Counter]
@@ -29,7 +28,8 @@ public final class ServerMetrics: Sendable {
   let recordsSent: CoreMetrics.Counter
   let slowConsumerConflations: CoreMetrics.Counter
   let slowConsumerCloses: CoreMetrics.Counter
-  // Sampled when scraped (``Snapshot``).
+  // Sampled when scraped (``Snapshot``, and the server's table of connections).
+  let connectionsOpen: CoreMetrics.Meter
   let playersSeated: CoreMetrics.Meter
   let spectators: CoreMetrics.Meter
   let lobbyFollowers: CoreMetrics.Meter
