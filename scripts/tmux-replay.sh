@@ -7,9 +7,11 @@ name=tmux-replay
 source "$(dirname "$0")/tmux-lib.sh"
 start_server
 
-for who in Ann Bob; do
+# Ann always plays paper, Bob cycles rock, paper, scissors: Ann wins, a draw, Bob wins,
+# Ann wins; four rounds, so the replay has a start, two rounds between and an end.
+for who in Ann:paper Bob:cycle; do
   "$bin/roshambo" bot --host 127.0.0.1 --port "$port" --ca certs/ca.pem --room r1 \
-    --matches 1 --name "$who" > "$who.out" 2>&1 &
+    --matches 1 --name "${who%%:*}" --strategy "${who#*:}" > "${who%%:*}.out" 2>&1 &
 done
 wait %2 %3 2>/dev/null || true
 for _ in $(seq 100); do
@@ -20,20 +22,20 @@ done
 # The server's record replayed piped: one line per round, "round N | what happened".
 "$bin/roshambo" replay record.json > lines.txt
 rounds=$(wc -l < lines.txt)
-[ "$rounds" -ge 2 ] || { echo "$name: a match of fewer than 2 rounds?"; cat lines.txt; exit 1; }
+[ "$rounds" -eq 4 ] || { echo "$name: expected 4 rounds, the record has $rounds"; cat lines.txt; exit 1; }
 line() { sed -n "${1}p" lines.txt | cut -d'|' -f2 | sed 's/^ *//; s/ *$//'; }
 
 tmux -L "$sock" new-session -d -s viewer -x 100 -y 30 \
   "$bin/roshambo replay 1 --host 127.0.0.1 --port $port --ca certs/ca.pem --name Viewer --paused; sleep 30"
 expect_screen viewer "Replay of match 1 · start"
 press viewer l
-expect_screen viewer "after round 1 of"
+expect_screen viewer "after round 1 of 4"
 expect_screen viewer "$(line 1)"
 press viewer Right
-expect_screen viewer "after round 2 of"
+expect_screen viewer "after round 2 of 4"
 expect_screen viewer "$(line 2)"
 press viewer Left
-expect_screen viewer "after round 1 of"
+expect_screen viewer "after round 1 of 4"
 expect_screen viewer "$(line 1)"
 press viewer G
 expect_screen viewer "· end ($rounds rounds)"
