@@ -1,3 +1,4 @@
+import Foundation
 import Redux
 import RoshamboGame
 
@@ -33,6 +34,7 @@ public final class Bot {
   private var random = SystemRandomNumberGenerator()
   private var subscription: Subscription?
   private var lies: Subscription?
+  private var closing: Subscription?
   private var seenRounds = 0
   private var finished = false
 
@@ -58,6 +60,11 @@ public final class Bot {
     subscription = session.store.subscribe(select: \.view) { [weak self] view in
       guard let self, let view else { return }
       self.react(to: view)
+    }
+    closing = session.store.subscribe(select: \.context.closesAt) { [weak self] closesAt in
+      guard let self, let closesAt else { return }
+      let left = (max(0, closesAt - Int64(Date().timeIntervalSince1970 * 1000)) + 999) / 1_000
+      log("the server is closing in \(left) s; an unfinished match resumes when it is back")
     }
     lies = session.store.subscribe(select: \.fair.evidence) { [weak self] evidence in
       guard let self, let evidence else { return }

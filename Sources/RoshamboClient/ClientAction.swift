@@ -22,6 +22,8 @@ public enum ClientAction: Equatable, Sendable {
   /// A line for the player from this client itself (a question, a hint), or nil to clear.
   case notice(String?)
   case tick(now: Int64)
+  /// The server said it is closing: at `closesAt`, ms since 1970 by this client's clock.
+  case serverClosing(closesAt: Int64)
   /// A `pong` came back this long after its `ping`.
   case roundTrip(millis: Double)
 }

@@ -10,6 +10,8 @@ public struct ClientReducer: Reducer {
     switch action {
     case .connection(let status):
       state.context.connection = status
+      // Connected (again, after the server closed): it is serving.
+      if status == .connected { state.context.closesAt = nil }
     case .welcome(let room, let seat, let token):
       if let previous = state.room, previous != room {
         // Quick match moved this player to another room (between matches): a new room,
@@ -97,6 +99,8 @@ public struct ClientReducer: Reducer {
       state.context.notice = text
     case .tick(let now):
       state.context.now = now
+    case .serverClosing(let closesAt):
+      state.context.closesAt = closesAt
     case .roundTrip(let millis):
       state.context.roundTripMillis = millis
     }

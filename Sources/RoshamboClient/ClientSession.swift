@@ -256,9 +256,13 @@ public final class ClientSession {
         return (error, fatal)
       }
       var replaced = false
-      for attempt in 1...maxAttempts {
+      // A server that said it is closing is likely restarting: it is given longer.
+      let attempts = maxAttempts + (store.state.context.closesAt != nil ? 6 : 0)
+      for attempt in 1...attempts {
         store.dispatch(.connection(.reconnecting(attempt: attempt)))
         try? await Task.sleep(for: backoff(attempt))
+        // The player quit while waiting: no seat to take back.
+        if outbox.quitting { break }
         guard let fresh = try? await reconnect() else { continue }
         connection = fresh
         outbox.connection = fresh
@@ -270,9 +274,13 @@ public final class ClientSession {
         replaced = true
         break
       }
+      if !replaced, outbox.quitting {
+        store.dispatch(.connection(.closed("you left the game")))
+        return (error, nil)
+      }
       if !replaced {
         let reason =
-          "gave up reconnecting after \(maxAttempts) attempts; check that the server is running"
+          "gave up reconnecting after \(attempts) attempts; check that the server is running"
         store.dispatch(.connection(.closed(reason)))
         return (error ?? ReconnectFailed(message: reason), nil)
       }
@@ -303,6 +311,12 @@ public final class ClientSession {
           store.dispatch(.serverError(error))
           await connection.close()
           return (nil, fatal)
+        }
+        if case .serverError(let error) = action, error.code == .closing {
+          // Said with the time left, kept as a moment by this client's clock.
+          let now = Int64(Date().timeIntervalSince1970 * 1000)
+          store.dispatch(.serverClosing(closesAt: now + Int64(error.seconds ?? 0) * 1_000))
+          continue
         }
         store.dispatch(action)
       case .violation(let violation):

@@ -73,6 +73,9 @@ public final class LobbyScreen {
         switch event {
         case .view(_, let view): self.store.dispatch(.viewed(view))
         case .challenge(let notice): self.store.dispatch(.challenge(notice))
+        case .refused(let error, _) where error.code == .closing:
+          let now = Int64(Date().timeIntervalSince1970 * 1000)
+          self.store.dispatch(.serverClosing(closesAt: now + Int64(error.seconds ?? 0) * 1_000))
         case .refused(let error, _): self.store.dispatch(.refused(error.message))
         }
         return self.outcome == nil

@@ -51,6 +51,10 @@ public struct LobbyScreenRenderer: Sendable {
       footer.append(
         line("You challenged \(challenge.to): \(terms(challenge)) · " + left(challenge, state.now)))
     }
+    if let closesAt = state.closesAt {
+      footer.append(
+        line("! " + closingLine(closesAt: closesAt, now: state.now, inMatch: false), .warning))
+    }
     if let notice = state.notice { footer.append(line("! " + notice, .warning)) }
     footer += paint.wrap(Self.keys).map { paint.paint($0, .dim) }
 

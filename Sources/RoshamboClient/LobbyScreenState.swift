@@ -33,6 +33,8 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var notice: String?
   /// Now, ms since 1970 (for the time left on challenges).
   public var now: Int64 = 0
+  /// When the server said it closes (ms since 1970 by this client's clock), once it has.
+  public var closesAt: Int64?
 
   public init(me: String) {
     self.me = me
@@ -56,6 +58,8 @@ public enum LobbyScreenAction: Equatable, Sendable {
   case switchPane
   case notice(String?)
   case tick(now: Int64)
+  /// The server said it is closing, at this moment (ms since 1970).
+  case serverClosing(closesAt: Int64)
 }
 
 /// The lobby screen's rules: pure, so the screen is tested without a terminal.
@@ -130,6 +134,8 @@ public struct LobbyScreenReducer: Reducer {
       state.notice = notice
     case .tick(let now):
       state.now = now
+    case .serverClosing(let closesAt):
+      state.closesAt = closesAt
     }
   }
 

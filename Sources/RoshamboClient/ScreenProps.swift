@@ -22,6 +22,8 @@ public struct ClientContext: Equatable, Sendable {
   public var now: Int64
   /// The last measured ping round trip to the server, in ms.
   public var roundTripMillis: Double?
+  /// When the server said it closes (ms since 1970 by this client's clock), once it has.
+  public var closesAt: Int64?
 
   public init(
     connection: Connection = .connecting, pendingPick: Weapon? = nil, notice: String? = nil,
@@ -74,6 +76,8 @@ public struct ScreenProps: Equatable, Sendable {
   public var connection: String?
   /// "ping 0.4 ms" once a round trip has been measured.
   public var latency: String? = nil
+  /// "The server closes in 25 s: …" once the server said it is closing.
+  public var closing: String? = nil
 }
 
 /// The screen for the latest view and this client's own context; in a fair room,
@@ -86,7 +90,8 @@ public func makeProps(
     return ScreenProps(
       title: "Roshambo", players: [], round: nil, countdown: nil,
       status: connection ?? "Connecting…", prompt: nil, reveal: nil, banner: nil, history: [],
-      keys: "[q]uit", notice: context.notice, connection: connection)
+      keys: "[q]uit", notice: context.notice, connection: connection,
+      closing: context.closesAt.map { closingLine(closesAt: $0, now: context.now, inMatch: false) })
   }
   let ruleset = Ruleset.named(view.ruleset)
   let me = view.you.flatMap { view.player($0) }
@@ -176,7 +181,22 @@ public func makeProps(
         + (verifiedRounds.contains($0.round) ? "  ✓ verified" : "")
     },
     keys: keys, notice: context.notice, connection: connection,
-    latency: context.roundTripMillis.map(latencyLine))
+    latency: context.roundTripMillis.map(latencyLine),
+    closing: context.closesAt.map {
+      closingLine(
+        closesAt: $0, now: context.now, inMatch: view.phase == .choosing && view.you != nil)
+    })
+}
+
+/// What the player is told once the server said it is closing: when, and what becomes of
+/// a match under way.
+func closingLine(closesAt: Int64, now: Int64, inMatch: Bool) -> String {
+  let left = (max(0, closesAt - now) + 999) / 1_000
+  let when = left > 0 ? "closes in \(left) s" : "is closing"
+  return inMatch
+    ? "The server \(when): finish this match; if it does not end in time, it resumes when "
+      + "the server is back."
+    : "The server \(when); no new match starts until it is back."
 }
 
 /// "ping 0.4 ms", "ping 12 ms".

@@ -43,6 +43,7 @@ public struct ScreenRenderer: Sendable {
     if let reveal = props.reveal { add(reveal, .accent, to: &body) }
     add(props.status, to: &body)
     if let prompt = props.prompt { add(prompt, .bold, to: &body) }
+    if let closing = props.closing { add("! " + closing, .warning, to: &body) }
     if let notice = props.notice { add("! " + notice, .warning, to: &body) }
     if let connection = props.connection { add(connection, .warning, to: &body) }
     var footer = [""]

@@ -38,13 +38,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
   public static let tournamentClosed = ErrorCode(rawValue: "tournament_closed")
   public static let nameTaken = ErrorCode(rawValue: "name_taken")
   public static let noSuchMatch = ErrorCode(rawValue: "no_such_match")
+  public static let closing = ErrorCode(rawValue: "closing")
 
   /// Every code of the contract, in the order `docs/PROTOCOL.md` lists them.
   public static let contract: [ErrorCode] = [
     .badFrame, .badMessage, .unsupportedProtocol, .helloFirst, .roomFull, .noSuchRoom,
     .badToken, .wrongRound, .alreadyChosen, .invalidWeapon, .notPlaying, .rateLimited,
     .serverFull, .unavailable, .timeout, .fairRoom, .notFair, .noSuchPlayer, .busy,
-    .noSuchChallenge, .challengeLimit, .tournamentClosed, .nameTaken, .noSuchMatch,
+    .noSuchChallenge, .challengeLimit, .tournamentClosed, .nameTaken, .noSuchMatch, .closing,
   ]
 
   /// The code for a refusal by the game's rules. A stale refusal (a timer whose moment

@@ -9,11 +9,14 @@ public struct ProtocolError: Error, Sendable, Equatable {
   public var code: ErrorCode
   public var message: String
   public var fatal: Bool
+  /// With `closing`: how many seconds the server has left before it closes.
+  public var seconds: Int?
 
-  public init(code: ErrorCode, message: String, fatal: Bool = false) {
+  public init(code: ErrorCode, message: String, fatal: Bool = false, seconds: Int? = nil) {
     self.code = code
     self.message = message
     self.fatal = fatal
+    self.seconds = seconds
   }
 
   public static func badFrame(_ message: String) -> ProtocolError {
@@ -67,6 +70,19 @@ public struct ProtocolError: Error, Sendable, Equatable {
 
   public static func serverFull(_ message: String) -> ProtocolError {
     ProtocolError(code: .serverFull, message: message, fatal: true)
+  }
+
+  /// The server is draining before it stops: it closes in `seconds`. Not fatal: a match
+  /// under way may still finish. Fatal for a `hello` that would start something new.
+  public static func closing(seconds: Int, fatal: Bool = false) -> ProtocolError {
+    let when = seconds > 0 ? "in \(seconds) s" : "now"
+    return ProtocolError(
+      code: .closing,
+      message: fatal
+        ? "The server is closing \(when) and takes no new players; join again once it is back."
+        : "The server is closing \(when): a match under way may finish; one that does not "
+          + "resumes when the server is back. No new matches start.",
+      fatal: fatal, seconds: seconds)
   }
 
   public static func rateLimited(_ message: String, fatal: Bool) -> ProtocolError {

@@ -44,6 +44,7 @@ public enum ServerMessage: Sendable, Equatable {
       json.key("code"); json.string(error.code.rawValue); json.comma()
       json.key("message"); json.string(error.message); json.comma()
       json.key("fatal"); json.bool(error.fatal)
+      if let seconds = error.seconds { json.comma(); json.key("seconds"); json.int(seconds) }
       if let re { json.comma(); json.key("re"); json.int(re) }
       json.raw("}")
     case .pong(let id):
@@ -110,6 +111,7 @@ public enum ServerMessage: Sendable, Equatable {
       var expires: Int?
       var fair: Bool?
       var record: FinishedMatch?
+      var seconds: Int?
       try reader.object { reader, key in
         switch key {
         case "type": type = try reader.string()
@@ -134,6 +136,7 @@ public enum ServerMessage: Sendable, Equatable {
         case "expires": expires = try reader.int()
         case "fair": fair = try reader.bool()
         case "record": record = try reader.matchRecord()
+        case "seconds": seconds = try reader.int()
         default: try reader.skipValue()
         }
       }
@@ -153,7 +156,9 @@ public enum ServerMessage: Sendable, Equatable {
         let error = ProtocolError(
           code: ErrorCode(rawValue: try required(code, "code")),
           message: try required(message, "message"),
-          fatal: try required(fatal, "fatal"))
+          fatal: try required(fatal, "fatal"),
+          // Only a count a person can read is kept: at most a day.
+          seconds: seconds.map { min(max($0, 0), 86_400) })
         return .error(error, re: re)
       case "pong":
         return .pong(id: id)

@@ -287,6 +287,32 @@ public final class GameServer: Service, Sendable {
     try await stop()
   }
 
+  /// Drains, then stops (``stop()``): stops accepting connections and announcing itself,
+  /// tells every connection it closes within `limit` (a `closing` notice), refuses what
+  /// would start a new match, and waits until no match is under way, `limit` passes, or
+  /// ``endDrainNow()`` is called. `started` is told how many matches were under way.
+  /// A match still unfinished is kept in the journal and resumes after a restart.
+  public func drainAndStop(
+    within limit: Duration, started: @Sendable (_ matchesUnderWay: Int) -> Void = { _ in }
+  ) async throws {
+    guard !stopped.withLockedValue({ $0 }) else { return }
+    await announcer?.stop()
+    try? await listener.close()
+    let millis =
+      limit.components.seconds * 1_000 + limit.components.attoseconds / 1_000_000_000_000_000
+    let (running, ended) = try await hub.submit { $0.beginDrain(withinMillis: millis) }.get()
+    started(running)
+    try? await ended.get()
+    try await stop()
+  }
+
+  /// Ends a drain under way now (the host insisted): what still runs resumes after a
+  /// restart.
+  public func endDrainNow() {
+    guard !stopped.withLockedValue({ $0 }) else { return }
+    hub.execute { $0.endDrainNow() }
+  }
+
   /// Stops accepting, makes everything durable, closes every connection with
   /// close_notify, and stops the event loops. Calling it again does nothing.
   public func stop() async throws {

@@ -8,6 +8,7 @@ import RoshamboServer
 import RoshamboTLS
 import ServiceLifecycle
 import Sysexits
+import UnixSignals
 
 @main
 struct RoshamboServerCommand: AsyncParsableCommand {
@@ -139,6 +140,18 @@ struct ServeOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
+      "Seconds a stopping server lets the matches under way finish (SIGTERM: 30, SIGINT: 5).",
+      discussion: """
+        On SIGTERM or SIGINT the server drains before it stops: it takes no new \
+        connections, stops announcing itself, tells every player it is closing and when, \
+        and starts no new match; it stops as soon as no match is under way, or when this \
+        time is up. A match still unfinished then is saved, and resumes when the server \
+        starts again. A second signal stops it at once. 0 stops without waiting.
+        """, valueName: "seconds"))
+  var drainSeconds: Double?
+
+  @Option(
+    help: ArgumentHelp(
       "Run a tournament for the lobby: round-robin, single-elimination or swiss.",
       discussion: """
         Opened when the server starts with no tournament in its journal. Players enter \
@@ -237,6 +250,9 @@ struct ServeOptions: ParsableArguments {
     }
     guard (5...86_400).contains(idleSeconds) else {
       throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
+    }
+    if let drainSeconds, !(0...3_600).contains(drainSeconds) {
+      throw ValidationError("--drain-seconds must be from 0 to 3600, not \(drainSeconds).")
     }
     guard keepMatches >= 1 else { throw ValidationError("--keep-matches must be at least 1.") }
     if let name, case .failure(let problem) = PlayerName.normalize(name) {
@@ -370,7 +386,13 @@ struct ServeOptions: ParsableArguments {
     // Said once SIGINT and SIGTERM are trapped, so that a signal sent on reading the
     // "listening on" line stops the server cleanly. (One during start-up ends the
     // process at once; the journal is safe against that.)
-    let serving = ListeningServer(server: server, logger: logger) {
+    let drainSeconds = self.drainSeconds
+    let serving = ListeningServer(
+      server: server, logger: logger,
+      drainLimit: { signal in
+        .milliseconds(Int64((drainSeconds ?? (signal == .sigint ? 5 : 30)) * 1_000))
+      }
+    ) {
       for warning in server.warnings { logger.warning("\(warning)") }
 
       let versions = allowTLS12 ? "TLS 1.2 and 1.3" : "TLS 1.3"
@@ -411,32 +433,71 @@ struct ServeOptions: ParsableArguments {
       }
       fflush(nil)
     }
-    var services = [ServiceGroupConfiguration.ServiceConfiguration(service: serving)]
+    // The server returns once it has stopped: the group then ends too.
+    var services = [
+      ServiceGroupConfiguration.ServiceConfiguration(
+        service: serving, successTerminationBehavior: .gracefullyShutdownGroup)
+    ]
     if ephemeral {
       services.append(
         .init(service: StandardInputClosed(), successTerminationBehavior: .gracefullyShutdownGroup))
     }
+    // The server watches SIGTERM and SIGINT itself (``ListeningServer``): a second signal
+    // must reach it while it drains, which the group's own signal handling does not do.
     let group = ServiceGroup(
-      configuration: .init(
-        services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+      configuration: .init(services: services, logger: logger))
     try await group.run()
     print("roshambo-server stopped")
   }
 }
 
-/// The running server as the executable serves it: tells how to join once the signals
-/// are trapped, then serves until SIGTERM or SIGINT and stops cleanly.
+/// The running server as the executable serves it: tells how to join once SIGTERM and
+/// SIGINT are trapped, serves, and on the first signal drains (``GameServer/drainAndStop(within:started:)``)
+/// for `drainLimit(signal)`; a second signal ends the drain at once. The group's graceful
+/// shutdown (standard input closed, for `--ephemeral`) stops it without waiting.
 struct ListeningServer: Service {
   let server: GameServer
   let logger: Logger
+  /// How long a drain started by this signal may last.
+  let drainLimit: @Sendable (UnixSignal) -> Duration
   /// Prints the "listening on" line and how players join.
   let announce: @Sendable () -> Void
 
   func run() async throws {
+    let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
     announce()
-    try? await gracefulShutdown()
-    logger.info("stopping: saving and closing connections")
-    try await server.stop()
+    // Each request to stop, in order: the first drains, any later one ends the drain now.
+    let (requests, request) = AsyncStream<Duration>.makeStream()
+    let watcher = Task {
+      for await signal in signals { request.yield(drainLimit(signal)) }
+    }
+    defer { watcher.cancel() }
+    try await withGracefulShutdownHandler {
+      var iterator = requests.makeAsyncIterator()
+      // Cancelled (nothing asked): stop without waiting.
+      let limit = await iterator.next() ?? .zero
+      let server = self.server
+      async let drained: Void = {
+        defer { request.finish() }
+        try await server.drainAndStop(within: limit) { running in
+          let seconds = Int(limit.components.seconds)
+          print(
+            running == 0
+              ? "stopping: no match is under way; saving and closing connections"
+              : "draining: \(running) match\(running == 1 ? "" : "es") under way may finish "
+                + "within \(seconds) s (a second Ctrl-C or SIGTERM stops now); an unfinished "
+                + "match resumes when the server starts again")
+          fflush(nil)
+        }
+      }()
+      while await iterator.next() != nil {
+        logger.notice("asked again: stopping now; unfinished matches resume after a restart")
+        server.endDrainNow()
+      }
+      try await drained
+    } onGracefulShutdown: {
+      request.yield(.zero)
+    }
   }
 }
 

@@ -29,6 +29,23 @@ struct LobbyScreenTests {
       expires: 40_000)
   }
 
+  @Test("the server closing: said under the lobby with the time left")
+  func serverClosing() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.viewed(Self.view(["Alice", "Bob"]))) {
+      $0.view = Self.view(["Alice", "Bob"])
+      $0.selectedPerson = "Bob"
+    }
+    store.send(.tick(now: 50_000)) { $0.now = 50_000 }
+    store.send(.serverClosing(closesAt: 62_000)) { $0.closesAt = 62_000 }
+    let lines = LobbyScreenRenderer(width: 80, height: 24, color: false).lines(for: store.state)
+    #expect(
+      lines.contains("! The server closes in 12 s; no new match starts until it is back."),
+      "\(lines)")
+    store.finish()
+  }
+
   @Test("views: the selection goes to someone else once there is someone, and stays on them")
   func selection() {
     let store = TestStore(

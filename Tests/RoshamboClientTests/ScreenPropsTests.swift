@@ -34,6 +34,42 @@ struct ScreenPropsTests {
     #expect(sealed.prompt == nil)
   }
 
+  @Test("the server closing: a countdown, what becomes of the match; gone once it is back")
+  func serverClosing() {
+    var room = RoomState(name: "den")
+    room.apply(.playerJoined(name: "Ann", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    var state = ClientState()
+    let reducer = ClientReducer()
+    reducer.reduce(into: &state, action: .connection(.connected))
+    reducer.reduce(into: &state, action: .welcome(room: "den", seat: .one, token: "a"))
+    reducer.reduce(into: &state, action: .synced(view: room.view(for: .one), seq: 1))
+    reducer.reduce(into: &state, action: .tick(now: 100_000))
+    #expect(state.props.closing == nil)
+    reducer.reduce(into: &state, action: .serverClosing(closesAt: 130_000))
+    #expect(
+      state.props.closing
+        == "The server closes in 30 s: finish this match; if it does not end in time, it "
+        + "resumes when the server is back.")
+    // A pick does not take it away, as it does a notice; the count goes down.
+    reducer.reduce(into: &state, action: .choose(.rock))
+    reducer.reduce(into: &state, action: .tick(now: 125_500))
+    #expect(state.props.closing?.hasPrefix("The server closes in 5 s:") == true)
+    reducer.reduce(into: &state, action: .tick(now: 131_000))
+    #expect(state.props.closing?.hasPrefix("The server is closing:") == true)
+    let lines = ScreenRenderer(width: 80, height: nil, color: false).lines(for: state.props)
+    #expect(lines.contains { $0.hasPrefix("! The server is closing:") })
+    // Out of a match: no match to finish.
+    room.apply(.left(seat: .two, at: 1))
+    reducer.reduce(into: &state, action: .synced(view: room.view(for: .one), seq: 2))
+    #expect(state.props.closing == "The server is closing; no new match starts until it is back.")
+    // Reconnected: the server is back.
+    reducer.reduce(into: &state, action: .connection(.reconnecting(attempt: 1)))
+    #expect(state.props.closing != nil)
+    reducer.reduce(into: &state, action: .connection(.connected))
+    #expect(state.props.closing == nil)
+  }
+
   @Test("before any view: connecting")
   func connecting() {
     let props = makeProps(view: nil, context: ClientContext())

@@ -154,6 +154,17 @@ struct ServerMessageTests {
     #expect(error["fatal"] as? Bool == false)
     #expect(error["re"] as? Int == 4)
     #expect(try object(.pong(id: 9))["id"] as? Int == 9)
+    #expect(error["seconds"] == nil)
+    let closing = try object(.error(.closing(seconds: 30), re: nil))
+    #expect(closing["code"] as? String == "closing")
+    #expect(closing["fatal"] as? Bool == false)
+    #expect(closing["seconds"] as? Int == 30)
+    #expect((closing["message"] as? String)?.contains("closing in 30 s") == true)
+    // A count no person could read is cut to a day.
+    let huge = #"{"type":"error","code":"closing","message":"m","fatal":false,"seconds":9999999}"#
+    #expect(
+      try ServerMessage.decode(Array(huge.utf8))
+        == .error(ProtocolError(code: .closing, message: "m", seconds: 86_400), re: nil))
   }
 
   @Test("every server message decodes back to itself")
@@ -164,6 +175,7 @@ struct ServerMessageTests {
     let messages: [ServerMessage] = [
       .welcome(room: "den", seat: .one, token: "t"), .state(seq: 2, view: room.view(for: .one)),
       .error(ProtocolError(code: .roomFull, message: "full", fatal: true), re: nil),
+      .error(.closing(seconds: 12), re: nil), .error(.closing(seconds: 0, fatal: true), re: 3),
       .pong(id: 1),
       .challenge(
         ChallengeNotice(

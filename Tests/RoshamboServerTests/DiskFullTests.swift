@@ -64,12 +64,18 @@ struct DiskFullTests {
     let arguments = [
       "--host", "127.0.0.1", "--port", "0", "--data-dir", data, "--best-of", "99",
       "--grace-seconds", "60", "--cert", TestCertificates.files.serverCertificate,
-      "--key", TestCertificates.files.serverKey, "--log-level", "warning",
+      "--key", TestCertificates.files.serverKey, "--log-level", "warning", "--drain-seconds", "0",
     ]
-    let first = try ServerProcess(arguments)
+    let first = try ServerProcess(arguments + ["--metrics-address", "127.0.0.1:0"])
     // Whatever fails below, no server is left holding the disk (it could not be unmounted).
     defer { kill(first.process.processIdentifier, SIGKILL) }
     let (alice, bob) = try await seatTwo(port: try first.port)
+    let operations = try #require(
+      Int(
+        try first.line(containing: "operations on http://").split(separator: ":")[2].prefix {
+          $0.isNumber
+        }))
+    #expect(try await httpRequest(port: operations, path: "/readyz") == (200, "ready\n"))
     // Draws, so the match never ends; a few rounds are saved with space to spare.
     for round in 1...3 { _ = try await playRound(alice, .rock, bob, .rock, round: round) }
     try disk.fill()
@@ -77,6 +83,8 @@ struct DiskFullTests {
     let error = try #require(refusal, "the full disk never refused a write")
     #expect(error.code == .unavailable && !error.fatal, "\(error)")
     _ = try first.line(containing: "journal")  // the server said why
+    let unready = try await httpRequest(port: operations, path: "/readyz")
+    #expect(unready.status == 503 && unready.body.contains("the journal cannot be written"))
     // Space comes back: play resumes by itself, without a restart.
     try disk.free()
     var resumed = false
@@ -88,6 +96,7 @@ struct DiskFullTests {
       if !resumed { try await Task.sleep(for: .milliseconds(100)) }
     }
     #expect(resumed, "play did not resume once space came back")
+    #expect(try await httpRequest(port: operations, path: "/readyz") == (200, "ready\n"))
     // Two more rounds after the fault, then the server is killed hard.
     let seen = try await alice.drainToView()
     if seen.player(.one)?.chosen == true {

@@ -142,7 +142,8 @@ extension GameHub {
   /// Pairs and seats the next round: a fresh token for every entrant (what the journal
   /// keeps is its hash; the token itself goes to the player in the `welcome`).
   func startTournamentRound() {
-    guard let tournament = lobby.tournament, tournament.phase != .finished,
+    // A draining server starts no round: the next is paired after the restart.
+    guard !drain.isDraining, let tournament = lobby.tournament, tournament.phase != .finished,
       tournament.roundIsOver
     else { return }
     var stored: [String: String] = [:]

@@ -57,6 +57,11 @@ final class GameHub {
   var recordReadingsStarted = 0
   /// Whether the hub is stopping: no new reading of the leaderboard.
   private(set) var stopping = false
+  /// Whether the server is draining before it stops, who waits for it to end, and when
+  /// it gives up waiting for matches (see ``beginDrain(withinMillis:)``).
+  var drain = DrainStateMachine()
+  var drainEnded: EventLoopPromise<Void>?
+  var drainTimer: Scheduled<Void>?
   /// Whether matches were recorded since the leaderboard was last read, and when that was.
   private var leadersStale = true
   private var leadersReadAt: Int64?
@@ -150,6 +155,7 @@ final class GameHub {
   /// and a snapshot being written has been written too.
   func shutdown() -> EventLoopFuture<Void> {
     stopping = true
+    drainEndedNow()
     flush()
     timers.cancelAll()
     tournamentTimer?.cancel()
@@ -189,13 +195,16 @@ final class GameHub {
         link, version: version, name: name, role: role, room: room, resume: resume, fair: fair,
         challenges: challenges, id: id)
     case .challenge(let name, let bestOf, let ruleset, let fair, let id):
+      if refusedWhileDraining(Origin(link: link, re: id)) { break }
       challenge(
         name, bestOf: bestOf, ruleset: ruleset, fair: fair, origin: Origin(link: link, re: id))
     case .accept(let challenge, let id):
+      if refusedWhileDraining(Origin(link: link, re: id)) { break }
       answer(challenge, accept: true, origin: Origin(link: link, re: id))
     case .decline(let challenge, let id):
       answer(challenge, accept: false, origin: Origin(link: link, re: id))
     case .enter(let id):
+      if refusedWhileDraining(Origin(link: link, re: id)) { break }
       enterTournament(Origin(link: link, re: id), withdraw: false)
     case .withdraw(let id):
       enterTournament(Origin(link: link, re: id), withdraw: true)
@@ -233,7 +242,9 @@ final class GameHub {
             seat: seat, round: round, weapon: weapon, nonce: nonce, matches: matches, at: now())),
         origin: Origin(link: link, re: id))
     case .rematch(let id):
-      guard let (room, seat) = seat(of: link, re: id) else { break }
+      guard let (room, seat) = seat(of: link, re: id),
+        !refusedWhileDraining(Origin(link: link, re: id))
+      else { break }
       perform(
         .room(room, .rematchRequested(seat: seat, at: now())), origin: Origin(link: link, re: id))
     case .leave(let id):
@@ -314,6 +325,8 @@ final class GameHub {
       outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
       logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])
     } else {
+      // A new player would start a new match: a draining server takes none.
+      if refusedWhileDraining(origin, fatal: true) { return }
       let target = lobby.roomForJoin(requested: room)
       if fair == nil, lobby.settingsForJoin(requested: room, fair: false).fair {
         reply(
@@ -542,6 +555,9 @@ final class GameHub {
   /// Why the server is not ready for players now, or nil: stopping, or the journal
   /// cannot be written (play is paused until it can).
   var unreadiness: String? {
+    if let seconds = drain.secondsLeft(now: now()), !stopping {
+      return "the server is draining: it closes in \(seconds) s at the latest"
+    }
     if stopping { return "the server is stopping" }
     if !commits.acceptsActions { return "the journal cannot be written (is the disk full?)" }
     return nil
@@ -631,6 +647,7 @@ final class GameHub {
   /// not the loop slower. The ``CommitStateMachine`` decides.
   private func flush() {
     flushScheduled = false
+    if drain.isDraining { matchesChangedWhileDraining() }
     let hasActions = journal != nil && !batch.isEmpty
     switch commits.flushRequested(hasActions: hasActions) {
     case .wait:
