@@ -58,6 +58,9 @@ checks = {
     "connections accepted": value("roshambo_connections_accepted", "_total") == 2,
     "rounds resolved at least 1": value("roshambo_rounds_resolved", "_total") >= 1,
     "commit histogram filled": value("roshambo_journal_commit_seconds", "_count") >= 1,
+    "stall profile: sends timed": value("roshambo_hub_step_seconds", "_count", step="send") >= 1,
+    "stall profile: sealed to sent": value("roshambo_commit_to_send_seconds", "_count") >= 1,
+    "stall profile: loop lag present": "roshambo_loop_lag_seconds" in families,
     "build info": families["roshambo_build_info"].samples[0].labels["protocol"] == "1",
     "every family typed": all(f.type in ("counter", "gauge", "histogram") for f in families.values()),
 }

@@ -253,6 +253,18 @@ if (on p1 one "$pkg/roshambo" servers --timeout 2) > "$work/loopback.out" 2>&1; 
 fi
 stop_server
 
+echo "lan-test: the operations port bound to loopback answers on the server's host, not from another"
+start_server "$work/certs" --no-announce --metrics-address 127.0.0.1:9464
+(on srv server "$pkg/roshambo-server" status --metrics-address 127.0.0.1:9464) > "$work/status.out" 2>&1 \
+  || { cat "$work/status.out"; fail "roshambo-server status on the server's host failed"; }
+grep -q "^ready: taking players" "$work/status.out" || { cat "$work/status.out"; fail "status did not say ready"; }
+status=0
+(on p1 one "$pkg/roshambo-server" status --metrics-address 10.77.0.1:9464) > "$work/remote-status.out" 2>&1 || status=$?
+[ "$status" = 69 ] || { cat "$work/remote-status.out"; fail "the loopback metrics port answered another host (exit $status)"; }
+grep -q "nothing answers on 10.77.0.1:9464" "$work/remote-status.out" \
+  || { cat "$work/remote-status.out"; fail "expected 'nothing answers' from another host"; }
+stop_server
+
 # forge COUNT [UNICAST_HOST]: for 4 s, the forger host announces COUNT servers named like
 # the real one with the real code (ports 7443 on), and with UNICAST_HOST also sends one
 # announcement ("Whisper") to that host directly instead of to the group.

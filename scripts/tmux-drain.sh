@@ -34,13 +34,23 @@ grep -q "roshambo-server stopped" server.out || { cat server.out; exit 1; }
 "$bin/roshambo-server" --host 127.0.0.1 --port "$port" --data-dir data --log-level error \
   --no-announce --drain-seconds 0 > server2.out 2>&1 &
 server_pid=$!
+# Waits (up to 20 s) until the player's screen no longer shows the text.
+expect_gone() {  # player text
+  for _ in $(seq 200); do
+    tmux -L "$sock" capture-pane -p -t "$1" | grep -qF -- "$2" || return 0
+    sleep 0.1
+  done
+  echo "$name: $1's screen still shows: $2"; tmux -L "$sock" capture-pane -p -t "$1"; exit 1
+}
+# Back: no more reconnecting, nor the server's closing; the match as it was.
 for player in Alice Bob; do
+  expect_gone "$player" "reconnecting"
+  expect_gone "$player" "! The server"
   expect_screen "$player" "Round 2"
   expect_screen "$player" "Choose your weapon"
 done
+expect_screen Alice "P2 Bob  score 0  choosing"
 expect_screen Bob "P1 Alice  score 1  choosing"
-refuse_screen Alice "The server closes"
-refuse_screen Bob "The server is closing"
 press Alice r
 press Bob s
 expect_screen Alice "You win the match 2–0!"

@@ -100,6 +100,18 @@ struct OperationsEndpointTests {
       #expect(after["roshambo_actions_accepted_total"] == 4)
       #expect((after["roshambo_journal_commit_seconds_count"] ?? 0) >= 1)
       #expect((after["roshambo_journal_bytes"] ?? 0) > 0)
+      // The stall profile: each commit's wait and its sealed → sent, the hub's sends.
+      #expect((after["roshambo_journal_wait_seconds_count"] ?? 0) >= 1)
+      #expect((after["roshambo_commit_to_send_seconds_count"] ?? 0) >= 1)
+      #expect((after["roshambo_hub_step_seconds_count{step=\"send\"}"] ?? 0) >= 1)
+      // The loop's lag is sampled every 50 ms: wait (up to 10 s) for a sample.
+      var lagSamples = after["roshambo_loop_lag_seconds_count"] ?? 0
+      for _ in 0..<200 where lagSamples == 0 {
+        try await Task.sleep(for: .milliseconds(50))
+        let text = try await httpRequest(port: port, path: "/metrics").body
+        lagSamples = samples(text)["roshambo_loop_lag_seconds_count"] ?? 0
+      }
+      #expect(lagSamples > 0, "the loop's lag was never sampled")
       // Nothing private is in a scrape.
       let text = try await httpRequest(port: port, path: "/metrics").body
       for secret in ["Alice", "Bob", "rock", "scissors", alice.token!, bob.token!] {
@@ -179,6 +191,23 @@ struct OperationsEndpointTests {
         == "NOT READY (503): not ready: the journal cannot be written (is the disk full?)")
     #expect(partial.lines.contains("people: ? seated, ? watching, ? in the lobby"))
     #expect(partial.lines.contains("actions: ? accepted; refused: wrong_round 3"))
+    #expect(partial.lines.contains("game loop: not sampled yet"))
+    // 200 samples, two of them over 5 ms late: the 99th percentile is under 5 ms.
+    let lag = ServerStatus(
+      metrics: """
+        roshambo_loop_lag_seconds_bucket{le="0.001"} 150
+        roshambo_loop_lag_seconds_bucket{le="0.005"} 198
+        roshambo_loop_lag_seconds_bucket{le="1.0"} 200
+        roshambo_loop_lag_seconds_bucket{le="+Inf"} 200
+        """, readiness: (200, "ready\n"))
+    #expect(lag.lines.contains("game loop: 99% of 200 samples ran under 5 ms late"), "\(lag.lines)")
+    let stalled = ServerStatus(
+      metrics: """
+        roshambo_loop_lag_seconds_bucket{le="0.1"} 1
+        roshambo_loop_lag_seconds_bucket{le="1.0"} 1
+        roshambo_loop_lag_seconds_bucket{le="+Inf"} 4
+        """, readiness: (200, "ready\n"))
+    #expect(stalled.lines.contains("game loop: 99% of 4 samples ran over 1000 ms late"))
   }
 
   /// Opens a connection to `port`, sends a request's head announcing a large body, then

@@ -7,10 +7,13 @@
 //   3. slow consumers: server memory while two seats draw at the rate limit and 20
 //      spectators never read, next to the same run with spectators that read;
 //   6. lobby followers: the capacity run with N connections following the lobby, next to
-//      the same run without them (and, in section 0, what one lobby view costs).
+//      the same run without them (and, in section 0, what one lobby view costs);
+//   7. metrics: the capacity run with its operations endpoint scraped every second, next
+//      to the same run with no endpoint, and what one scrape costs at 2N connections.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|capacity|consumers|fair|fair-capacity|followers] [--threads N]
+//        [--only codec|latency|capacity|consumers|fair|fair-capacity|followers|metrics]
+//        [--threads N]
 //        [--pin] [--followers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
 //        [--inline-commit-us U] [--repeat N]
@@ -286,6 +289,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
     configuration.journalInlineCommitMicros = Int(micros)!
   }
   configuration.profileStalls = arguments.contains("--stalls")
+  if arguments.contains("--metrics") { configuration.operationsAddress = ("127.0.0.1", 0) }
   let writeMicros = Int32(value("--disk-write-us") ?? "0")!
   let syncMicros = Int32(value("--disk-sync-us") ?? "0")!
   if writeMicros > 0 || syncMicros > 0 {
@@ -298,6 +302,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   logger.logLevel = .error
   let server = try await GameServer.start(configuration, logger: logger)
   print("PORT \(server.port)")
+  if let operations = server.operations { print("OPS \(operations.port)") }
   fflush(nil)
   while let line = readLine() {
     switch line {
@@ -374,9 +379,9 @@ let files = try DevelopmentCertificates.create(in: root + "/certs", hosts: ["127
 defer { try? FileManager.default.removeItem(atPath: root) }
 let clientTLS = try TLSContext(.client(trust: .caFile(files.caCertificate)))
 
-func startServerChild(durable: Bool, bestOf: Int = 3, fair: Bool = false) throws -> (
-  ChildProcess, Int
-) {
+func startServerChild(
+  durable: Bool, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false
+) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
   ]
@@ -389,6 +394,7 @@ func startServerChild(durable: Bool, bestOf: Int = 3, fair: Bool = false) throws
     args += ["--disk-write-us", "\(diskWriteMicros)", "--disk-sync-us", "\(diskSyncMicros)"]
   }
   if profileStalls { args += ["--stalls"] }
+  if metrics { args += ["--metrics"] }
   if pinned {
     // The server on core 0; with this process under `taskset -c 1`, neither takes the
     // other's core.
@@ -583,9 +589,55 @@ struct Capacity {
   }
 }
 
-func capacity(durable: Bool, fair: Bool = false, followers: Int = 0) async throws -> Capacity {
-  let (server, port) = try startServerChild(durable: durable, fair: fair)
+/// Scrapes `/metrics` every second on its own thread until stopped: how long each scrape
+/// took (µs) and how many bytes it was.
+final class Scraper: Sendable {
+  private let state = Mutex<(stopped: Bool, micros: [Double], bytes: Int, failures: Int)>(
+    (false, [], 0, 0))
+
+  init(port: Int) {
+    Thread.detachNewThread { [self] in
+      while !state.withLock({ $0.stopped }) {
+        let start = NIODeadline.now()
+        let answer = try? OperationsClient.get(host: "127.0.0.1", port: port, path: "/metrics")
+        let micros = Double((NIODeadline.now() - start).nanoseconds) / 1000
+        state.withLock {
+          if let answer, answer.status == 200 {
+            $0.micros.append(micros)
+            $0.bytes = answer.body.utf8.count
+          } else {
+            $0.failures += 1
+          }
+        }
+        Thread.sleep(forTimeInterval: 1)
+      }
+    }
+  }
+
+  /// Stops scraping; the scrapes' times (µs, sorted), the last one's size, the failures.
+  func stop() -> (micros: [Double], bytes: Int, failures: Int) {
+    state.withLock {
+      $0.stopped = true
+      return ($0.micros.sorted(), $0.bytes, $0.failures)
+    }
+  }
+}
+
+/// The scrapes of the last capacity run with `scraped`.
+let lastScrapes = Mutex<(micros: [Double], bytes: Int, failures: Int)>(([], 0, 0))
+
+func capacity(
+  durable: Bool, fair: Bool = false, followers: Int = 0, scraped: Bool = false
+) async throws -> Capacity {
+  let (server, port) = try startServerChild(durable: durable, fair: fair, metrics: scraped)
   defer { server.stop() }
+  let scraper = scraped ? Scraper(port: server.value("OPS")) : nil
+  defer {
+    if let scraper {
+      let scrapes = scraper.stop()
+      lastScrapes.withLock { $0 = scrapes }
+    }
+  }
   let baseline = server.rss()
   let seatedRSS = Mutex(0)
   let windowStalls = Mutex<[String]>([])
@@ -714,6 +766,49 @@ if runs("followers") {
     for line in run.stalls { print("  " + line) }
   }
   print("")
+  fflush(nil)
+}
+
+// 7. Metrics must not cost the game: the capacity run with the operations endpoint
+// scraped every second, beside the same run with no endpoint (alternating).
+if runs("metrics") {
+  var rows: [(String, Capacity)] = []
+  var scrapes: [Double] = []
+  var scrapeBytes = 0
+  var failures = 0
+  for round in 0..<repeats {
+    rows.append(("no endpoint (\(round + 1))", try await capacity(durable: true)))
+    rows.append(("scraped every 1 s (\(round + 1))", try await capacity(durable: true, scraped: true)))
+    let last = lastScrapes.withLock { $0 }
+    scrapes += last.micros
+    scrapeBytes = last.bytes
+    failures += last.failures
+  }
+  scrapes.sort()
+  print(
+    "7. Metrics: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for \(seconds) s, "
+      + "durability on, with no operations endpoint beside the same with /metrics scraped every second")
+  print(
+    pad("run", 24) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("KiB/conn", 10)
+      + "errors")
+  for (name, run) in rows {
+    print(
+      pad(name, 24) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
+        + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.bytesPerConnection / 1024), 10)
+        + (run.errors.isEmpty ? "none" : "\(run.errors)"))
+  }
+  let off = Capacity.pooled(rows.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.1))
+  let on = Capacity.pooled(rows.enumerated().filter { $0.offset % 2 == 1 }.map(\.element.1))
+  print(
+    "scraped ÷ not: throughput \(format(on.picksPerSecond / off.picksPerSecond, 3))×, p50 "
+      + "\(format(on.p50 / off.p50, 2))×, p99 \(format(on.p99 / off.p99, 2))×, memory per connection "
+      + "\(format(on.bytesPerConnection / off.bytesPerConnection, 2))×")
+  if let median = scrapes.isEmpty ? nil : scrapes[scrapes.count / 2] {
+    print(
+      "one scrape at up to \(rooms * 2) connections (\(scrapes.count) scrapes, \(failures) failed): "
+        + "median \(format(median / 1000, 2)) ms, longest \(format(scrapes.last! / 1000, 2)) ms, "
+        + "\(scrapeBytes) bytes; beside a pick's p50 of \(format(off.p50 / 1000, 2)) ms\n")
+  }
   fflush(nil)
 }
 

@@ -80,6 +80,8 @@ final class GameHub {
   let stalls: LoopStallMonitor?
 
   private var stallLog: Scheduled<Void>?
+  /// Samples the loop's lag for the metrics.
+  private var lagProbe: Scheduled<Void>?
   /// Where the hub counts what happens (set by the server; nil in tests of the hub alone).
   var metrics: ServerMetrics? {
     didSet { broadcaster.metrics = metrics }
@@ -122,7 +124,17 @@ final class GameHub {
       stalls.start(on: loop)
       logStalls()
     }
+    if metrics != nil { probeLag() }
     reconcile()
+  }
+
+  /// Samples how late the loop runs what is due, every ``ServerMetrics/lagProbeInterval``.
+  private func probeLag() {
+    let due = NIODeadline.now() + ServerMetrics.lagProbeInterval
+    lagProbe = loop.assumeIsolated().scheduleTask(deadline: due) {
+      self.metrics?.loopLag.recordNanoseconds(max(0, (NIODeadline.now() - due).nanoseconds))
+      self.probeLag()
+    }
   }
 
   /// Logs the stall profile every 10 s, at debug level.
@@ -165,6 +177,7 @@ final class GameHub {
     leadersTimer?.cancel()
     stalls?.stop()
     stallLog?.cancel()
+    lagProbe?.cancel()
     let idle: EventLoopFuture<Void>
     switch commits.shutdownRequested() {
     case .finished(let cancelProbe):
@@ -739,14 +752,17 @@ final class GameHub {
       readLeaders()
     }
     timed(.send) { broadcaster.deliver(flight.deliveries) }
+    let sealToSendMicros = Int((NIODeadline.now() - flight.sealedAt).nanoseconds / 1_000)
     if let metrics, !flight.batch.actions.isEmpty {
       metrics.commitSeconds.recordMicroseconds(timing.tookMicros)
       metrics.actionsPerCommit.record(flight.batch.actions.count)
+      metrics.journalWait.recordMicroseconds(timing.waitedMicros)
+      metrics.commitToSend.recordMicroseconds(sealToSendMicros)
     }
     stalls?.recordCommit(
       actions: flight.batch.actions.count, matches: flight.batch.matches.count,
       waitedMicros: timing.waitedMicros, commitMicros: timing.tookMicros,
-      sealToSendMicros: Int((NIODeadline.now() - flight.sealedAt).nanoseconds / 1_000))
+      sealToSendMicros: sealToSendMicros)
     flush()
   }
 
@@ -756,8 +772,16 @@ final class GameHub {
     for waiter in waiters { waiter.succeed() }
   }
 
+  /// Runs `body`, counting its time as `step` in the stall profile and the metrics.
   private func timed<T>(_ step: LoopStallMonitor.Step, _ body: () throws -> T) rethrows -> T {
-    if let stalls { try stalls.measure(step, body) } else { try body() }
+    guard stalls != nil || metrics != nil else { return try body() }
+    let start = NIODeadline.now()
+    defer {
+      let nanoseconds = (NIODeadline.now() - start).nanoseconds
+      stalls?.add(step, micros: Int(nanoseconds / 1_000))
+      metrics?.hubStep[step]?.recordNanoseconds(nanoseconds)
+    }
+    return try body()
   }
 
   /// The commit failed: nothing of it is sent but errors and closes, its senders and

@@ -259,12 +259,14 @@ final class LoopStallMonitor {
   /// Runs `body`, counting its time as `step`.
   func measure<T>(_ step: Step, _ body: () throws -> T) rethrows -> T {
     let start = NIODeadline.now()
-    defer {
-      let micros = Int((NIODeadline.now() - start).nanoseconds / 1_000)
-      sinceProbe[step, default: 0] += micros
-      totals[step, default: 0] += micros
-    }
+    defer { add(step, micros: Int((NIODeadline.now() - start).nanoseconds / 1_000)) }
     return try body()
+  }
+
+  /// `step` ran for `micros`.
+  func add(_ step: Step, micros: Int) {
+    sinceProbe[step, default: 0] += micros
+    totals[step, default: 0] += micros
   }
 
   var profile: Profile {

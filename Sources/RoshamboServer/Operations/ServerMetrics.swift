@@ -1,4 +1,5 @@
 import CoreMetrics
+import NIOCore
 import Prometheus
 import RoshamboProtocol
 
@@ -28,6 +29,15 @@ public final class ServerMetrics: Sendable {
   let recordsSent: CoreMetrics.Counter
   let slowConsumerConflations: CoreMetrics.Counter
   let slowConsumerCloses: CoreMetrics.Counter
+  /// The game loop's stall profile: how late a probe every ``lagProbeInterval`` ran,
+  /// how long each of the hub's own steps held the loop, how long commits waited for the
+  /// journal's thread, and how long from sealing a batch to sending what it sends.
+  let loopLag: CoreMetrics.Timer
+  let hubStep: [LoopStallMonitor.Step: CoreMetrics.Timer]
+  let journalWait: CoreMetrics.Timer
+  let commitToSend: CoreMetrics.Timer
+  /// How often the game loop's lag is sampled.
+  static let lagProbeInterval = TimeAmount.milliseconds(50)
   // Sampled when scraped (``Snapshot``, and the server's table of connections).
   let connectionsOpen: CoreMetrics.Meter
   let playersSeated: CoreMetrics.Meter
@@ -50,6 +60,23 @@ public final class ServerMetrics: Sendable {
       .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
       .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
     ]
+    // The stall profile's own bounds (0.1 ms to 100 ms), and a second past them.
+    factory.durationHistogramBuckets["roshambo_loop_lag_seconds"] = [
+      .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(2),
+      .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50),
+      .milliseconds(100), .seconds(1),
+    ]
+    for name in [
+      "roshambo_hub_step_seconds", "roshambo_journal_wait_seconds",
+      "roshambo_commit_to_send_seconds",
+    ] {
+      factory.durationHistogramBuckets[name] = [
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .seconds(1),
+      ]
+    }
     factory.valueHistogramBuckets["roshambo_journal_actions_per_commit"] = [
       1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
     ]
@@ -80,6 +107,18 @@ public final class ServerMetrics: Sendable {
     commitSeconds = CoreMetrics.Timer(label: "roshambo_journal_commit_seconds", factory: factory)
     actionsPerCommit = CoreMetrics.Recorder(
       label: "roshambo_journal_actions_per_commit", aggregate: true, factory: factory)
+    loopLag = CoreMetrics.Timer(label: "roshambo_loop_lag_seconds", factory: factory)
+    hubStep = Dictionary(
+      uniqueKeysWithValues: LoopStallMonitor.Step.allCases.map {
+        (
+          $0,
+          CoreMetrics.Timer(
+            label: "roshambo_hub_step_seconds", dimensions: [("step", $0.rawValue)],
+            factory: factory)
+        )
+      })
+    journalWait = CoreMetrics.Timer(label: "roshambo_journal_wait_seconds", factory: factory)
+    commitToSend = CoreMetrics.Timer(label: "roshambo_commit_to_send_seconds", factory: factory)
     recordsSent = counter("roshambo_match_records_sent_total")
     slowConsumerConflations = counter("roshambo_slow_consumer_conflations_total")
     slowConsumerCloses = counter("roshambo_slow_consumer_closes_total")

@@ -50,6 +50,25 @@ public struct ServerStatus: Sendable, Equatable {
     return "\(number) \(number == "1" ? one : many)"
   }
 
+  /// The game loop's lag: the bucket its 99th percentile falls in, from the histogram
+  /// `roshambo_loop_lag_seconds`.
+  var loopLine: String {
+    let prefix = "roshambo_loop_lag_seconds_bucket{le=\""
+    let buckets = samples.compactMap { key, count -> (Double, Double)? in
+      guard key.hasPrefix(prefix) else { return nil }
+      let bound = key.dropFirst(prefix.count).prefix { $0 != "\"" }
+      return (bound == "+Inf" ? .infinity : Double(bound) ?? .nan, count)
+    }
+    .filter { !$0.0.isNaN }.sorted { $0.0 < $1.0 }
+    guard let total = buckets.last?.1, total > 0 else { return "game loop: not sampled yet" }
+    let p99 = buckets.first { $0.1 >= 0.99 * total }?.0 ?? .infinity
+    let bound =
+      p99.isInfinite
+      ? "over \(String(format: "%g", (buckets.dropLast().last?.0 ?? 0) * 1000)) ms"
+      : "under \(String(format: "%g", p99 * 1000)) ms"
+    return "game loop: 99% of \(Int(total)) samples ran \(bound) late"
+  }
+
   /// The lines printed.
   public var lines: [String] {
     let ready =
@@ -95,6 +114,7 @@ public struct ServerStatus: Sendable, Equatable {
         format: "; %d commits, %.2f ms each on average", Int(commits), seconds / commits * 1000)
     }
     lines.append(journal)
+    lines.append(loopLine)
     if let info = samples.keys.first(where: { $0.hasPrefix("roshambo_build_info{") }) {
       lines.append("build: " + info.dropFirst("roshambo_build_info".count))
     }
