@@ -33,6 +33,10 @@ public final class GameServer: Service, Sendable {
   public let operations: OperationsEndpoint?
   /// What the server counts (always kept; exposed by ``operations``).
   public let metrics: ServerMetrics
+  /// Ships finished matches to the shared history, when one is configured.
+  let shipper: HistoryShipper?
+  /// Whether the game's port still takes connections (not once a drain or stop began).
+  var isListening: Bool { listener.isActive }
   /// Whether the server announces itself on the local network (asked for, and possible).
   public var isAnnouncing: Bool { announcer != nil }
   /// Whether `stop()` has been called (a second call returns at once).
@@ -93,8 +97,9 @@ public final class GameServer: Service, Sendable {
     port: Int, host: String, fingerprint: String, code: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
     journal: JournalThread?, connections: Connections, announcer: Announcer?,
-    operations: OperationsEndpoint?, metrics: ServerMetrics
+    operations: OperationsEndpoint?, metrics: ServerMetrics, shipper: HistoryShipper?
   ) {
+    self.shipper = shipper
     self.operations = operations
     self.metrics = metrics
     self.journal = journal
@@ -139,7 +144,8 @@ public final class GameServer: Service, Sendable {
         let opened: (LobbyState, Int, Int64, [String], String)
         (journal, opened) = try await JournalThread.open(
           directory: directory, keepMatches: configuration.keepMatches,
-          quickCommitMicros: configuration.journalInlineCommitMicros
+          quickCommitMicros: configuration.journalInlineCommitMicros,
+          shipsHistory: configuration.historyAddress != nil
         ) { journal in
           let loaded = try journal.load(defaults: defaults)
           try journal.compact(loaded.lobby)
@@ -273,11 +279,20 @@ public final class GameServer: Service, Sendable {
         throw error
       }
     }
+    var shipper: HistoryShipper?
+    if let address = configuration.historyAddress, let journal {
+      let started = HistoryShipper(
+        history: SharedHistory(address: address, logger: logger), journal: journal,
+        logger: logger, metrics: metrics,
+        leaders: { board in hub.execute { $0.sharedLeadersRead(board) } })
+      started.start()
+      shipper = started
+    }
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,
       group: group, listener: listener, hub: hub, journal: journal, connections: connections,
-      announcer: announcer, operations: operations, metrics: metrics)
+      announcer: announcer, operations: operations, metrics: metrics, shipper: shipper)
   }
 
   /// Serves until a graceful shutdown (SIGTERM or SIGINT through a `ServiceGroup`) or
@@ -321,6 +336,8 @@ public final class GameServer: Service, Sendable {
       return !stopped
     }
     guard first else { return }
+    // What it has not shipped stays in the journal's outbox for the next start.
+    await shipper?.stop()
     await announcer?.stop()
     await operations?.close()
     try? await listener.close()

@@ -104,6 +104,9 @@ public struct ServerConfiguration: Sendable {
   }
   private var operationsHost: String?
   private var operationsPort = 0
+  /// The shared history finished matches are shipped to (needs a data directory: the
+  /// journal keeps each match until the history has it); nil: none, the journal's own.
+  public var historyAddress: HistoryAddress?
   /// The git commit the binary was built from (for `roshambo_build_info`).
   public var sourceCommit = "unknown"
 

@@ -140,6 +140,20 @@ struct ServeOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
+      "Ship every finished match to a PostgreSQL database shared by a fleet of servers.",
+      discussion: """
+        postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require] (the password \
+        may come from PGPASSWORD instead). The journal keeps each match until the \
+        database has it, so play never waits for it and nothing is lost while it is \
+        down; the tables are made on first use. Needs --data-dir. See docs/OPERATIONS.md.
+        """, valueName: "url"))
+  var historyURL: String?
+
+  /// `--history-url`, parsed (``validate()`` refused a bad one).
+  var historyAddress: HistoryAddress? { historyURL.flatMap { try? HistoryAddress(parsing: $0) } }
+
+  @Option(
+    help: ArgumentHelp(
       "Seconds a stopping server lets the matches under way finish (SIGTERM: 30, SIGINT: 5).",
       discussion: """
         On SIGTERM or SIGINT the server drains before it stops: it takes no new \
@@ -251,6 +265,14 @@ struct ServeOptions: ParsableArguments {
     guard (5...86_400).contains(idleSeconds) else {
       throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
     }
+    if let historyURL {
+      do {
+        _ = try HistoryAddress(parsing: historyURL)
+      } catch {
+        throw ValidationError("--history-url is refused: \(error).")
+      }
+      if ephemeral { throw ValidationError("--history-url needs a journal (not --ephemeral).") }
+    }
     if let drainSeconds, !(0...3_600).contains(drainSeconds) {
       throw ValidationError("--drain-seconds must be from 0 to 3600, not \(drainSeconds).")
     }
@@ -343,6 +365,7 @@ struct ServeOptions: ParsableArguments {
     if !noAnnounce { configuration.announceName = announcedName }
     configuration.sourceCommit = sourceCommit
     configuration.operationsAddress = metricsAddress.map { ($0.host, $0.port) }
+    configuration.historyAddress = historyAddress
 
     if recover {
       do {
@@ -518,7 +541,7 @@ struct StandardInputClosed: Service {
   }
 }
 
-struct History: ParsableCommand {
+struct History: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print finished matches and a leaderboard, or one match round by round.",
     discussion: """
@@ -529,7 +552,11 @@ struct History: ParsableCommand {
       docs/MATCH-RECORD.md), for `roshambo replay FILE` and `roshambo verify FILE`. Names \
       and rooms in text are printed quoted, with anything unprintable escaped.
 
-      Exit status: 0 printed; 64 a bad flag; 66 no journal, or no such match.
+      With --history-url (before or after `history`), prints the shared history's \
+      latest matches and leaderboard instead: the whole fleet's.
+
+      Exit status: 0 printed; 64 a bad flag; 66 no journal, or no such match; 69 the \
+      shared history cannot be reached.
       """)
 
   /// `--data-dir`, given before or after `history`, is the server's own option.
@@ -563,7 +590,21 @@ struct History: ParsableCommand {
     }
   }
 
-  func run() throws {
+  func run() async throws {
+    if let address = server.options.historyAddress {
+      let history = SharedHistory(address: address, logger: Logger(label: "roshambo.history"))
+      do {
+        let matches = try await history.recentMatches(limit: limit)
+        let board = try await history.leaderboard(limit: 10)
+        await history.close()
+        print(MatchHistory.report(matches: matches, board: board))
+      } catch {
+        await history.close()
+        complain("cannot read the shared history at \(address): \(SharedHistory.explain(error))")
+        throw ExitCode(ExitStatus.unavailable)
+      }
+      return
+    }
     let dataDir = server.options.dataDir
     guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
       complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")

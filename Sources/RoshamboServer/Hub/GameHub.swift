@@ -65,6 +65,9 @@ final class GameHub {
   /// Whether matches were recorded since the leaderboard was last read, and when that was.
   private var leadersStale = true
   private var leadersReadAt: Int64?
+  /// The fleet's leaderboard, when a shared history is configured: shown instead of the
+  /// journal's own (``sharedLeadersRead(_:)``).
+  private var sharedLeaders: [LobbyView.Leader]?
 
   /// A sealed batch on its way to the disk, and what it sends once it is durable.
   struct Flight {
@@ -553,6 +556,16 @@ final class GameHub {
     feed.lastViewBytes = frame.readableBytes
   }
 
+  /// The shared history's leaderboard was read: the lobby shows it (the recent matches
+  /// stay this server's, which its players can replay).
+  func sharedLeadersRead(_ leaders: [LobbyView.Leader]) {
+    sharedLeaders = leaders
+    guard leaders != feed.leaders, !stopping else { return }
+    feed.leaders = leaders
+    feed.lobbyChanged()
+    scheduleFlush()
+  }
+
   /// What a scrape samples of the hub: who is seated, watching and following, and the
   /// rooms by phase.
   func metricsSnapshot() -> ServerMetrics.Snapshot {
@@ -634,7 +647,9 @@ final class GameHub {
     reading.assumeIsolated().whenComplete { result in
       self.leadersReading = nil
       guard case .success(let (board, matches)) = result, !self.stopping else { return }
-      let leaders = board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
+      let leaders =
+        self.sharedLeaders
+        ?? board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
       let recent = matches.compactMap(LobbyView.Recent.init)
       guard leaders != self.feed.leaders || recent != self.feed.recent else { return }
       self.feed.leaders = leaders

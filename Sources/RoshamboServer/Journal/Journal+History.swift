@@ -54,6 +54,18 @@ extension Journal {
     ).map(match(from:))
   }
 
+  /// The oldest matches in the history's outbox, with their rounds, at most `limit`.
+  static func matches(_ db: Database, inOutboxUpTo limit: Int) throws -> [FinishedMatch] {
+    try Row.fetchAll(
+      db,
+      sql: """
+        \(selectMatch(withRounds: true))
+          WHERE id IN (SELECT match_id FROM history_outbox ORDER BY match_id LIMIT ?)
+          ORDER BY id
+        """, arguments: [limit]
+    ).map(match(from:))
+  }
+
   /// The kept match numbered `id`, or nil (never kept, or pruned since).
   static func match(_ db: Database, id: Int64) throws -> FinishedMatch? {
     try Row.fetchOne(db, sql: "\(selectMatch(withRounds: true)) WHERE id = ?", arguments: [id])

@@ -52,7 +52,8 @@ extension Journal {
         try writer.run(
           """
           DELETE FROM matches WHERE id IN (
-            SELECT id FROM matches WHERE id <= ? ORDER BY id LIMIT ?)
+            SELECT id FROM matches WHERE id <= ?
+              AND id NOT IN (SELECT match_id FROM history_outbox) ORDER BY id LIMIT ?)
           """, .int(through), .int(Int64(matchCount - keepMatches)))
         pruned = writer.changes
       }

@@ -48,6 +48,9 @@ final class Journal {
   /// Finished matches kept for `history`; older ones are pruned a batch at a time (the
   /// leaderboard is kept apart, so it stays right).
   let keepMatches: Int
+  /// Whether each match committed is also put in the outbox for a shared history
+  /// (``Journal/unshipped(limit:)``).
+  let shipsHistory: Bool
   /// Matches in the table now.
   var matchCount = 0
   /// The last match whose result is in the standings; later ones are folded in by
@@ -69,8 +72,12 @@ final class Journal {
 
   /// Opens (or creates) `roshambo.sqlite` in `directory`: the directory mode 0700, the
   /// files 0600 (existing ones that are wider are reported in ``warnings``).
-  init(directory: String, keepMatches: Int = 10_000, background: NIOThreadPool? = nil) throws {
+  init(
+    directory: String, keepMatches: Int = 10_000, shipsHistory: Bool = false,
+    background: NIOThreadPool? = nil
+  ) throws {
     self.keepMatches = max(1, keepMatches)
+    self.shipsHistory = shipsHistory
     self.background = background
     let files = FileManager.default
     if files.fileExists(atPath: directory) {
@@ -177,6 +184,9 @@ final class Journal {
             .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
             .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
             .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds))
+        }
+        if shipsHistory {
+          try writer.run("INSERT INTO history_outbox (match_id) VALUES (last_insert_rowid())")
         }
       }
     }

@@ -143,6 +143,15 @@ enum JournalSchema {
       // commitments and nonces in a fair match); null for a match kept before this.
       try db.execute(sql: "ALTER TABLE matches ADD COLUMN rounds TEXT")
     }
+    migrator.registerMigration("v12: matches waiting to be shipped; this journal's id") { db in
+      // A match to ship to a shared history has a row here, written in the commit that
+      // records it, and keeps it (and its match) until the history has acknowledged it.
+      try db.execute(sql: "CREATE TABLE history_outbox (match_id INTEGER PRIMARY KEY)")
+      // The id that names this server's matches in a shared history: made once, here.
+      try db.execute(sql: "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+      try db.execute(
+        sql: "INSERT INTO meta (key, value) VALUES ('server_id', lower(hex(randomblob(16))))")
+    }
     return migrator
   }
 }

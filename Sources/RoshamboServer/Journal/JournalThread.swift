@@ -45,7 +45,7 @@ final class JournalThread: Sendable {
   /// Opens the journal in `directory` on a new thread; `prepare` runs there first, with
   /// the journal (loading, compacting at start).
   static func open<T: Sendable>(
-    directory: String, keepMatches: Int, quickCommitMicros: Int,
+    directory: String, keepMatches: Int, quickCommitMicros: Int, shipsHistory: Bool = false,
     prepare: @escaping @Sendable (Journal) throws -> T
   ) async throws -> (JournalThread, T) {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -60,7 +60,9 @@ final class JournalThread: Sendable {
     do {
       let (box, prepared) = try await loop.submit {
         let box = JournalBox(
-          try Journal(directory: directory, keepMatches: keepMatches, background: encoder),
+          try Journal(
+            directory: directory, keepMatches: keepMatches, shipsHistory: shipsHistory,
+            background: encoder),
           loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()

@@ -56,6 +56,14 @@ public struct MatchHistory {
   public func report(_ filter: Filter) throws -> String {
     let matches = try self.matches(filter)
     let board = try database.read { try Journal.leaderboard($0, limit: 10) }
+    return Self.report(matches: matches, board: board)
+  }
+
+  /// Matches, newest first, then a leaderboard, as `history` prints them (a journal's, or
+  /// a shared history's).
+  public static func report(
+    matches: [FinishedMatch], board: [(name: String, won: Int, lost: Int)]
+  ) -> String {
     var lines = ["Recent matches (newest first):"]
     if matches.isEmpty { lines.append("  none yet") }
     // Names and rooms come from players (or from whoever could write the file): quoted

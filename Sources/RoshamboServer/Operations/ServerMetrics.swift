@@ -27,6 +27,9 @@ public final class ServerMetrics: Sendable {
   let commitSeconds: CoreMetrics.Timer
   let actionsPerCommit: CoreMetrics.Recorder
   let recordsSent: CoreMetrics.Counter
+  /// Matches the shared history acknowledged, and attempts to reach it that failed.
+  let matchesShipped: CoreMetrics.Counter
+  let historyFailures: CoreMetrics.Counter
   let slowConsumerConflations: CoreMetrics.Counter
   let slowConsumerCloses: CoreMetrics.Counter
   /// The game loop's stall profile: how late a probe every ``lagProbeInterval`` ran,
@@ -120,6 +123,8 @@ public final class ServerMetrics: Sendable {
     journalWait = CoreMetrics.Timer(label: "roshambo_journal_wait_seconds", factory: factory)
     commitToSend = CoreMetrics.Timer(label: "roshambo_commit_to_send_seconds", factory: factory)
     recordsSent = counter("roshambo_match_records_sent_total")
+    matchesShipped = counter("roshambo_history_matches_shipped_total")
+    historyFailures = counter("roshambo_history_failures_total")
     slowConsumerConflations = counter("roshambo_slow_consumer_conflations_total")
     slowConsumerCloses = counter("roshambo_slow_consumer_closes_total")
     playersSeated = gauge("roshambo_players_seated")

@@ -1,0 +1,176 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import RoshamboGame
+
+/// Ships finished matches from the journal's outbox (``Journal/unshipped(limit:)``) to
+/// the ``SharedHistory``, on a task of its own, never on the game's loop: the oldest
+/// first, up to ``batch`` at a time; once the history has stored a batch, the batch leaves
+/// the outbox. While the history cannot be reached it waits (0.5 s, doubling to 30 s)
+/// and tries again; play never waits for it, and the matches wait in the journal.
+///
+/// Invariant: a match leaves the outbox only after the history acknowledged it, so a
+/// crash at any point sends it again at worst (which the history stores once).
+final class HistoryShipper: Sendable {
+  static let batch = 100
+  /// How often an empty outbox is looked at again.
+  static let idle = Duration.milliseconds(250)
+  static let firstRetry = Duration.milliseconds(500)
+  static let longestRetry = Duration.seconds(30)
+  /// How long one batch may take before the history counts as unreachable (its pool
+  /// otherwise waits for a connection as long as the database is away, saying nothing).
+  static let patience = Duration.seconds(5)
+  /// How often the fleet's leaderboard is read again for the lobby (and after each batch).
+  static let leadersEvery = Duration.seconds(5)
+
+  /// What the shipper has done, for the metrics and `status`.
+  struct Progress: Sendable, Equatable {
+    var shipped = 0
+    var failures = 0
+    /// Why the last attempt failed, while the history cannot be reached.
+    var problem: String?
+  }
+
+  private let history: SharedHistory
+  private let journal: JournalThread
+  private let logger: Logger
+  private let metrics: ServerMetrics?
+  private let progressBox = NIOLockedValueBox(Progress())
+  private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+  /// Told the fleet's leaderboard whenever it is read.
+  private let leaders: @Sendable ([LobbyView.Leader]) -> Void
+
+  init(
+    history: SharedHistory, journal: JournalThread, logger: Logger, metrics: ServerMetrics?,
+    leaders: @escaping @Sendable ([LobbyView.Leader]) -> Void = { _ in }
+  ) {
+    self.leaders = leaders
+    self.history = history
+    self.journal = journal
+    self.logger = logger
+    self.metrics = metrics
+  }
+
+  var progress: Progress { progressBox.withLockedValue { $0 } }
+
+  /// Starts shipping (once).
+  func start() {
+    task.withLockedValue { task in
+      guard task == nil else { return }
+      task = Task { await self.run() }
+    }
+  }
+
+  /// Stops shipping and closes the history's connections; what was not shipped stays in
+  /// the outbox for the next start.
+  func stop() async {
+    let running = task.withLockedValue { $0 }
+    running?.cancel()
+    await running?.value
+    await history.close()
+  }
+
+  /// Reads the fleet's leaderboard, for the lobby.
+  private func readLeaders() async throws {
+    let history = self.history
+    let board = NIOLockedValueBox<[LobbyView.Leader]>([])
+    try await within(Self.patience) {
+      let read = try await history.leaderboard(limit: LobbyView.maxLeaders)
+      board.withLockedValue { board in
+        board = read.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
+      }
+    }
+    leaders(board.withLockedValue { $0 })
+  }
+
+  /// The history has `batch`: it leaves the outbox.
+  private func acknowledge(_ batch: [FinishedMatch]) async throws {
+    let ids = batch.compactMap(\.id)
+    try await journal.submit { try $0.acknowledgeShipped(ids) }.get()
+    metrics?.matchesShipped.increment(by: batch.count)
+    let recovered = progressBox.withLockedValue { progress in
+      progress.shipped += batch.count
+      defer { progress.problem = nil }
+      return progress.problem != nil
+    }
+    if recovered {
+      logger.notice(
+        "shipping matches to the shared history again",
+        metadata: ["history": "\(history.address)"])
+    }
+  }
+
+  /// `body`, or a ``HistoryError`` if it takes longer than `limit` (it is cancelled).
+  private func within(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Void)
+    async throws
+  {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        try await body()
+        return true
+      }
+      group.addTask {
+        try await Task.sleep(for: limit)
+        return false
+      }
+      let finished = try await group.next() ?? false
+      group.cancelAll()
+      guard finished else {
+        throw HistoryError(
+          "no answer within \(limit.components.seconds) s (is PostgreSQL running, and the "
+            + "address right?)")
+      }
+    }
+  }
+
+  private func run() async {
+    var migrated = false
+    var serverID = ""
+    var wait = Self.firstRetry
+    var leadersRead: ContinuousClock.Instant?
+    while !Task.isCancelled {
+      do {
+        if !migrated {
+          serverID = try await journal.submit { try $0.serverID() }.get()
+          try await within(Self.patience) { try await self.history.migrate() }
+          migrated = true
+        }
+        let batch = try await journal.submit { try $0.unshipped(limit: Self.batch) }.get()
+        let leadersDue = leadersRead.map { .now - $0 >= Self.leadersEvery } ?? true
+        if batch.isEmpty && !leadersDue {
+          try? await Task.sleep(for: Self.idle)
+          continue
+        }
+        if !batch.isEmpty {
+          let history = self.history
+          let id = serverID
+          try await within(Self.patience) { try await history.store(batch, serverID: id) }
+          try await acknowledge(batch)
+        }
+        // After the batch is stored, so the board counts it.
+        try await readLeaders()
+        leadersRead = .now
+        wait = Self.firstRetry
+      } catch {
+        if Task.isCancelled { break }
+        let problem = SharedHistory.explain(error)
+        let first = progressBox.withLockedValue { progress in
+          progress.failures += 1
+          defer { progress.problem = problem }
+          return progress.problem == nil
+        }
+        metrics?.historyFailures.increment()
+        if first {
+          logger.warning(
+            """
+            cannot ship finished matches to the shared history: \(problem); play goes on, \
+            and the matches wait in the journal until it is back (retrying up to every \
+            \(Self.longestRetry.components.seconds) s)
+            """, metadata: ["history": "\(history.address)"])
+        }
+        try? await Task.sleep(for: wait)
+        wait = min(wait * 2, Self.longestRetry)
+      }
+    }
+  }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Logging
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// Finished matches shipped to a real PostgreSQL (Debian's, started by the test in a
+/// temporary directory): each arrives once, none is lost while the database is away or
+/// when the server is killed, and servers sharing one database share one leaderboard.
+@Suite("A shared history in PostgreSQL", .serialized, .enabled(if: PostgresProcess.available))
+struct SharedHistoryTests {
+  func configuration(data: String, history: String) throws -> ServerConfiguration {
+    var configuration = testConfiguration(dataDirectory: data)
+    configuration.roomSettings = RoomState.Settings(bestOf: 1)
+    configuration.historyAddress = try HistoryAddress(parsing: history)
+    return configuration
+  }
+
+  /// Waits (up to 30 s: the shipper's longest pause between tries) until `condition`
+  /// (a query may fail until the shipper has made the tables).
+  func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
+    for _ in 0..<300 {
+      if try await condition() { return }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    Issue.record("never: \(what)")
+  }
+
+  /// Alice and Bob play `matches` one-round matches in `room` (Alice always wins).
+  func play(port: Int, room: String, matches: Int, alice: String = "Alice", bob: String = "Bob")
+    async throws
+  {
+    let first = try await TestClient.connect(port: port)
+    try await first.hello(name: alice, room: room)
+    _ = try await first.nextState()
+    let second = try await TestClient.connect(port: port)
+    try await second.hello(name: bob, room: room)
+    for match in 1...matches {
+      _ = try await first.state { $0.phase == .choosing }
+      _ = try await second.state { $0.phase == .choosing }
+      first.send(.choose(round: 1, weapon: .rock, id: nil))
+      second.send(.choose(round: 1, weapon: .scissors, id: nil))
+      _ = try await first.state { $0.phase == .over }
+      _ = try await second.state { $0.phase == .over }
+      if match < matches {
+        first.send(.rematch(id: nil))
+        second.send(.rematch(id: nil))
+      }
+    }
+  }
+
+  @Test("a match played over TLS arrives once, with its rounds, and counts once")
+  func arrivesOnce() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let data = temporaryDataDirectory()
+    try await withServer(try configuration(data: data, history: postgres.url)) { server in
+      try await play(port: server.port, room: "den", matches: 2)
+      try await eventually("both matches in PostgreSQL") {
+        (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "2"
+      }
+      try await eventually("the outbox empty") {
+        try await server.withJournal { try $0.unshippedCount() } == 0
+      }
+      #expect(
+        try postgres.psql("SELECT name, won, lost FROM roshambo_standings ORDER BY name")
+          == "Alice|2|0\nBob|0|2")
+      #expect(
+        try postgres.psql(
+          "SELECT player1, winner, jsonb_array_length(rounds), rounds->0->>'reason' "
+            + "FROM roshambo_matches ORDER BY match_id LIMIT 1")
+          == "Alice|Alice|1|rock crushes scissors")
+      let serverID = try await server.withJournal { try $0.serverID() }
+      #expect(serverID.count == 32)
+      #expect(
+        try postgres.psql("SELECT DISTINCT server_id FROM roshambo_matches") == serverID)
+    }
+  }
+
+  @Test("the same matches stored twice (a crash before the journal heard back) count once")
+  func storedTwice() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let history = SharedHistory(
+      address: try HistoryAddress(parsing: postgres.url), logger: Logger(label: "test"))
+    try await history.migrate()
+    try await history.migrate()  // a second server starting: nothing to do
+    let matches = (1...3).map { id in
+      FinishedMatch(
+        id: Int64(id), room: "den", finishedAt: 1_000 * Int64(id), ruleset: "classic",
+        bestOf: 1, players: ["Ann", "Bo"], scores: [1, 0], winner: "Ann", forfeit: false,
+        fair: false, rounds: nil)
+    }
+    #expect(try await history.store(matches, serverID: "s1") == 3)
+    #expect(try await history.store(matches, serverID: "s1") == 0)
+    // The same numbers from another server are other matches.
+    #expect(try await history.store(Array(matches.prefix(1)), serverID: "s2") == 1)
+    #expect(try await history.count() == 4)
+    let board = try await history.leaderboard(limit: 10)
+    #expect(board.map(\.name) == ["Ann", "Bo"])
+    #expect(board.map(\.won) == [4, 0] && board.map(\.lost) == [0, 4])
+    #expect(try await history.recentMatches(limit: 2).map(\.id) == [3, 2])
+    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "1")
+    await history.close()
+  }
+
+  @Test("PostgreSQL stopped during play: play goes on, and every match arrives once it is back")
+  func databaseAway() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let data = temporaryDataDirectory()
+    try await withServer(try configuration(data: data, history: postgres.url)) { server in
+      try await play(port: server.port, room: "warmup", matches: 1)
+      try await eventually("the first match in PostgreSQL") {
+        (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "1"
+      }
+      try postgres.stop()
+      try await play(port: server.port, room: "den", matches: 3)
+      // Kept in the journal meanwhile, and the shipper says it cannot reach the database.
+      #expect(try await server.withJournal { try $0.unshippedCount() } == 3)
+      try await eventually("a failure to ship counted") {
+        let text = String(decoding: server.metrics.exposition(), as: UTF8.self)
+        return (samples(text)["roshambo_history_failures_total"] ?? 0) >= 1
+      }
+      try postgres.start()
+      try await eventually("all four matches in PostgreSQL") {
+        (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "4"
+      }
+      try await eventually("the outbox empty") {
+        try await server.withJournal { try $0.unshippedCount() } == 0
+      }
+      #expect(try postgres.psql("SELECT won FROM roshambo_standings WHERE name = 'Alice'") == "4")
+      let failures = samples(String(decoding: server.metrics.exposition(), as: UTF8.self))
+      #expect((failures["roshambo_history_failures_total"] ?? 0) >= 1)
+      #expect(failures["roshambo_history_matches_shipped_total"] == 4)
+    }
+  }
+
+  @Test("two servers sharing one PostgreSQL show one leaderboard")
+  func twoServers() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    try await withServer(
+      try configuration(data: temporaryDataDirectory(), history: postgres.url)
+    ) { first in
+      try await withServer(
+        try configuration(data: temporaryDataDirectory(), history: postgres.url)
+      ) { second in
+        try await play(port: first.port, room: "den", matches: 2)
+        try await play(port: second.port, room: "den", matches: 1, bob: "Carol")
+        try await eventually("three matches from two servers") {
+          (try? postgres.psql(
+            "SELECT count(DISTINCT server_id), count(*) FROM roshambo_matches")) == "2|3"
+        }
+        let history = SharedHistory(
+          address: try HistoryAddress(parsing: postgres.url), logger: Logger(label: "test"))
+        let board = try await history.leaderboard(limit: 10)
+        await history.close()
+        #expect(board.map(\.name) == ["Alice", "Carol", "Bob"])
+        #expect(board.map(\.won) == [3, 0, 0])
+        #expect(board.map(\.lost) == [0, 1, 2])
+        // The second server's lobby shows the fleet's leaderboard: Bob never played there.
+        let follower = try await TestClient.connect(port: second.port)
+        follower.send(
+          .hello(
+            protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+            fair: nil, id: 1))
+        var shown: [LobbyView.Leader] = []
+        while shown.map(\.name) != ["Alice", "Carol", "Bob"] {
+          guard case .lobby(_, let view) = try await follower.next() else { continue }
+          shown = view.leaders
+        }
+        #expect(shown.map(\.won) == [3, 0, 0])
+      }
+    }
+  }
+
+  @Test("killed hard while shipping: after a restart every match is in PostgreSQL exactly once")
+  func killedWhileShipping() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let data = temporaryDataDirectory()
+    let arguments = [
+      "--host", "127.0.0.1", "--port", "0", "--data-dir", data, "--best-of", "1",
+      "--cert", TestCertificates.files.serverCertificate,
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+      "--history-url", postgres.url, "--drain-seconds", "0",
+    ]
+    let first = try ServerProcess(arguments)
+    defer { kill(first.process.processIdentifier, SIGKILL) }
+    let port = try first.port
+    // Matches finish while earlier ones ship; the kill lands wherever shipping is.
+    try await play(port: port, room: "den", matches: 20)
+    kill(first.process.processIdentifier, SIGKILL)
+    _ = first.finish()
+    let second = try ServerProcess(arguments)
+    defer { kill(second.process.processIdentifier, SIGKILL) }
+    _ = try second.port
+    try await eventually("all 20 matches in PostgreSQL") {
+      (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "20"
+    }
+    second.process.terminate()
+    #expect(second.finish().0 == 0)
+    let journal = try Journal(directory: data)
+    #expect(try journal.unshippedCount() == 0)
+    #expect(
+      try postgres.psql("SELECT count(*), count(DISTINCT match_id) FROM roshambo_matches")
+        == "20|20")
+    #expect(
+      try postgres.psql("SELECT sum(won), sum(lost) FROM roshambo_standings") == "20|20")
+  }
+}
