@@ -131,6 +131,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PropertyBased", package: "swift-property-based"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
     // The client: connection, replica store, bots, terminal screen.
     .target(

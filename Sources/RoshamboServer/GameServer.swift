@@ -35,6 +35,8 @@ public final class GameServer: Service, Sendable {
   public let metrics: ServerMetrics
   /// Ships finished matches to the shared history, when one is configured.
   let shipper: HistoryShipper?
+  /// Tells Agones how the server is, when Agones runs it.
+  public let agones: AgonesLink?
   /// Whether the game's port still takes connections (not once a drain or stop began).
   var isListening: Bool { listener.isActive }
   /// Whether the server announces itself on the local network (asked for, and possible).
@@ -97,9 +99,11 @@ public final class GameServer: Service, Sendable {
     port: Int, host: String, fingerprint: String, code: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
     journal: JournalThread?, connections: Connections, announcer: Announcer?,
-    operations: OperationsEndpoint?, metrics: ServerMetrics, shipper: HistoryShipper?
+    operations: OperationsEndpoint?, metrics: ServerMetrics, shipper: HistoryShipper?,
+    agones: AgonesLink?
   ) {
     self.shipper = shipper
+    self.agones = agones
     self.operations = operations
     self.metrics = metrics
     self.journal = journal
@@ -288,11 +292,40 @@ public final class GameServer: Service, Sendable {
       started.start()
       shipper = started
     }
+    var agones: AgonesLink?
+    if let sdkPort = configuration.agonesPort {
+      let link = AgonesLink(
+        port: sdkPort, version: RoshamboVersion.number, logger: logger,
+        probe: { await Self.liveCounts(hub) })
+      link.start()
+      agones = link
+    }
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,
       group: group, listener: listener, hub: hub, journal: journal, connections: connections,
-      announcer: announcer, operations: operations, metrics: metrics, shipper: shipper)
+      announcer: announcer, operations: operations, metrics: metrics, shipper: shipper,
+      agones: agones)
+  }
+
+  /// Players seated and rooms, if the hub's loop answers within
+  /// ``AgonesLink/loopPatience``; nil when it does not (it is stuck).
+  static func liveCounts(_ hub: HubHandle) async -> (players: Int, rooms: Int)? {
+    await withCheckedContinuation { continuation in
+      let answered = NIOLockedValueBox(false)
+      let finish = { @Sendable (counts: (players: Int, rooms: Int)?) in
+        let first = answered.withLockedValue { answered in
+          defer { answered = true }
+          return !answered
+        }
+        if first { continuation.resume(returning: counts) }
+      }
+      hub.submit { hub in
+        let snapshot = hub.metricsSnapshot()
+        return (snapshot.playersSeated, snapshot.roomsByPhase.values.reduce(0, +))
+      }.whenSuccess { finish($0) }
+      MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .seconds(1)) { finish(nil) }
+    }
   }
 
   /// Serves until a graceful shutdown (SIGTERM or SIGINT through a `ServiceGroup`) or
@@ -352,6 +385,13 @@ public final class GameServer: Service, Sendable {
     try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
     try await group.shutdownGracefully()
     try await journal?.close()
+    // Last: Agones may end the process once it hears this.
+    await agones?.shutdown()
+  }
+
+  /// Holds the game's loop for `duration` (a test's stuck loop).
+  func holdGameLoop(for duration: TimeAmount) {
+    hub.execute { _ in usleep(UInt32(duration.nanoseconds / 1_000)) }
   }
 
   /// How long the hub's loop has stalled and what ran in the stalls, if the configuration

@@ -107,6 +107,9 @@ public struct ServerConfiguration: Sendable {
   /// The shared history finished matches are shipped to (needs a data directory: the
   /// journal keeps each match until the history has it); nil: none, the journal's own.
   public var historyAddress: HistoryAddress?
+  /// The port of the Agones SDK server beside this one (``AgonesLink``); nil: not run by
+  /// Agones.
+  public var agonesPort: Int?
   /// The git commit the binary was built from (for `roshambo_build_info`).
   public var sourceCommit = "unknown"
 

@@ -149,6 +149,24 @@ struct ServeOptions: ParsableArguments {
         """, valueName: "url"))
   var historyURL: String?
 
+  @Flag(
+    help: ArgumentHelp(
+      "Run as an Agones GameServer (also when AGONES_SDK_HTTP_PORT is set).",
+      discussion: """
+        Tells the Agones SDK server beside it (127.0.0.1, port AGONES_SDK_HTTP_PORT or \
+        9358) that it is Ready once it listens, Health every 2 s while the game's loop \
+        answers, the players and rooms as the Counters `players` and `rooms`, and \
+        Shutdown when it stops (after its drain). See docs/OPERATIONS.md.
+        """))
+  var agones = false
+
+  /// The Agones SDK server's port, when the server runs under Agones.
+  var agonesPort: Int? {
+    let environment = ProcessInfo.processInfo.environment["AGONES_SDK_HTTP_PORT"]
+    guard agones || environment != nil else { return nil }
+    return environment.flatMap(Int.init) ?? 9358
+  }
+
   /// `--history-url`, parsed (``validate()`` refused a bad one).
   var historyAddress: HistoryAddress? { historyURL.flatMap { try? HistoryAddress(parsing: $0) } }
 
@@ -273,6 +291,12 @@ struct ServeOptions: ParsableArguments {
       }
       if ephemeral { throw ValidationError("--history-url needs a journal (not --ephemeral).") }
     }
+    if let given = ProcessInfo.processInfo.environment["AGONES_SDK_HTTP_PORT"],
+      !(Int(given).map { (1...65_535).contains($0) } ?? false)
+    {
+      throw ValidationError(
+        "AGONES_SDK_HTTP_PORT is \"\(given.prefix(20))\"; it must be a port, 1 to 65535.")
+    }
     if let drainSeconds, !(0...3_600).contains(drainSeconds) {
       throw ValidationError("--drain-seconds must be from 0 to 3600, not \(drainSeconds).")
     }
@@ -366,6 +390,7 @@ struct ServeOptions: ParsableArguments {
     configuration.sourceCommit = sourceCommit
     configuration.operationsAddress = metricsAddress.map { ($0.host, $0.port) }
     configuration.historyAddress = historyAddress
+    configuration.agonesPort = agonesPort
 
     if recover {
       do {

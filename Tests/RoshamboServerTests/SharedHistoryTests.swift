@@ -59,7 +59,7 @@ struct SharedHistoryTests {
     try await withServer(try configuration(data: data, history: postgres.url)) { server in
       try await play(port: server.port, room: "den", matches: 2)
       try await eventually("both matches in PostgreSQL") {
-        (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "2"
+        postgres.storedMatches == "2"
       }
       try await eventually("the outbox empty") {
         try await server.withJournal { try $0.unshippedCount() } == 0
@@ -114,7 +114,7 @@ struct SharedHistoryTests {
     try await withServer(try configuration(data: data, history: postgres.url)) { server in
       try await play(port: server.port, room: "warmup", matches: 1)
       try await eventually("the first match in PostgreSQL") {
-        (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "1"
+        postgres.storedMatches == "1"
       }
       try postgres.stop()
       try await play(port: server.port, room: "den", matches: 3)
@@ -126,7 +126,7 @@ struct SharedHistoryTests {
       }
       try postgres.start()
       try await eventually("all four matches in PostgreSQL") {
-        (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "4"
+        postgres.storedMatches == "4"
       }
       try await eventually("the outbox empty") {
         try await server.withJournal { try $0.unshippedCount() } == 0
@@ -199,7 +199,7 @@ struct SharedHistoryTests {
     defer { kill(second.process.processIdentifier, SIGKILL) }
     _ = try second.port
     try await eventually("all 20 matches in PostgreSQL") {
-      (try? postgres.psql("SELECT count(*) FROM roshambo_matches")) == "20"
+      postgres.storedMatches == "20"
     }
     second.process.terminate()
     #expect(second.finish().0 == 0)
@@ -211,4 +211,10 @@ struct SharedHistoryTests {
     #expect(
       try postgres.psql("SELECT sum(won), sum(lost) FROM roshambo_standings") == "20|20")
   }
+}
+
+extension PostgresProcess {
+  /// How many matches the shared history holds, as psql prints it (nil until the tables
+  /// exist).
+  var storedMatches: String? { try? psql("SELECT count(*) FROM roshambo_matches") }
 }

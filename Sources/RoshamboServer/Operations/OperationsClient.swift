@@ -4,8 +4,9 @@ import Foundation
   import Glibc
 #endif
 
-/// A plain HTTP/1.1 GET to an operations endpoint, blocking, with 5 s limits: what
-/// `roshambo-server status` reads `/metrics` and `/readyz` with.
+/// A plain HTTP/1.1 request, blocking, with 5 s limits: what `roshambo-server status`
+/// reads `/metrics` and `/readyz` with, and what the server tells the Agones SDK server
+/// beside it (``AgonesLink``).
 ///
 /// Invariant: at most ``maxBytes`` of an answer are read; the error says, in a host's
 /// words, what to check.
@@ -20,6 +21,15 @@ public enum OperationsClient {
   public static func get(host: String, port: Int, path: String) throws(Failure) -> (
     status: Int, body: String
   ) {
+    try request("GET", host: host, port: port, path: path)
+  }
+
+  /// `method` `path` on `host`:`port`, with a JSON `body` if given: the status code and
+  /// the body of the answer. `advice` ends the message when nothing answers.
+  public static func request(
+    _ method: String, host: String, port: Int, path: String, body: String? = nil,
+    advice: String? = nil
+  ) throws(Failure) -> (status: Int, body: String) {
     var hints = addrinfo()
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
     var found: UnsafeMutablePointer<addrinfo>?
@@ -36,11 +46,15 @@ public enum OperationsClient {
     guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
       throw Failure(
         description:
-          "nothing answers on \(host):\(port) (\(String(cString: strerror(errno)))): is the "
-          + "server running with --metrics-address \(host):\(port)?")
+          "nothing answers on \(host):\(port) (\(String(cString: strerror(errno)))): "
+          + (advice ?? "is the server running with --metrics-address \(host):\(port)?"))
     }
+    let content =
+      body.map {
+        "Content-Type: application/json\r\nContent-Length: \($0.utf8.count)\r\n\r\n\($0)"
+      } ?? "\r\n"
     let request = Array(
-      "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+      "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\(content)".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)

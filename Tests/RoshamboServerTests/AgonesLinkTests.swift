@@ -1,0 +1,70 @@
+import Foundation
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboServer
+
+/// The server under Agones, against a stand-in SDK server (``AgonesSDKStandIn``) that
+/// follows Agones' REST API and records the calls.
+@Suite("Agones: the SDK server beside the game", .serialized)
+struct AgonesLinkTests {
+  /// Waits (up to 15 s) until the stand-in has received calls satisfying `condition`.
+  func eventually(_ sdk: AgonesSDKStandIn, _ what: String, _ condition: ([String]) -> Bool)
+    async throws
+  {
+    for _ in 0..<150 {
+      if condition(sdk.calls.map(\.line)) { return }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    Issue.record("never: \(what); calls: \(sdk.calls.map(\.line))")
+  }
+
+  @Test(
+    "Ready (retried while the sidecar starts late), Health, Counters, no Health while the loop is stuck, Shutdown last",
+    .timeLimit(.minutes(1)))
+  func lifecycle() async throws {
+    // The sidecar's port is chosen, but nothing listens there when the server starts.
+    let port = try PostgresProcess.freePort()
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.agonesPort = port
+    let server = try await GameServer.start(configuration, logger: .init(label: "test"))
+    try await Task.sleep(for: .milliseconds(600))  // a try or two find nothing there
+    let sdk = try AgonesSDKStandIn(port: port)
+    defer { sdk.close() }
+    try await eventually(sdk, "Ready and a Health") { $0.contains("POST /health") }
+    let first = sdk.calls
+    #expect(first.first?.line == "PUT /metadata/label")
+    #expect(first.first?.body.contains(#""key":"version""#) == true)
+    #expect(
+      first.map(\.line).firstIndex(of: "POST /ready")! < first.map(\.line).firstIndex(
+        of: "POST /health")!)
+    #expect(first.filter { $0.line == "POST /ready" }.count == 1)
+    #expect(
+      first.contains {
+        $0.line == "PATCH /v1beta1/counters/players" && $0.body == #"{"count":"0"}"#
+      })
+
+    // Two players seated in one room: the counters follow.
+    let (alice, bob) = try await seatTwo(port: server.port)
+    try await eventually(sdk, "players 2") { _ in
+      sdk.calls.contains { $0.path == "/v1beta1/counters/players" && $0.body == #"{"count":"2"}"# }
+    }
+    #expect(
+      sdk.calls.contains { $0.path == "/v1beta1/counters/rooms" && $0.body == #"{"count":"1"}"# })
+
+    // The game's loop held for 5 s: no Health while it is stuck.
+    let before = sdk.calls.filter { $0.line == "POST /health" }.count
+    server.holdGameLoop(for: .seconds(5))
+    try await Task.sleep(for: .seconds(4))
+    let during = sdk.calls.filter { $0.line == "POST /health" }.count
+    #expect(during - before <= 1, "Health went on while the loop was stuck")
+    try await eventually(sdk, "Health again once the loop answers") { lines in
+      lines.filter { $0 == "POST /health" }.count > during
+    }
+
+    try await server.drainAndStop(within: .zero)
+    #expect(sdk.calls.last?.line == "POST /shutdown")
+    _ = (alice, bob)
+  }
+}
