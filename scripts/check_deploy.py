@@ -1,0 +1,168 @@
+"""Checks deploy/ without a cluster (see scripts/check-deploy.sh)."""
+import copy
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+import yaml
+
+INT_OR_STRING = {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+
+
+def strict(properties, required=()):
+    return {"type": "object", "properties": properties, "required": list(required),
+            "additionalProperties": False}
+
+
+# Agones' published CRDs (install/helm/agones/templates/crds): the GameServer spec inside
+# a Fleet, the Fleet's spec, and the FleetAutoscaler's policy and sync. The Pod template is
+# left to kubernetes-validate.
+GAMESERVER_SPEC = strict({
+    "container": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+    "ports": {"type": "array", "minItems": 1, "items": strict({
+        "name": {"type": "string"},
+        "portPolicy": {"enum": ["Dynamic", "Static", "Passthrough", "None"]},
+        "protocol": {"enum": ["UDP", "TCP", "TCPUDP"]},
+        "container": {"type": "string"},
+        "containerPort": {"type": "integer", "minimum": 1, "maximum": 65535},
+        "hostPort": {"type": "integer", "minimum": 1, "maximum": 65535},
+    })},
+    "health": strict({
+        "disabled": {"type": "boolean"},
+        "initialDelaySeconds": {"type": "integer", "minimum": 0},
+        "periodSeconds": {"type": "integer", "minimum": 0},
+        "failureThreshold": {"type": "integer", "minimum": 1},
+    }),
+    "sdkServer": strict({
+        "logLevel": {"enum": ["Error", "Info", "Debug", "Trace"]},
+        "grpcPort": {"type": "integer", "minimum": 1, "maximum": 65535},
+        "httpPort": {"type": "integer", "minimum": 1, "maximum": 65535},
+    }),
+    "scheduling": {"enum": ["Packed", "Distributed"]},
+    "players": strict({"initialCapacity": {"type": "integer", "minimum": 0}}),
+    "counters": {"type": "object", "additionalProperties": strict({
+        "count": {"type": "integer", "minimum": 0},
+        "capacity": {"type": "integer", "minimum": 0},
+    })},
+    "lists": {"type": "object", "additionalProperties": strict({
+        "capacity": {"type": "integer", "minimum": 0, "maximum": 1000},
+        "values": {"type": "array", "items": {"type": "string"}},
+    })},
+    "template": {"type": "object", "required": ["spec"]},
+}, required=["template"])
+
+FLEET = strict({
+    "apiVersion": {"const": "agones.dev/v1"},
+    "kind": {"const": "Fleet"},
+    "metadata": {"type": "object", "required": ["name"]},
+    "spec": strict({
+        "replicas": {"type": "integer", "minimum": 0},
+        "scheduling": {"enum": ["Packed", "Distributed"]},
+        "strategy": strict({
+            "type": {"enum": ["Recreate", "RollingUpdate"]},
+            "rollingUpdate": strict({"maxSurge": INT_OR_STRING, "maxUnavailable": INT_OR_STRING}),
+        }),
+        "allocationOverflow": {"type": "object"},
+        "priorities": {"type": "array", "items": strict({
+            "type": {"enum": ["Counter", "List"]},
+            "key": {"type": "string"},
+            "order": {"enum": ["Ascending", "Descending"]},
+        })},
+        "template": strict({
+            "metadata": strict({
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+            }),
+            "spec": GAMESERVER_SPEC,
+        }, required=["spec"]),
+    }, required=["template"]),
+}, required=["apiVersion", "kind", "metadata", "spec"])
+
+CAPACITY_POLICY = strict({
+    "key": {"type": "string"},
+    "minCapacity": {"type": "integer", "minimum": 0},
+    "maxCapacity": {"type": "integer", "minimum": 1},
+    "bufferSize": INT_OR_STRING,
+}, required=["key", "bufferSize", "maxCapacity"])
+
+FLEET_AUTOSCALER = strict({
+    "apiVersion": {"const": "autoscaling.agones.dev/v1"},
+    "kind": {"const": "FleetAutoscaler"},
+    "metadata": {"type": "object", "required": ["name"]},
+    "spec": strict({
+        "fleetName": {"type": "string"},
+        "policy": strict({
+            "type": {"enum": ["Buffer", "Webhook", "Counter", "List", "Chain"]},
+            "buffer": strict({
+                "minReplicas": {"type": "integer", "minimum": 0},
+                "maxReplicas": {"type": "integer", "minimum": 1},
+                "bufferSize": INT_OR_STRING,
+            }, required=["maxReplicas"]),
+            "counter": CAPACITY_POLICY,
+            "list": CAPACITY_POLICY,
+        }, required=["type"]),
+        "sync": strict({
+            "type": {"enum": ["FixedInterval"]},
+            "fixedInterval": strict({"seconds": {"type": "integer", "minimum": 1}},
+                                    required=["seconds"]),
+        }),
+    }, required=["fleetName", "policy"]),
+}, required=["apiVersion", "kind", "metadata", "spec"])
+
+
+def validate_kubernetes(objects, where):
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as file:
+        yaml.safe_dump_all(objects, file)
+        file.flush()
+        result = subprocess.run(
+            [sys.executable, "-m", "kubernetes_validate", "--strict", "--quiet", file.name],
+            capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"check-deploy: {where} is not valid Kubernetes:\n{result.stdout}{result.stderr}")
+
+
+def main():
+    checks = []
+    postgres = [o for o in yaml.safe_load_all(open("deploy/postgres/postgres.yaml")) if o]
+    validate_kubernetes(postgres, "deploy/postgres/postgres.yaml")
+    checks.append(f"deploy/postgres/postgres.yaml: {len(postgres)} objects valid (strict)")
+
+    fleet = yaml.safe_load(open("deploy/agones/fleet.yaml"))
+    jsonschema.validate(fleet, FLEET)
+    gameserver = fleet["spec"]["template"]["spec"]
+    pod = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "roshambo"},
+           "template": copy.deepcopy(gameserver["template"])}
+    validate_kubernetes([pod], "the Fleet's Pod template")
+    containers = [c["name"] for c in gameserver["template"]["spec"]["containers"]]
+    assert gameserver["container"] in containers, "spec.container names no container"
+    assert set(gameserver["counters"]) == {"players", "rooms"}, "the server keeps players and rooms"
+    grace = gameserver["template"]["spec"]["terminationGracePeriodSeconds"]
+    assert grace > 30, "the grace period must outlast the 30 s drain"
+    checks.append("deploy/agones/fleet.yaml: the Fleet against Agones' CRD, its Pod template strict")
+
+    autoscaler = yaml.safe_load(open("deploy/agones/fleetautoscaler.yaml"))
+    jsonschema.validate(autoscaler, FLEET_AUTOSCALER)
+    assert autoscaler["spec"]["fleetName"] == fleet["metadata"]["name"]
+    assert autoscaler["spec"]["policy"]["counter"]["key"] in gameserver["counters"]
+    checks.append("deploy/agones/fleetautoscaler.yaml: against Agones' CRD, its Counter the Fleet's")
+
+    dockerfile = open("deploy/Dockerfile").read()
+    assert dockerfile.count("\nFROM ") + dockerfile.startswith("FROM ") >= 2, "multi-stage"
+    assert "scripts/package.sh" in dockerfile and "USER roshambo" in dockerfile
+    checks.append("deploy/Dockerfile: two stages, built by scripts/package.sh, not root")
+
+    # A broken copy must fail, or the checks check nothing.
+    broken = copy.deepcopy(fleet)
+    broken["spec"]["template"]["spec"]["health"]["periodSecond"] = 5
+    try:
+        jsonschema.validate(broken, FLEET)
+        sys.exit("check-deploy: a Fleet with an unknown field passed the check")
+    except jsonschema.ValidationError:
+        pass
+    for line in checks:
+        print("check-deploy: " + line)
+    print(f"check-deploy: {len(checks)} files hold; a Fleet with a misspelt field is refused")
+
+
+main()
