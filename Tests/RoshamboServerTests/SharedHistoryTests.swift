@@ -102,6 +102,14 @@ struct SharedHistoryTests {
     #expect(board.map(\.name) == ["Ann", "Bo"])
     #expect(board.map(\.won) == [4, 0] && board.map(\.lost) == [0, 4])
     #expect(try await history.recentMatches(limit: 2).map(\.id) == [3, 2])
+    // Names are not unique: both seats may have the same. One row of standings, moved by
+    // this match only, counted as the journal's own leaderboard counts it (each seat whose
+    // name is the winner's won).
+    let twins = FinishedMatch(
+      id: 9, room: "den", finishedAt: 9_000, ruleset: "classic", bestOf: 1,
+      players: ["Cy", "Cy"], scores: [1, 0], winner: "Cy", forfeit: false, fair: false)
+    #expect(try await history.store([twins], serverID: "s1") == 1)
+    #expect(try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
     #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "1")
     await history.close()
   }

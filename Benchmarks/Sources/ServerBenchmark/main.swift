@@ -9,10 +9,13 @@
 //   6. lobby followers: the capacity run with N connections following the lobby, next to
 //      the same run without them (and, in section 0, what one lobby view costs);
 //   7. metrics: the capacity run with its operations endpoint scraped every second, next
-//      to the same run with no endpoint, and what one scrape costs at 2N connections.
+//      to the same run with no endpoint, and what one scrape costs at 2N connections;
+//   8. shared history: four servers of N/4 rooms each shipping finished matches into one
+//      PostgreSQL (Debian's, started here) next to the same four without shipping, and
+//      the leaderboard's query at 1,000,000 matches.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|capacity|consumers|fair|fair-capacity|followers|metrics]
+//        [--only codec|latency|capacity|consumers|fair|fair-capacity|followers|metrics|history]
 //        [--threads N]
 //        [--pin] [--followers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
@@ -290,6 +293,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   }
   configuration.profileStalls = arguments.contains("--stalls")
   if arguments.contains("--metrics") { configuration.operationsAddress = ("127.0.0.1", 0) }
+  if let url = value("--history-url") { configuration.historyAddress = try HistoryAddress(parsing: url) }
   let writeMicros = Int32(value("--disk-write-us") ?? "0")!
   let syncMicros = Int32(value("--disk-sync-us") ?? "0")!
   if writeMicros > 0 || syncMicros > 0 {
@@ -380,7 +384,8 @@ defer { try? FileManager.default.removeItem(atPath: root) }
 let clientTLS = try TLSContext(.client(trust: .caFile(files.caCertificate)))
 
 func startServerChild(
-  durable: Bool, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false
+  durable: Bool, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
+  history: String? = nil
 ) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
@@ -395,6 +400,7 @@ func startServerChild(
   }
   if profileStalls { args += ["--stalls"] }
   if metrics { args += ["--metrics"] }
+  if let history { args += ["--history-url", history] }
   if pinned {
     // The server on core 0; with this process under `taskset -c 1`, neither takes the
     // other's core.
@@ -809,6 +815,105 @@ if runs("metrics") {
         + "median \(format(median / 1000, 2)) ms, longest \(format(scrapes.last! / 1000, 2)) ms, "
         + "\(scrapeBytes) bytes; beside a pick's p50 of \(format(off.p50 / 1000, 2)) ms\n")
   }
+  fflush(nil)
+}
+
+// 8. A fleet's shared history: four servers shipping into one PostgreSQL.
+if runs("history") {
+  let postgres = try BenchPostgres()
+  defer { postgres.remove() }
+  let servers = 4
+  let each = max(1, rooms / servers)
+  /// Four servers of `each` rooms under load at once (shipping to PostgreSQL or not):
+  /// every pick's latency pooled, the picks per second summed.
+  func fleet(shipping: Bool) async throws -> (picksPerSecond: Double, p50: Double, p99: Double) {
+    var children: [(ChildProcess, Int)] = []
+    for _ in 0..<servers {
+      children.append(try startServerChild(durable: true, history: shipping ? postgres.url : nil))
+    }
+    defer { for (child, _) in children { child.stop() } }
+    let reports = try await withThrowingTaskGroup(of: LoadReport.self) { group in
+      for (_, port) in children {
+        group.addTask {
+          try await LoadGenerator.run(
+            host: "127.0.0.1", port: port, tls: clientTLS, rooms: each, seconds: Double(seconds),
+            paceMillis: paceMillis, threads: 1, settle: settleSeconds)
+        }
+      }
+      var reports: [LoadReport] = []
+      for try await report in group { reports.append(report) }
+      return reports
+    }
+    let latencies = reports.flatMap(\.latencies).sorted()
+    func percentile(_ p: Double) -> Double {
+      latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+    }
+    return (reports.map(\.picksPerSecond).reduce(0, +), percentile(0.5), percentile(0.99))
+  }
+  let off = try await fleet(shipping: false)
+  try postgres.psql("DROP TABLE IF EXISTS roshambo_matches, roshambo_standings, roshambo_schema")
+  let on = try await fleet(shipping: true)
+  // Matches stored in the window, and how long each took from its end to PostgreSQL.
+  let shipped = try postgres.psql(
+    """
+    SELECT count(*), round(count(*) / greatest(1, extract(epoch FROM max(stored_at) - min(stored_at)))::numeric, 0),
+      round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM stored_at) * 1000 - finished_at)::numeric, 1),
+      round(percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM stored_at) * 1000 - finished_at)::numeric, 1)
+    FROM roshambo_matches
+    """
+  ).split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+  guard shipped.count == 4, shipped[0] != "0" else {
+    fatalError("no match reached PostgreSQL (\(shipped)); its log: \(postgres.directory)/log")
+  }
+  print(
+    "8. Shared history: \(servers) servers of \(each) rooms (\(servers * each * 2) TLS connections) offered "
+      + "\(rate) picks/s in all for \(seconds) s, durability on; shipping finished matches into one PostgreSQL "
+      + "beside the same four without shipping")
+  print(pad("fleet", 24) + pad("picks/s", 10) + pad("p50 ms", 9) + "p99 ms")
+  for (name, run) in [("not shipping", off), ("shipping", on)] {
+    print(
+      pad(name, 24) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
+        + format(run.p99 / 1000, 2))
+  }
+  print(
+    "shipping ÷ not: throughput \(format(on.picksPerSecond / off.picksPerSecond, 3))×, p99 "
+      + "\(format(on.p99 / off.p99, 2))×")
+  print(
+    "matches stored: \(shipped[0]) (\(shipped[1]) a second); from a match's end to PostgreSQL: p50 "
+      + "\(shipped[2]) ms, p99 \(shipped[3]) ms")
+  // The leaderboard at 1,000,000 matches: the same query the lobby and `history` make.
+  try postgres.psql(
+    """
+    INSERT INTO roshambo_matches (server_id, match_id, room, finished_at, ruleset, best_of,
+      player1, player2, score1, score2, winner, forfeit, fair)
+    SELECT 'bench', n, 'r' || (n % 5000), n, 'classic', 3, 'p' || (n % 10000),
+      'p' || ((n * 7 + 1) % 10000), 2, 1, 'p' || (n % 10000), false, false
+    FROM generate_series(1, 1000000) AS n;
+    INSERT INTO roshambo_standings (name, won, lost)
+      SELECT 'p' || n, 100 + n % 97, 100 + n % 89 FROM generate_series(0, 9999) AS n
+      ON CONFLICT (name) DO UPDATE SET won = excluded.won, lost = excluded.lost;
+    ANALYZE
+    """)
+  let history = SharedHistory(
+    address: try HistoryAddress(parsing: postgres.url), logger: Logger(label: "bench"))
+  var boardTimes: [Double] = []
+  var recentTimes: [Double] = []
+  for _ in 0..<50 {
+    var start = NIODeadline.now()
+    _ = try await history.leaderboard(limit: 10)
+    boardTimes.append(micros(since: start))
+    start = NIODeadline.now()
+    _ = try await history.recentMatches(limit: 20)
+    recentTimes.append(micros(since: start))
+  }
+  await history.close()
+  boardTimes.sort()
+  recentTimes.sort()
+  let total = try postgres.psql("SELECT count(*) FROM roshambo_matches")
+  print(
+    "at \(total) matches (10,000 players): the leaderboard's top 10 in \(format(boardTimes[25] / 1000, 2)) ms "
+      + "(median of 50; longest \(format(boardTimes.last! / 1000, 2)) ms), the latest 20 matches in "
+      + "\(format(recentTimes[25] / 1000, 2)) ms\n")
   fflush(nil)
 }
 

@@ -29,7 +29,9 @@ public final class SharedHistory: Sendable {
       finished_at bigint NOT NULL, ruleset text NOT NULL, best_of integer NOT NULL,
       player1 text NOT NULL, player2 text NOT NULL, score1 integer NOT NULL,
       score2 integer NOT NULL, winner text NOT NULL, forfeit boolean NOT NULL,
-      fair boolean NOT NULL, rounds jsonb, PRIMARY KEY (server_id, match_id));
+      fair boolean NOT NULL, rounds jsonb,
+      stored_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+      PRIMARY KEY (server_id, match_id));
     CREATE INDEX roshambo_matches_finished ON roshambo_matches (finished_at DESC);
     CREATE TABLE roshambo_standings (
       name text PRIMARY KEY, won bigint NOT NULL, lost bigint NOT NULL);
@@ -103,7 +105,8 @@ public final class SharedHistory: Sendable {
           String(decoding: MatchRecord.encode(rounds: $0), as: UTF8.self)
         }
         // The standings move only for a row this insert added (RETURNING is empty when
-        // the match was already there).
+        // the match was already there); one row a name, since names are not unique and
+        // both seats may have the same.
         let rows = try await connection.query(
           """
           WITH added AS (
@@ -121,7 +124,7 @@ public final class SharedHistory: Sendable {
             UNION ALL
             SELECT player2, (player2 = winner)::int, (player2 <> winner)::int FROM added)
           INSERT INTO roshambo_standings (name, won, lost)
-            SELECT name, won, lost FROM results
+            SELECT name, sum(won), sum(lost) FROM results GROUP BY name
           ON CONFLICT (name) DO UPDATE SET won = roshambo_standings.won + excluded.won,
             lost = roshambo_standings.lost + excluded.lost
           RETURNING name
