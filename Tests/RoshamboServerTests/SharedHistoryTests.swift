@@ -109,7 +109,8 @@ struct SharedHistoryTests {
       id: 9, room: "den", finishedAt: 9_000, ruleset: "classic", bestOf: 1,
       players: ["Cy", "Cy"], scores: [1, 0], winner: "Cy", forfeit: false, fair: false)
     #expect(try await history.store([twins], serverID: "s1") == 1)
-    #expect(try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
+    #expect(
+      try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
     #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "1")
     await history.close()
   }
