@@ -23,19 +23,12 @@ final class HistoryShipper: Sendable {
   /// How often the fleet's leaderboard is read again for the lobby (and after each batch).
   static let leadersEvery = Duration.seconds(5)
 
-  /// What the shipper has done, for the metrics and `status`.
-  struct Progress: Sendable, Equatable {
-    var shipped = 0
-    var failures = 0
-    /// Why the last attempt failed, while the history cannot be reached.
-    var problem: String?
-  }
-
   private let history: SharedHistory
   private let journal: JournalThread
   private let logger: Logger
   private let metrics: ServerMetrics?
-  private let progressBox = NIOLockedValueBox(Progress())
+  /// Why the history cannot be reached, while it cannot (one warning an outage).
+  private let problem = NIOLockedValueBox<String?>(nil)
   private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
   /// Told the fleet's leaderboard whenever it is read.
   private let leaders: @Sendable ([LobbyView.Leader]) -> Void
@@ -50,8 +43,6 @@ final class HistoryShipper: Sendable {
     self.logger = logger
     self.metrics = metrics
   }
-
-  var progress: Progress { progressBox.withLockedValue { $0 } }
 
   /// Starts shipping (once).
   func start() {
@@ -88,10 +79,9 @@ final class HistoryShipper: Sendable {
     let ids = batch.compactMap(\.id)
     try await journal.submit { try $0.acknowledgeShipped(ids) }.get()
     metrics?.matchesShipped.increment(by: batch.count)
-    let recovered = progressBox.withLockedValue { progress in
-      progress.shipped += batch.count
-      defer { progress.problem = nil }
-      return progress.problem != nil
+    let recovered = problem.withLockedValue { problem in
+      defer { problem = nil }
+      return problem != nil
     }
     if recovered {
       logger.notice(
@@ -153,17 +143,16 @@ final class HistoryShipper: Sendable {
         wait = Self.firstRetry
       } catch {
         if Task.isCancelled { break }
-        let problem = SharedHistory.explain(error)
-        let first = progressBox.withLockedValue { progress in
-          progress.failures += 1
-          defer { progress.problem = problem }
-          return progress.problem == nil
+        let explained = SharedHistory.explain(error)
+        let first = problem.withLockedValue { problem in
+          defer { problem = explained }
+          return problem == nil
         }
         metrics?.historyFailures.increment()
         if first {
           logger.warning(
             """
-            cannot ship finished matches to the shared history: \(problem); play goes on, \
+            cannot ship finished matches to the shared history: \(explained); play goes on, \
             and the matches wait in the journal until it is back (retrying up to every \
             \(Self.longestRetry.components.seconds) s)
             """, metadata: ["history": "\(history.address)"])

@@ -13,14 +13,15 @@ extension GameHub {
   func beginDrain(withinMillis: Int64) -> (running: Int, ended: EventLoopFuture<Void>) {
     let promise = drainEnded ?? loop.makePromise(of: Void.self)
     drainEnded = promise
-    let running = lobby.rooms.values.count { $0.phase == .choosing }
+    let running = matchesUnderWay
     let at = now()
     let endsAt = at + max(0, withinMillis)
     act(drain.drainRequested(endsAt: endsAt, now: at, matchesRunning: running > 0), endsAt: endsAt)
     return (running, promise.futureResult)
   }
 
-  /// The host insisted (a second signal): the drain ends now, whatever still runs.
+  /// The host insisted (a second signal), or the hub stops: the drain ends now, whatever
+  /// still runs.
   func endDrainNow() {
     act(drain.stopWaiting(), endsAt: nil)
   }
@@ -29,13 +30,6 @@ extension GameHub {
   func matchesChangedWhileDraining() {
     let running = lobby.rooms.values.contains { $0.phase == .choosing }
     act(drain.matchesChanged(running: running), endsAt: nil)
-  }
-
-  /// Ends a drain under way (the server stops without waiting further).
-  func drainEndedNow() {
-    act(drain.stopWaiting(), endsAt: nil)
-    drainEnded?.succeed()
-    drainEnded = nil
   }
 
   /// While draining: answers `origin` with `closing` (fatal for a `hello`, which would

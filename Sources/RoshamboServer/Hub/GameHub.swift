@@ -170,7 +170,7 @@ final class GameHub {
   /// and a snapshot being written has been written too.
   func shutdown() -> EventLoopFuture<Void> {
     stopping = true
-    drainEndedNow()
+    endDrainNow()
     flush()
     timers.cancelAll()
     tournamentTimer?.cancel()
