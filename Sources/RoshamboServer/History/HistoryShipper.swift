@@ -64,14 +64,10 @@ final class HistoryShipper: Sendable {
   /// Reads the fleet's leaderboard, for the lobby.
   private func readLeaders() async throws {
     let history = self.history
-    let board = NIOLockedValueBox<[LobbyView.Leader]>([])
-    try await within(Self.patience) {
-      let read = try await history.leaderboard(limit: LobbyView.maxLeaders)
-      board.withLockedValue { board in
-        board = read.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
-      }
+    let board = try await within(Self.patience) {
+      try await history.leaderboard(limit: LobbyView.maxLeaders)
     }
-    leaders(board.withLockedValue { $0 })
+    leaders(board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) })
   }
 
   /// The history has `batch`: it leaves the outbox.
@@ -90,26 +86,26 @@ final class HistoryShipper: Sendable {
     }
   }
 
-  /// `body`, or a ``HistoryError`` if it takes longer than `limit` (it is cancelled).
-  private func within(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Void)
-    async throws
-  {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        try await body()
-        return true
-      }
+  /// What `body` returns, or a ``HistoryError`` if it takes longer than `limit` (it is
+  /// cancelled).
+  @discardableResult
+  private func within<T: Sendable>(
+    _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+      group.addTask { try await body() }
       group.addTask {
         try await Task.sleep(for: limit)
-        return false
+        return nil
       }
-      let finished = try await group.next() ?? false
+      let first = try await group.next() ?? nil
       group.cancelAll()
-      guard finished else {
+      guard let first else {
         throw HistoryError(
           "no answer within \(limit.components.seconds) s (is PostgreSQL running, and the "
             + "address right?)")
       }
+      return first
     }
   }
 

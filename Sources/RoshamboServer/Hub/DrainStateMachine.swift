@@ -34,9 +34,15 @@ struct DrainStateMachine: Equatable {
   func secondsLeft(now: Int64) -> Int? {
     switch state {
     case .serving: nil
-    case .draining(let endsAt): Int((max(0, endsAt - now) + 999) / 1_000)
+    case .draining(let endsAt): Self.seconds(from: now, to: endsAt)
     case .drained: 0
     }
+  }
+
+  /// Whole seconds from `now` to `end` (ms), rounded up: a player is never told less time
+  /// than there is.
+  private static func seconds(from now: Int64, to end: Int64) -> Int {
+    Int((max(0, end - now) + 999) / 1_000)
   }
 
   /// The host asked the server to stop, by `endsAt` at the latest. A second request while
@@ -44,7 +50,7 @@ struct DrainStateMachine: Equatable {
   mutating func drainRequested(endsAt: Int64, now: Int64, matchesRunning: Bool) -> Action {
     switch state {
     case .serving:
-      let seconds = Int((max(0, endsAt - now) + 999) / 1_000)
+      let seconds = Self.seconds(from: now, to: endsAt)
       if matchesRunning && endsAt > now {
         state = .draining(endsAt: endsAt)
         return .announce(seconds: seconds)
