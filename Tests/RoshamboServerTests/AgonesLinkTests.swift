@@ -47,11 +47,13 @@ struct AgonesLinkTests {
 
     // Two players seated in one room: the counters follow.
     let (alice, bob) = try await seatTwo(port: server.port)
-    try await eventually(sdk, "players 2") { _ in
+    // Players, then rooms: two calls one after the other, so both are waited for.
+    try await eventually(sdk, "players 2 and rooms 1") { _ in
       sdk.calls.contains { $0.path == "/v1beta1/counters/players" && $0.body == #"{"count":"2"}"# }
+        && sdk.calls.contains {
+          $0.path == "/v1beta1/counters/rooms" && $0.body == #"{"count":"1"}"#
+        }
     }
-    #expect(
-      sdk.calls.contains { $0.path == "/v1beta1/counters/rooms" && $0.body == #"{"count":"1"}"# })
 
     // The game's loop held for 5 s: no Health while it is stuck.
     let before = sdk.calls.filter { $0.line == "POST /health" }.count
