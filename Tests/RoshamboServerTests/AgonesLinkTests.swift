@@ -32,7 +32,11 @@ struct AgonesLinkTests {
     try await Task.sleep(for: .milliseconds(600))  // a try or two find nothing there
     let sdk = try AgonesSDKStandIn(port: port)
     defer { sdk.close() }
-    try await eventually(sdk, "Ready and a Health") { $0.contains("POST /health") }
+    // Health, then the two counters: separate calls, so the last of them is waited for.
+    try await eventually(sdk, "Ready, a Health and both counters") { _ in
+      sdk.calls.contains { $0.line == "POST /health" }
+        && sdk.calls.contains { $0.line == "PATCH /v1beta1/counters/rooms" }
+    }
     let first = sdk.calls
     #expect(first.first?.line == "PUT /metadata/label")
     #expect(first.first?.body.contains(#""key":"version""#) == true)
@@ -43,6 +47,10 @@ struct AgonesLinkTests {
     #expect(
       first.contains {
         $0.line == "PATCH /v1beta1/counters/players" && $0.body == #"{"count":"0"}"#
+      })
+    #expect(
+      first.contains {
+        $0.line == "PATCH /v1beta1/counters/rooms" && $0.body == #"{"count":"0"}"#
       })
 
     // Two players seated in one room: the counters follow.

@@ -10,19 +10,21 @@ import Testing
 /// sees over real TLS as people come, play and go.
 @Suite("Server: following the lobby")
 struct LobbyFollowTests {
-  let loop = EmbeddedEventLoop()
-
-  func link(_ id: Int) -> ConnectionLink {
+  /// An embedded loop must stay on the thread that made it, so each test that needs one
+  /// makes its own (a stored property would be made and dropped wherever the suite's
+  /// instance is, which for the async tests is another thread).
+  func link(_ id: Int, on loop: EmbeddedEventLoop) -> ConnectionLink {
     ConnectionLink(id: id, channel: EmbeddedChannel(loop: loop))
   }
 
   @Test("a new follower gets the current view at once; changes go to all, 250 ms apart")
   func feed() {
+    let loop = EmbeddedEventLoop()
     var feed = LobbyFeed()
     // Nobody follows: nothing, whatever changes.
     feed.lobbyChanged()
     #expect(feed.decide(now: 0, followers: 0) == .nothing)
-    let alice = link(1)
+    let alice = link(1, on: loop)
     feed.followed(by: alice)
     #expect(feed.decide(now: 1_000, followers: 1) == .everyone(seq: 1))
     #expect(feed.decide(now: 1_001, followers: 1) == .nothing)
@@ -34,7 +36,7 @@ struct LobbyFollowTests {
     #expect(feed.decide(now: 1_250, followers: 1) == .everyone(seq: 2))
     // A newcomer meanwhile gets the view the others have, without waiting.
     feed.lobbyChanged()
-    let bob = link(2)
+    let bob = link(2, on: loop)
     feed.followed(by: bob)
     guard case .newcomers(let links, let seq) = feed.decide(now: 1_300, followers: 2) else {
       Issue.record("a newcomer must not wait for the next view")
