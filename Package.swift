@@ -39,7 +39,8 @@ let package = Package(
     // The game as a pure store: rules, rooms, the lobby, per-seat views, screen props.
     .target(name: "RoshamboGame"),
     // Rooms in play and the rules as reducers, shared by the game's and the client's tests.
-    .target(name: "GameFixtures", dependencies: ["RoshamboGame", "Redux"], path: "Tests/GameFixtures"),
+    .target(
+      name: "GameFixtures", dependencies: ["RoshamboGame", "Redux"], path: "Tests/GameFixtures"),
     .testTarget(
       name: "RoshamboGameTests",
       dependencies: [
@@ -142,6 +143,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
     // Many bot pairs in one process, for loading a server and measuring it.
     .target(
@@ -156,7 +158,8 @@ let package = Package(
       name: "roshambo",
       dependencies: [
         "RoshamboClient", "RoshamboLoad", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
-        "RoshamboJSON", "Sysexits", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "RoshamboJSON", "Sysexits",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -165,7 +168,8 @@ let package = Package(
     .testTarget(
       name: "RoshamboClientTests",
       dependencies: [
-        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboTLS",
         "ReduxTesting", "GameFixtures", .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -308,24 +308,27 @@ public final class GameServer: Service, Sendable {
       agones: agones)
   }
 
-  /// Players seated and rooms, if the hub's loop answers within
-  /// ``AgonesLink/loopPatience``; nil when it does not (it is stuck).
-  static func liveCounts(_ hub: HubHandle) async -> (players: Int, rooms: Int)? {
+  /// What the game holds for Agones (``FleetListing/Report``), if the hub's loop answers
+  /// within ``AgonesLink/loopPatience``; nil when it does not (it is stuck).
+  static func liveCounts(_ hub: HubHandle) async -> FleetListing.Report? {
     await withCheckedContinuation { continuation in
       let answered = NIOLockedValueBox(false)
-      let finish = { @Sendable (counts: (players: Int, rooms: Int)?) in
+      let finish = { @Sendable (report: FleetListing.Report?) in
         let first = answered.withLockedValue { answered in
           defer { answered = true }
           return !answered
         }
-        if first { continuation.resume(returning: counts) }
+        if first { continuation.resume(returning: report) }
       }
-      hub.submit { hub in
-        let snapshot = hub.metricsSnapshot()
-        return (snapshot.playersSeated, snapshot.roomsByPhase.values.reduce(0, +))
-      }.whenSuccess { finish($0) }
+      hub.submit { $0.fleetReport() }.whenSuccess { finish($0) }
       MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .seconds(1)) { finish(nil) }
     }
+  }
+
+  /// One element when Agones sets this GameServer to `Shutdown`: drain and stop, as on
+  /// SIGTERM. Never an element when the server does not run under Agones.
+  public var shutdownRequests: AsyncStream<Void> {
+    agones?.shutdownRequests ?? AsyncStream { _ in }
   }
 
   /// Serves until a graceful shutdown (SIGTERM or SIGINT through a `ServiceGroup`) or

@@ -155,8 +155,11 @@ struct ServeOptions: ParsableArguments {
       discussion: """
         Tells the Agones SDK server beside it (127.0.0.1, port AGONES_SDK_HTTP_PORT or \
         9358) that it is Ready once it listens, Health every 2 s while the game's loop \
-        answers, the players and rooms as the Counters `players` and `rooms`, and \
-        Shutdown when it stops (after its drain). See docs/OPERATIONS.md.
+        answers, the Counters `players`, `rooms` and `waiting` and the List `rooms` (what \
+        `roshambo play --allocator` is routed by), and Shutdown when it stops (after its \
+        drain); it drains when Agones sets the GameServer to Shutdown. Implies \
+        --no-announce: in a fleet, players find servers through the allocator. See \
+        docs/OPERATIONS.md.
         """))
   var agones = false
 
@@ -386,7 +389,8 @@ struct ServeOptions: ParsableArguments {
     configuration.tournamentPlayers = tournamentPlayers
     configuration.tournamentStartMillis = Int64(tournamentStart * 1000)
     configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
-    if !noAnnounce { configuration.announceName = announcedName }
+    // In a fleet the allocator routes players; announcing would offer one server of many.
+    if !noAnnounce, agonesPort == nil { configuration.announceName = announcedName }
     configuration.sourceCommit = sourceCommit
     configuration.operationsAddress = metricsAddress.map { ($0.host, $0.port) }
     configuration.historyAddress = historyAddress
@@ -501,7 +505,8 @@ struct ServeOptions: ParsableArguments {
 
 /// The running server as the executable serves it: tells how to join once SIGTERM and
 /// SIGINT are trapped, serves, and on the first signal drains (``GameServer/drainAndStop(within:started:)``)
-/// for `drainLimit(signal)`; a second signal ends the drain at once. The group's graceful
+/// for `drainLimit(signal)`; a second signal ends the drain at once. Agones setting the
+/// GameServer to `Shutdown` counts as a SIGTERM. The group's graceful
 /// shutdown (standard input closed, for `--ephemeral`) stops it without waiting.
 struct ListeningServer: Service {
   let server: GameServer
@@ -520,6 +525,11 @@ struct ListeningServer: Service {
       for await signal in signals { request.yield(drainLimit(signal)) }
     }
     defer { watcher.cancel() }
+    // Agones setting the GameServer to Shutdown drains as SIGTERM does.
+    let fleet = Task { [server] in
+      for await _ in server.shutdownRequests { request.yield(drainLimit(.sigterm)) }
+    }
+    defer { fleet.cancel() }
     try await withGracefulShutdownHandler {
       var iterator = requests.makeAsyncIterator()
       // Cancelled (nothing asked): stop without waiting.

@@ -131,6 +131,20 @@ func validateFair(_ fair: Bool, room: String?, vsBot: Bool) throws {
     "--fair needs --room: quick-match rooms are fair only when the server runs with --fair.")
 }
 
+/// `--allocator` finds the server, so it goes without `--host`, and without `alone` (an
+/// option that needs one known server: its lobby, or a server of its own).
+func validateFleet(_ fleet: FleetOptions, server: ServerOptions, alone: String?) throws {
+  guard fleet.allocator != nil else { return }
+  if server.host != nil {
+    throw ValidationError("--allocator chooses the server: give it or --host, not both.")
+  }
+  if let alone {
+    throw ValidationError(
+      "\(alone) needs one server (its lobby, or one of its own), so not --allocator: each "
+        + "server in a fleet has its own lobby; use --host.")
+  }
+}
+
 /// Checks `--name` with the rule the server uses.
 func validateName(_ name: String) throws {
   if case .failure(let problem) = PlayerName.normalize(name) {
@@ -157,6 +171,8 @@ struct Play: AsyncParsableCommand {
       """)
 
   @OptionGroup var server: ServerOptions
+
+  @OptionGroup(title: "In a fleet") var fleet: FleetOptions
 
   @Option(
     help: ArgumentHelp(
@@ -192,6 +208,7 @@ struct Play: AsyncParsableCommand {
   func validate() throws {
     if let name { try validateName(name) }
     try validateFair(fair, room: room, vsBot: vsBot)
+    try validateFleet(fleet, server: server, alone: vsBot ? "--vs-bot" : nil)
   }
 
   func run() async throws {
@@ -223,7 +240,8 @@ struct Play: AsyncParsableCommand {
         _ = await session.run()
       }
     } else {
-      server = try await self.server.resolve()
+      server = try await self.server.resolve(
+        fleet: fleet, for: room.map { .room($0) } ?? .quickMatch)
     }
     let connection = try await connect(server, options: self.server)
     let reconnect = reconnector(server)
@@ -250,11 +268,17 @@ struct Watch: AsyncParsableCommand {
 
   @OptionGroup var server: ServerOptions
 
+  @OptionGroup(title: "In a fleet") var fleet: FleetOptions
+
   @Option(help: "The room to watch.")
   var room: String
 
+  func validate() throws {
+    try validateFleet(fleet, server: server, alone: nil)
+  }
+
   func run() async throws {
-    let resolved = try await server.resolve()
+    let resolved = try await server.resolve(fleet: fleet, for: .watch(room))
     let connection = try await connect(resolved, options: server)
     let reconnect = reconnector(resolved)
     let keepalive = server.keepaliveInterval
@@ -284,6 +308,8 @@ struct BotCommand: AsyncParsableCommand {
       """)
 
   @OptionGroup var server: ServerOptions
+
+  @OptionGroup(title: "In a fleet") var fleet: FleetOptions
 
   @Option(help: "How the bot picks.")
   var strategy = BotStrategy.random
@@ -338,10 +364,14 @@ struct BotCommand: AsyncParsableCommand {
     } else {
       try validateFair(fair, room: room, vsBot: false)
     }
+    let lobbyMode =
+      lobby ? "--lobby" : challenge != nil ? "--challenge" : tournament ? "--tournament" : nil
+    try validateFleet(fleet, server: server, alone: lobbyMode)
   }
 
   func run() async throws {
-    let resolved = try await server.resolve()
+    let resolved = try await server.resolve(
+      fleet: fleet, for: room.map { .room($0) } ?? .quickMatch)
     let name = self.name ?? Bot.randomName()
     if tournament {
       try await playTournament(resolved, name: name)

@@ -9,12 +9,21 @@ extension ServerOptions {
   /// Whether a person is at the keyboard to answer a question.
   static var interactive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
 
-  /// Finds the server (`--host`, or the local network) and decides how to trust it:
+  /// Finds the server (`--host`, the fleet's allocator when `fleet` has `--allocator`, or
+  /// the local network) and decides how to trust it:
   /// `--pin`, `--ca`, the fingerprint remembered in known_servers, the development CA in
   /// certs/ for a server on this machine, or trust on first use (asking the player, or
   /// `--accept-new`). Prints what a person must know; throws an exit code on failure.
-  func resolve() async throws -> ResolvedServer {
-    let (host, port, announced) = try await target()
+  func resolve(fleet: FleetOptions? = nil, for purpose: FleetAllocation.Purpose = .quickMatch)
+    async throws -> ResolvedServer
+  {
+    let (host, port, announced): (String, Int, Announcement?)
+    if let fleet, fleet.allocator != nil {
+      let chosen = try await fleet.allocate(purpose)
+      (host, port, announced) = (chosen.host, chosen.port, nil)
+    } else {
+      (host, port, announced) = try await target()
+    }
     if let pin { return try resolved(host, port, trust: .pinnedSHA256(pin)) }
     if let ca {
       guard FileManager.default.isReadableFile(atPath: ca) else {

@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RoshamboJSON
 
 /// The server as an Agones `GameServer`: it talks to the SDK server that runs beside it
 /// (the sidecar; REST on 127.0.0.1, `AGONES_SDK_HTTP_PORT`, 9358 by default). It labels
@@ -9,18 +10,21 @@ import NIOPosix
 /// still starting, which it may do after the game), says `Health` every
 /// ``healthEvery`` for as long as the game's loop answers within ``loopPatience`` (a
 /// stuck loop stops the pings, so Agones marks the server unhealthy), keeps the Counters
-/// `players` and `rooms` at what the server holds, and says `Shutdown` when it stops.
+/// `players`, `rooms` and `waiting` and the List `rooms` at what the server holds (what
+/// the allocator routes players by: ``FleetListing``), follows `/watch/gameserver` (it
+/// logs being allocated, and asks for a drain when the GameServer is set to `Shutdown`),
+/// and says `Shutdown` when it stops.
 ///
-/// Invariant: `Ready` comes before any `Health` or Counter, and `Shutdown` is the last
-/// call made.
+/// Invariant: `Ready` comes before any `Health`, Counter or List call, and `Shutdown` is
+/// the last call made.
 public final class AgonesLink: Sendable {
   static let healthEvery = Duration.seconds(2)
   static let loopPatience = Duration.seconds(1)
   static let longestRetry = Duration.seconds(4)
 
-  /// What the game holds now, asked of its loop: players seated and rooms, or nil when the
-  /// loop did not answer in time.
-  typealias Probe = @Sendable () async -> (players: Int, rooms: Int)?
+  /// What the game holds now, asked of its loop, or nil when the loop did not answer in
+  /// time.
+  typealias Probe = @Sendable () async -> FleetListing.Report?
 
   public let port: Int
   private let version: String
@@ -29,12 +33,23 @@ public final class AgonesLink: Sendable {
   /// The blocking HTTP calls run here, never on the game's loop or the concurrency pool.
   private let calls = NIOThreadPool(numberOfThreads: 1)
   private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+  private let watching = NIOLockedValueBox<Task<Void, Never>?>(nil)
+  private let listing = NIOLockedValueBox(FleetListing())
+  /// What the watch saw last: whether the GameServer was allocated, and whether a drain
+  /// was asked for (once).
+  private let seen = NIOLockedValueBox((allocated: false, shutdown: false))
+  private let shutdownAsked: AsyncStream<Void>.Continuation
+
+  /// One element when the GameServer is set to `Shutdown` (by the game's operator or a
+  /// backend, through Kubernetes): the server should drain and stop, as on SIGTERM.
+  public let shutdownRequests: AsyncStream<Void>
 
   init(port: Int, version: String, logger: Logger, probe: @escaping Probe) {
     self.port = port
     self.version = version
     self.probe = probe
     self.logger = logger
+    (shutdownRequests, shutdownAsked) = AsyncStream.makeStream()
     calls.start()
   }
 
@@ -44,6 +59,9 @@ public final class AgonesLink: Sendable {
       task = Task { await self.run() }
     }
   }
+
+  /// Milliseconds on a monotonic clock, for ``FleetListing``'s graces.
+  private static func now() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
 
   /// Stops the pings and says `Shutdown` (once; a sidecar that does not answer is not
   /// waited for past one attempt).
@@ -55,6 +73,11 @@ public final class AgonesLink: Sendable {
     guard let running else { return }
     running.cancel()
     await running.value
+    if let watch = watching.withLockedValue({ $0 }) {
+      watch.cancel()
+      await watch.value
+    }
+    shutdownAsked.finish()
     _ = try? await call("POST", "/shutdown", "{}")
     try? await calls.shutdownGracefully()
   }
@@ -82,16 +105,14 @@ public final class AgonesLink: Sendable {
       }
     }
     guard said else { return }
-    var reported: (players: Int, rooms: Int)?
+    let watch = Task { await self.watch() }
+    watching.withLockedValue { $0 = watch }
     while !Task.isCancelled {
-      if let now = await probe() {
+      if let report = await probe() {
         _ = try? await call("POST", "/health", "{}")
-        if reported.map({ $0 != now }) ?? true {
-          let players = try? await call(
-            "PATCH", "/v1beta1/counters/players", #"{"count":"\#(now.players)"}"#)
-          let rooms = try? await call(
-            "PATCH", "/v1beta1/counters/rooms", #"{"count":"\#(now.rooms)"}"#)
-          if players != nil, rooms != nil { reported = now }
+        let calls = listing.withLockedValue { $0.calls(for: report, now: Self.now()) }
+        for listed in calls where await make(listed) {
+          listing.withLockedValue { $0.succeeded(listed) }
         }
       } else {
         logger.warning(
@@ -101,16 +122,97 @@ public final class AgonesLink: Sendable {
     }
   }
 
+  /// Makes one Counter or List call; whether it took effect (adding a name the List
+  /// holds already, or removing one it does not hold, counts as done).
+  private func make(_ listed: FleetListing.Call) async -> Bool {
+    var body = JSONText(capacity: 64)
+    let method: String
+    let path: String
+    var done: Set<Int> = []
+    switch listed {
+    case .setCounter(let key, let count):
+      method = "PATCH"
+      path = "/v1beta1/counters/\(key)"
+      body.raw("{\"count\":\"")
+      body.int(count)
+      body.raw("\"}")
+    case .addToList(let name):
+      method = "POST"
+      path = "/v1beta1/lists/\(FleetListing.roomsList):addValue"
+      body.raw("{\"value\":")
+      body.string(name)
+      body.raw("}")
+      done = [409]  // AlreadyExists
+    case .removeFromList(let name):
+      method = "POST"
+      path = "/v1beta1/lists/\(FleetListing.roomsList):removeValue"
+      body.raw("{\"value\":")
+      body.string(name)
+      body.raw("}")
+      done = [404]  // NotFound
+    }
+    do {
+      try await call(method, path, String(decoding: body.bytes, as: UTF8.self), alsoDone: done)
+      return true
+    } catch {
+      logger.debug("an Agones SDK call failed", metadata: ["error": "\(error)"])
+      return false
+    }
+  }
+
+  /// Follows `/watch/gameserver` for as long as the link runs, reconnecting after a
+  /// pause when the stream ends or fails.
+  private func watch() async {
+    var wait = Duration.milliseconds(250)
+    while !Task.isCancelled {
+      do {
+        try await GameServerWatch.follow(port: port, group: MultiThreadedEventLoopGroup.singleton) {
+          self.observe($0)
+        }
+        wait = .milliseconds(250)
+      } catch {
+        logger.debug(
+          "watching the GameServer failed; watching again", metadata: ["error": "\(error)"])
+      }
+      try? await Task.sleep(for: wait)
+      wait = min(wait * 2, Self.longestRetry)
+    }
+  }
+
+  private func observe(_ server: WatchedGameServer) {
+    listing.withLockedValue {
+      $0.observe(counts: server.counts, listed: server.lists[FleetListing.roomsList] ?? [])
+    }
+    let (allocated, shutdown) = seen.withLockedValue { seen in
+      let now = (
+        allocated: !seen.allocated && server.state == "Allocated",
+        shutdown: !seen.shutdown && server.state == "Shutdown"
+      )
+      seen.allocated = seen.allocated || now.allocated
+      seen.shutdown = seen.shutdown || now.shutdown
+      return now
+    }
+    if allocated {
+      logger.info("Agones allocated this server: its allocator routes players here")
+    }
+    if shutdown {
+      logger.notice("Agones set this GameServer to Shutdown: draining, as on SIGTERM")
+      shutdownAsked.yield()
+    }
+  }
+
   /// One call to the SDK server; fails unless it answers 2xx.
   @discardableResult
-  private func call(_ method: String, _ path: String, _ body: String) async throws -> String {
+  private func call(
+    _ method: String, _ path: String, _ body: String, alsoDone: Set<Int> = []
+  ) async throws -> String {
     let port = self.port
     let answer = try await calls.runIfActive {
       try OperationsClient.request(
         method, host: "127.0.0.1", port: port, path: path, body: body,
         advice: "is the Agones SDK server running beside the game?")
     }
-    guard (200..<300).contains(answer.status) else {
+    guard (200..<300).contains(answer.status) || alsoDone.contains(answer.status) else {
       throw OperationsClient.Failure(
         description: "the Agones SDK server answered \(method) \(path) with \(answer.status)")
     }

@@ -578,6 +578,22 @@ final class GameHub {
     return snapshot
   }
 
+  /// What Agones' allocator routes by (``FleetListing/Report``): players seated, rooms,
+  /// the quick-match player waiting, and the rooms players named (at most
+  /// ``FleetListing/listCapacity``).
+  func fleetReport() -> FleetListing.Report {
+    let snapshot = metricsSnapshot()
+    var named: Set<String> = []
+    for name in lobby.rooms.keys where !LobbyState.isReservedRoomName(name) {
+      guard named.count < FleetListing.listCapacity else { break }
+      named.insert(name)
+    }
+    let waiting = lobby.quickMatchRoom.map { lobby.rooms[$0]?.hasPlayerWaiting ?? false } ?? false
+    return FleetListing.Report(
+      players: snapshot.playersSeated, rooms: snapshot.roomsByPhase.values.reduce(0, +),
+      waiting: waiting ? 1 : 0, namedRooms: named)
+  }
+
   /// Why the server is not ready for players now, or nil: stopping, or the journal
   /// cannot be written (play is paused until it can).
   var unreadiness: String? {

@@ -1,0 +1,118 @@
+/// What this server tells Agones about itself so that Agones' allocator can route players
+/// to it, as a value: the Counters `players`, `rooms` and `waiting`, and the List `rooms`
+/// (the names of the rooms players named). Given what the game holds and what the
+/// GameServer holds (as its watch last showed it), it says which calls to make; the
+/// caller makes them and reports which succeeded.
+///
+/// The allocator itself changes the List and `waiting` when it routes a player here (it
+/// adds the room's name, it counts the quick-match player on the way), before that
+/// player arrives. So a name in the List that is not a room yet stays for
+/// ``arrivalGrace`` before it is removed, and a count the GameServer shows that differs
+/// from the game's is corrected only once it has differed for ``countGrace``.
+///
+/// Invariant: the List never holds more than ``listCapacity`` names by this server's
+/// doing, and a name is removed only after it has not been a room here for
+/// ``arrivalGrace``.
+struct FleetListing: Equatable, Sendable {
+  /// The List's key and the Counters' keys, as the Fleet declares them.
+  static let roomsList = "rooms"
+  static let counters = ["players", "rooms", "waiting"]
+  /// Agones caps a List at 1,000 values.
+  static let listCapacity = 1_000
+  /// How long a name the allocator added may wait for its room (ms).
+  static let arrivalGrace: Int64 = 60_000
+  /// How long the GameServer's count may differ from the game's before it is set (ms).
+  static let countGrace: Int64 = 10_000
+
+  /// What the game holds now.
+  struct Report: Equatable, Sendable {
+    var players: Int
+    var rooms: Int
+    /// Players waiting alone for a quick-match opponent.
+    var waiting: Int
+    /// Rooms named by players (not `quick-N`, `duel-N` or a tournament's), at most
+    /// ``FleetListing/listCapacity`` of them.
+    var namedRooms: Set<String>
+
+    func count(_ key: String) -> Int {
+      switch key {
+      case "players": players
+      case "rooms": rooms
+      default: waiting
+      }
+    }
+  }
+
+  /// One call to the SDK server.
+  enum Call: Hashable, Sendable {
+    case setCounter(String, Int)
+    case addToList(String)
+    case removeFromList(String)
+  }
+
+  /// Counts last set successfully.
+  private(set) var sent: [String: Int] = [:]
+  /// The names believed to be in the List: the watch's last view, and what was added
+  /// or removed since.
+  private(set) var listed: Set<String> = []
+  /// Since when each listed name has not been a room here (ms).
+  private var notRoomSince: [String: Int64] = [:]
+  /// The counts the GameServer showed last, and since when each differed from the game's.
+  private var watchedCounts: [String: Int] = [:]
+  private var differentSince: [String: Int64] = [:]
+
+  /// The GameServer as the watch shows it now.
+  mutating func observe(counts: [String: Int], listed names: [String]) {
+    watchedCounts = counts
+    listed = Set(names)
+  }
+
+  /// The calls that bring the GameServer in line with `report`, at `now` (ms).
+  mutating func calls(for report: Report, now: Int64) -> [Call] {
+    var calls: [Call] = []
+    for key in Self.counters {
+      let count = report.count(key)
+      if sent[key] != count {
+        calls.append(.setCounter(key, count))
+        differentSince[key] = nil
+      } else if let watched = watchedCounts[key], watched != count {
+        let since = differentSince[key] ?? now
+        differentSince[key] = since
+        if now - since >= Self.countGrace { calls.append(.setCounter(key, count)) }
+      } else {
+        differentSince[key] = nil
+      }
+    }
+    notRoomSince = notRoomSince.filter { listed.contains($0.key) }
+    for name in listed {
+      if report.namedRooms.contains(name) {
+        notRoomSince[name] = nil
+      } else {
+        let since = notRoomSince[name] ?? now
+        notRoomSince[name] = since
+        if now - since >= Self.arrivalGrace { calls.append(.removeFromList(name)) }
+      }
+    }
+    var room = Self.listCapacity - listed.count
+    for name in report.namedRooms.sorted() where !listed.contains(name) && room > 0 {
+      calls.append(.addToList(name))
+      room -= 1
+    }
+    return calls
+  }
+
+  /// `call` was made and the SDK server answered 2xx.
+  mutating func succeeded(_ call: Call) {
+    switch call {
+    case .setCounter(let key, let count):
+      sent[key] = count
+      watchedCounts[key] = count
+      differentSince[key] = nil
+    case .addToList(let name):
+      listed.insert(name)
+    case .removeFromList(let name):
+      listed.remove(name)
+      notRoomSince[name] = nil
+    }
+  }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import RoshamboClient
+import RoshamboTLS
+import Testing
+
+@testable import RoshamboServer
+
+/// Players routed through Agones' allocator: two game servers under Agones (each with
+/// its SDK stand-in), the allocator stand-in over mutual TLS, and `roshambo bot`
+/// processes asking it with `--allocator`.
+@Suite("A fleet: players routed by the allocator", .serialized)
+struct FleetRoutingTests {
+  /// Two servers, both already allocated (so that only the List or the Counter can send
+  /// two players to the same one: the allocator otherwise takes them in turn).
+  final class Fleet: Sendable {
+    let sdks: [AgonesSDKStandIn]
+    let servers: [GameServer]
+    let allocator: AgonesAllocatorStandIn
+    let client: (certificate: String, key: String)
+
+    init() async throws {
+      sdks = try ["roshambo-a", "roshambo-b"].map { try AgonesSDKStandIn(name: $0) }
+      var servers: [GameServer] = []
+      for sdk in sdks {
+        var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+        configuration.agonesPort = sdk.port
+        servers.append(try await GameServer.start(configuration, logger: .init(label: "test")))
+      }
+      self.servers = servers
+      for sdk in sdks {
+        try await eventually("\(sdk.record.name) Ready") { sdk.record.state == "Ready" }
+        sdk.change { $0.state = "Allocated" }
+      }
+      let files = TestCertificates.files
+      allocator = try AgonesAllocatorStandIn(
+        members: zip(sdks, servers).map { .init(sdk: $0, port: $1.port) },
+        certificate: files.serverCertificate, key: files.serverKey, clientCA: files.caCertificate)
+      client = try DevelopmentCertificates.issueClientCertificate(name: "player", files: files)
+    }
+
+    func stop() async {
+      for server in servers { try? await server.stop() }
+      allocator.close()
+      for sdk in sdks { sdk.close() }
+    }
+
+    /// `roshambo` with the allocator's options and the test CA for the game servers.
+    func roshambo(_ arguments: [String], certificate: Bool = true) throws -> ServerProcess {
+      let files = TestCertificates.files
+      var fleet = [
+        "--allocator", "https://127.0.0.1:\(allocator.port)", "--allocator-ca", files.caCertificate,
+        "--ca", files.caCertificate,
+      ]
+      if certificate {
+        fleet += ["--allocator-cert", client.certificate, "--allocator-key", client.key]
+      }
+      return try ServerProcess(
+        [arguments[0]] + fleet + arguments.dropFirst(), binary: "roshambo")
+    }
+  }
+
+  static func eventually(_ what: String, _ condition: () -> Bool) async throws {
+    for _ in 0..<150 {
+      if condition() { return }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    Issue.record("never: \(what)")
+  }
+
+  /// Runs two bots with `arguments` at once; their exit statuses and output.
+  func twoBots(_ fleet: Fleet, _ arguments: [String]) async throws -> [(Int32, String)] {
+    // Paper against a cycle of rock, paper, scissors: a match of four rounds, never a
+    // run of draws.
+    let bots = try [("Ann", "paper"), ("Bob", "cycle")].map { name, strategy in
+      try fleet.roshambo(["bot", "--name", name, "--strategy", strategy] + arguments)
+    }
+    // Bots sent to different servers would each wait for an opponent for ever: after
+    // 30 s they are stopped, and the test fails on their status.
+    let watchdog = Task {
+      try await Task.sleep(for: .seconds(30))
+      for bot in bots where bot.process.isRunning { bot.process.terminate() }
+    }
+    defer { watchdog.cancel() }
+    return await withTaskGroup(of: (Int, (Int32, String)).self) { group in
+      for (index, bot) in bots.enumerated() {
+        // Waiting for a process blocks a thread: not one of the few the tasks share.
+        group.addTask {
+          await withCheckedContinuation { done in
+            Thread.detachNewThread { done.resume(returning: (index, bot.finish())) }
+          }
+        }
+      }
+      var results = [(Int32, String)](repeating: (0, ""), count: bots.count)
+      for await (index, result) in group { results[index] = result }
+      return results
+    }
+  }
+
+  @Test(
+    "two bots asking for the same named room reach the same server and play there",
+    .timeLimit(.minutes(1)))
+  func namedRoom() async throws {
+    let fleet = try await Fleet()
+    defer { Task { await fleet.stop() } }
+    let results = try await twoBots(fleet, ["--room", "final"])
+    for (status, output) in results {
+      #expect(status == 0, "\(output)")
+      #expect(output.contains("1 matches: "), "\(output)")
+    }
+    let chosen = results.map { result in
+      ["roshambo-a", "roshambo-b"].first { result.1.contains("chose the server \($0) at") }
+    }
+    #expect(chosen[0] != nil && chosen[0] == chosen[1], "\(results.map(\.1))")
+    // The allocator added the room to that server's List, and only there.
+    let holding = fleet.sdks.filter { $0.record.lists["rooms"]!.values.contains("final") }
+    #expect(holding.map(\.record.name) == [chosen[0]].compactMap { $0 })
+    // The second request was routed by the List: the first selector asks for the room.
+    let second = try #require(fleet.allocator.requests.last)
+    #expect(second.contains(#""containsValue":"final""#))
+  }
+
+  @Test(
+    "two quick-match bots reach the same server through its waiting Counter",
+    .timeLimit(.minutes(1)))
+  func quickMatch() async throws {
+    let fleet = try await Fleet()
+    defer { Task { await fleet.stop() } }
+    let results = try await twoBots(fleet, [])
+    for (status, output) in results {
+      #expect(status == 0, "\(output)")
+      #expect(output.contains("1 matches: "), "\(output)")
+    }
+    let chosen = results.map { result in
+      ["roshambo-a", "roshambo-b"].first { result.1.contains("chose the server \($0) at") }
+    }
+    #expect(chosen[0] != nil && chosen[0] == chosen[1], "\(results.map(\.1))")
+  }
+
+  @Test(
+    "the server lists its named rooms and counts its players and rooms, and watches its GameServer",
+    .timeLimit(.minutes(1)))
+  func roomsList() async throws {
+    let fleet = try await Fleet()
+    defer { Task { await fleet.stop() } }
+    let sdk = fleet.sdks[0]
+    let (alice, bob) = try await seatTwo(port: fleet.servers[0].port, room: "den")
+    try await Self.eventually("den in the List and two players counted") {
+      sdk.record.lists["rooms"]!.values == ["den"] && sdk.record.counters["players"]!.count == 2
+        && sdk.record.counters["rooms"]!.count == 1
+    }
+    #expect(
+      sdk.calls.contains {
+        $0.line == "POST /v1beta1/lists/rooms:addValue" && $0.body == #"{"value":"den"}"#
+      })
+    #expect(sdk.calls.contains { $0.line == "GET /watch/gameserver" })
+    _ = (alice, bob)
+  }
+
+  @Test(
+    "watching a room no server holds says so and exits 1; no client certificate: refused, 69",
+    .timeLimit(.minutes(1)))
+  func refusals() async throws {
+    let fleet = try await Fleet()
+    defer { Task { await fleet.stop() } }
+    let (status, output) = try fleet.roshambo(["watch", "--room", "nowhere"]).finish()
+    #expect(status == 1, "\(output)")
+    #expect(
+      output.contains(#"no server in the fleet "roshambo" holds the room "nowhere""#), "\(output)")
+    let (refused, said) = try fleet.roshambo(["bot", "--room", "final"], certificate: false)
+      .finish()
+    #expect(refused == 69, "\(said)")
+    #expect(
+      said.contains("cannot reach the allocator at 127.0.0.1:\(fleet.allocator.port)"), "\(said)")
+    #expect(fleet.allocator.requests.count == 1)
+  }
+
+  @Test(
+    "Agones setting the GameServer to Shutdown asks the server to drain, once",
+    .timeLimit(.minutes(1)))
+  func shutdownFromAgones() async throws {
+    let fleet = try await Fleet()
+    defer { Task { await fleet.stop() } }
+    var requests = fleet.servers[0].shutdownRequests.makeAsyncIterator()
+    // Other changes (an allocation) ask nothing: only the first Shutdown is an element.
+    fleet.sdks[0].change { $0.counters["waiting"] = (1, 1_000) }
+    fleet.sdks[0].change { $0.state = "Shutdown" }
+    fleet.sdks[0].change { $0.lists["rooms"] = (["x"], 1_000) }
+    #expect(await requests.next() != nil)
+    try await fleet.servers[0].drainAndStop(within: .zero)
+    // Stopped: the stream ends without a second element.
+    #expect(await requests.next() == nil)
+    #expect(fleet.sdks[0].calls.last?.line == "POST /shutdown")
+  }
+
+  @Test("--allocator that is not https://, or without its CA, is refused before anything is sent")
+  func badOptions() throws {
+    for (arguments, said) in [
+      (
+        ["--allocator", "http://127.0.0.1:1", "--allocator-ca", "ca.pem"],
+        "is not an https://HOST[:PORT] address"
+      ),
+      (["--allocator", "https://127.0.0.1:1"], "--allocator needs --allocator-ca"),
+      (["--allocator-ca", "ca.pem"], "--allocator-ca needs --allocator"),
+      (
+        ["--allocator", "https://h", "--allocator-ca", "ca.pem", "--host", "127.0.0.1"],
+        "give it or --host, not both"
+      ),
+      (
+        ["--allocator", "https://h", "--allocator-ca", "ca.pem", "--lobby"],
+        "--lobby needs one server"
+      ),
+    ] {
+      let (status, output) = try ServerProcess(["bot"] + arguments, binary: "roshambo").finish()
+      #expect(status == 64, "\(arguments): \(output)")
+      #expect(output.contains(said), "\(arguments): \(output)")
+    }
+  }
+}
