@@ -122,6 +122,52 @@ def validate_kubernetes(objects, where):
         sys.exit(f"check-deploy: {where} is not valid Kubernetes:\n{result.stdout}{result.stderr}")
 
 
+KUBECTL_STAND_IN = """#!/usr/bin/env bash
+# kubectl as player-certificate.sh uses it: the allocator's CA, a patch, the service's IP.
+echo "$*" >> "$KUBECTL_LOG"
+case "$*" in
+  "get secret allocator-tls-ca"*) base64 -w 0 < "$ALLOCATOR_CA" ;;
+  "patch secret allocator-client-ca"*) echo "secret/allocator-client-ca patched" ;;
+  "get service agones-allocator"*) printf 203.0.113.7 ;;
+  *) echo "kubectl stand-in: unexpected: $*" >&2; exit 1 ;;
+esac
+"""
+
+
+def run_player_certificate(script):
+    """Runs the script with a kubectl stand-in; checks what it made with openssl."""
+    with tempfile.TemporaryDirectory() as directory:
+        kubectl = f"{directory}/bin/kubectl"
+        subprocess.run(["mkdir", "-p", f"{directory}/bin"], check=True)
+        with open(kubectl, "w") as file:
+            file.write(KUBECTL_STAND_IN)
+        subprocess.run(["chmod", "+x", kubectl], check=True)
+        ca = f"{directory}/allocator-ca.pem"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                        f"{directory}/ca-key.pem", "-subj", "/CN=allocator CA", "-out", ca],
+                       check=True, capture_output=True)
+        env = {"PATH": f"{directory}/bin:/usr/bin:/bin", "KUBECTL_LOG": f"{directory}/log",
+               "ALLOCATOR_CA": ca, "HOME": directory}
+        out = f"{directory}/players"
+        result = subprocess.run(["bash", script, "ann", out], env=env, capture_output=True,
+                                text=True)
+        assert result.returncode == 0, f"{script}: {result.stderr}"
+        assert "roshambo play --allocator https://203.0.113.7" in result.stdout, result.stdout
+        assert open(f"{out}/allocator-ca.pem").read() == open(ca).read()
+        verify = subprocess.run(["openssl", "verify", "-purpose", "sslclient", "-CAfile",
+                                 f"{out}/players-ca.pem", f"{out}/ann.pem"],
+                                capture_output=True, text=True)
+        assert verify.returncode == 0, f"ann.pem: {verify.stdout}{verify.stderr}"
+        log = open(f"{directory}/log").read()
+        assert "patch secret allocator-client-ca -n agones-system" in log, log
+        # A second player: the players' CA is made and allowlisted once.
+        subprocess.run(["bash", script, "bob", out], env=env, check=True, capture_output=True)
+        assert open(f"{directory}/log").read().count("patch secret") == 1
+        bad = subprocess.run(["bash", script, "a b", out], env=env, capture_output=True)
+        assert bad.returncode == 64, "a bad name must be refused"
+
+
 def main():
     checks = []
     postgres = [o for o in yaml.safe_load_all(open("deploy/postgres/postgres.yaml")) if o]
@@ -136,7 +182,10 @@ def main():
     validate_kubernetes([pod], "the Fleet's Pod template")
     containers = [c["name"] for c in gameserver["template"]["spec"]["containers"]]
     assert gameserver["container"] in containers, "spec.container names no container"
-    assert set(gameserver["counters"]) == {"players", "rooms"}, "the server keeps players and rooms"
+    assert set(gameserver["counters"]) == {"players", "rooms", "waiting"}, \
+        "the server keeps the Counters players, rooms and waiting"
+    assert set(gameserver["lists"]) == {"rooms"}, "the server keeps the List rooms"
+    assert gameserver["lists"]["rooms"]["capacity"] == 1000, "the server lists up to 1,000 rooms"
     grace = gameserver["template"]["spec"]["terminationGracePeriodSeconds"]
     assert grace > 30, "the grace period must outlast the 30 s drain"
     checks.append("deploy/agones/fleet.yaml: the Fleet against Agones' CRD, its Pod template strict")
@@ -146,6 +195,18 @@ def main():
     assert autoscaler["spec"]["fleetName"] == fleet["metadata"]["name"]
     assert autoscaler["spec"]["policy"]["counter"]["key"] in gameserver["counters"]
     checks.append("deploy/agones/fleetautoscaler.yaml: against Agones' CRD, its Counter the Fleet's")
+
+    values = yaml.safe_load(open("deploy/agones/helm-values.yaml"))
+    allocator = values["agones"]["allocator"]
+    assert allocator["install"] and not allocator["disableMTLS"] and not allocator["disableTLS"]
+    assert allocator["service"]["http"]["enabled"], "players use the allocator's REST API"
+    assert "CountsAndLists=true" in values["agones"]["featureGates"]
+    script = "deploy/agones/player-certificate.sh"
+    result = subprocess.run(["bash", "-n", script], capture_output=True, text=True)
+    assert result.returncode == 0, f"{script}: {result.stderr}"
+    run_player_certificate(script)
+    checks.append("deploy/agones/helm-values.yaml: the allocator with mutual TLS, REST on; "
+                  "player-certificate.sh run against a kubectl stand-in")
 
     dockerfile = open("deploy/Dockerfile").read()
     assert dockerfile.count("\nFROM ") + dockerfile.startswith("FROM ") >= 2, "multi-stage"

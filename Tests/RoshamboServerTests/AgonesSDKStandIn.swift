@@ -10,8 +10,8 @@ import NIOPosix
 /// `PATCH /v1beta1/counters/{name}` with `{"count": "N"}`, the beta Lists'
 /// `POST /v1beta1/lists/{name}:addValue` and `:removeValue` with `{"value": "…"}`,
 /// `GET /gameserver`, and `GET /watch/gameserver`, a stream of one JSON line per change),
-/// keeping the GameServer they describe and recording each call in order; anything else
-/// is `404`. ``AgonesAllocatorStandIn`` allocates it as Agones' allocator would.
+/// keeping the GameServer they describe and recording each call in order (refusing as
+/// the real one does: HTTP 500, gRPC's Unknown, with its message); anything else is `404`. ``AgonesAllocatorStandIn`` allocates it as Agones' allocator would.
 ///
 /// Invariant: `calls` holds every request received, in the order they arrived, and every
 /// watcher is sent the GameServer after each change to it.
@@ -33,6 +33,9 @@ final class AgonesSDKStandIn: Sendable {
       "players": (0, 10_000), "rooms": (0, 5_000), "waiting": (0, 1_000),
     ]
     var lists: [String: (values: [String], capacity: Int)] = ["rooms": ([], 1_000)]
+    /// Leaves the Lists out of what the watch streams (so that the game cannot know what
+    /// they hold, and must rely on the SDK server's refusals).
+    var listsHiddenFromWatch = false
 
     var json: [String: Any] {
       [
@@ -42,7 +45,8 @@ final class AgonesSDKStandIn: Sendable {
           "counters": counters.mapValues {
             ["count": "\($0.count)", "capacity": "\($0.capacity)"]
           },
-          "lists": lists.mapValues { ["values": $0.values, "capacity": "\($0.capacity)"] },
+          "lists": listsHiddenFromWatch
+            ? [:] : lists.mapValues { ["values": $0.values, "capacity": "\($0.capacity)"] },
         ],
       ]
     }
@@ -238,7 +242,23 @@ final class AgonesSDKStandIn: Sendable {
           record.lists[key] = list
           return .ok
         }
-        return (status, status == .ok ? "{}" : #"{"code":6,"message":"refused"}"#)
+        // As the real SDK server: its errors are gRPC's Unknown (HTTP 500), told apart by
+        // their message.
+        switch status {
+        case .ok: return (.ok, "{}")
+        case .conflict:
+          return (
+            .internalServerError,
+            #"{"code":2,"message":"already exists. Value: \#(value) already in List: \#(key)"}"#
+          )
+        case .notFound:
+          return (
+            .internalServerError,
+            #"{"code":2,"message":"not found: value \#(value) not in list \#(key)"}"#
+          )
+        default:
+          return (.internalServerError, #"{"code":2,"message":"out of range. No available capacity."}"#)
+        }
       default:
         return (.notFound, #"{"error":"Not Found"}"#)
       }

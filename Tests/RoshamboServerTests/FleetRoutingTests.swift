@@ -153,6 +153,23 @@ struct FleetRoutingTests {
         $0.line == "POST /v1beta1/lists/rooms:addValue" && $0.body == #"{"value":"den"}"#
       })
     #expect(sdk.calls.contains { $0.line == "GET /watch/gameserver" })
+    // A name the List holds already, unknown to the game: the SDK server refuses the
+    // add ("already exists"), which counts as done, so it is not tried again.
+    let other = fleet.sdks[1]
+    other.change {
+      $0.lists["rooms"] = (["den"], 1_000)
+      $0.listsHiddenFromWatch = true
+    }
+    let (carol, dave) = try await seatTwo(port: fleet.servers[1].port, room: "den")
+    let adds = { other.calls.filter { $0.line == "POST /v1beta1/lists/rooms:addValue" }.count }
+    try await Self.eventually("the add refused") { adds() == 1 }
+    let health = other.calls.filter { $0.line == "POST /health" }.count
+    try await Self.eventually("two more rounds of health") {
+      other.calls.filter { $0.line == "POST /health" }.count >= health + 2
+    }
+    #expect(adds() == 1)
+    #expect(other.record.lists["rooms"]!.values == ["den"])
+    _ = (carol, dave)
     _ = (alice, bob)
   }
 

@@ -123,12 +123,14 @@ public final class AgonesLink: Sendable {
   }
 
   /// Makes one Counter or List call; whether it took effect (adding a name the List
-  /// holds already, or removing one it does not hold, counts as done).
+  /// holds already, or removing one it does not hold, counts as done: the SDK server
+  /// says "already exists" or "not found").
   private func make(_ listed: FleetListing.Call) async -> Bool {
     var body = JSONText(capacity: 64)
     let method: String
     let path: String
-    var done: Set<Int> = []
+    // The SDK server answers these with gRPC's Unknown (HTTP 500) and its message.
+    var done: @Sendable (Int, String) -> Bool = { _, _ in false }
     switch listed {
     case .setCounter(let key, let count):
       method = "PATCH"
@@ -142,14 +144,14 @@ public final class AgonesLink: Sendable {
       body.raw("{\"value\":")
       body.string(name)
       body.raw("}")
-      done = [409]  // AlreadyExists
+      done = { status, body in status == 409 || body.contains("already exists") }
     case .removeFromList(let name):
       method = "POST"
       path = "/v1beta1/lists/\(FleetListing.roomsList):removeValue"
       body.raw("{\"value\":")
       body.string(name)
       body.raw("}")
-      done = [404]  // NotFound
+      done = { status, body in status == 404 || body.contains("not found") }
     }
     do {
       try await call(method, path, String(decoding: body.bytes, as: UTF8.self), alsoDone: done)
@@ -181,7 +183,7 @@ public final class AgonesLink: Sendable {
 
   private func observe(_ server: WatchedGameServer) {
     listing.withLockedValue {
-      $0.observe(counts: server.counts, listed: server.lists[FleetListing.roomsList] ?? [])
+      $0.observe(counts: server.counts, listed: server.lists[FleetListing.roomsList])
     }
     let (allocated, shutdown) = seen.withLockedValue { seen in
       let now = (
@@ -204,7 +206,8 @@ public final class AgonesLink: Sendable {
   /// One call to the SDK server; fails unless it answers 2xx.
   @discardableResult
   private func call(
-    _ method: String, _ path: String, _ body: String, alsoDone: Set<Int> = []
+    _ method: String, _ path: String, _ body: String,
+    alsoDone: @Sendable (Int, String) -> Bool = { _, _ in false }
   ) async throws -> String {
     let port = self.port
     let answer = try await calls.runIfActive {
@@ -212,7 +215,7 @@ public final class AgonesLink: Sendable {
         method, host: "127.0.0.1", port: port, path: path, body: body,
         advice: "is the Agones SDK server running beside the game?")
     }
-    guard (200..<300).contains(answer.status) || alsoDone.contains(answer.status) else {
+    guard (200..<300).contains(answer.status) || alsoDone(answer.status, answer.body) else {
       throw OperationsClient.Failure(
         description: "the Agones SDK server answered \(method) \(path) with \(answer.status)")
     }

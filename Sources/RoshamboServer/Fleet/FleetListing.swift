@@ -61,10 +61,11 @@ struct FleetListing: Equatable, Sendable {
   private var watchedCounts: [String: Int] = [:]
   private var differentSince: [String: Int64] = [:]
 
-  /// The GameServer as the watch shows it now.
-  mutating func observe(counts: [String: Int], listed names: [String]) {
+  /// The GameServer as the watch shows it now; `names` nil when it shows no `rooms` List
+  /// (what was added stays believed).
+  mutating func observe(counts: [String: Int], listed names: [String]?) {
     watchedCounts = counts
-    listed = Set(names)
+    if let names { listed = Set(names) }
   }
 
   /// The calls that bring the GameServer in line with `report`, at `now` (ms).
