@@ -257,7 +257,9 @@ final class AgonesSDKStandIn: Sendable {
             #"{"code":2,"message":"not found: value \#(value) not in list \#(key)"}"#
           )
         default:
-          return (.internalServerError, #"{"code":2,"message":"out of range. No available capacity."}"#)
+          return (
+            .internalServerError, #"{"code":2,"message":"out of range. No available capacity."}"#
+          )
         }
       default:
         return (.notFound, #"{"error":"Not Found"}"#)
