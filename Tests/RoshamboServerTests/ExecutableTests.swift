@@ -25,7 +25,10 @@ final class ServerProcess: @unchecked Sendable {
   private let pipe = Pipe()
 
   /// `openFiles`: run it with this limit on open files (soft and hard, `ulimit -n`).
-  init(_ arguments: [String], binary: String = "roshambo-server", openFiles: Int? = nil) throws {
+  init(
+    _ arguments: [String], binary: String = "roshambo-server", openFiles: Int? = nil,
+    environment: [String: String] = [:]
+  ) throws {
     let path = try serverBinary().replacingOccurrences(
       of: "/roshambo-server", with: "/\(binary)")
     if let openFiles {
@@ -36,6 +39,9 @@ final class ServerProcess: @unchecked Sendable {
       process.arguments = arguments
     }
     process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()

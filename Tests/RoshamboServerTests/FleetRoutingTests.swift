@@ -209,6 +209,26 @@ struct FleetRoutingTests {
     #expect(fleet.sdks[0].calls.last?.line == "POST /shutdown")
   }
 
+  @Test("under Agones the server does not announce itself on the local network")
+  func noAnnouncing() throws {
+    var printed: [String] = []
+    for environment in [[:], ["AGONES_SDK_HTTP_PORT": "1"]] {
+      let server = try ServerProcess(
+        [
+          "--port", "0", "--data-dir", temporaryDataDirectory(),
+          "--cert", TestCertificates.files.serverCertificate,
+          "--key", TestCertificates.files.serverKey,
+        ], environment: environment)
+      defer { kill(server.process.processIdentifier, SIGKILL) }
+      // How players join comes after the announcing line, when there is one.
+      _ = try server.line(containing: "join with")
+      printed.append(server.printed)
+    }
+    // Without Agones it announces (which shows the check can fail), with it, not.
+    #expect(printed[0].contains("announcing"), "\(printed[0])")
+    #expect(!printed[1].contains("announcing"), "\(printed[1])")
+  }
+
   @Test("--allocator that is not https://, or without its CA, is refused before anything is sent")
   func badOptions() throws {
     for (arguments, said) in [
