@@ -153,6 +153,12 @@ struct FleetRoutingTests {
         $0.line == "POST /v1beta1/lists/rooms:addValue" && $0.body == #"{"value":"den"}"#
       })
     #expect(sdk.calls.contains { $0.line == "GET /watch/gameserver" })
+    // A spectator asking the allocator for "den" is sent to the server that listed it
+    // (watching asks only for a server holding the room), and sees the room.
+    let spectator = try fleet.roshambo(["watch", "--room", "den"])
+    defer { kill(spectator.process.processIdentifier, SIGKILL) }
+    #expect(try spectator.line(containing: "chose the server").contains("roshambo-a"))
+    _ = try spectator.line(containing: "Both players are choosing")
     // A name the List holds already, unknown to the game: the SDK server refuses the
     // add ("already exists"), which counts as done, so it is not tried again.
     let other = fleet.sdks[1]
