@@ -168,19 +168,7 @@ final class AgonesAllocatorStandIn: Sendable {
         let (status, text) =
           head.method == .POST && head.uri == "/gameserverallocation"
           ? answer.allocate(body) : (.notFound, #"{"code":5,"message":"Not Found"}"#)
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Content-Length", value: "\(text.utf8.count)")
-        headers.add(name: "Connection", value: "close")
-        context.write(
-          wrapOutboundOut(
-            .head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
-          promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-          channel.close(promise: nil)
-        }
+        answerOnceWithJSON(context, status: status, text)
       }
     }
   }

@@ -149,19 +149,7 @@ final class AgonesSDKStandIn: Sendable {
           return
         }
         let (status, answer) = answer(call)
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Content-Length", value: "\(answer.utf8.count)")
-        headers.add(name: "Connection", value: "close")
-        context.write(
-          wrapOutboundOut(
-            .head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
-          promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer)))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-          channel.close(promise: nil)
-        }
+        answerOnceWithJSON(context, status: status, answer)
       }
     }
 

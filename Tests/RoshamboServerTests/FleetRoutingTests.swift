@@ -96,13 +96,10 @@ struct FleetRoutingTests {
     }
   }
 
-  @Test(
-    "two bots asking for the same named room reach the same server and play there",
-    .timeLimit(.minutes(1)))
-  func namedRoom() async throws {
-    let fleet = try await Fleet()
-    defer { Task { await fleet.stop() } }
-    let results = try await twoBots(fleet, ["--room", "final"])
+  /// Runs two bots with `arguments`; checks that both finished their match and that the
+  /// allocator chose one server for both, and returns its name.
+  func twoBotsPlayOnOneServer(_ fleet: Fleet, _ arguments: [String]) async throws -> String? {
+    let results = try await twoBots(fleet, arguments)
     for (status, output) in results {
       #expect(status == 0, "\(output)")
       #expect(output.contains("1 matches: "), "\(output)")
@@ -111,9 +108,19 @@ struct FleetRoutingTests {
       ["roshambo-a", "roshambo-b"].first { result.1.contains("chose the server \($0) at") }
     }
     #expect(chosen[0] != nil && chosen[0] == chosen[1], "\(results.map(\.1))")
+    return chosen[0]
+  }
+
+  @Test(
+    "two bots asking for the same named room reach the same server and play there",
+    .timeLimit(.minutes(1)))
+  func namedRoom() async throws {
+    let fleet = try await Fleet()
+    defer { Task { await fleet.stop() } }
+    let chosen = try await twoBotsPlayOnOneServer(fleet, ["--room", "final"])
     // The allocator added the room to that server's List, and only there.
     let holding = fleet.sdks.filter { $0.record.lists["rooms"]!.values.contains("final") }
-    #expect(holding.map(\.record.name) == [chosen[0]].compactMap { $0 })
+    #expect(holding.map(\.record.name) == [chosen].compactMap { $0 })
     // The second request was routed by the List: the first selector asks for the room.
     let second = try #require(fleet.allocator.requests.last)
     #expect(second.contains(#""containsValue":"final""#))
@@ -125,15 +132,7 @@ struct FleetRoutingTests {
   func quickMatch() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }
-    let results = try await twoBots(fleet, [])
-    for (status, output) in results {
-      #expect(status == 0, "\(output)")
-      #expect(output.contains("1 matches: "), "\(output)")
-    }
-    let chosen = results.map { result in
-      ["roshambo-a", "roshambo-b"].first { result.1.contains("chose the server \($0) at") }
-    }
-    #expect(chosen[0] != nil && chosen[0] == chosen[1], "\(results.map(\.1))")
+    _ = try await twoBotsPlayOnOneServer(fleet, [])
   }
 
   @Test(

@@ -129,29 +129,26 @@ public final class AgonesLink: Sendable {
     var body = JSONText(capacity: 64)
     let method: String
     let path: String
-    // The SDK server answers these with gRPC's Unknown (HTTP 500) and its message.
+    // The SDK server refuses these with gRPC's Unknown (HTTP 500) and a message.
     var done: @Sendable (Int, String) -> Bool = { _, _ in false }
     switch listed {
     case .setCounter(let key, let count):
-      method = "PATCH"
-      path = "/v1beta1/counters/\(key)"
+      (method, path) = ("PATCH", "/v1beta1/counters/\(key)")
       body.raw("{\"count\":\"")
       body.int(count)
       body.raw("\"}")
-    case .addToList(let name):
+    case .addToList(let name), .removeFromList(let name):
+      let adding = if case .addToList = listed { true } else { false }
       method = "POST"
-      path = "/v1beta1/lists/\(FleetListing.roomsList):addValue"
+      path = "/v1beta1/lists/\(FleetListing.roomsList):\(adding ? "addValue" : "removeValue")"
       body.raw("{\"value\":")
       body.string(name)
       body.raw("}")
-      done = { status, body in status == 409 || body.contains("already exists") }
-    case .removeFromList(let name):
-      method = "POST"
-      path = "/v1beta1/lists/\(FleetListing.roomsList):removeValue"
-      body.raw("{\"value\":")
-      body.string(name)
-      body.raw("}")
-      done = { status, body in status == 404 || body.contains("not found") }
+      if adding {
+        done = { status, body in status == 409 || body.contains("already exists") }
+      } else {
+        done = { status, body in status == 404 || body.contains("not found") }
+      }
     }
     do {
       try await call(method, path, String(decoding: body.bytes, as: UTF8.self), alsoDone: done)
