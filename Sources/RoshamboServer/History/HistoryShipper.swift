@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RoshamboGame
 
-/// Ships finished matches from the journal's outbox (``Journal/unshipped(limit:)``) to
+/// Ships finished matches from the journal's outbox (``JournalThread/unshipped(limit:)``) to
 /// the ``SharedHistory``, on a task of its own, never on the game's loop: the oldest
 /// first, up to ``batch`` at a time; once the history has stored a batch, the batch leaves
 /// the outbox. While the history cannot be reached it waits (0.5 s, doubling to 30 s)
@@ -121,7 +121,7 @@ final class HistoryShipper: Sendable {
           try await within(Self.patience) { try await self.history.migrate() }
           migrated = true
         }
-        let batch = try await journal.submit { try $0.unshipped(limit: Self.batch) }.get()
+        let batch = try await journal.unshipped(limit: Self.batch).get()
         let leadersDue = leadersRead.map { .now - $0 >= Self.leadersEvery } ?? true
         if batch.isEmpty && !leadersDue {
           try? await Task.sleep(for: Self.idle)

@@ -15,13 +15,6 @@ extension Journal {
     }
   }
 
-  /// The oldest matches waiting to be shipped, with their rounds, at most `limit`.
-  func unshipped(limit: Int) throws -> [FinishedMatch] {
-    try database.read { db in
-      try Self.matches(db, inOutboxUpTo: limit)
-    }
-  }
-
   /// How many matches wait to be shipped.
   func unshippedCount() throws -> Int {
     try database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM history_outbox") ?? 0 }

@@ -49,7 +49,7 @@ final class Journal {
   /// leaderboard is kept apart, so it stays right).
   let keepMatches: Int
   /// Whether each match committed is also put in the outbox for a shared history
-  /// (``Journal/unshipped(limit:)``).
+  /// (``JournalThread/unshipped(limit:)``).
   let shipsHistory: Bool
   /// Matches in the table now.
   var matchCount = 0

@@ -161,6 +161,12 @@ final class JournalThread: Sendable {
     }
   }
 
+  /// The oldest matches waiting to be shipped, with their rounds, at most `limit`: read
+  /// beside the journal's thread, which commits the game's actions.
+  func unshipped(limit: Int) -> EventLoopFuture<[FinishedMatch]> {
+    read { try Journal.matches($0, inOutboxUpTo: limit) }
+  }
+
   /// The kept match numbered `id` (nil: none).
   func match(id: Int64) -> EventLoopFuture<FinishedMatch?> {
     read { try Journal.match($0, id: id) }
