@@ -9,16 +9,17 @@ import RoshamboTLS
 /// allocation clashed with it.
 ///
 /// Invariant: every connection it opens is closed before it returns, and an answer is
-/// read up to ``maxAnswer`` bytes, within ``timeLimit``.
+/// read up to ``maxAnswer`` bytes, within ``timeLimit`` (10 s unless told).
 public enum AllocatorClient {
   static let maxAnswer = 64 * 1024
-  static let timeLimit = TimeAmount.seconds(10)
+  public static let timeLimit = TimeAmount.seconds(10)
   static let tries = 3
 
   /// The server the allocator chose for `allocation`, asked of `host`:`port` with `tls`
   /// (a client context trusting the allocator's CA, with the player's certificate).
   public static func allocate(
     _ allocation: FleetAllocation, host: String, port: Int, tls: TLSContext,
+    timeLimit: TimeAmount = AllocatorClient.timeLimit,
     group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
   ) async throws(AllocatorFailure) -> FleetAllocation.Allocated {
     var failure = AllocatorFailure(.unreachable, "the allocator was not asked")
@@ -26,7 +27,8 @@ public enum AllocatorClient {
       let answer: (status: Int, body: [UInt8])
       do {
         answer = try await post(
-          allocation.requestBody(), host: host, port: port, tls: tls, group: group)
+          allocation.requestBody(), host: host, port: port, tls: tls, timeLimit: timeLimit,
+          group: group)
       } catch let error as TLSError {
         throw AllocatorFailure(
           .unreachable, "cannot reach the allocator at \(host):\(port): \(error.message)")
@@ -48,7 +50,8 @@ public enum AllocatorClient {
 
   /// One HTTPS POST: the status and the body.
   private static func post(
-    _ body: String, host: String, port: Int, tls: TLSContext, group: any EventLoopGroup
+    _ body: String, host: String, port: Int, tls: TLSContext, timeLimit: TimeAmount,
+    group: any EventLoopGroup
   ) async throws -> (status: Int, body: [UInt8]) {
     let loop = group.next()
     let answered = loop.makePromise(of: (status: Int, body: [UInt8]).self)
@@ -69,7 +72,9 @@ public enum AllocatorClient {
       throw error
     }
     let timeout = loop.scheduleTask(in: timeLimit) {
-      answered.fail(AllocatorFailure(.unreachable, "the allocator did not answer within 10 s"))
+      let seconds = timeLimit.nanoseconds / 1_000_000_000
+      answered.fail(
+        AllocatorFailure(.unreachable, "the allocator did not answer within \(seconds) s"))
       channel.close(promise: nil)
     }
     defer {

@@ -32,6 +32,14 @@ final class AgonesAllocatorStandIn: Sendable {
   /// The requests' bodies in order, and how many allocations chose among several.
   private let state = NIOLockedValueBox((requests: [String](), turn: 0))
 
+  /// How the stand-in misbehaves, for the client's faults: never answering, or answering
+  /// with a body of this many bytes.
+  enum Misbehaviour: Sendable {
+    case silent
+    case huge(Int)
+  }
+  let misbehaviour = NIOLockedValueBox<Misbehaviour?>(nil)
+
   init(members: [Member], certificate: String, key: String, clientCA: String) throws {
     self.members = members
     let tls = try TLSContext(
@@ -49,6 +57,7 @@ final class AgonesAllocatorStandIn: Sendable {
       .bind(host: "127.0.0.1", port: 0).wait()
     port = channel.localAddress!.port!
     answer.allocate = { [weak self] body in self?.allocate(body) ?? (.serviceUnavailable, "") }
+    answer.misbehaviour = { [weak self] in self?.misbehaviour.withLockedValue { $0 } }
   }
 
   var requests: [String] { state.withLockedValue { $0.requests } }
@@ -144,6 +153,7 @@ final class AgonesAllocatorStandIn: Sendable {
     var allocate: @Sendable (String) -> (HTTPResponseStatus, String) = { _ in
       (.serviceUnavailable, "")
     }
+    var misbehaviour: @Sendable () -> Misbehaviour? = { nil }
   }
 
   private final class Handler: ChannelInboundHandler, @unchecked Sendable {
@@ -165,6 +175,15 @@ final class AgonesAllocatorStandIn: Sendable {
         body += String(buffer: buffer)
       case .end:
         guard let head else { return }
+        switch answer.misbehaviour() {
+        case .silent:
+          return
+        case .huge(let bytes):
+          answerOnceWithJSON(context, status: .ok, String(repeating: " ", count: bytes))
+          return
+        case nil:
+          break
+        }
         let (status, text) =
           head.method == .POST && head.uri == "/gameserverallocation"
           ? answer.allocate(body) : (.notFound, #"{"code":5,"message":"Not Found"}"#)

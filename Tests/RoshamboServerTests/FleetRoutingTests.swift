@@ -214,6 +214,40 @@ struct FleetRoutingTests {
     #expect(fleet.sdks[0].calls.last?.line == "POST /shutdown")
   }
 
+  @Test(
+    "an allocator that never answers, or answers with a megabyte, is given up on, saying so",
+    .timeLimit(.minutes(1)))
+  func faultyAllocator() async throws {
+    let fleet = try await Fleet()
+    defer { Task { await fleet.stop() } }
+    let files = TestCertificates.files
+    let tls = try TLSContext(
+      .client(
+        trust: .caFile(files.caCertificate), certificateChainFile: fleet.client.certificate,
+        privateKeyFile: fleet.client.key))
+    func ask() async -> AllocatorFailure? {
+      do {
+        _ = try await AllocatorClient.allocate(
+          FleetAllocation(purpose: .quickMatch), host: "127.0.0.1", port: fleet.allocator.port,
+          tls: tls, timeLimit: .seconds(1))
+        return nil
+      } catch {
+        return error
+      }
+    }
+    fleet.allocator.misbehaviour.withLockedValue { $0 = .silent }
+    let silent = await ask()
+    #expect(silent?.kind == .unreachable)
+    #expect(silent?.message == "the allocator did not answer within 1 s")
+    fleet.allocator.misbehaviour.withLockedValue { $0 = .huge(1 << 20) }
+    let huge = await ask()
+    #expect(huge?.kind == .badAnswer)
+    #expect(huge?.message == "the allocator's answer is longer than 64 KiB")
+    // Behaving again, it is asked as before: nothing was left half-done.
+    fleet.allocator.misbehaviour.withLockedValue { $0 = nil }
+    #expect(await ask() == nil)
+  }
+
   @Test("under Agones the server does not announce itself on the local network")
   func noAnnouncing() throws {
     var printed: [String] = []
