@@ -296,7 +296,7 @@ public final class GameServer: Service, Sendable {
     if let sdkPort = configuration.agonesPort {
       let link = AgonesLink(
         port: sdkPort, version: RoshamboVersion.number, logger: logger,
-        probe: { await Self.liveCounts(hub) })
+        probe: { await Self.liveReport(hub) })
       link.start()
       agones = link
     }
@@ -310,7 +310,7 @@ public final class GameServer: Service, Sendable {
 
   /// What the game holds for Agones (``FleetListing/Report``), if the hub's loop answers
   /// within ``AgonesLink/loopPatience``; nil when it does not (it is stuck).
-  static func liveCounts(_ hub: HubHandle) async -> FleetListing.Report? {
+  static func liveReport(_ hub: HubHandle) async -> FleetListing.Report? {
     await withCheckedContinuation { continuation in
       let answered = NIOLockedValueBox(false)
       let finish = { @Sendable (report: FleetListing.Report?) in

@@ -582,7 +582,7 @@ final class GameHub {
   /// the quick-match player waiting, and the rooms players named (at most
   /// ``FleetListing/listCapacity``).
   func fleetReport() -> FleetListing.Report {
-    let snapshot = metricsSnapshot()
+    let players = sessions.members.values.count { $0.seat != nil }
     var named: Set<String> = []
     for name in lobby.rooms.keys where !LobbyState.isReservedRoomName(name) {
       guard named.count < FleetListing.listCapacity else { break }
@@ -590,8 +590,7 @@ final class GameHub {
     }
     let waiting = lobby.quickMatchRoom.map { lobby.rooms[$0]?.hasPlayerWaiting ?? false } ?? false
     return FleetListing.Report(
-      players: snapshot.playersSeated, rooms: snapshot.roomsByPhase.values.reduce(0, +),
-      waiting: waiting ? 1 : 0, namedRooms: named)
+      players: players, rooms: lobby.rooms.count, waiting: waiting ? 1 : 0, namedRooms: named)
   }
 
   /// Why the server is not ready for players now, or nil: stopping, or the journal
