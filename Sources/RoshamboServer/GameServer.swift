@@ -374,6 +374,9 @@ public final class GameServer: Service, Sendable {
     guard first else { return }
     // What it has not shipped stays in the journal's outbox for the next start.
     await shipper?.stop()
+    // Agones' probe asks the game's loop: it must be done before the loop shuts down
+    // (Shutdown itself is said last, below).
+    await agones?.stopReporting()
     await announcer?.stop()
     await operations?.close()
     try? await listener.close()

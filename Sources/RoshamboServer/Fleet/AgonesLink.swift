@@ -63,20 +63,27 @@ public final class AgonesLink: Sendable {
   /// Milliseconds on a monotonic clock, for ``FleetListing``'s graces.
   private static func now() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
 
-  /// Stops the pings and says `Shutdown` (once; a sidecar that does not answer is not
-  /// waited for past one attempt).
-  func shutdown() async {
-    let running = task.withLockedValue { task in
-      defer { task = nil }
-      return task
-    }
-    guard let running else { return }
-    running.cancel()
-    await running.value
+  /// Stops the pings, the Counters and the watch, and waits for them: after it nothing
+  /// asks the game's loop anything, so the loop may shut down.
+  func stopReporting() async {
+    let running = task.withLockedValue { $0 }
+    running?.cancel()
+    await running?.value
     if let watch = watching.withLockedValue({ $0 }) {
       watch.cancel()
       await watch.value
     }
+  }
+
+  /// Stops reporting (``stopReporting()``) and says `Shutdown` (once; a sidecar that does
+  /// not answer is not waited for past one attempt).
+  func shutdown() async {
+    await stopReporting()
+    let running = task.withLockedValue { task in
+      defer { task = nil }
+      return task
+    }
+    guard running != nil else { return }
     shutdownAsked.finish()
     _ = try? await call("POST", "/shutdown", "{}")
     try? await calls.shutdownGracefully()
