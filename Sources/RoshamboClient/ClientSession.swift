@@ -290,6 +290,8 @@ public final class ClientSession {
   private func consume(_ connection: ServerConnection) async -> ((any Error)?, ProtocolError?) {
     var fatal: ProtocolError?
     var welcomed = alreadyWelcomed
+    // A seat adopted from the lobby has had its welcome: its first state comes next.
+    var justWelcomed = alreadyWelcomed
     alreadyWelcomed = false
     lastHeard = .now
     silentFor = nil
@@ -299,10 +301,15 @@ public final class ClientSession {
         if case .closed(let error) = event { return (error, fatal) }
         continue
       }
-      let outcome = ServerIntake.outcome(of: raw, state: store.state, welcomed: welcomed)
+      let outcome = ServerIntake.outcome(
+        of: raw, state: store.state, welcomed: welcomed, firstAfterWelcome: justWelcomed)
+      if case .state = raw { justWelcomed = false }
       switch outcome {
       case .action(let action):
-        if case .welcome = action { welcomed = true }
+        if case .welcome = action {
+          welcomed = true
+          justWelcomed = true
+        }
         if case .serverError(var error) = action, error.fatal || !welcomed {
           // A refused hello (a full room, no such room, a bad name…) ends the session as
           // a fatal error does: there is nothing to wait for on this connection.

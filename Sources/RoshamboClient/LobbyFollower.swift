@@ -7,8 +7,9 @@ import RoshamboProtocol
 /// connection in a room (then the connection is the caller's to play on).
 ///
 /// Invariant: the caller sees only views whose `seq` rises, notices of challenges this
-/// connection takes part in, and a seat only after a challenge it is in was accepted or
-/// while the lobby lists it among the entrants of a tournament under way;
+/// connection takes part in, and a seat only after a challenge it is in was accepted,
+/// while the lobby lists it among the entrants of a tournament under way, or (an entrant
+/// coming back) in a tournament's room as the answer to its `hello`;
 /// anything else from the server ends the following with a ``ProtocolViolation``, a
 /// refusal of the `hello` with a ``LobbyFollower/Refused``.
 public enum LobbyFollower {
@@ -40,11 +41,13 @@ public enum LobbyFollower {
   /// connection ends (then returns nil; a connection that ends with an error throws it),
   /// or until an accepted challenge seats the connection: then returns the seat, with
   /// the connection open and the room's first `state` still to be read. Runs in the
-  /// caller's isolation, so `each` may touch the caller's state.
+  /// caller's isolation, so `each` may touch the caller's state. Sends a `ping` every
+  /// `keepalive` while it follows.
   @discardableResult
   public static func follow(
     _ connection: ServerConnection, name: String, takesChallenges: Bool = false,
     enteredTournament: () -> Bool = { false },
+    keepalive: Duration = .seconds(15),
     isolation: isolated (any Actor)? = #isolation,
     each: (Event) async -> Bool
   ) async throws -> Seated? {
@@ -52,6 +55,15 @@ public enum LobbyFollower {
       .hello(
         protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
         fair: true, challenges: takesChallenges, id: 1))
+    // Someone who only watches the lobby sends nothing of their own: a ping every
+    // `keepalive` keeps the server's idle limit (for programs that are gone) off them.
+    let pinger = Task {
+      while !Task.isCancelled {
+        try await Task.sleep(for: keepalive)
+        connection.send(.ping(id: nil))
+      }
+    }
+    defer { pinger.cancel() }
     let me = (try? PlayerName.normalize(name).get()) ?? name
     var last: Int?
     var accepted: Set<Int> = []
@@ -97,8 +109,12 @@ public enum LobbyFollower {
         case .pong:
           continue
         case .welcome(let room, let seat?, let token?)
-        where (!accepted.isEmpty || entrant || (takesChallenges && enteredTournament()))
+        where
+          (!accepted.isEmpty || entrant || (takesChallenges && enteredTournament())
+          || (takesChallenges && !followed && Tournament.isTournamentRoom(room)))
           && ClientMessage.isValidRoom(room):
+          // The last case: an entrant coming back while their tournament match waits for
+          // them is seated at once, before any view.
           return Seated(room: room, seat: seat, token: token)
         case .welcome, .state:
           throw await violation("a room's message to a connection following the lobby")

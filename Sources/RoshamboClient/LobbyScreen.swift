@@ -37,16 +37,19 @@ public final class LobbyScreen {
   private let connection: ServerConnection
   private let terminal = Terminal()
   private var subscription: Subscription?
-  private var signalSources: [any DispatchSourceSignal] = []
+  private var signalRoute: ProcessSignals.Route?
   private var outcome: Outcome?
   private var keys = KeyDecoder()
   private var lastID = 1
   /// Whether this person pressed t to enter the tournament.
   private var entered = false
   private let color: Bool
+  private let keepalive: Duration
 
-  public init(connection: ServerConnection, name: String) {
+  /// `keepalive`: how often the lobby pings the server while nobody presses a key.
+  public init(connection: ServerConnection, name: String, keepalive: Duration = .seconds(15)) {
     self.connection = connection
+    self.keepalive = keepalive
     self.store = Store(initialState: LobbyScreenState(me: name), reducer: LobbyScreenReducer())
     self.color = ProcessInfo.processInfo.environment["NO_COLOR"] == nil
   }
@@ -67,7 +70,7 @@ public final class LobbyScreen {
     do {
       let seated = try await LobbyFollower.follow(
         connection, name: name, takesChallenges: true,
-        enteredTournament: { [weak self] in self?.entered ?? false }
+        enteredTournament: { [weak self] in self?.entered ?? false }, keepalive: keepalive
       ) { [weak self] event in
         guard let self else { return false }
         switch event {
@@ -90,8 +93,8 @@ public final class LobbyScreen {
     }
     ticker.cancel()
     KeyInput.release()
-    for source in signalSources { source.cancel() }
-    signalSources.removeAll()
+    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
+    signalRoute = nil
     subscription = nil
     terminal.restore()
     return outcome ?? .failed("the server closed the connection")
@@ -182,24 +185,14 @@ public final class LobbyScreen {
   /// Ctrl-C quits the lobby (exit 130); SIGTERM and SIGHUP likewise with their numbers.
   /// A resize redraws.
   private func watchSignals() {
-    for number in [SIGINT, SIGTERM, SIGHUP] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated { self?.finish(.signalled(number)) }
-      }
-      source.resume()
-      signalSources.append(source)
-    }
-    let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
-    signal(SIGWINCH, SIG_IGN)
-    resize.setEventHandler { [weak self] in
-      MainActor.assumeIsolated {
-        guard let self else { return }
+    signalRoute = ProcessSignals.shared.route { [weak self] number in
+      guard let self else { return }
+      if number == SIGWINCH {
         self.draw(self.store.state)
+      } else {
+        self.finish(.signalled(number))
       }
     }
-    resize.resume()
-    signalSources.append(resize)
   }
+
 }

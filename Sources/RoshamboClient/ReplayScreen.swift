@@ -47,7 +47,7 @@ public final class ReplayScreen {
   private var playing = true
   private var player: Task<Void, Never>?
   private var finished: CheckedContinuation<Void, Never>?
-  private var signalSources: [any DispatchSourceSignal] = []
+  private var signalRoute: ProcessSignals.Route?
 
   /// `title` names the match ("match 42", or the file); `speed` multiplies the pace the
   /// rounds were played at; `paused`: wait for space (or a step) instead of playing.
@@ -89,10 +89,12 @@ public final class ReplayScreen {
   }
 
   /// Shows the replay until the person quits (or, piped, prints it and returns).
-  public func run() async {
+  /// Returns the signal that ended it, if one did (nil: the person pressed q).
+  @discardableResult
+  public func run() async -> Int32? {
     guard Terminal.isInteractive else {
       for line in Self.lines(for: replay) { print(line) }
-      return
+      return nil
     }
     terminal.enterFullScreen()
     Terminal.restoreOnCrash()
@@ -106,10 +108,14 @@ public final class ReplayScreen {
     await withCheckedContinuation { finished = $0 }
     player?.cancel()
     KeyInput.release()
-    for source in signalSources { source.cancel() }
-    signalSources.removeAll()
+    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
+    signalRoute = nil
     terminal.restore()
+    return signalled
   }
+
+  /// The signal that ended the replay, if one did.
+  private var signalled: Int32?
 
   func perform(_ command: Command) {
     switch command {
@@ -167,14 +173,15 @@ public final class ReplayScreen {
   }
 
   private func watchSignals() {
-    for number in [SIGINT, SIGTERM, SIGHUP] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated { self?.perform(.quit) }
+    signalRoute = ProcessSignals.shared.route { [weak self] number in
+      guard let self else { return }
+      if number == SIGWINCH {
+        self.show()
+      } else {
+        self.signalled = number
+        self.perform(.quit)
       }
-      source.resume()
-      signalSources.append(source)
     }
   }
+
 }

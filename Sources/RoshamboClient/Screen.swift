@@ -17,7 +17,7 @@ public final class Screen {
   private let session: ClientSession
   private let terminal = Terminal()
   private var subscription: Subscription?
-  private var signalSources: [any DispatchSourceSignal] = []
+  private var signalRoute: ProcessSignals.Route?
   private var ticker: Task<Void, Never>?
   private var lastProps: ScreenProps?
   private var color = false
@@ -72,8 +72,8 @@ public final class Screen {
     start()
     let (error, fatal) = await session.run()
     if interactive { KeyInput.release() }
-    for source in signalSources { source.cancel() }
-    signalSources.removeAll()
+    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
+    signalRoute = nil
     ticker?.cancel()
     terminal.restore()
     subscription = nil
@@ -203,36 +203,22 @@ public final class Screen {
   /// can come back within the grace period. Either way the terminal is put back and the
   /// program exits with 128 + the signal's number (130 for Ctrl-C). A resize redraws.
   private func watchSignals() {
-    for number in [SIGINT, SIGTERM, SIGHUP] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated {
-          guard let self else { return }
-          if number == SIGINT {
-            guard self.confirmed(.interrupt) else { return }
-            self.terminal.restore()
-            self.quit(signal: SIGINT)
-          } else {
-            self.terminal.restore()
-            self.signalled = number
-            self.quitting = true
-            self.session.hangUp()
-          }
-        }
-      }
-      source.resume()
-      signalSources.append(source)
-    }
-    let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
-    signal(SIGWINCH, SIG_IGN)
-    resize.setEventHandler { [weak self] in
-      MainActor.assumeIsolated {
-        guard let self, let props = self.lastProps else { return }
-        self.draw(props)
+    signalRoute = ProcessSignals.shared.route { [weak self] number in
+      guard let self else { return }
+      switch number {
+      case SIGWINCH:
+        if let props = self.lastProps { self.draw(props) }
+      case SIGINT:
+        guard self.confirmed(.interrupt) else { return }
+        self.terminal.restore()
+        self.quit(signal: SIGINT)
+      default:
+        self.terminal.restore()
+        self.signalled = number
+        self.quitting = true
+        self.session.hangUp()
       }
     }
-    resize.resume()
-    signalSources.append(resize)
   }
+
 }

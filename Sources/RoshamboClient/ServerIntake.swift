@@ -19,17 +19,21 @@ public enum ServerIntake {
   }
 
   /// The outcome of `raw` arriving while the client holds `state`; `welcomed` says whether
-  /// this connection has had its `welcome`.
+  /// this connection has had its `welcome`, `firstAfterWelcome` whether `raw` is the first
+  /// message since that `welcome`.
   ///
   /// Besides each view's own contract (``RoomView/contractViolation(seat:welcomed:)``):
   /// a view must be for the room this client was welcomed to, keep the protocol's room
   /// and name rules, and come with a higher `seq` than the last; a player's match never
   /// goes back (to an earlier round, or to waiting) without ending first; and a second
   /// `welcome` on a connection (quick match moving a player whose opponent left) comes
-  /// only to a player, to a valid room, between matches.
-  public static func outcome(of raw: ServerMessage, state: ClientState, welcomed: Bool)
-    -> Outcome
-  {
+  /// only to a player, to a valid room, between matches. The one exception to a rising
+  /// `seq`: the first `state` after a `welcome` to the room already held (a resumed seat,
+  /// or a spectator back after a lost connection) may repeat the last `seq`, and then
+  /// must be the very view already held, so it changes nothing.
+  public static func outcome(
+    of raw: ServerMessage, state: ClientState, welcomed: Bool, firstAfterWelcome: Bool = false
+  ) -> Outcome {
     switch raw {
     case .welcome(let room, let seat, _):
       guard ClientMessage.isValidRoom(room) else {
@@ -62,8 +66,18 @@ public enum ServerIntake {
       if let violation = view.contractViolation(seat: state.seat, welcomed: welcomed) {
         return .violation(violation)
       }
+      if seq == state.seq, firstAfterWelcome, case .state(_, let sanitized) = raw.sanitized(),
+        sanitized == state.view
+      {
+        // The server's current state again, on a connection that replaced one it had not
+        // yet seen close: nothing changed since.
+        return .action(.synced(view: sanitized, seq: seq))
+      }
       guard seq > state.seq else {
-        return .violation("seq went from \(state.seq) to \(seq); it must only rise")
+        return .violation(
+          seq == state.seq && firstAfterWelcome
+            ? "the first state after resuming repeats seq \(seq) with a different view"
+            : "seq went from \(state.seq) to \(seq); it must only rise")
       }
       if view.you != nil, let previous = state.view, previous.phase == .choosing,
         view.round < previous.round || view.phase == .waiting

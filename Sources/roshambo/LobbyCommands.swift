@@ -103,7 +103,8 @@ func followLobby(
   let resolved = try await options.resolve()
   let connection = try await connect(resolved, options: options)
   do {
-    try await LobbyFollower.follow(connection, name: try playerName(name), each: each)
+    try await LobbyFollower.follow(
+      connection, name: try playerName(name), keepalive: options.keepaliveInterval, each: each)
   } catch {
     throw exitCode(after: error)
   }
@@ -118,7 +119,9 @@ func party(server options: ServerOptions, name: String) async throws {
   let keepalive = options.keepaliveInterval
   while true {
     let connection = try await connect(resolved, options: options)
-    let outcome = await MainActor.run { LobbyScreen(connection: connection, name: name) }.run()
+    let outcome = await MainActor.run {
+      LobbyScreen(connection: connection, name: name, keepalive: keepalive)
+    }.run()
     let ending: Screen.Ending
     switch outcome {
     case .quit:
@@ -136,10 +139,13 @@ func party(server options: ServerOptions, name: String) async throws {
         connection, seated, name: name, reconnect: reconnect, keepalive: keepalive)
     case .replay(let id):
       let fresh = try await connect(resolved, options: options)
+      var signalled: Int32?
       do {
         let match = try await RecordRequest.fetch(fresh, name: name, id: Int(id))
         if let replay = MatchReplay(match) {
-          await MainActor.run { ReplayScreen(replay, title: "match \(id)", speed: 1) }.run()
+          signalled = await MainActor.run {
+            ReplayScreen(replay, title: "match \(id)", speed: 1)
+          }.run()
         }
       } catch let violation as ProtocolViolation {
         complain(violation.description)
@@ -150,6 +156,8 @@ func party(server options: ServerOptions, name: String) async throws {
         // The connection failed: back to the lobby, which says so if it persists.
         complain("could not replay match \(id): \(ConnectionFailure.ended(error))")
       }
+      // Ctrl-C or a closed terminal during the replay ends the program, as anywhere.
+      if let signalled { throw ExitCode(128 + signalled) }
       continue
     case .quickMatch, .watch:
       let fresh = try await connect(resolved, options: options)
@@ -210,7 +218,7 @@ struct Challenge: AsyncParsableCommand {
     let connection = try await connect(resolved, options: server)
     let seated = try await seatFromLobby(
       connection, name: name, accepting: false, challenging: opponent, fair: fair,
-      wait: .seconds(wait))
+      wait: .seconds(wait), keepalive: server.keepaliveInterval)
     let ending = await playSeated(
       connection, seated, name: name, reconnect: reconnector(resolved),
       keepalive: server.keepaliveInterval)

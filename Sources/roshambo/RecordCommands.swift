@@ -125,7 +125,10 @@ struct Replay: AsyncParsableCommand {
     let title = source.title
     let speed = self.speed
     let paused = self.paused
-    await MainActor.run { ReplayScreen(replay, title: title, speed: speed, paused: paused) }.run()
+    let signalled = await MainActor.run {
+      ReplayScreen(replay, title: title, speed: speed, paused: paused)
+    }.run()
+    if let signalled { throw ExitCode(128 + signalled) }
   }
 }
 

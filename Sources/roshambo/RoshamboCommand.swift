@@ -386,7 +386,7 @@ struct BotCommand: AsyncParsableCommand {
       if fromLobby {
         seated = try await seatFromLobby(
           connection, name: name, accepting: lobby, challenging: challenge, fair: fair,
-          wait: .seconds(wait))
+          wait: .seconds(wait), keepalive: server.keepaliveInterval)
       }
       let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
         let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
@@ -443,7 +443,8 @@ extension BotCommand {
   func playTournament(_ resolved: ResolvedServer, name: String) async throws {
     let connection = try await connect(resolved, options: server)
     let seated = try await seatFromLobby(
-      connection, name: name, accepting: false, challenging: nil, fair: false, entering: true)
+      connection, name: name, accepting: false, challenging: nil, fair: false, entering: true,
+      keepalive: server.keepaliveInterval)
     let reconnect = reconnector(resolved)
     let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
       // A server that restarts mid-tournament is reconnected to, the seat resumed.
@@ -472,7 +473,9 @@ extension BotCommand {
           continue
         }
         looking.withLockedValue { $0 = connection }
-        _ = try? await LobbyFollower.follow(connection, name: name) { event in
+        _ = try? await LobbyFollower.follow(
+          connection, name: name, keepalive: server.keepaliveInterval
+        ) { event in
           guard case .view(_, let view) = event, let tournament = view.tournament,
             tournament.phase == .finished
           else { return true }
@@ -511,7 +514,8 @@ extension BotCommand {
 /// (a broken protocol: 76).
 func seatFromLobby(
   _ connection: ServerConnection, name: String, accepting: Bool, challenging: String?,
-  fair: Bool, entering: Bool = false, wait: Duration = .seconds(10)
+  fair: Bool, entering: Bool = false, wait: Duration = .seconds(10),
+  keepalive: Duration = .seconds(15)
 ) async throws -> LobbyFollower.Seated {
   // Read by the give-up timer on another task, hence the lock.
   let asked = NIOLockedValueBox(false)
@@ -524,7 +528,8 @@ func seatFromLobby(
   defer { giveUp.cancel() }
   do {
     let seated = try await LobbyFollower.follow(
-      connection, name: name, takesChallenges: true, enteredTournament: { entering }
+      connection, name: name, takesChallenges: true, enteredTournament: { entering },
+      keepalive: keepalive
     ) { event in
       switch event {
       case .view(_, let view) where entering:
@@ -608,13 +613,23 @@ final class BotPlaying: Service, Sendable {
     self.bot = bot
   }
 
-  /// Runs in a service group of its own: SIGINT or SIGTERM makes the bot leave its room
-  /// (a running match is given up at once, not held for a grace period).
+  /// Runs in a service group of its own: SIGINT, SIGTERM or SIGHUP makes the bot leave
+  /// its room (a running match is given up at once, not held for a grace period). The
+  /// signals come through ``ProcessSignals``, which outlives this group: a bot plays one
+  /// group per match from the lobby, and a group's own signal watch, once cancelled,
+  /// would leave every later one deaf.
   func runUntilSignalled() async throws {
     let group = ServiceGroup(
       configuration: .init(
         services: [.init(service: self, successTerminationBehavior: .gracefullyShutdownGroup)],
-        gracefulShutdownSignals: [.sigterm, .sigint], logger: BotCommand.quietLogger))
+        gracefulShutdownSignals: [], logger: BotCommand.quietLogger))
+    let route = await MainActor.run {
+      ProcessSignals.shared.route { number in
+        guard number != SIGWINCH else { return }
+        Task { await group.triggerGracefulShutdown() }
+      }
+    }
+    defer { Task { @MainActor in ProcessSignals.shared.release(route) } }
     try await group.run()
   }
 

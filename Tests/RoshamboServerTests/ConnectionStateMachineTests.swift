@@ -108,6 +108,13 @@ struct ConnectionStateMachineTests {
     _ = arrive(&joined, Self.hello)
     let idle = joined.idle()
     #expect(code(idle) == .timeout)
+    // Said to a person, whose client prints it: what happened and what to do.
+    guard case .refuse(let timeout, nil) = idle else { return }
+    #expect(
+      timeout.message
+        == "Nothing came from your program for 60 s, so the server closed the connection; "
+        + "start it again to come back (programs written for Roshambo send a ping while "
+        + "they wait).")
   }
 
   @Test("a connection over the limits is told so once TLS is up")

@@ -90,7 +90,9 @@ struct ConnectionStateMachine {
     guard state != .closing else { return .none }
     return refuse(
       .timeout(
-        "No message for \(limits.idleTimeoutSeconds) s; closing (send ping to stay connected)."),
+        "Nothing came from your program for \(limits.idleTimeoutSeconds) s, so the server "
+          + "closed the connection; start it again to come back (programs written for "
+          + "Roshambo send a ping while they wait)."),
       re: nil)
   }
 

@@ -1,0 +1,151 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import RoshamboClient
+import RoshamboGame
+import RoshamboProtocol
+import RoshamboTLS
+import Testing
+
+/// Coming back to a seat on a new connection while the server still thinks the old one
+/// is open (a link down for 20 s, a cut connection): the server welcomes the seat again
+/// and sends its current state, whose `seq` this client may already have.
+@Suite("Client: resuming a seat")
+struct ResumeTests {
+  /// Seat one of room "den" in round 2 of a best of 3, as a view, and the state that
+  /// follows it once the opponent has picked.
+  static func views() -> (RoomView, RoomView) {
+    var room = RoomState(name: "den", settings: .init())
+    room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    room.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 1))
+    room.apply(.chose(seat: .two, round: 1, weapon: .scissors, at: 1))
+    let before = room.view(for: .one)
+    room.apply(.chose(seat: .two, round: 2, weapon: .paper, at: 2))
+    return (before, room.view(for: .one))
+  }
+
+  static func holding(_ view: RoomView, seq: Int) -> ClientState {
+    var state = ClientState()
+    ClientReducer().reduce(into: &state, action: .welcome(room: "den", seat: .one, token: "t"))
+    ClientReducer().reduce(into: &state, action: .synced(view: view, seq: seq))
+    return state
+  }
+
+  @Test("the first state after a welcome may repeat the last seq with the same view, only")
+  func repeatRule() {
+    let (view, later) = Self.views()
+    let state = Self.holding(view, seq: 7)
+    let same = ServerMessage.state(seq: 7, view: view)
+    // On a resumed connection: the same view again changes nothing and is taken.
+    #expect(
+      ServerIntake.outcome(of: same, state: state, welcomed: true, firstAfterWelcome: true)
+        == .action(.synced(view: view, seq: 7)))
+    // The same seq with another view is a lie, resumed or not.
+    let other = ServerMessage.state(seq: 7, view: later)
+    guard
+      case .violation(let message) = ServerIntake.outcome(
+        of: other, state: state, welcomed: true, firstAfterWelcome: true)
+    else {
+      Issue.record("a different view under a repeated seq was taken")
+      return
+    }
+    #expect(message.contains("repeats seq 7 with a different view"))
+    // Anywhere else a repeat is refused as before, and going back is refused always.
+    #expect(
+      ServerIntake.outcome(of: same, state: state, welcomed: true)
+        == .violation("seq went from 7 to 7; it must only rise"))
+    #expect(
+      ServerIntake.outcome(
+        of: .state(seq: 6, view: view), state: state, welcomed: true, firstAfterWelcome: true)
+        == .violation("seq went from 7 to 6; it must only rise"))
+  }
+
+  /// Each connection gets its script once the hello arrives: the first is then closed
+  /// (the link the client gave up on), the others stay open.
+  final class ResumingServer: Sendable {
+    let channel: any Channel
+    let hellos = NIOLockedValueBox<[String]>([])
+    var port: Int { channel.localAddress!.port! }
+
+    init(scripts: [[ServerMessage]]) async throws {
+      let count = NIOLockedValueBox(0)
+      let hellos = self.hellos
+      channel = try await HostileServer.listen {
+        let index = count.withLockedValue {
+          $0 += 1
+          return $0 - 1
+        }
+        return Replies(
+          frames: scripts[min(index, scripts.count - 1)].map { $0.encoded() }, closes: index == 0,
+          hellos: hellos)
+      }
+    }
+
+    func close() async { try? await channel.close() }
+
+    final class Replies: ChannelInboundHandler {
+      typealias InboundIn = ByteBuffer
+      let frames: [[UInt8]]
+      let closes: Bool
+      let hellos: NIOLockedValueBox<[String]>
+      var answered = false
+      init(frames: [[UInt8]], closes: Bool, hellos: NIOLockedValueBox<[String]>) {
+        self.frames = frames
+        self.closes = closes
+        self.hellos = hellos
+      }
+
+      func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let text = String(decoding: frame.readableBytesView, as: UTF8.self)
+        guard text.contains("\"hello\""), !answered else { return }
+        answered = true
+        hellos.withLockedValue { $0.append(text) }
+        for bytes in frames { context.write(NIOAny(ByteBuffer.frame(bytes)), promise: nil) }
+        context.writeAndFlush(NIOAny(ByteBuffer())).assumeIsolated().whenComplete { _ in
+          if self.closes { context.close(promise: nil) }
+        }
+      }
+    }
+  }
+
+  @Test("a seat resumed on a new connection carries on when its first state repeats the seq")
+  @MainActor
+  func resumesWithRepeatedSeq() async throws {
+    let (view, later) = Self.views()
+    let welcome = ServerMessage.welcome(room: "den", seat: .one, token: "t")
+    let server = try await ResumingServer(scripts: [
+      [welcome, .state(seq: 7, view: view)],
+      [welcome, .state(seq: 7, view: view), .state(seq: 8, view: later)],
+    ])
+    let port = server.port
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    let session = ClientSession(
+      connection: connection,
+      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+      maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+    let seqs = AsyncStream.makeStream(of: Int.self)
+    let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
+    session.join(name: "Alice", room: "den")
+    let run = Task { @MainActor in await session.run() }
+    let ended = Task { @MainActor in
+      _ = await run.value
+      seqs.continuation.finish()
+    }
+    // Either the state after the repeat arrives, or the session ends (refusing it).
+    for await seq in seqs.stream where seq >= 8 { break }
+    #expect(session.store.state.seq == 8)
+    #expect(session.store.state.view == later)
+    #expect(session.store.state.context.connection == .connected)
+    // The second hello resumed the seat with its token.
+    #expect(server.hellos.withLockedValue { $0 }.last?.contains("\"resume\":\"t\"") == true)
+    session.store.dispatch(.quit)
+    session.hangUp()
+    let (error, fatal) = await run.value
+    #expect(error == nil && fatal == nil)
+    _ = (watching, await ended.value)
+    await server.close()
+  }
+}

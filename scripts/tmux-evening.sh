@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# What broke a real party in its first minutes, in real terminals (tmux): people who sit
+# in the lobby without pressing a key stay there past the server's idle limit; Ctrl-C
+# asks and then gives up a match started from the lobby (after earlier matches, a watch
+# and a replay from the same lobby); Ctrl-C leaves a replay started from the lobby; and a
+# terminal closed during a match started from the lobby ends its program (no ghost left
+# holding the seat). The server's idle limit is 5 s here and the clients ping every
+# 0.5 s, so minutes of a real evening take seconds. Needs `swift build` first, and tmux.
+set -euo pipefail
+name=tmux-evening
+source "$(dirname "$0")/tmux-lib.sh"
+start_server --best-of 1 --idle-seconds 5
+
+start_person() {  # name
+  tmux -L "$sock" new-session -d -s "$1" -x 80 -y 24 \
+    "cd '$work' && '$bin/roshambo' lobby --host 127.0.0.1 --port $port --keepalive 0.5 --name $1; echo EXIT=\$?; sleep 60"
+}
+
+# Whether a client of that name still runs (a closed terminal must end it).
+client_running() { pgrep -f -- "--port $port --keepalive 0.5 --name $1\$" >/dev/null; }
+
+for person in Alice Bob Carol; do start_person "$person"; done
+for person in Alice Bob Carol; do expect_screen "$person" "Roshambo lobby · you are $person"; done
+expect_screen Alice "Carol · in the lobby"
+
+echo "tmux-evening: everyone idles for 2.5 idle limits, and is still in the lobby"
+sleep 12.5
+for person in Alice Bob Carol; do
+  refuse_screen "$person" "EXIT="
+  expect_screen "$person" "Roshambo lobby · you are $person"
+done
+expect_screen Alice "3 people"
+
+challenge() {  # from to
+  for _ in 1 2 3 4; do
+    tmux -L "$sock" capture-pane -p -t "$1" | grep -qF "▸ $2 · in the lobby" && break
+    press "$1" j
+    sleep 0.2
+  done
+  expect_screen "$1" "▸ $2 · in the lobby"
+  press "$1" c
+  expect_screen "$2" "$1 challenges you"
+  press "$2" a
+  expect_screen "$1" "Choose your weapon"
+  expect_screen "$2" "Choose your weapon"
+}
+
+echo "tmux-evening: a match from the lobby, Carol watching it, all back in the lobby"
+challenge Alice Bob
+expect_screen Carol "duel-1: Alice 0 – 0 Bob"
+press Carol Tab
+expect_screen Carol "▸ duel-1"
+press Carol w
+expect_screen Carol "Room duel-1"
+press Alice r
+press Bob s
+expect_screen Alice "You win"
+for person in Alice Bob Carol; do press "$person" q; done
+for person in Alice Bob Carol; do expect_screen "$person" "Roshambo lobby · you are $person"; done
+
+echo "tmux-evening: Carol replays it from the lobby and comes back with q"
+expect_screen Carol "#1 duel-1: Alice 1–0 Bob"
+press Carol r
+expect_screen Carol "Replay of match 1"
+press Carol q
+expect_screen Carol "Roshambo lobby · you are Carol"
+
+echo "tmux-evening: in a second match from the lobby, Ctrl-C asks, and a second gives up (130)"
+challenge Alice Bob
+press Alice C-c
+expect_screen Alice "Give up the match? Press Ctrl-C again"
+press Alice C-c
+expect_screen Alice "EXIT=130"
+expect_screen Bob "by forfeit"
+press Bob q
+expect_screen Bob "Roshambo lobby · you are Bob"
+
+echo "tmux-evening: Ctrl-C in a replay started from the lobby leaves (130)"
+press Carol r
+expect_screen Carol "Replay of match"
+press Carol C-c
+expect_screen Carol "EXIT=130"
+
+echo "tmux-evening: a terminal closed during a match from the lobby ends its program"
+start_person Dave
+expect_screen Dave "Roshambo lobby · you are Dave"
+challenge Dave Bob
+client_running Bob || { echo "$name: Bob's client is not running before his terminal closes"; exit 1; }
+tmux -L "$sock" kill-session -t Bob
+for _ in $(seq 100); do client_running Bob || break; sleep 0.1; done
+if client_running Bob; then
+  echo "$name: Bob's client still runs 10 s after his terminal closed (a ghost in his seat)"
+  exit 1
+fi
+expect_screen Dave "Bob"
+press Dave C-c
+press Dave C-c
+expect_screen Dave "EXIT=130"
+echo "tmux-evening: idle lobby kept, Ctrl-C and a closed terminal after lobby-started screens: OK"
