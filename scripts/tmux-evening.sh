@@ -4,8 +4,10 @@
 # asks and then gives up a match started from the lobby (after earlier matches, a watch
 # and a replay from the same lobby); Ctrl-C leaves a replay started from the lobby; and a
 # terminal closed during a match started from the lobby ends its program (no ghost left
-# holding the seat). The server's idle limit is 5 s here and the clients ping every
-# 0.5 s, so minutes of a real evening take seconds. Needs `swift build` first, and tmux.
+# holding the seat); and a server killed and started again with people in the lobby
+# finds them back in it by themselves. The server's idle limit is 5 s here and the
+# clients ping every 0.5 s, so minutes of a real evening take seconds. Needs
+# `swift build` first, and tmux.
 set -euo pipefail
 name=tmux-evening
 source "$(dirname "$0")/tmux-lib.sh"
@@ -96,4 +98,19 @@ expect_screen Dave "Bob"
 press Dave C-c
 press Dave C-c
 expect_screen Dave "EXIT=130"
-echo "tmux-evening: idle lobby kept, Ctrl-C and a closed terminal after lobby-started screens: OK"
+echo "tmux-evening: the server is killed with people in the lobby and started again; they are back by themselves"
+start_person Erin
+start_person Frank
+expect_screen Erin "Frank · in the lobby"
+kill -9 "$server_pid"
+wait "$server_pid" 2>/dev/null || true
+for person in Erin Frank; do expect_screen "$person" "Lost the lobby"; done
+"$bin/roshambo-server" --host 127.0.0.1 --port "$port" --data-dir data --log-level error \
+  --no-announce --best-of 1 --idle-seconds 5 > server-again.out 2>&1 &
+server_pid=$!
+for person in Erin Frank; do expect_screen "$person" "Roshambo lobby · you are $person"; done
+expect_screen Erin "Frank · in the lobby"
+for person in Erin Frank; do press "$person" q; done
+for person in Erin Frank; do expect_screen "$person" "EXIT=0"; done
+
+echo "tmux-evening: idle lobby kept, Ctrl-C and a closed terminal after lobby-started screens, back after a restart: OK"

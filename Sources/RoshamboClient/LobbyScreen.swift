@@ -27,8 +27,11 @@ public final class LobbyScreen {
     case replay(match: Int64)
     /// A signal ended the program: its number.
     case signalled(Int32)
-    /// The server refused, or the connection was lost: the sentence says so.
+    /// The server refused: the sentence says why.
     case failed(String)
+    /// The connection ended without a refusal (the network, a restart, a drain): the
+    /// sentence says how; coming back is worth trying.
+    case lost(String)
     /// The server broke the protocol: the sentence says how.
     case serverMisbehaved(String)
   }
@@ -89,7 +92,7 @@ public final class LobbyScreen {
     } catch let violation as ProtocolViolation {
       if outcome == nil { outcome = .serverMisbehaved(violation.description) }
     } catch {
-      if outcome == nil { outcome = .failed(ConnectionFailure.ended(error)) }
+      if outcome == nil { outcome = .lost(ConnectionFailure.ended(error)) }
     }
     ticker.cancel()
     KeyInput.release()
@@ -97,7 +100,7 @@ public final class LobbyScreen {
     signalRoute = nil
     subscription = nil
     terminal.restore()
-    return outcome ?? .failed("the server closed the connection")
+    return outcome ?? .lost("the server closed the connection")
   }
 
   private func draw(_ state: LobbyScreenState) {

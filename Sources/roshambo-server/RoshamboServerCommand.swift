@@ -460,7 +460,7 @@ struct ServeOptions: ParsableArguments {
       }
       if let announced = announceName, server.isAnnouncing {
         print(
-          "announcing \"\(announced)\" on the local network: players join with `roshambo play`"
+          "announcing \"\(announced)\" on the local network: players run `roshambo` (the lobby)"
         )
       }
       // Listening on one address, that is the only one to give (none for loopback).
@@ -468,16 +468,16 @@ struct ServeOptions: ParsableArguments {
       let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
       let addresses = wildcard ? LocalNetwork.addresses() : loopback ? [] : [host]
       if addresses.isEmpty {
-        print("players on this machine join with:")
-        print("  roshambo play --host \(loopback ? host : "127.0.0.1") --port \(server.port)")
+        print("players on this machine run the lobby with:")
+        print("  roshambo --host \(loopback ? host : "127.0.0.1") --port \(server.port)")
       } else {
         print(
           !server.isAnnouncing
-            ? "players on other machines join with (one of):"
+            ? "players on other machines run the lobby with (one of):"
             : "or, where multicast does not pass, with (one of):")
         for address in addresses {
           let shown = address.contains(":") ? "[\(address)]" : address
-          print("  roshambo play --host \(shown) --port \(server.port) --pin \(server.fingerprint)")
+          print("  roshambo --host \(shown) --port \(server.port) --pin \(server.fingerprint)")
         }
         print(
           "or copy \(!customCertificate ? caFile : "your CA file") to their machine and use --ca ca.pem"

@@ -117,8 +117,15 @@ func party(server options: ServerOptions, name: String) async throws {
   let resolved = try await options.resolve()
   let reconnect = reconnector(resolved)
   let keepalive = options.keepaliveInterval
+  var comingBack: String?
   while true {
-    let connection = try await connect(resolved, options: options)
+    let connection: ServerConnection
+    if let why = comingBack {
+      connection = try await reconnectLobby(resolved, options: options, after: why)
+      comingBack = nil
+    } else {
+      connection = try await connect(resolved, options: options)
+    }
     let outcome = await MainActor.run {
       LobbyScreen(connection: connection, name: name, keepalive: keepalive)
     }.run()
@@ -131,6 +138,9 @@ func party(server options: ServerOptions, name: String) async throws {
     case .failed(let message):
       complain(message)
       throw ExitCode(ExitStatus.failure)
+    case .lost(let message):
+      comingBack = message
+      continue
     case .serverMisbehaved(let message):
       complain(message)
       throw ExitCode(ExitStatus.protocolViolation)
@@ -174,10 +184,40 @@ func party(server options: ServerOptions, name: String) async throws {
       }.value
     }
     switch ending {
-    case .finished, .failed: continue
+    case .finished: continue
+    case .failed: comingBack = "the match's connection ended"
     case .serverMisbehaved: throw ExitCode(ExitStatus.protocolViolation)
     case .signalled(let number): throw ExitCode(128 + number)
     }
+  }
+}
+
+/// Connects again after the lobby's connection ended (the network, a server restarting
+/// or draining), saying so on the terminal, every 2 s for up to 2 minutes; Ctrl-C leaves.
+/// Gives up with the reason the last try failed.
+func reconnectLobby(_ server: ResolvedServer, options: ServerOptions, after why: String)
+  async throws -> ServerConnection
+{
+  let attempts = 60
+  var attempt = 0
+  while true {
+    attempt += 1
+    print(
+      "\r\u{1B}[KLost the lobby (\(TerminalText.sanitized(why))); reconnecting, try "
+        + "\(attempt) of \(attempts)… (Ctrl-C leaves)", terminator: "")
+    fflush(nil)
+    do {
+      let connection = try await ServerConnection.connect(
+        host: server.host, port: server.port, tls: server.tls)
+      print("\r\u{1B}[K", terminator: "")
+      return connection
+    } catch {
+      guard attempt < attempts else {
+        print("")
+        throw options.cannotConnect(host: server.host, port: server.port, error)
+      }
+    }
+    try await Task.sleep(for: .seconds(2))
   }
 }
 

@@ -331,7 +331,7 @@ struct ExecutableTests {
     server.process.interrupt()
     let (status, printed) = server.finish()
     #expect(status == 0)
-    #expect(printed.contains("--pin") || printed.contains("roshambo play --host 127.0.0.1"))
+    #expect(printed.contains("--pin") || printed.contains("roshambo --host 127.0.0.1"))
   }
 
   @Test("a TLS failure is told with the advice only each program can give")
