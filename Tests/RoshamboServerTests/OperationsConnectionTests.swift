@@ -117,3 +117,36 @@ struct OperationsConnectionTests {
     #expect(channel.isActive)
   }
 }
+
+/// Which connection gives way when the operations port is full.
+@Suite("The operations endpoint: admission")
+struct OperationsAdmissionTests {
+  let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+
+  @Test("full of idle connections: a new one closes the one idle longest")
+  func closesTheOldestIdle() {
+    var admission = OperationsAdmission(capacity: 3)
+    for id in 0..<3 {
+      #expect(admission.admit(id, now: start + .seconds(Int64(id))) == .admit)
+    }
+    // Connection 0 was answered most recently: 1 has waited longest now.
+    admission.answering(0)
+    admission.answered(0, now: start + .seconds(5))
+    #expect(admission.admit(3, now: start + .seconds(6)) == .admitClosing(1))
+    #expect(admission.admit(4, now: start + .seconds(7)) == .admitClosing(2))
+    #expect(Set(admission.idleSince.keys) == [0, 3, 4])
+  }
+
+  @Test("a connection being answered is never closed for another; all answered: refused")
+  func keepsTheAnswered() {
+    var admission = OperationsAdmission(capacity: 2)
+    #expect(admission.admit(0, now: start) == .admit)
+    #expect(admission.admit(1, now: start + .seconds(1)) == .admit)
+    admission.answering(0)
+    #expect(admission.admit(2, now: start + .seconds(2)) == .admitClosing(1))
+    admission.answering(2)
+    #expect(admission.admit(3, now: start + .seconds(3)) == .refuse)
+    admission.remove(0)
+    #expect(admission.admit(3, now: start + .seconds(4)) == .admit)
+  }
+}

@@ -252,6 +252,22 @@ struct OperationsEndpointTests {
     }
   }
 
+  @Test("/livez answers while more idle connections than the endpoint holds are open")
+  func idleConnectionsDoNotStarveProbes() async throws {
+    try await withServer(configuration(temporaryDataDirectory())) { server in
+      let port = try #require(server.operations?.port)
+      // Connected, never a byte sent: accepted in order, before the probes' connections.
+      let idle = (0..<(OperationsEndpoint.maxConnections + 8)).compactMap {
+        _ in loopbackSocket(port: port)
+      }
+      defer { for fd in idle { close(fd) } }
+      #expect(idle.count == OperationsEndpoint.maxConnections + 8)
+      for _ in 0..<3 {
+        #expect(try await httpRequest(port: port, path: "/livez") == (200, "ok\n"))
+      }
+    }
+  }
+
   @Test("bad HTTP is refused, and the game goes on")
   func badHTTP() async throws {
     try await withServer(configuration(temporaryDataDirectory())) { server in

@@ -14,7 +14,9 @@ import NIOPosix
 /// answered from its own connection's loop and a sample taken on the hub's, at most
 /// ``maxConnections`` connections are open at once, and one that has not sent a
 /// complete request within its request timeout (10 s by default) is closed, however
-/// slowly it keeps sending.
+/// slowly it keeps sending. Idle connections cannot keep a probe out: when the port is
+/// full, a new connection closes the one that has gone longest without an answer being
+/// prepared for it (``OperationsAdmission``).
 public final class OperationsEndpoint: Sendable {
   /// Health as the endpoint reports it.
   public enum Health: Sendable, Equatable {
@@ -47,24 +49,25 @@ public final class OperationsEndpoint: Sendable {
     host: String, port: Int, group: any EventLoopGroup, metrics: ServerMetrics,
     probes: Probes, requestTimeout: TimeAmount = .seconds(10), logger: Logger
   ) async throws -> OperationsEndpoint {
-    let open = NIOLockedValueBox(0)
+    let connections = OperationsConnections(capacity: maxConnections)
     let channel = try await ServerBootstrap(group: group)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .serverChannelOption(.backlog, value: 64)
       .childChannelInitializer { channel in
-        let admitted = open.withLockedValue { count -> Bool in
-          guard count < Self.maxConnections else { return false }
-          count += 1
-          return true
-        }
-        guard admitted else {
+        guard let (slot, closing) = connections.admit(channel) else {
+          logger.warning(
+            "operations endpoint: refused a connection: all \(Self.maxConnections) connections are being answered"
+          )
           return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed)
         }
-        channel.closeFuture.whenComplete { _ in open.withLockedValue { $0 -= 1 } }
+        if closing != nil {
+          logger.debug(
+            "operations endpoint: full; closed the connection idle longest to admit a new one")
+        }
         return channel.eventLoop.makeCompletedFuture {
           try configure(
             channel, metrics: metrics, probes: probes, requestTimeout: requestTimeout,
-            logger: logger)
+            slot: slot, logger: logger)
         }
       }
       .bind(host: host, port: port).get()
@@ -76,14 +79,15 @@ public final class OperationsEndpoint: Sendable {
   /// Sets up one connection's pipeline: HTTP/1.1, then ``OperationsHandler``.
   static func configure(
     _ channel: any Channel, metrics: ServerMetrics, probes: Probes, requestTimeout: TimeAmount,
-    logger: Logger
+    slot: OperationsConnections.Slot? = nil, logger: Logger
   ) throws {
     // Requests are kept in order by the handler itself, one answered at a time.
     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
       withPipeliningAssistance: false, withErrorHandling: true)
     try channel.pipeline.syncOperations.addHandler(
       OperationsHandler(
-        metrics: metrics, probes: probes, requestTimeout: requestTimeout, logger: logger))
+        metrics: metrics, probes: probes, requestTimeout: requestTimeout, slot: slot,
+        logger: logger))
   }
 
   func close() async {
@@ -107,6 +111,8 @@ final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
   private let metrics: ServerMetrics
   private let probes: OperationsEndpoint.Probes
   private let requestTimeout: TimeAmount
+  /// Where this connection reports whether it is being answered (nil: nowhere).
+  private let slot: OperationsConnections.Slot?
   private let logger: Logger
   /// The request whose head has come and whose end has not.
   private var request: HTTPRequestHead?
@@ -122,11 +128,12 @@ final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
   init(
     metrics: ServerMetrics, probes: OperationsEndpoint.Probes, requestTimeout: TimeAmount,
-    logger: Logger
+    slot: OperationsConnections.Slot?, logger: Logger
   ) {
     self.metrics = metrics
     self.probes = probes
     self.requestTimeout = requestTimeout
+    self.slot = slot
     self.logger = logger
   }
 
@@ -189,6 +196,7 @@ final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
     answering = true
     deadline?.cancel()
     deadline = nil
+    slot?.answering()
     respond(to: waiting.removeFirst(), context: context)
   }
 
@@ -286,6 +294,7 @@ final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
         wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
         promise: nil)
     }
+    slot?.answered()
     // The client has the timeout to take the answer.
     armDeadline(context)
     let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
