@@ -21,7 +21,7 @@ public struct MatchReplay: Sendable {
   public private(set) var position = 0
   public private(set) var state: ClientState
 
-  /// A replay of `match` at its start; nil when the record keeps no rounds. The record's
+  /// A replay of `record` at its start; nil when it keeps no rounds. The record's
   /// text is made safe to print first (``FinishedMatch/sanitized()``), as live play's is.
   public init?(_ record: FinishedMatch) {
     let match = record.sanitized()
