@@ -78,7 +78,7 @@ struct MatchRecordProcessTests {
         let verified = try await roshambo(
           ["verify", serverFile, "--compare", directory + "/own-\(name)/" + files[0]])
         #expect(verified.status == 0, "\(verified.printed)")
-        #expect(verified.printed.contains("Verified:"))
+        #expect(verified.printed.contains("Consistent: every reveal matches its commitment"))
         #expect(verified.printed.contains("The two records agree"))
       }
 
