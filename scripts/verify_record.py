@@ -27,6 +27,66 @@ RULES = {
     },
 }
 HEX64 = re.compile(r"\A[0-9a-f]{64}\Z")
+ROOM = re.compile(r"\A[A-Za-z0-9_-]{1,32}\Z")
+MAX_BYTES = 256 * 1024  # the format's limits (docs/MATCH-RECORD.md), as Roshambo reads it
+MAX_DEPTH = 64
+MAX_ROUNDS = 100
+MAX_NAME_BYTES = 256
+
+
+def too_deep(text):
+    """Whether arrays and objects nest deeper than MAX_DEPTH (checked before parsing,
+    which would otherwise recurse once a level)."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def limits(record):
+    """What breaks the format's limits, or None."""
+    if not isinstance(record, dict):
+        return "a record is a JSON object"
+    room = record.get("room")
+    if not (isinstance(room, str) and ROOM.match(room)):
+        return '"room" must be 1 to 32 of A-Z a-z 0-9 _ -'
+    players, scores = record.get("players"), record.get("scores")
+    if not (isinstance(players, list) and isinstance(scores, list)
+            and len(players) == 2 and len(scores) == 2):
+        return "a record has two players and two scores, seat 1's first"
+    names = players + [record.get("winner")]
+    if not all(isinstance(name, str) for name in names):
+        return "players and winner are names (strings)"
+    if any(len(name.encode("utf-8")) > MAX_NAME_BYTES for name in names):
+        return f"a name in a record is at most {MAX_NAME_BYTES} bytes"
+    rounds = record.get("rounds")
+    if rounds is not None:
+        if not isinstance(rounds, list):
+            return '"rounds" is an array or null'
+        if len(rounds) > MAX_ROUNDS:
+            return f"a match keeps at most {MAX_ROUNDS} rounds"
+        for r in rounds:
+            if not isinstance(r, dict):
+                return "a round is a JSON object"
+            if r.get("winner") not in (0, 1, 2):
+                return "a round's winner must be 0, 1 or 2"
+            if len(r.get("commitments") or []) > 2 or len(r.get("nonces") or []) > 2:
+                return "a round has at most two commitments and two nonces"
+    return None
 
 
 def commitment(room, round_number, seat, weapon, nonce_hex):
@@ -158,16 +218,36 @@ def main():
         return 64
     path = sys.argv[1]
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        else:
+            with open(path, "rb") as file:
+                data = file.read(MAX_BYTES + 1)
     except OSError as error:
         print(f"verify_record: cannot open {path}: {error.strerror}", file=sys.stderr)
         return 66
+
+    def refuse(why):
+        print(f"verify_record: {path} is not a match record: {why}", file=sys.stderr)
+        return 65
+
+    if len(data) > MAX_BYTES:
+        return refuse(f"a record is at most {MAX_BYTES // 1024} KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return refuse("it is not UTF-8")
+    if too_deep(text):
+        return refuse(f"arrays and objects are nested more than {MAX_DEPTH} deep")
     try:
         record = json.loads(text)
+        broken = limits(record)
+        if broken:
+            return refuse(broken)
         findings = check(record)
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
-        print(f"verify_record: {path} is not a match record: {error!r}", file=sys.stderr)
-        return 65
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError,
+            RecursionError) as error:
+        return refuse(repr(error))
     for mark, line in findings:
         print(f"{mark} {line}")
     failed = any(mark == "x" for mark, _ in findings)

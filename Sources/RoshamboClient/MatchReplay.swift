@@ -21,8 +21,10 @@ public struct MatchReplay: Sendable {
   public private(set) var position = 0
   public private(set) var state: ClientState
 
-  /// A replay of `match` at its start; nil when the record keeps no rounds.
-  public init?(_ match: FinishedMatch) {
+  /// A replay of `record` at its start; nil when it keeps no rounds. The record's
+  /// text is made safe to print first (``FinishedMatch/sanitized()``), as live play's is.
+  public init?(_ record: FinishedMatch) {
+    let match = record.sanitized()
     guard let rounds = match.rounds, let ruleset = Ruleset.ID(rawValue: match.ruleset) else {
       return nil
     }
@@ -30,7 +32,12 @@ public struct MatchReplay: Sendable {
     // Rounds a long match no longer keeps still count in the scores: what the final
     // scores have beyond the kept rounds' wins is where the replay's scores start.
     let kept = Seat.allCases.map { seat in rounds.filter { $0.winner == seat }.count }
-    let base = Seat.allCases.map { max(0, match.scores[$0.rawValue - 1] - kept[$0.rawValue - 1]) }
+    // (A record's score may be anything: at most the kept wins, it starts from 0.)
+    let base = Seat.allCases.map { seat in
+      let score = match.scores[seat.rawValue - 1]
+      let wins = kept[seat.rawValue - 1]
+      return score <= wins ? 0 : score - wins
+    }
     let winnerSeat = Seat.allCases.first { match.players[$0.rawValue - 1] == match.winner }
     var views: [RoomView] = []
     for step in 0...rounds.count {

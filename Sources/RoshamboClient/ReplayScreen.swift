@@ -140,9 +140,18 @@ public final class ReplayScreen {
   /// rounds as they were played, sped up, within 0.3 to 5 s (1.5 s without times).
   private func pause(after step: Int) -> Duration {
     let rounds = replay.match.rounds ?? []
+    guard step > 0, step < rounds.count else { return Self.pause(from: nil, to: nil, speed: speed) }
+    return Self.pause(from: rounds[step - 1].at, to: rounds[step].at, speed: speed)
+  }
+
+  /// How long to show a round played at `from` (milliseconds since 1970, from a record:
+  /// any value) before the next, played at `to`: their interval divided by `speed`,
+  /// within 0.3 to 5 s; 1.5 s without times. Computed in floating point, so no record's
+  /// times can overflow it.
+  static func pause(from: Int64?, to: Int64?, speed: Double) -> Duration {
     var seconds = 1.5
-    if step > 0, step < rounds.count, let from = rounds[step - 1].at, let to = rounds[step].at {
-      seconds = Double(to - from) / 1000
+    if let from, let to {
+      seconds = (Double(to) - Double(from)) / 1000
     }
     return .milliseconds(Int64(min(5, max(0.3, seconds / speed)) * 1000))
   }

@@ -67,9 +67,14 @@ public enum MatchRecordText {
         "Refused: this record does not hold (\(failures.count) problem"
           + "\(failures.count == 1 ? "" : "s")).")
     } else if verification.isProof {
+      // A record cannot show when its commitments were made: whoever writes one after
+      // the match can make them agree. Only the player's own record can be trusted.
       lines.append(
-        "Verified: each round's weapons were committed before they were revealed, and the "
-          + "result follows from them.")
+        "Consistent: every reveal matches its commitment and the result follows from the "
+          + "rounds. A record alone cannot show that the weapons were committed before they "
+          + "were revealed (one written after the match can agree as well); only a record "
+          + "your own client saved (roshambo play --save-record), compared with --compare, "
+          + "shows that this is the match you played.")
     } else {
       lines.append(
         "Consistent, not proven: what the record holds agrees, but see the lines marked –.")

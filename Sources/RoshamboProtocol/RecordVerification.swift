@@ -25,8 +25,10 @@ public struct RecordVerification: Sendable, Equatable {
     !findings.contains { if case .fails = $0 { true } else { false } }
   }
 
-  /// Whether the record proves its result: it holds, the match was fair and every round
-  /// is in it.
+  /// Whether everything the record could show was checked and holds: the match was fair
+  /// and every round is in it. It is still only consistent: a record cannot show that
+  /// its commitments came before its reveals (whoever writes one after the match can
+  /// make them agree); a player's own record, compared with it, can.
   public var isProof: Bool {
     holds && !findings.contains { if case .unchecked = $0 { true } else { false } }
   }

@@ -31,6 +31,22 @@ public enum UntrustedText {
     return out
   }
 
+  /// `text` with every control, format or non-ASCII-space character escaped as in
+  /// ``escaped(_:limit:)``, and nothing else changed: for text that is printed whole
+  /// (another program's answer) and may keep its quotes.
+  public static func printable(_ text: String) -> String {
+    guard !text.unicodeScalars.allSatisfy(isPrintable) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      if isPrintable(scalar) {
+        out.unicodeScalars.append(scalar)
+      } else {
+        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      }
+    }
+    return out
+  }
+
   private static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.value == 0x20 { return true }
     if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) { return false }

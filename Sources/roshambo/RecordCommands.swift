@@ -55,7 +55,9 @@ enum RecordSource: ExpressibleByArgument {
   var title: String {
     switch self {
     case .server(let id): "match \(id)"
-    case .file(let path): path == "-" ? "standard input" : (path as NSString).lastPathComponent
+    case .file(let path):
+      path == "-"
+        ? "standard input" : TerminalText.sanitized((path as NSString).lastPathComponent)
     }
   }
 }
@@ -119,7 +121,8 @@ struct Replay: AsyncParsableCommand {
       complain(
         match.rounds == nil
           ? "\(source.title) has no rounds to replay (it was kept before rounds were)."
-          : "\(source.title) is played by rules this release does not know (\(match.ruleset)).")
+          : "\(source.title) is played by rules this release does not know "
+            + "(\(TerminalText.sanitized(match.ruleset))).")
       throw ExitCode(ExitStatus.dataError)
     }
     let title = source.title

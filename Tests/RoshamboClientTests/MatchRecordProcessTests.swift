@@ -41,6 +41,42 @@ struct MatchRecordProcessTests {
     return path
   }
 
+  @Test("verify_record.py keeps the format's limits, and says what is wrong instead of failing")
+  func pythonLimits() async throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let draw = RoundResult(round: 1, weapons: [.rock, .rock], winner: nil, reason: nil)
+    let ordinary = FinishedMatch(
+      room: "duel-1", finishedAt: 1_000, ruleset: "classic", bestOf: 1, players: ["Ann", "Bob"],
+      scores: [0, 0], winner: "Ann", forfeit: true, fair: false, rounds: [draw])
+    var long = ordinary
+    long.rounds = (1...101).map { number in
+      RoundResult(round: number, weapons: [.rock, .rock], winner: nil, reason: nil)
+    }
+    var named = ordinary
+    named.players[1] = String(repeating: "b", count: 300)
+    var room = ordinary
+    room.room = "duel 1;"
+    var cases = [
+      (try write(long, "long.json"), "at most 100 rounds"),
+      (try write(named, "named.json"), "at most 256 bytes"),
+      (try write(room, "room.json"), "\"room\""),
+    ]
+    let deep = directory + "/deep.json"
+    try Data(String(repeating: "[", count: 100_000).utf8).write(to: URL(fileURLWithPath: deep))
+    cases.append((deep, "nested"))
+    let large = directory + "/large.json"
+    let padded = MatchRecord.encode(ordinary) + Array(repeating: UInt8(ascii: " "), count: 300_000)
+    try Data(padded).write(to: URL(fileURLWithPath: large))
+    cases.append((large, "256 KiB"))
+    for (file, reason) in cases {
+      let python = try await run(
+        "/usr/bin/python3", [repositoryRoot + "/scripts/verify_record.py", file])
+      #expect(python.status == 65, "\(file): \(python.printed)")
+      #expect(python.printed.contains(reason), "\(file): \(python.printed)")
+      #expect(!python.printed.contains("Traceback"), "\(file): \(python.printed)")
+    }
+  }
+
   @Test(
     "a fair match's record: verified, the same as each player's own, replayed; forgeries refused")
   func fairMatch() async throws {
@@ -78,7 +114,7 @@ struct MatchRecordProcessTests {
         let verified = try await roshambo(
           ["verify", serverFile, "--compare", directory + "/own-\(name)/" + files[0]])
         #expect(verified.status == 0, "\(verified.printed)")
-        #expect(verified.printed.contains("Verified:"))
+        #expect(verified.printed.contains("Consistent: every reveal matches its commitment"))
         #expect(verified.printed.contains("The two records agree"))
       }
 

@@ -46,6 +46,18 @@ struct MatchRecordTests {
     }
   }
 
+  @Test("a fair record anyone could have written after the match is called consistent only")
+  func forgedAfterTheFact() {
+    // Commitments made by whoever wrote the record, when they wrote it: all consistent.
+    let forged = Self.fairMatch([(.paper, .rock), (.paper, .rock)])
+    let lines = MatchRecordText.verification(RecordVerification(forged))
+    let verdict = lines.drop { $0.hasPrefix("  ") }.joined(separator: " ")
+    #expect(verdict.contains("cannot show that the weapons were committed"), "\(verdict)")
+    #expect(!verdict.contains("Verified"), "\(verdict)")
+    #expect(verdict.hasPrefix("Consistent"), "\(verdict)")
+    #expect(verdict.contains("--compare"), "\(verdict)")
+  }
+
   @Test("a genuine fair match is proof: every reveal, every round, the scores, the winner")
   func genuineHolds() {
     let verification = RecordVerification(Self.genuine)

@@ -79,6 +79,32 @@ struct ChallengeTests {
     }
   }
 
+  @Test("on a --fair server a challenge that does not say fair is fair, and so is its room")
+  func fairByDefault() async throws {
+    try await withServer(settings: .init(bestOf: 1, fair: true)) { server in
+      let alice = try await follower("Alice", port: server.port)
+      let bob = try await follower("Bob", port: server.port, sees: 2)
+      _ = try await alice.lobby { $0.peopleCount == 2 }
+      // fair: false is not sent: the challenge names no "fair" at all.
+      alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+      let offered = try await alice.challenge()
+      #expect(offered.fair, "the challenge's terms are not fair on a --fair server")
+      #expect(try await bob.challenge() == offered)
+      bob.send(.accept(challenge: offered.id, id: 3))
+      for client in [alice, bob] {
+        #expect(try await client.challenge().status == .accepted)
+        guard case .welcome = try await client.next() else {
+          Issue.record("no welcome after the accept")
+          return
+        }
+        let state = try await client.state { _ in true }
+        #expect(state.fair, "the challenge's room is not fair on a --fair server")
+      }
+      await alice.close()
+      await bob.close()
+    }
+  }
+
   @Test("declined, withdrawn: both sides told how it ended, once")
   func endings() async throws {
     try await withServer { server in

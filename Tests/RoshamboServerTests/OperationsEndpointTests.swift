@@ -252,6 +252,22 @@ struct OperationsEndpointTests {
     }
   }
 
+  @Test("/livez answers while more idle connections than the endpoint holds are open")
+  func idleConnectionsDoNotStarveProbes() async throws {
+    try await withServer(configuration(temporaryDataDirectory())) { server in
+      let port = try #require(server.operations?.port)
+      // Connected, never a byte sent: accepted in order, before the probes' connections.
+      let idle = (0..<(OperationsEndpoint.maxConnections + 8)).compactMap {
+        _ in loopbackSocket(port: port)
+      }
+      defer { for fd in idle { close(fd) } }
+      #expect(idle.count == OperationsEndpoint.maxConnections + 8)
+      for _ in 0..<3 {
+        #expect(try await httpRequest(port: port, path: "/livez") == (200, "ok\n"))
+      }
+    }
+  }
+
   @Test("bad HTTP is refused, and the game goes on")
   func badHTTP() async throws {
     try await withServer(configuration(temporaryDataDirectory())) { server in
@@ -271,5 +287,70 @@ struct OperationsEndpointTests {
       _ = try await playRound(alice, .paper, bob, .rock, round: 1)
       #expect(try await httpRequest(port: port, path: "/livez").status == 200)
     }
+  }
+}
+
+/// `roshambo-server status` against an endpoint that is not what it should be.
+@Suite("roshambo-server status against a hostile endpoint")
+struct HostileStatusTests {
+  @Test("an endpoint's text is printed escaped: no escape sequence, bell or C1 code")
+  func sanitized() {
+    let status = ServerStatus(
+      metrics: "roshambo_build_info{version=\"\u{1B}]52;c;eA==\u{07}\",commit=\"\u{9B}2J\"} 1\n"
+        + "roshambo_actions_refused_total{code=\"\u{1B}[2J\"} 3\n",
+      readiness: (503, "not ready: \u{1B}[2J\u{07}\u{202E}\u{9B}31m"))
+    for line in status.lines {
+      let unsafe = line.unicodeScalars.filter {
+        $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E
+      }
+      #expect(unsafe.isEmpty, "\(line.debugDescription)")
+    }
+  }
+
+  @Test("an endpoint that answers a byte at a time is given up on after 5 s")
+  func trickle() async throws {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, length) == 0 && listen(listener, 1) == 0
+          && getsockname(listener, $0, &length) == 0
+      }
+    }
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    // The stand-in: a status line, then a byte every 200 ms, for at most 8 s.
+    Thread.detachNewThread {
+      let fd = accept(listener, nil, nil)
+      defer { close(fd) }
+      let start = ContinuousClock.now
+      var bytes = Array("HTTP/1.1 200 OK\r\n\r\nready".utf8)
+      while ContinuousClock.now - start < .seconds(8) {
+        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if sent < 0 { return }
+        bytes = Array(".".utf8)
+        usleep(200_000)
+      }
+    }
+    let start = ContinuousClock.now
+    let outcome: Result<Int, OperationsClient.Failure> = await withCheckedContinuation {
+      continuation in
+      Thread.detachNewThread {
+        continuation.resume(
+          returning: Result { () throws(OperationsClient.Failure) -> Int in
+            try OperationsClient.get(host: "127.0.0.1", port: port, path: "/readyz").status
+          })
+      }
+    }
+    let took = ContinuousClock.now - start
+    guard case .failure(let failure) = outcome else {
+      Issue.record("a trickling endpoint was read to its end, after \(took)")
+      return
+    }
+    #expect(failure.description.contains("did not answer within 5 s"), "\(failure)")
+    #expect(took < .seconds(7), "gave up after \(took)")
   }
 }

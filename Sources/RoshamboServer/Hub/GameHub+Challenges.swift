@@ -7,9 +7,10 @@ import RoshamboProtocol
 /// seats both players in a new room when one is accepted.
 extension GameHub {
   /// A follower challenges the person named `name`, on the lobby's terms where the
-  /// challenge names none.
+  /// challenge names none. `fair` asks for a fair match; on a server whose rooms are all
+  /// fair (`--fair`) every challenge is fair, asked or not.
   func challenge(
-    _ name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair: Bool, origin: Origin
+    _ name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair asked: Bool, origin: Origin
   ) {
     guard let challenger = sessions.followers[origin.link.id], challenger.takesChallenges else {
       reply(
@@ -25,13 +26,18 @@ extension GameHub {
       reply(origin.link, ProtocolError(refusal), re: origin.re)
       return
     }
+    let fair = asked || lobby.defaults.fair
     if fair, !(challenger.playsFair && target.playsFair) {
+      let who = challenger.playsFair ? "\(name)'s program" : "your program"
       reply(
         origin.link,
         ProtocolError(
           code: .fairRoom,
-          message: "\(name)'s program cannot play a fair (commit–reveal) match; challenge "
-            + "without asking for one."),
+          message: asked
+            ? "\(name)'s program cannot play a fair (commit–reveal) match; challenge "
+              + "without asking for one."
+            : "Every match on this server is fair (commit–reveal), and \(who) cannot play "
+              + "one."),
         re: origin.re)
       return
     }

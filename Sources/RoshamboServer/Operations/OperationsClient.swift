@@ -4,14 +4,17 @@ import Foundation
   import Glibc
 #endif
 
-/// A plain HTTP/1.1 request, blocking, with 5 s limits: what `roshambo-server status`
+/// A plain HTTP/1.1 request, blocking, within 5 s in all: what `roshambo-server status`
 /// reads `/metrics` and `/readyz` with, and what the server tells the Agones SDK server
 /// beside it (``AgonesLink``).
 ///
-/// Invariant: at most ``maxBytes`` of an answer are read; the error says, in a host's
-/// words, what to check.
+/// Invariant: at most ``maxBytes`` of an answer are read, and a request takes at most
+/// ``timeLimit`` from connecting to the answer's last byte, however slowly the other
+/// side answers; the error says, in a host's words, what to check.
 public enum OperationsClient {
   public static let maxBytes = 8 * 1024 * 1024
+  /// How long a request may take in all.
+  public static let timeLimit = Duration.seconds(5)
 
   public struct Failure: Error, CustomStringConvertible {
     public var description: String
@@ -40,10 +43,23 @@ public enum OperationsClient {
     let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, 0)
     guard fd >= 0 else { throw Failure(description: "cannot open a socket") }
     defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let start = ContinuousClock.now
+    let late = Failure(description: "\(host):\(port) did not answer within 5 s")
+    /// Sets the socket's send and receive limits to what is left; false once nothing is.
+    func limitToTimeLeft() -> Bool {
+      let left = timeLimit - (ContinuousClock.now - start)
+      guard left > .zero else { return false }
+      let micros = max(
+        1, left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000)
+      var timeout = timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      return true
+    }
+    _ = limitToTimeLeft()
+    // Linux bounds a blocking connect by the send limit.
     guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+      if errno == EINPROGRESS || errno == EAGAIN { throw late }
       throw Failure(
         description:
           "nothing answers on \(host):\(port) (\(String(cString: strerror(errno)))): "
@@ -55,14 +71,14 @@ public enum OperationsClient {
       } ?? "\r\n"
     let request = Array(
       "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\(content)".utf8)
+    guard limitToTimeLeft() else { throw late }
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while received.count < maxBytes {
+      guard limitToTimeLeft() else { throw late }
       let count = recv(fd, &buffer, buffer.count, 0)
-      if count < 0 {
-        throw Failure(description: "\(host):\(port) did not answer within 5 s")
-      }
+      if count < 0 { throw late }
       if count == 0 { break }
       received += buffer[0..<count]
     }

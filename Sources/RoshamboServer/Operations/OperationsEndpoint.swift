@@ -14,7 +14,9 @@ import NIOPosix
 /// answered from its own connection's loop and a sample taken on the hub's, at most
 /// ``maxConnections`` connections are open at once, and one that has not sent a
 /// complete request within its request timeout (10 s by default) is closed, however
-/// slowly it keeps sending.
+/// slowly it keeps sending. Idle connections cannot keep a probe out: when the port is
+/// full, a new connection closes the one that has gone longest without an answer being
+/// prepared for it (``OperationsAdmission``).
 public final class OperationsEndpoint: Sendable {
   /// Health as the endpoint reports it.
   public enum Health: Sendable, Equatable {
@@ -32,6 +34,8 @@ public final class OperationsEndpoint: Sendable {
   }
 
   static let maxConnections = 32
+  /// Complete requests one connection may send ahead of the answer it is waiting for.
+  static let maxPipelined = 8
 
   public let port: Int
   private let channel: any Channel
@@ -45,25 +49,25 @@ public final class OperationsEndpoint: Sendable {
     host: String, port: Int, group: any EventLoopGroup, metrics: ServerMetrics,
     probes: Probes, requestTimeout: TimeAmount = .seconds(10), logger: Logger
   ) async throws -> OperationsEndpoint {
-    let open = NIOLockedValueBox(0)
+    let connections = OperationsConnections(capacity: maxConnections)
     let channel = try await ServerBootstrap(group: group)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .serverChannelOption(.backlog, value: 64)
       .childChannelInitializer { channel in
-        let admitted = open.withLockedValue { count -> Bool in
-          guard count < Self.maxConnections else { return false }
-          count += 1
-          return true
-        }
-        guard admitted else {
+        guard let (slot, closing) = connections.admit(channel) else {
+          logger.warning(
+            "operations endpoint: refused a connection: all \(Self.maxConnections) connections are being answered"
+          )
           return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed)
         }
-        channel.closeFuture.whenComplete { _ in open.withLockedValue { $0 -= 1 } }
+        if closing != nil {
+          logger.debug(
+            "operations endpoint: full; closed the connection idle longest to admit a new one")
+        }
         return channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-            withPipeliningAssistance: true, withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandler(
-            OperationsHandler(metrics: metrics, probes: probes, requestTimeout: requestTimeout))
+          try configure(
+            channel, metrics: metrics, probes: probes, requestTimeout: requestTimeout,
+            slot: slot, logger: logger)
         }
       }
       .bind(host: host, port: port).get()
@@ -72,27 +76,65 @@ public final class OperationsEndpoint: Sendable {
     return OperationsEndpoint(port: bound, channel: channel)
   }
 
+  /// Sets up one connection's pipeline: HTTP/1.1, then ``OperationsHandler``.
+  static func configure(
+    _ channel: any Channel, metrics: ServerMetrics, probes: Probes, requestTimeout: TimeAmount,
+    slot: OperationsConnections.Slot? = nil, logger: Logger
+  ) throws {
+    // Requests are kept in order by the handler itself, one answered at a time.
+    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+      withPipeliningAssistance: false, withErrorHandling: true)
+    try channel.pipeline.syncOperations.addHandler(
+      OperationsHandler(
+        metrics: metrics, probes: probes, requestTimeout: requestTimeout, slot: slot,
+        logger: logger))
+  }
+
   func close() async {
     try? await channel.close()
   }
 }
 
-/// One connection of the operations port: each request answered in turn.
-final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// One connection of the operations port: one request answered at a time, in order.
+///
+/// Invariant: at most one answer is being prepared or written at once, and while it is
+/// the connection is not read; at most ``OperationsEndpoint/maxPipelined`` complete
+/// requests wait behind it (more, and the connection is closed); an answer not written
+/// within the request timeout (the client does not read) closes the connection. So a
+/// client that sends without reading holds at most one answer's worth of the server's
+/// memory.
+final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
+  typealias OutboundIn = HTTPServerResponsePart
   typealias OutboundOut = HTTPServerResponsePart
 
   private let metrics: ServerMetrics
   private let probes: OperationsEndpoint.Probes
   private let requestTimeout: TimeAmount
+  /// Where this connection reports whether it is being answered (nil: nowhere).
+  private let slot: OperationsConnections.Slot?
+  private let logger: Logger
+  /// The request whose head has come and whose end has not.
   private var request: HTTPRequestHead?
-  /// When the request being waited for must be complete: the connection is closed then.
+  /// Complete requests not answered yet, oldest first.
+  private var waiting: [HTTPRequestHead] = []
+  /// Whether an answer is being prepared or written.
+  private var answering = false
+  /// Whether a read was asked for while answering (done once the answer is written).
+  private var readHeld = false
+  /// When the connection is closed unless it has sent a complete request (or, while an
+  /// answer is written, unless the client has read it).
   private var deadline: Scheduled<Void>?
 
-  init(metrics: ServerMetrics, probes: OperationsEndpoint.Probes, requestTimeout: TimeAmount) {
+  init(
+    metrics: ServerMetrics, probes: OperationsEndpoint.Probes, requestTimeout: TimeAmount,
+    slot: OperationsConnections.Slot?, logger: Logger
+  ) {
     self.metrics = metrics
     self.probes = probes
     self.requestTimeout = requestTimeout
+    self.slot = slot
+    self.logger = logger
   }
 
   func handlerAdded(context: ChannelHandlerContext) { armDeadline(context) }
@@ -103,7 +145,8 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   /// The next request must be complete within the timeout, however slowly its bytes
-  /// come (a read does not extend it, as an idle timer would).
+  /// come (a read does not extend it, as an idle timer would); an answer must be written
+  /// within it.
   private func armDeadline(_ context: ChannelHandlerContext) {
     deadline?.cancel()
     let channel = context.channel
@@ -119,9 +162,26 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .end:
       guard let head = request else { return }
       request = nil
-      deadline?.cancel()
-      deadline = nil
-      respond(to: head, context: context)
+      waiting.append(head)
+      guard waiting.count <= OperationsEndpoint.maxPipelined else {
+        logger.warning(
+          "operations endpoint: closed a connection that sent more than \(OperationsEndpoint.maxPipelined) requests without reading the answers; a client must read each answer (scrapers and probes do)",
+          metadata: ["peer": "\(context.remoteAddress.map { "\($0)" } ?? "?")"])
+        waiting.removeAll()
+        context.close(promise: nil)
+        return
+      }
+      answerNext(context)
+    }
+  }
+
+  /// Holds reads while an answer is prepared or written: what the client sends meanwhile
+  /// waits in its socket, not in the server.
+  func read(context: ChannelHandlerContext) {
+    if answering || !waiting.isEmpty {
+      readHeld = true
+    } else {
+      context.read()
     }
   }
 
@@ -129,6 +189,30 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
   /// connection ends there.
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     context.close(promise: nil)
+  }
+
+  private func answerNext(_ context: ChannelHandlerContext) {
+    guard !answering, !waiting.isEmpty, context.channel.isActive else { return }
+    answering = true
+    deadline?.cancel()
+    deadline = nil
+    slot?.answering()
+    respond(to: waiting.removeFirst(), context: context)
+  }
+
+  /// The answer to `head` is written (the client took it, or the connection failed).
+  private func written(keepAlive: Bool, context: ChannelHandlerContext) {
+    answering = false
+    guard keepAlive, context.channel.isActive else {
+      context.close(promise: nil)
+      return
+    }
+    if !waiting.isEmpty { return answerNext(context) }
+    armDeadline(context)
+    if readHeld {
+      readHeld = false
+      context.read()
+    }
   }
 
   private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -210,12 +294,13 @@ final class OperationsHandler: ChannelInboundHandler, RemovableChannelHandler {
         wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
         promise: nil)
     }
-    let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-    if keepAlive {
-      armDeadline(context)
-    } else {
-      let channel = context.channel
-      done.whenComplete { _ in channel.close(promise: nil) }
+    slot?.answered()
+    // The client has the timeout to take the answer.
+    armDeadline(context)
+    let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+      let (handler, context) = bound.value
+      handler.written(keepAlive: keepAlive, context: context)
     }
   }
 }

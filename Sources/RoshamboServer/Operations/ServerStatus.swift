@@ -1,10 +1,13 @@
 import Foundation
+import RoshamboProtocol
 
 /// What `roshambo-server status` prints: a running server's figures, read from its
 /// operations endpoint (`/readyz` and `/metrics`), for a host without Prometheus.
 ///
 /// Invariant: made only from the two answers' text, by pure functions; a figure the
-/// scrape does not hold is shown as "?" rather than guessed.
+/// scrape does not hold is shown as "?" rather than guessed; what the endpoint sent is
+/// printed with its control and format characters escaped (``UntrustedText``), so an
+/// endpoint cannot draw on the host's terminal.
 public struct ServerStatus: Sendable, Equatable {
   /// The samples of a Prometheus text exposition: `name{labels}` → value.
   public var samples: [String: Double]
@@ -118,6 +121,6 @@ public struct ServerStatus: Sendable, Equatable {
     if let info = samples.keys.first(where: { $0.hasPrefix("roshambo_build_info{") }) {
       lines.append("build: " + info.dropFirst("roshambo_build_info".count))
     }
-    return lines
+    return lines.map(UntrustedText.printable)
   }
 }
