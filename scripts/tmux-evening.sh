@@ -4,7 +4,7 @@
 # asks and then gives up a match started from the lobby (after earlier matches, a watch
 # and a replay from the same lobby); Ctrl-C leaves a replay started from the lobby; and a
 # terminal closed during a match started from the lobby ends its program (no ghost left
-# holding the seat); and a server killed and started again with people in the lobby
+# holding the seat), and `roshambo` run again takes the seat back; and a server killed and started again with people in the lobby
 # finds them back in it by themselves. The server's idle limit is 5 s here and the
 # clients ping every 0.5 s, so minutes of a real evening take seconds. Needs
 # `swift build` first, and tmux.
@@ -15,7 +15,7 @@ start_server --best-of 1 --idle-seconds 5
 
 start_person() {  # name
   tmux -L "$sock" new-session -d -s "$1" -x 80 -y 24 \
-    "cd '$work' && '$bin/roshambo' lobby --host 127.0.0.1 --port $port --keepalive 0.5 --name $1; echo EXIT=\$?; sleep 60"
+    "cd '$work' && XDG_CONFIG_HOME='$work/config-$1' '$bin/roshambo' lobby --host 127.0.0.1 --port $port --keepalive 0.5 --name $1; echo EXIT=\$?; sleep 60"
 }
 
 # Whether a client of that name still runs (a closed terminal must end it).
@@ -94,10 +94,26 @@ if client_running Bob; then
   echo "$name: Bob's client still runs 10 s after his terminal closed (a ghost in his seat)"
   exit 1
 fi
-expect_screen Dave "Bob"
-press Dave C-c
+expect_screen Dave "Bob  score 0  away (reconnecting)"
+
+echo "tmux-evening: Bob runs roshambo again and is back in his seat, the match goes on"
+start_person Bob
+expect_screen Bob "Room duel-3"
+expect_screen Bob "Choose your weapon"
+expect_screen Dave "Bob  score 0  choosing"
+press Bob r
+press Dave p
+expect_screen Dave "You win"
+expect_screen Bob "Dave wins"
+press Bob q
+press Dave q
+for person in Bob Dave; do expect_screen "$person" "Roshambo lobby · you are $person"; done
+
+echo "tmux-evening: Ctrl-C in the lobby after all that leaves (130)"
 press Dave C-c
 expect_screen Dave "EXIT=130"
+press Bob q
+expect_screen Bob "EXIT=0"
 echo "tmux-evening: the server is killed with people in the lobby and started again; they are back by themselves"
 start_person Erin
 start_person Frank

@@ -34,6 +34,8 @@ public final class ClientSession {
     var recordDirectory: String?
     /// The phase of the last view, to see a match end.
     var lastPhase: RoomState.Phase?
+    /// Where the seat is kept while a match runs, for coming back after a crash.
+    var seats: SeatMemory?
     private var lastID = 0
     private(set) var lastSent = ContinuousClock.now
     init(_ connection: ServerConnection) { self.connection = connection }
@@ -96,7 +98,12 @@ public final class ClientSession {
           let secret = context.state.fair.secret(for: view.round)
         else { return }
         outbox.send(.commit(round: view.round, digest: secret.digest, id: outbox.nextID()))
+      case .welcome(let room, _?, let token?):
+        outbox.seats?.keep(room: room, token: token)
+      case .serverError(let error) where error.code == .badToken:
+        outbox.seats?.forget()
       case .synced:
+        keepSeat(context.state)
         let fair = context.state.fair
         if let round = fair.revealNow, let secret = fair.secret(for: round), fair.evidence == nil {
           // Only now: the opponent's commitment for this round has been shown and kept.
@@ -111,9 +118,20 @@ public final class ClientSession {
         outbox.send(.rematch(id: nil))
       case .quit:
         outbox.quitting = true
+        outbox.seats?.forget()
         outbox.send(.leave(id: nil))
       default:
         break
+      }
+    }
+    /// A player's seat is kept while its match can still be played, and forgotten once
+    /// it is over.
+    func keepSeat(_ state: ClientState) {
+      guard let seats = outbox.seats, let view = state.view, view.you != nil else { return }
+      if view.phase == .over {
+        seats.forget()
+      } else if let room = state.room, let token = state.token {
+        seats.keep(room: room, token: token)
       }
     }
     /// Once the server is caught lying: the evidence is written (once, whatever else the
@@ -157,6 +175,13 @@ public final class ClientSession {
   public var recordDirectory: String? {
     get { outbox.recordDirectory }
     set { outbox.recordDirectory = newValue }
+  }
+
+  /// Where this player's seat is kept while its match runs, so that the program started
+  /// again after a crash or a closed terminal takes it back (``HeldSeat``); nil: nowhere.
+  public var seatMemory: SeatMemory? {
+    get { outbox.seats }
+    set { outbox.seats = newValue }
   }
 
   /// Where evidence of a cheating server is written (a test may set it).

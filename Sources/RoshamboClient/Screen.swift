@@ -38,11 +38,13 @@ public final class Screen {
     case signalled(Int32)
   }
 
-  /// Joins and plays until the connection ends or the player quits.
+  /// Joins (taking back the seat `resume` holds, if given) and plays until the connection
+  /// ends or the player quits.
   public func play(
-    name: String, room: String?, role: ClientMessage.Role, fair: Bool = false
+    name: String, room: String?, role: ClientMessage.Role, fair: Bool = false,
+    resume: String? = nil
   ) async -> Ending {
-    await run { session.join(name: name, room: room, role: role, fair: fair) }
+    await run { session.join(name: name, room: room, role: role, resume: resume, fair: fair) }
   }
 
   /// Plays on a session already seated (``ClientSession/adopt(_:name:)``: an accepted

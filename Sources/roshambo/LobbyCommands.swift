@@ -118,6 +118,13 @@ func party(server options: ServerOptions, name: String) async throws {
   let reconnect = reconnector(resolved)
   let keepalive = options.keepaliveInterval
   var comingBack: String?
+  let seats = await seatMemory(resolved, name: name)
+  // A match left running (a closed terminal, a crash) is taken back before the lobby.
+  switch await takeBackSeat(resolved, options: options, name: name, seats: seats) {
+  case .signalled(let number)?: throw ExitCode(128 + number)
+  case .serverMisbehaved?: throw ExitCode(ExitStatus.protocolViolation)
+  default: break
+  }
   while true {
     let connection: ServerConnection
     if let why = comingBack {
@@ -146,7 +153,8 @@ func party(server options: ServerOptions, name: String) async throws {
       throw ExitCode(ExitStatus.protocolViolation)
     case .seated(let seated):
       ending = await playSeated(
-        connection, seated, name: name, reconnect: reconnect, keepalive: keepalive)
+        connection, seated, name: name, reconnect: reconnect, keepalive: keepalive,
+        seats: seats)
     case .replay(let id):
       let fresh = try await connect(resolved, options: options)
       var signalled: Int32?
@@ -172,14 +180,14 @@ func party(server options: ServerOptions, name: String) async throws {
     case .quickMatch, .watch:
       let fresh = try await connect(resolved, options: options)
       ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
-        let screen = Screen(
-          session: ClientSession(connection: fresh, reconnect: reconnect, keepalive: keepalive))
+        let session = ClientSession(connection: fresh, reconnect: reconnect, keepalive: keepalive)
+        let screen = Screen(session: session)
         return Task { @MainActor in
           if case .watch(let room) = outcome {
-            await screen.play(name: name, room: room, role: .spectator)
-          } else {
-            await screen.play(name: name, room: nil, role: .player)
+            return await screen.play(name: name, room: room, role: .spectator)
           }
+          session.seatMemory = seats
+          return await screen.play(name: name, room: nil, role: .player)
         }
       }.value
     }
@@ -190,6 +198,38 @@ func party(server options: ServerOptions, name: String) async throws {
     case .signalled(let number): throw ExitCode(128 + number)
     }
   }
+}
+
+/// Where `name`'s seat on `server` is kept while a match runs (nil without a home
+/// directory to keep it in).
+@MainActor
+func seatMemory(_ server: ResolvedServer, name: String) -> SeatMemory? {
+  guard let directory = HeldSeat.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+  else { return nil }
+  return SeatMemory(
+    path: HeldSeat.path(in: directory, host: server.host, port: server.port, name: name),
+    name: name)
+}
+
+/// Plays the match `seats` says this person left running, if there is one: nil when
+/// there is none. A seat the server no longer holds is said and forgotten.
+func takeBackSeat(
+  _ server: ResolvedServer, options: ServerOptions, name: String, seats: SeatMemory?
+) async -> Screen.Ending? {
+  guard let seats, let held = await MainActor.run(body: { seats.held }) else { return nil }
+  guard let connection = try? await connect(server, options: options) else { return nil }
+  let reconnect = reconnector(server)
+  let keepalive = options.keepaliveInterval
+  let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
+    let session = ClientSession(connection: connection, reconnect: reconnect, keepalive: keepalive)
+    session.seatMemory = seats
+    let screen = Screen(session: session)
+    return Task { @MainActor in
+      await screen.play(name: name, room: held.room, role: .player, resume: held.token)
+    }
+  }.value
+  if ending == .failed { await MainActor.run { seats.forget() } }
+  return ending
 }
 
 /// Connects again after the lobby's connection ended (the network, a server restarting
@@ -261,7 +301,7 @@ struct Challenge: AsyncParsableCommand {
       wait: .seconds(wait), keepalive: server.keepaliveInterval)
     let ending = await playSeated(
       connection, seated, name: name, reconnect: reconnector(resolved),
-      keepalive: server.keepaliveInterval)
+      keepalive: server.keepaliveInterval, seats: await seatMemory(resolved, name: name))
     let status = ExitStatus.of(ending)
     if status != 0 { throw ExitCode(status) }
   }
@@ -270,11 +310,13 @@ struct Challenge: AsyncParsableCommand {
 /// Plays on the screen the match a challenge or the tournament seated `connection` in.
 func playSeated(
   _ connection: ServerConnection, _ seated: LobbyFollower.Seated, name: String,
-  reconnect: @escaping @Sendable () async throws -> ServerConnection, keepalive: Duration
+  reconnect: @escaping @Sendable () async throws -> ServerConnection, keepalive: Duration,
+  seats: SeatMemory?
 ) async -> Screen.Ending {
   await MainActor.run { () -> Task<Screen.Ending, Never> in
     let session = ClientSession(
       connection: connection, reconnect: reconnect, keepalive: keepalive)
+    session.seatMemory = seats
     session.adopt(seated, name: name)
     let screen = Screen(session: session)
     return Task { @MainActor in await screen.playSeated() }

@@ -243,6 +243,15 @@ struct Play: AsyncParsableCommand {
       server = try await self.server.resolve(
         fleet: fleet, for: room.map { .room($0) } ?? .quickMatch)
     }
+    let seats = vsBot ? nil : await seatMemory(server, name: name)
+    // A match left running (a closed terminal, a crash) is played before a new one.
+    if let ending = await takeBackSeat(server, options: self.server, name: name, seats: seats),
+      ending != .failed
+    {
+      let status = ExitStatus.of(ending)
+      if status != 0 { throw ExitCode(status) }
+      return
+    }
     let connection = try await connect(server, options: self.server)
     let reconnect = reconnector(server)
     let keepalive = self.server.keepaliveInterval
@@ -250,6 +259,7 @@ struct Play: AsyncParsableCommand {
       let session = ClientSession(
         connection: connection, reconnect: reconnect, keepalive: keepalive)
       session.recordDirectory = record.saveRecord
+      session.seatMemory = seats
       let screen = Screen(session: session)
       return Task { @MainActor in
         await screen.play(name: name, room: room, role: .player, fair: fair)

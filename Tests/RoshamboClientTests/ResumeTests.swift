@@ -126,6 +126,10 @@ struct ResumeTests {
       connection: connection,
       reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
       maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+    let seatFile = HeldSeat.path(
+      in: NSTemporaryDirectory() + "roshambo-seats-\(getpid())-\(UUID().uuidString)",
+      host: "127.0.0.1", port: port, name: "Alice")
+    session.seatMemory = SeatMemory(path: seatFile, name: "Alice")
     let seqs = AsyncStream.makeStream(of: Int.self)
     let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
     session.join(name: "Alice", room: "den")
@@ -141,7 +145,13 @@ struct ResumeTests {
     #expect(session.store.state.context.connection == .connected)
     // The second hello resumed the seat with its token.
     #expect(server.hellos.withLockedValue { $0 }.last?.contains("\"resume\":\"t\"") == true)
+    // While the match runs its seat is kept for coming back after a crash; leaving
+    // forgets it.
+    #expect(
+      HeldSeat.read(at: seatFile, name: "Alice")
+        == HeldSeat(name: "Alice", room: "den", token: "t"))
     session.store.dispatch(.quit)
+    #expect(HeldSeat.read(at: seatFile, name: "Alice") == nil)
     session.hangUp()
     let (error, fatal) = await run.value
     #expect(error == nil && fatal == nil)

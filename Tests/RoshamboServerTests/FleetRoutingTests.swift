@@ -260,7 +260,7 @@ struct FleetRoutingTests {
         ], environment: environment)
       defer { kill(server.process.processIdentifier, SIGKILL) }
       // How players join comes after the announcing line, when there is one.
-      _ = try server.line(containing: "run the lobby with")
+      _ = try server.line(containing: "roshambo --host")
       printed.append(server.printed)
     }
     // Without Agones it announces (which shows the check can fail), with it, not.
