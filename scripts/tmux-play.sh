@@ -22,8 +22,11 @@ expect_screen Bob "Choose your weapon: [r]ock [p]aper [s]cissors"
 
 # Both think for longer than the server's idle limit: the clients' pings keep them in.
 sleep 9
-expect_screen Alice "ping "
+expect_screen Alice "Choose your weapon: [r]ock [p]aper [s]cissors"
 expect_screen Bob "Choose your weapon: [r]ock [p]aper [s]cissors"
+# A healthy link's round trip is not worth a line: none is shown.
+refuse_screen Alice "ping "
+refuse_screen Alice "Lost the connection"
 
 press Alice r
 expect_screen Alice "You picked rock"

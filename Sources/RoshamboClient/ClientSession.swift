@@ -69,8 +69,8 @@ public final class ClientSession {
   public init(
     connection: ServerConnection,
     reconnect: (@Sendable () async throws -> ServerConnection)? = nil,
-    maxAttempts: Int = 6,
-    keepalive: Duration = .seconds(15),
+    maxAttempts: Int = 12,
+    keepalive: Duration = .seconds(3),
     backoff: @escaping @Sendable (Int) -> Duration = { .milliseconds(250 << min($0 - 1, 5)) }
   ) {
     self.connection = connection
@@ -200,7 +200,7 @@ public final class ClientSession {
     outbox.send(
       .hello(
         protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume,
-        fair: fair, id: outbox.nextID()))
+        fair: fair, keepalive: keepalive.promisedSeconds, id: outbox.nextID()))
   }
 
   /// Takes over a connection that is already seated (an accepted challenge's `welcome`,
@@ -294,7 +294,8 @@ public final class ClientSession {
         outbox.send(
           .hello(
             protocol: WireProtocol.version, name: hello.name, role: hello.role, room: hello.room,
-            resume: token.isEmpty ? nil : token, fair: hello.fair, id: outbox.nextID()))
+            resume: token.isEmpty ? nil : token, fair: hello.fair,
+            keepalive: keepalive.promisedSeconds, id: outbox.nextID()))
         store.dispatch(.connection(.connected))
         replaced = true
         break
@@ -379,6 +380,15 @@ public final class ClientSession {
 public struct ServerCheated: Error, CustomStringConvertible {
   public let message: String
   public var description: String { message }
+}
+
+extension Duration {
+  /// This keepalive interval as the whole seconds a `hello` promises (1 to 60), rounded
+  /// up: the server may then take the connection for lost after three of them.
+  public var promisedSeconds: Int {
+    let (seconds, attoseconds) = components
+    return Int(min(60, max(1, seconds + (attoseconds > 0 ? 1 : 0))))
+  }
 }
 
 /// The server stopped answering: nothing came, not even a `pong`, for this long.

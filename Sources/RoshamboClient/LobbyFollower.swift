@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboProtocol
 
@@ -47,19 +48,28 @@ public enum LobbyFollower {
   public static func follow(
     _ connection: ServerConnection, name: String, takesChallenges: Bool = false,
     enteredTournament: () -> Bool = { false },
-    keepalive: Duration = .seconds(15),
+    keepalive: Duration = .seconds(3),
     isolation: isolated (any Actor)? = #isolation,
     each: (Event) async -> Bool
   ) async throws -> Seated? {
     connection.send(
       .hello(
         protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
-        fair: true, challenges: takesChallenges, id: 1))
+        fair: true, challenges: takesChallenges, keepalive: keepalive.promisedSeconds, id: 1))
     // Someone who only watches the lobby sends nothing of their own: a ping every
-    // `keepalive` keeps the server's idle limit (for programs that are gone) off them.
+    // `keepalive` keeps the server's idle limit (for programs that are gone) off them,
+    // and a server that answers nothing for three of them is taken for lost.
+    let heard = NIOLockedValueBox(ContinuousClock.now)
+    let silence = NIOLockedValueBox<Duration?>(nil)
     let pinger = Task {
       while !Task.isCancelled {
         try await Task.sleep(for: keepalive)
+        let quiet = ContinuousClock.now - heard.withLockedValue { $0 }
+        if quiet >= keepalive * 3 {
+          silence.withLockedValue { $0 = quiet }
+          await connection.close()
+          return
+        }
         connection.send(.ping(id: nil))
       }
     }
@@ -74,9 +84,13 @@ public enum LobbyFollower {
       return ProtocolViolation(message: message)
     }
     for await event in connection.events {
+      heard.withLockedValue { $0 = .now }
       switch event {
       case .closed(let error):
         if let error { throw error }
+        if let quiet = silence.withLockedValue({ $0 }) {
+          throw ServerSilent(seconds: Int(quiet.components.seconds))
+        }
         return nil
       case .message(let raw):
         let event: Event

@@ -42,7 +42,7 @@ public struct PlayerLine: Equatable, Sendable {
   public var name: String
   public var score: Int
   public var isYou: Bool
-  /// "connected", "chosen", "away (reconnecting)", "left".
+  /// "connected", "chosen", "connection lost (reconnecting)", "left".
   public var status: String
 }
 
@@ -74,7 +74,8 @@ public struct ScreenProps: Equatable, Sendable {
   public var notice: String?
   /// "reconnecting (attempt 3)…", or nil while connected.
   public var connection: String?
-  /// "ping 0.4 ms" once a round trip has been measured.
+  /// "slow connection (ping 420 ms)" while connected over a slow link; nil when the
+  /// link is fine or not up (a figure is never shown as healthy during an outage).
   public var latency: String? = nil
   /// "The server closes in 25 s: …" once the server said it is closing.
   public var closing: String? = nil
@@ -181,7 +182,7 @@ public func makeProps(
         + (verifiedRounds.contains($0.round) ? "  ✓ verified" : "")
     },
     keys: keys, notice: context.notice, connection: connection,
-    latency: context.roundTripMillis.map(latencyLine),
+    latency: context.connection == .connected ? context.roundTripMillis.flatMap(latencyLine) : nil,
     closing: context.closesAt.map {
       closingLine(
         closesAt: $0, now: context.now, inMatch: view.phase == .choosing && view.you != nil)
@@ -199,12 +200,15 @@ func closingLine(closesAt: Int64, now: Int64, inMatch: Bool) -> String {
     : "The server \(when); no new match starts until it is back."
 }
 
-/// "ping 0.4 ms", "ping 12 ms".
-private func latencyLine(_ millis: Double) -> String {
-  let tenths = (millis * 10).rounded()
-  return millis < 10
-    ? "ping \(Int(tenths) / 10).\(Int(tenths) % 10) ms" : "ping \(Int(millis.rounded())) ms"
+/// A round trip people would notice, in words: "slow connection (ping 420 ms)"; nil under
+/// ``slowRoundTripMillis``.
+func latencyLine(_ millis: Double) -> String? {
+  guard millis >= slowRoundTripMillis else { return nil }
+  return "slow connection (ping \(Int(millis.rounded())) ms)"
 }
+
+/// From this round trip on, the link is slow enough to say so.
+let slowRoundTripMillis = 250.0
 
 /// "Choose your weapon: [r]ock [p]aper [s]cissors".
 public func choosePrompt(_ ruleset: Ruleset) -> String {
@@ -233,14 +237,15 @@ private func connectionLine(_ connection: ClientContext.Connection) -> String? {
   switch connection {
   case .connected: nil
   case .connecting: "connecting…"
-  case .reconnecting(let attempt): "reconnecting (attempt \(attempt))…"
+  case .reconnecting(let attempt):
+    "Lost the connection to the server; reconnecting (attempt \(attempt))…"
   case .closed(let why): why
   }
 }
 
 private func playerStatus(_ player: PlayerView, phase: RoomState.Phase) -> String {
   if player.left { return "left" }
-  if !player.connected { return "away (reconnecting)" }
+  if !player.connected { return "connection lost (reconnecting)" }
   if phase == .choosing { return player.chosen ? "chosen" : "choosing" }
   return "connected"
 }

@@ -19,10 +19,13 @@ public enum ClientMessage: Sendable, Equatable {
   /// `fair`: nil from a client that does not know fair rooms (it cannot play one); false
   /// from one that can; true asks for a fair room when this hello creates the room.
   /// `challenges`: a lobby follower that can be challenged and seated from the lobby
-  /// (it understands `challenge` and a later `welcome`).
+  /// (it understands `challenge` and a later `welcome`). `keepalive`: the seconds
+  /// between this client's pings while it has nothing else to send (1 to 60); a
+  /// connection that promised them and stays silent for three of them is taken for lost
+  /// (``keepaliveLimit(for:idleLimit:)``), so that others see its trouble within seconds.
   case hello(
     protocol: Int, name: String, role: Role, room: String?, resume: String?, fair: Bool? = nil,
-    challenges: Bool = false, id: Int?)
+    challenges: Bool = false, keepalive: Int? = nil, id: Int?)
   case choose(round: Int, weapon: Weapon, id: Int?)
   /// In a fair room: the commitment (64 lower-case hex digits) for the round.
   case commit(round: Int, digest: String, id: Int?)
@@ -48,7 +51,7 @@ public enum ClientMessage: Sendable, Equatable {
   /// The message's `id`, echoed as `re` on an error it causes.
   public var id: Int? {
     switch self {
-    case .hello(_, _, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
+    case .hello(_, _, _, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
       .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id),
       .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, let id), .enter(let id),
       .withdraw(let id), .match(_, let id):
@@ -73,6 +76,7 @@ public enum ClientMessage: Sendable, Equatable {
     var digest: String?
     var nonce: String?
     var challenges: Bool?
+    var keepalive: Int?
     var challenge: Int?
     var bestOf: Int?
     var ruleset: String?
@@ -82,17 +86,25 @@ public enum ClientMessage: Sendable, Equatable {
   /// The envelope's fields, in the order a wrong type among several is reported.
   private enum Field: String, CaseIterable, Comparable {
     case type, id, `protocol`, name, role, room, resume, round, weapon, fair, digest, nonce
-    case challenges, challenge, bestOf, ruleset, match
+    case challenges, challenge, bestOf, ruleset, match, keepalive
 
     var isInteger: Bool {
       self == .id || self == .protocol || self == .round || self == .challenge || self == .bestOf
-        || self == .match
+        || self == .match || self == .keepalive
     }
     var isBool: Bool { self == .fair || self == .challenges }
 
     static func < (lhs: Field, rhs: Field) -> Bool {
       allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
+  }
+
+  /// How long a connection that promised pings every `keepalive` seconds may stay
+  /// silent before it is taken for lost: three of them, at least 5 s, at most the
+  /// server's idle limit (which also applies to a client that promised nothing).
+  public static func keepaliveLimit(for keepalive: Int?, idleLimit: Int64) -> Int64 {
+    guard let keepalive else { return idleLimit }
+    return min(idleLimit, max(5, 3 * Int64(keepalive)))
   }
 
   /// Decodes one frame's payload. Not JSON, or not an object: `bad_frame` (fatal). A
@@ -168,6 +180,7 @@ public enum ClientMessage: Sendable, Equatable {
           case .bestOf: envelope.bestOf = integer
           case .ruleset: envelope.ruleset = text
           case .match: envelope.match = integer
+          case .keepalive: envelope.keepalive = integer
           }
         }
         return true
@@ -231,6 +244,9 @@ public enum ClientMessage: Sendable, Equatable {
       if let resume = e.resume, resume.isEmpty || resume.count > 128 {
         return .failure(.badMessage("\"resume\" must be the token the server gave you."))
       }
+      if let keepalive = e.keepalive, !(1...60).contains(keepalive) {
+        return .failure(.badMessage("\"keepalive\" must be 1 to 60 seconds between pings."))
+      }
       if e.challenges == true, role != .lobby {
         return .failure(
           .badMessage("Only a lobby follower (\"role\": \"lobby\") takes challenges."))
@@ -238,7 +254,7 @@ public enum ClientMessage: Sendable, Equatable {
       return .success(
         .hello(
           protocol: version, name: name, role: role, room: e.room, resume: e.resume, fair: e.fair,
-          challenges: e.challenges ?? false, id: e.id))
+          challenges: e.challenges ?? false, keepalive: e.keepalive, id: e.id))
     case "choose":
       guard let round = e.round else {
         return .failure(.badMessage("choose needs an integer \"round\"."))
@@ -345,7 +361,8 @@ public enum ClientMessage: Sendable, Equatable {
     }
     switch self {
     case .hello(
-      let version, let name, let role, let room, let resume, let fair, let challenges, let messageID
+      let version, let name, let role, let room, let resume, let fair, let challenges,
+      let keepalive, let messageID
     ):
       json.raw("{\"type\":\"hello\",")
       json.key("protocol"); json.int(version); json.comma()
@@ -355,6 +372,7 @@ public enum ClientMessage: Sendable, Equatable {
       if let resume { json.comma(); json.key("resume"); json.string(resume) }
       if let fair { json.comma(); json.key("fair"); json.bool(fair) }
       if challenges { json.comma(); json.key("challenges"); json.bool(true) }
+      if let keepalive { json.comma(); json.key("keepalive"); json.int(keepalive) }
       id(messageID)
       json.raw("}")
     case .choose(let round, let weapon, let messageID):

@@ -43,8 +43,12 @@ struct ServerOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
       "Seconds of silence before the client pings the server to stay connected.",
-      discussion: "Must be well inside the server's idle limit (60 s by default)."))
-  var keepalive: Double = 15
+      discussion: """
+        The client promises these pings to the server: after three of them without a \
+        word either way, each side takes the connection for lost (the client reconnects \
+        and says so; the server shows the player's seat as away and holds it).
+        """))
+  var keepalive: Double = 3
 
   @Flag(help: "Say what the network libraries said when something fails.")
   var verbose = false

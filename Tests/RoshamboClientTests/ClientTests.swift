@@ -214,7 +214,7 @@ struct ScreenTests {
     #expect(narrow.joined(separator: " ").contains("You win the match 2–0!"))
     let reconnecting = screen(
       playingView(), context: ClientContext(connection: .reconnecting(attempt: 3)), width: 80)
-    #expect(reconnecting.contains("reconnecting (attempt 3)…"))
+    #expect(reconnecting.contains("Lost the connection to the server; reconnecting (attempt 3)…"))
   }
 
   @Test("colours only when asked for")

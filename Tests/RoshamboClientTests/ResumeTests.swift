@@ -159,3 +159,44 @@ struct ResumeTests {
     await server.close()
   }
 }
+
+/// A link that goes quiet is noticed within seconds, on the lobby as in a match.
+@Suite("Client: a lost link")
+struct LostLinkTests {
+  @Test("the lobby takes a server that answers nothing for three pings for lost")
+  func silentLobby() async throws {
+    let view = LobbyView(
+      people: [.init(name: "Eve", status: .idle, room: nil)], peopleCount: 1, rooms: [],
+      roomCount: 0, leaders: [])
+    let server = try await HostileServer(
+      frames: [
+        frame(String(decoding: ServerMessage.lobby(seq: 1, view: view).encoded(), as: UTF8.self))
+      ],
+      thenSilent: true)
+    let port = server.port
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    let watchdog = Task {
+      // Only so that a client that never notices ends the test instead of hanging it.
+      try await Task.sleep(for: .seconds(20))
+      await connection.close()
+    }
+    var views = 0
+    var thrown: (any Error)?
+    do {
+      try await LobbyFollower.follow(
+        connection, name: "Eve", keepalive: .milliseconds(200)
+      ) { event in
+        if case .view = event { views += 1 }
+        return true
+      }
+    } catch {
+      thrown = error
+    }
+    watchdog.cancel()
+    #expect(views == 1)
+    #expect(thrown is ServerSilent, "\(String(describing: thrown))")
+    #expect("\(thrown.map { "\($0)" } ?? "")".contains("the server stopped answering"))
+    await server.close()
+  }
+}

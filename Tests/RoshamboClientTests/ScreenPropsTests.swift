@@ -235,10 +235,32 @@ struct ScreenPropsTests {
     var context = ClientContext(
       connection: .reconnecting(attempt: 3), notice: "You already chose this round.")
     let props = makeProps(view: playingRoom().view(for: .one), context: context)
-    #expect(props.connection == "reconnecting (attempt 3)…")
+    #expect(props.connection == "Lost the connection to the server; reconnecting (attempt 3)…")
     #expect(props.notice == "You already chose this round.")
     context.connection = .connected
     #expect(makeProps(view: playingRoom().view(for: .one), context: context).connection == nil)
+  }
+
+  @Test("the round trip is said only when it is slow, and never while the link is down")
+  func roundTrip() {
+    let view = playingRoom().view(for: .one)
+    var context = ClientContext(connection: .connected)
+    context.roundTripMillis = 0.4
+    #expect(makeProps(view: view, context: context).latency == nil)
+    context.roundTripMillis = 420
+    #expect(makeProps(view: view, context: context).latency == "slow connection (ping 420 ms)")
+    // The last figure measured says nothing about a link that is down now.
+    context.connection = .reconnecting(attempt: 1)
+    #expect(makeProps(view: view, context: context).latency == nil)
+  }
+
+  @Test("an opponent whose connection dropped is shown with its trouble")
+  func opponentAway() {
+    var room = playingRoom()
+    room.apply(.disconnected(seat: .two, at: 5))
+    let props = makeProps(
+      view: room.view(for: .one), context: ClientContext(connection: .connected))
+    #expect(props.players.last?.status == "connection lost (reconnecting)")
   }
 
   @Test("a deadline anywhere in 64 bits shows a countdown, without trapping (found by fuzzing)")

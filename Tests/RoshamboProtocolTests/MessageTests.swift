@@ -9,6 +9,25 @@ func decode(_ text: String) -> Result<ClientMessage, ProtocolError> {
 
 @Suite("Client messages")
 struct ClientMessageTests {
+  @Test("a hello may promise pings: 1 to 60 s, kept through encoding; the silence allowed")
+  func keepalive() {
+    let hello = ClientMessage.hello(
+      protocol: 1, name: "Alice", role: .lobby, room: nil, resume: nil, keepalive: 3, id: 1)
+    #expect(ClientMessage.decode(hello.encoded()) == .success(hello))
+    for bad in [0, 61, -1] {
+      let text = #"{"type":"hello","protocol":1,"name":"Alice","keepalive":\#(bad)}"#
+      guard case .failure(let error) = ClientMessage.decode(Array(text.utf8)) else {
+        Issue.record("keepalive \(bad) was taken")
+        continue
+      }
+      #expect(error.code == .badMessage)
+    }
+    #expect(ClientMessage.keepaliveLimit(for: 3, idleLimit: 60) == 9)
+    #expect(ClientMessage.keepaliveLimit(for: 1, idleLimit: 60) == 5)
+    #expect(ClientMessage.keepaliveLimit(for: 30, idleLimit: 60) == 60)
+    #expect(ClientMessage.keepaliveLimit(for: nil, idleLimit: 60) == 60)
+  }
+
   @Test("valid messages decode to their cases")
   func valid() throws {
     #expect(

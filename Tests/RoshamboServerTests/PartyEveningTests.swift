@@ -18,7 +18,7 @@ struct PartyEveningTests {
 
   @Test("someone sitting in the lobby without a key pressed is never dropped as idle")
   func idleLobby() async throws {
-    try await withServer(limits: { $0.idleTimeoutSeconds = 1 }) { server in
+    try await withServer(limits: { $0.idleTimeoutSeconds = 4 }) { server in
       let port = server.port
       // Alice follows first, as the lobby screen does, pinging every 200 ms; a client that
       // sends nothing after its hello follows after her and is dropped by the idle limit.
@@ -98,6 +98,40 @@ struct PartyEveningTests {
       #expect(seated?.seat == .two || seated?.seat == .one)
       await again.close()
       await clients[0].close()
+    }
+  }
+
+  @Test("a player whose link goes quiet after promising pings is shown away within seconds")
+  func quietLink() async throws {
+    try await withServer { server in
+      // The idle limit stays at 60 s: Alice promised a ping every second, so three
+      // seconds' silence (at least five) is enough to take her connection for lost.
+      let alice = try await TestClient.connect(port: server.port)
+      alice.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Alice", role: .player, room: "den",
+          resume: nil, keepalive: 1, id: 1))
+      let bob = try await TestClient.connect(port: server.port)
+      try await bob.hello(name: "Bob", room: "den")
+      _ = try await bob.state { $0.phase == .choosing }
+      // Alice sends nothing more, as over a dead link: Bob is told well before the idle
+      // limit (each state must come within 10 s).
+      let away = try await bob.state { view in
+        view.players.contains { $0.name == "Alice" && !$0.connected }
+      }
+      #expect(away.phase == .choosing)
+      // What Alice's connection was told last, had it still been there to read it.
+      var last = try await alice.next()
+      while case .state = last { last = try await alice.next() }
+      if case .welcome = last { last = try await alice.next() }
+      while case .state = last { last = try await alice.next() }
+      guard case .error(let closing, _) = last else {
+        Issue.record("Alice's connection was not told why it closed: \(last)")
+        return
+      }
+      #expect(closing.code == .timeout)
+      #expect(closing.message.contains("Nothing came from your program for 5 s"))
+      await bob.close()
     }
   }
 }

@@ -47,7 +47,7 @@ fuzz { bytes in
     require(again == .success(message), "\(message) re-decodes as \(again)")
     let action: LobbyAction?
     switch message {
-    case .hello(_, let name, let role, let room, _, let fair, _, _):
+    case .hello(_, let name, let role, let room, _, let fair, _, _, _):
       require(PlayerName.isValid(name), "a decoded name breaks the rule: \(name.debugDescription)")
       action =
         role == .player

@@ -32,6 +32,8 @@ final class ConnectionHandler: ChannelInboundHandler {
   private let handshakeFinished: @Sendable () -> Void
   /// Closes the connection if it stays unwritable (its peer does not read) too long.
   private var stall: Scheduled<Void>?
+  /// Checks the silence of a client that promised pings.
+  private var silence: Scheduled<Void>?
 
   init(
     id: Int, hub: HubHandle, limits: ServerConfiguration.Limits, admission: Admission,
@@ -78,6 +80,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     handshakeTimeout?.cancel()
     helloTimeout?.cancel()
     stall?.cancel()
+    silence?.cancel()
     machine.closed()
     if let link { hub.execute { $0.detach(link) } }
     context.fireChannelInactive()
@@ -142,10 +145,31 @@ final class ConnectionHandler: ChannelInboundHandler {
     context.fireChannelWritabilityChanged()
   }
 
+  /// Checks a client that promised pings at its silence limit, and again after each check
+  /// that found it had spoken since.
+  private func checkSilence(context: ChannelHandlerContext) {
+    guard let deadline = machine.promisedSilenceDeadline else { return }
+    silence = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+      self.silence = nil
+      let action = self.machine.silenceChecked(at: .now())
+      if action == .none {
+        self.checkSilence(context: context)
+      } else {
+        self.logger.debug(
+          "closing a connection silent past the pings it promised",
+          metadata: ["conn": "\(self.id)", "seconds": "\(self.machine.silenceLimitSeconds)"])
+        self.perform(action, context: context)
+      }
+    }
+  }
+
   private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext) {
     switch action {
     case .forward(let request):
-      if case .hello = request { helloTimeout?.cancel() }
+      if case .hello = request {
+        helloTimeout?.cancel()
+        checkSilence(context: context)
+      }
       guard let link else { return }
       hub.execute { $0.receive(request, from: link) }
     case .pong(let id):

@@ -45,11 +45,35 @@ struct ConnectionStateMachine {
   private var excess = 0
   /// Whether the stall timer runs (the connection is unwritable).
   private var stalled = false
+  /// How long this connection may stay silent: the idle limit, or less for a client that
+  /// promised pings in its `hello` (``ClientMessage/keepaliveLimit(for:idleLimit:)``).
+  private(set) var silenceLimitSeconds: Int64
+  /// When the last complete frame arrived.
+  private var lastFrame: NIODeadline?
 
   init(limits: ServerConfiguration.Limits, admission: Admission) {
     self.limits = limits
     self.admission = admission
     self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
+    self.silenceLimitSeconds = limits.idleTimeoutSeconds
+  }
+
+  /// When the silence of a client that promised pings is next worth checking: its limit
+  /// after its last frame (nil for a client that promised none: the idle limit, kept by
+  /// the pipeline, covers it).
+  var promisedSilenceDeadline: NIODeadline? {
+    guard silenceLimitSeconds < limits.idleTimeoutSeconds, state == .joined, let lastFrame
+    else { return nil }
+    return lastFrame + .seconds(silenceLimitSeconds)
+  }
+
+  /// A check of a client that promised pings: past its silence limit, the connection is
+  /// taken for lost and closed (its seat is then held for the grace period, and others
+  /// see it away); otherwise nothing, and the next check is at
+  /// ``promisedSilenceDeadline``.
+  mutating func silenceChecked(at now: NIODeadline) -> Action {
+    guard let deadline = promisedSilenceDeadline, now >= deadline else { return .none }
+    return idle()
   }
 
   /// What to do: send an error (closing after it when it is fatal), hand a request to
@@ -90,7 +114,7 @@ struct ConnectionStateMachine {
     guard state != .closing else { return .none }
     return refuse(
       .timeout(
-        "Nothing came from your program for \(limits.idleTimeoutSeconds) s, so the server "
+        "Nothing came from your program for \(silenceLimitSeconds) s, so the server "
           + "closed the connection; start it again to come back (programs written for "
           + "Roshambo send a ping while they wait)."),
       re: nil)
@@ -103,6 +127,7 @@ struct ConnectionStateMachine {
     at now: NIODeadline, decode: () -> (Result<ClientMessage, ProtocolError>, Int?)
   ) -> Action {
     guard state != .closing else { return .none }
+    lastFrame = now
     guard bucket.take(at: now) else {
       excess += 1
       let fatal = excess > limits.frameBurst
@@ -125,6 +150,10 @@ struct ConnectionStateMachine {
     switch (state, request) {
     case (.awaitingHello, .hello):
       state = .joined
+      if case .hello(_, _, _, _, _, _, _, let keepalive, _) = message {
+        silenceLimitSeconds = ClientMessage.keepaliveLimit(
+          for: keepalive, idleLimit: limits.idleTimeoutSeconds)
+      }
       return .forward(request)
     case (.awaitingHello, _):
       return refuse(.helloFirst(), re: message.id)

@@ -25,7 +25,7 @@ enum PlayerRequest: Sendable, Equatable {
   init?(_ message: ClientMessage) {
     switch message {
     case .hello(
-      let version, let name, let role, let room, let resume, let fair, let challenges, let id):
+      let version, let name, let role, let room, let resume, let fair, let challenges, _, let id):
       self = .hello(
         protocol: version, name: name, role: role, room: room, resume: resume, fair: fair,
         challenges: challenges, id: id)
