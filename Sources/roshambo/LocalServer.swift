@@ -1,4 +1,5 @@
 import Foundation
+import RoshamboClient
 import RoshamboTLS
 import Sysexits
 
@@ -34,6 +35,36 @@ final class LocalServer {
     return nil
   }
 
+  /// From a clone, `roshambo-server` is built the first time `--vs-bot` needs it (`swift
+  /// run roshambo` builds only `roshambo`); its output is shown, as `swift build` prints it.
+  /// Returns the server's path, or nil when this program is not run from a clone.
+  static func buildFromClone() throws -> String? {
+    let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    guard
+      let build = CloneBuild.locate(
+        executable: own, startedIn: FileManager.default.currentDirectoryPath)
+    else { return nil }
+    print(
+      "roshambo-server is not built yet in this clone: building it once now (a few minutes "
+        + "on a small machine; `swift build` builds everything ahead of time)…")
+    fflush(nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "swift", "build", "--package-path", build.package, "--scratch-path", build.scratch,
+      "-c", build.configuration, "--product", "roshambo-server",
+    ]
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let built = executable() else {
+      throw Failure(
+        description:
+          "could not build roshambo-server (swift build exited \(process.terminationStatus)); "
+          + "run `swift build` in \(build.package) and try again")
+    }
+    return built
+  }
+
   /// What went wrong starting the server, in the player's words.
   struct Failure: Error, CustomStringConvertible {
     var description: String
@@ -42,7 +73,7 @@ final class LocalServer {
   /// Starts the server with the certificate and key given and waits (up to 10 s) until it
   /// says where it listens.
   static func start(certificate: String, key: String) async throws -> LocalServer {
-    guard let executable = executable() else {
+    guard let executable = try executable() ?? buildFromClone() else {
       throw Failure(
         description:
           "--vs-bot needs roshambo-server beside roshambo or on PATH; install both from the "
