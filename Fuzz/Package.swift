@@ -69,6 +69,13 @@ let package = Package(
         .product(name: "RoshamboGame", package: "Roshambo"),
       ],
       path: "Sources/RecordFuzz"),
+    .executableTarget(
+      name: "fuzz-client-identity",
+      dependencies: [
+        "FuzzDriver", .product(name: "RoshamboTLS", package: "Roshambo"),
+        .product(name: "RoshamboGame", package: "Roshambo"),
+      ],
+      path: "Sources/ClientIdentityFuzz"),
     // Writes the seed corpora in Corpus/ (run by hand when the protocol changes).
     .executableTarget(
       name: "make-seeds",

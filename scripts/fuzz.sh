@@ -18,7 +18,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz="$root/Fuzz"
-targets=(server-frames client-frames tls-server tls-client journal announcement record)
+targets=(server-frames client-frames tls-server tls-client journal announcement record client-identity)
 # The fuzz build has a folder of its own: a plain `swift build` in Fuzz/ (other flags, no
 # coverage) must never leave objects the instrumented build then links.
 scratch="$fuzz/.build-fuzz"

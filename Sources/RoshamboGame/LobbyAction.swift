@@ -16,6 +16,8 @@ public enum LobbyAction: Sendable, Equatable {
   case openMatch(players: [Entrant], settings: RoomState.Settings, at: Int64)
   /// Something the lobby's tournament does.
   case tournament(TournamentAction)
+  /// A name taken by a player's identity, or released by the host (``NameBook``).
+  case names(NameAction)
 
   /// A player ``openMatch`` seats.
   public struct Entrant: Sendable, Equatable {

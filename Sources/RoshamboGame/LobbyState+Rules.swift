@@ -7,7 +7,7 @@ extension LobbyState {
     case .join(let requested, _, _, _, _): roomForJoin(requested: requested)
     case .spectate(let name), .room(let name, _): name
     case .openMatch: nextMatchRoom
-    case .tournament: nil
+    case .tournament, .names: nil
     }
   }
 
@@ -43,6 +43,16 @@ extension LobbyState {
       return room.refusal(for: roomAction)
     case .tournament(let action):
       return refusal(for: action)
+    case .names(.claim(let name, let identity)):
+      guard NameAction.isIdentity(identity) else {
+        return .notPlaying("That is not a player identity.")
+      }
+      guard names.holder(of: name) == nil else {
+        return .notPlaying("The name \(name) already belongs to another player here.")
+      }
+      return nil
+    case .names(.release):
+      return nil
     case .openMatch(let players, let settings, _):
       guard players.count == Seat.allCases.count,
         Set(players.map(\.token)).count == players.count
@@ -106,6 +116,12 @@ extension LobbyState {
       }
     case .tournament(let action):
       return applyAccepted(action)
+    case .names(.claim(let name, let identity)):
+      names.claim(name, for: identity)
+      return []
+    case .names(.release(let name)):
+      names.release(name)
+      return []
     case .room(let room, let roomAction):
       name = room
       for event in rooms[name]!.applyAccepted(roomAction) {

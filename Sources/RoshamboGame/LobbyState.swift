@@ -18,6 +18,8 @@ public struct LobbyState: Sendable, Equatable {
   public var defaults: RoomState.Settings
   /// The tournament taking entries, running, or the last one finished.
   public var tournament: Tournament?
+  /// Which identity holds which name.
+  public var names = NameBook()
 
   public init(defaults: RoomState.Settings = RoomState.Settings()) {
     self.rooms = [:]

@@ -124,10 +124,12 @@ public final class GameServer: Service, Sendable {
     _ configuration: ServerConfiguration, logger: Logger,
     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
   ) async throws -> GameServer {
-    let tls = try TLSContext(
-      .server(
-        certificateChainFile: configuration.certificateChainFile,
-        privateKeyFile: configuration.privateKeyFile, allowTLS12: configuration.allowTLS12))
+    var tlsConfiguration = TLSConfiguration.server(
+      certificateChainFile: configuration.certificateChainFile,
+      privateKeyFile: configuration.privateKeyFile, allowTLS12: configuration.allowTLS12)
+    // Players present their identity (a key) as a client certificate; none is needed.
+    tlsConfiguration.acceptsClientIdentities = true
+    let tls = try TLSContext(tlsConfiguration)
     let fingerprint = try Fingerprint.sha256(ofPEMFile: configuration.certificateChainFile)
     let tlsWarnings = tls.warnings
     let metrics = ServerMetrics(
@@ -181,6 +183,12 @@ public final class GameServer: Service, Sendable {
           startMillis: configuration.tournamentStartMillis,
           pauseMillis: configuration.tournamentPauseMillis)
         hub.restore()
+        for name in configuration.releasedNames where saved.names.holder(of: name) != nil {
+          hub.perform(.names(.release(name: name)))
+          logger.notice(
+            "name released: the next player to use it holds it",
+            metadata: ["name": "\(LogText.quoted(name))"])
+        }
         return HubHandle(hub)
       }.get()
       warnings = found

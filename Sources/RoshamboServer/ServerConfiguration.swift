@@ -67,6 +67,8 @@ public struct ServerConfiguration: Sendable {
   public var tournamentStartMillis: Int64 = 60_000
   /// The pause between a round's end and the next round's seating, ms (to see results).
   public var tournamentPauseMillis: Int64 = 3_000
+  /// Names the host frees at start, whichever player identity held them.
+  public var releasedNames: [String] = []
   /// How long a challenge in the lobby waits for its answer, ms.
   public var challengeLifetimeMillis = ChallengeBoard.defaultLifetimeMillis
   /// Commits that have been taking less than this many µs on average run on the hub's

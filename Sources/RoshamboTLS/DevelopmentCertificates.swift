@@ -121,6 +121,30 @@ public enum DevelopmentCertificates {
     ]
   }
 
+  /// A new key and a self-signed certificate for it (clientAuth, 100 years), written
+  /// together to `path` (mode 0600, in a directory that exists): a player's identity,
+  /// which OpenSSL reads as both the certificate and the key. Returns the key's SHA-256
+  /// (``Fingerprint/publicKeySHA256(of:)``).
+  @discardableResult
+  public static func createIdentity(at path: String) throws -> String {
+    let key = try generateKey()
+    defer { EVP_PKEY_free(key) }
+    let certificate = try makeCertificate(
+      commonName: "Roshambo player", key: key, issuer: nil, issuerKey: key,
+      validDays: 36_500,
+      extensions: [
+        (NID_basic_constraints, "critical,CA:FALSE"),
+        (NID_key_usage, "critical,digitalSignature"),
+        (NID_ext_key_usage, "clientAuth"),
+      ])
+    defer { X509_free(certificate) }
+    try writeFile(path, pem(key: key) + pem(certificate: certificate), mode: 0o600)
+    guard let identity = Fingerprint.publicKeySHA256(of: certificate) else {
+      throw TLSError.configuration("could not read the new identity's key")
+    }
+    return identity
+  }
+
   private static func generateKey() throws -> OpaquePointer {
     ERR_clear_error()
     guard let key = shim_EVP_EC_gen("P-256") else {

@@ -34,6 +34,11 @@ public struct TLSConfiguration: Sendable, Equatable {
   public var serverTrust: ServerTrust?
   /// Server: require client certificates signed by the CA in this file (mutual TLS).
   public var clientCAFile: String?
+  /// A server that asks every client for a certificate, accepts any (self-signed
+  /// included; the certificate proves only that the client holds its key), and lets
+  /// clients without one in: how players' identities arrive
+  /// (``TLSHandshakeCompleted/peerKey``). Ignored with `clientCAFile`.
+  public var acceptsClientIdentities = false
   /// Accept TLS 1.2 (ECDHE with AEAD suites only) besides TLS 1.3.
   public var allowTLS12: Bool
   /// The newest version to offer; `.tls12` only to test how a peer treats old clients.

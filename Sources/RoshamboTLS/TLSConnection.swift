@@ -203,6 +203,12 @@ final class TLSConnection {
     return Fingerprint.sha256(of: certificate)
   }
 
+  var peerKey: String? {
+    guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+    defer { X509_free(certificate) }
+    return Fingerprint.publicKeySHA256(of: certificate)
+  }
+
   private func checkPin() -> TLSError? {
     guard let expected = context.pinnedFingerprint else { return nil }
     let actual = peerFingerprint ?? "(no certificate)"

@@ -119,6 +119,9 @@ public final class TLSContext: @unchecked Sendable {
           throw TLSError.configuration("\(caFile) holds no PEM CA certificate")
         }
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+      } else if configuration.acceptsClientIdentities {
+        // Any certificate, or none: an identity is a key, not a name someone vouches for.
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER) { _, _ in 1 }
       }
     }
     self.warnings = warnings

@@ -7,6 +7,19 @@ public struct TLSHandshakeCompleted: Sendable, Equatable {
   public var cipherSuite: String?
   /// The SHA-256 fingerprint of the peer's certificate, if it sent one.
   public var peerFingerprint: String?
+  /// The SHA-256 of the peer's public key (64 hex digits), if it sent a certificate: on a
+  /// server that accepts client identities, who the client is.
+  public var peerKey: String? = nil
+
+  public init(
+    protocolVersion: String, cipherSuite: String?, peerFingerprint: String?,
+    peerKey: String? = nil
+  ) {
+    self.protocolVersion = protocolVersion
+    self.cipherSuite = cipherSuite
+    self.peerFingerprint = peerFingerprint
+    self.peerKey = peerKey
+  }
 }
 
 /// A channel handler that runs TLS over the system's OpenSSL: ciphertext below,
@@ -149,7 +162,7 @@ public final class TLSHandler: ChannelDuplexHandler {
       context.fireUserInboundEventTriggered(
         TLSHandshakeCompleted(
           protocolVersion: connection.protocolVersion, cipherSuite: connection.cipherSuite,
-          peerFingerprint: connection.peerFingerprint))
+          peerFingerprint: connection.peerFingerprint, peerKey: connection.peerKey))
       // Data may have arrived with the peer's Finished; writes may be waiting.
       decode(context: context)
       if flushedCount > 0 { encryptFlushedWrites(context: context) }

@@ -209,6 +209,17 @@ struct ServeOptions: ParsableArguments {
   @Option(help: "Seconds between a tournament round's end and the next round.")
   var tournamentPause = 3.0
 
+  @Option(
+    name: .customLong("release-name"),
+    help: ArgumentHelp(
+      "Free a name whichever player identity holds it (repeat for several).",
+      discussion: """
+        A name belongs to the first player identity (client key) to use it here; a \
+        player who lost their identity file, or a name someone took in jest, is freed \
+        with this at the next start. The next player to use it holds it.
+        """, valueName: "name"))
+  var releasedNames: [String] = []
+
   @Flag(
     help: ArgumentHelp(
       "Start even though the journal is damaged.",
@@ -389,6 +400,7 @@ struct ServeOptions: ParsableArguments {
     configuration.tournamentPlayers = tournamentPlayers
     configuration.tournamentStartMillis = Int64(tournamentStart * 1000)
     configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
+    configuration.releasedNames = releasedNames
     // In a fleet the allocator routes players; announcing would offer one server of many.
     if !noAnnounce, agonesPort == nil { configuration.announceName = announcedName }
     configuration.sourceCommit = sourceCommit

@@ -228,7 +228,7 @@ struct Play: AsyncParsableCommand {
       }
       server = ResolvedServer(
         host: "127.0.0.1", port: local!.port,
-        tls: try TLSContext(.client(trust: .caFile(files.caCertificate))))
+        tls: try self.server.clientTLS(trust: .caFile(files.caCertificate)))
       room = room ?? "vs-bot-\(UInt32.random(in: 1...UInt32.max))"
       let botConnection = try await connect(server, options: self.server)
       let botRoom = room

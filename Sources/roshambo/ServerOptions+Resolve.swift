@@ -187,10 +187,33 @@ extension ServerOptions {
     return answer == "y" || answer == "yes"
   }
 
+  /// The player's identity (``PlayerIdentity``), made and said the first time; nil with no
+  /// home directory to keep it in. A file that cannot be used is said, and exits 77.
+  func playerIdentity() throws -> PlayerIdentity? {
+    let path =
+      identity ?? PlayerIdentity.defaultPath(environment: ProcessInfo.processInfo.environment)
+    guard let path else { return nil }
+    do {
+      let (me, created) = try PlayerIdentity.loadOrCreate(at: path)
+      if created { complain(lines: me.firstUseLines) }
+      return me
+    } catch let problem as PlayerIdentity.Problem {
+      complain(problem.description)
+      throw ExitCode(ExitStatus.untrusted)
+    }
+  }
+
+  /// A client TLS context trusting the server as `trust` says and presenting the
+  /// player's identity.
+  func clientTLS(trust: ServerTrust) throws -> TLSContext {
+    let me = try playerIdentity()
+    return try TLSContext(
+      .client(trust: trust, certificateChainFile: me?.path, privateKeyFile: me?.path))
+  }
+
   private func resolved(_ host: String, _ port: Int, trust: ServerTrust) throws -> ResolvedServer {
     do {
-      return ResolvedServer(
-        host: host, port: port, tls: try TLSContext(.client(trust: trust)))
+      return ResolvedServer(host: host, port: port, tls: try clientTLS(trust: trust))
     } catch let error as TLSError {
       complain(error.message)
       throw ExitCode(ExitStatus.dataError)

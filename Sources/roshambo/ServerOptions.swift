@@ -50,6 +50,16 @@ struct ServerOptions: ParsableArguments {
         """))
   var keepalive: Double = 3
 
+  @Option(
+    help: ArgumentHelp(
+      "Your player identity: one PEM file with your key and certificate.",
+      discussion: """
+        Made on first use, by default ~/.config/roshambo/identity.pem (under \
+        $XDG_CONFIG_HOME when set), and presented to every server, which binds the name \
+        you play under to it. Scripts that run several bots give each a file of its own.
+        """, valueName: "file"))
+  var identity: String?
+
   @Flag(help: "Say what the network libraries said when something fails.")
   var verbose = false
 

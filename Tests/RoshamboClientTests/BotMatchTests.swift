@@ -8,8 +8,14 @@ import RoshamboTLS
 import Testing
 
 enum ClientTestCertificates {
-  static let files: DevelopmentCertificates.Files = try! DevelopmentCertificates.create(
-    in: NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/certs", hosts: ["127.0.0.1"])
+  static let files: DevelopmentCertificates.Files = {
+    // The programs the tests start keep their player identity and known servers here,
+    // not in the home directory of whoever runs the tests.
+    setenv(
+      "XDG_CONFIG_HOME", NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/config", 1)
+    return try! DevelopmentCertificates.create(
+      in: NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/certs", hosts: ["127.0.0.1"])
+  }()
 }
 
 /// Runs `body` with an in-process server on 127.0.0.1 and a free port (or `port`), quiet

@@ -167,7 +167,7 @@ struct MatchRecordProcessTests {
       let again = try await ServerConnection.connect(
         host: "127.0.0.1", port: server.port, tls: tls)
       await #expect {
-        try await RecordRequest.fetch(again, name: "Viewer", id: 99)
+        try await RecordRequest.fetch(again, name: "Reader", id: 99)
       } throws: { error in
         (error as? RecordRequest.Refused)?.error.code == .noSuchMatch
       }

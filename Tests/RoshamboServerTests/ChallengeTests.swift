@@ -15,7 +15,7 @@ struct ChallengeTests {
   func follower(
     _ name: String, port: Int, takesChallenges: Bool = true, fair: Bool? = true, sees: Int = 1
   ) async throws -> TestClient {
-    let client = try await TestClient.connect(port: port)
+    let client = try await TestClient.connect(port: port, as: name)
     client.send(
       .hello(
         protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
@@ -271,17 +271,39 @@ struct TournamentEntryTests {
       let entered = try await alice.lobby { $0.tournament?.standings.count == 1 }
       #expect(entered.tournament?.standings.map(\.name) == ["Alice"])
       #expect(entered.tournament?.phase == .entry)
-      let twin = try await entries.follower("Alice", port: server.port, sees: 3)
+      // Alice's lobby again (her identity) is the same person coming back: it replaces
+      // the one left behind, keeps her entry, and entering twice is refused. Someone else
+      // under her name is refused at the door.
+      let twin = try await entries.follower("Alice", port: server.port, sees: 2)
+      await alice.waitUntilClosed()
       twin.send(.enter(id: 4))
       #expect(try await twin.expectError(.nameTaken, skippingLobby: true).re == 4)
-      alice.send(.withdraw(id: 5))
-      _ = try await alice.lobby { $0.tournament?.standings.isEmpty == true }
+      let impostor = try await TestClient.connect(port: server.port, as: "Mallory")
+      impostor.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Alice", role: .lobby, room: nil, resume: nil,
+          fair: true, challenges: true, id: 1))
+      let refused = try await impostor.expectError(.nameTaken)
+      #expect(refused.error.fatal)
+      #expect(refused.error.message.contains("belongs to another player"))
+      // A client without an identity may follow and play, not enter.
+      let keyless = try await TestClient.connect(port: server.port)
+      keyless.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Kim", role: .lobby, room: nil, resume: nil,
+          fair: true, challenges: true, id: 1))
+      _ = try await keyless.lobby { _ in true }
+      keyless.send(.enter(id: 2))
+      let needs = try await keyless.expectError(.notPlaying, skippingLobby: true)
+      #expect(needs.error.message.contains("needs a player identity"))
+      twin.send(.withdraw(id: 5))
+      _ = try await twin.lobby { $0.tournament?.standings.isEmpty == true }
       let player = try await TestClient.connect(port: server.port)
       try await player.hello(name: "Pat", room: "den", fair: false)
       _ = try await player.state { _ in true }
       player.send(.enter(id: 6))
       #expect(try await player.expectError(.notPlaying).re == 6)
-      for client in [old, alice, twin, player] { await client.close() }
+      for client in [old, alice, twin, player, impostor, keyless] { await client.close() }
     }
   }
 }

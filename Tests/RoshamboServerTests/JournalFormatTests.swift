@@ -137,6 +137,38 @@ struct JournalFormatTests {
     }
   }
 
+  @Test("names held by identities: rows and the snapshot read back as written, bad ones refused")
+  func nameRowsAndSnapshot() throws {
+    let alice = String(repeating: "a1", count: 32)
+    let bob = String(repeating: "b2", count: 32)
+    let actions: [LobbyAction] = [
+      .names(.claim(name: "Alice", identity: alice)),
+      .names(.claim(name: "Zoë \"Z\"", identity: bob)),
+      .names(.claim(name: "Bob", identity: bob)), .names(.release(name: "Bob")),
+    ]
+    var lobby = LobbyState()
+    for action in actions {
+      #expect(try JournalFormat.action(from: JournalFormat.bytes(of: action)) == action)
+      #expect(lobby.apply(action) == nil, "\(action)")
+    }
+    #expect(lobby.names.holders == ["Alice": alice, "Zoë \"Z\"": bob])
+    // A name is held once: another identity's claim is refused by the rules.
+    #expect(lobby.apply(.names(.claim(name: "Alice", identity: bob))) != nil)
+    #expect(try JournalFormat.lobby(from: JournalFormat.bytes(of: lobby)) == lobby)
+    for (text, problem) in [
+      (#"{"type":"nameClaimed","name":"Eve"}"#, "identity"),
+      (#"{"type":"nameClaimed","name":"Eve","identity":"not-a-key"}"#, "64 hex digits"),
+      (#"{"type":"nameReleased"}"#, "name"),
+    ] {
+      do {
+        let action = try JournalFormat.action(from: Array(text.utf8))
+        Issue.record("\(text) was read as \(action)")
+      } catch {
+        #expect("\(error)".contains(problem), "\(text): \(error)")
+      }
+    }
+  }
+
   @Test("format 2 refuses what it does not define, naming it")
   func rowsRefused() {
     for (text, problem) in [

@@ -322,13 +322,14 @@ struct HostileStatusTests {
       }
     }
     let port = Int(UInt16(bigEndian: address.sin_port))
-    // The stand-in: a status line, then a byte every 200 ms, for at most 8 s.
+    // The stand-in: a status line, then a byte every 200 ms until the client hangs up (or
+    // 60 s pass, when a client without a deadline would read it to its end).
     Thread.detachNewThread {
       let fd = accept(listener, nil, nil)
       defer { close(fd) }
       let start = ContinuousClock.now
       var bytes = Array("HTTP/1.1 200 OK\r\n\r\nready".utf8)
-      while ContinuousClock.now - start < .seconds(8) {
+      while ContinuousClock.now - start < .seconds(60) {
         let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if sent < 0 { return }
         bytes = Array(".".utf8)
@@ -351,6 +352,5 @@ struct HostileStatusTests {
       return
     }
     #expect(failure.description.contains("did not answer within 5 s"), "\(failure)")
-    #expect(took < .seconds(7), "gave up after \(took)")
   }
 }

@@ -66,7 +66,7 @@ struct PartyEveningTests {
       var seats: [String: String] = [:]
       var clients: [TestClient] = []
       for name in ["Alice", "Bob"] {
-        let client = try await TestClient.connect(port: server.port)
+        let client = try await TestClient.connect(port: server.port, as: name)
         client.send(
           .hello(
             protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
@@ -90,7 +90,8 @@ struct PartyEveningTests {
       _ = try await clients[0].state { view in
         view.players.contains { $0.name == "Bob" && !$0.connected }
       }
-      let again = try await connection(port: server.port)
+      let again = try await ServerConnection.connect(
+        host: "127.0.0.1", port: server.port, tls: TestCertificates.client(as: "Bob"))
       let seated = try await LobbyFollower.follow(again, name: "Bob", takesChallenges: true) {
         _ in true
       }
@@ -132,6 +133,117 @@ struct PartyEveningTests {
       #expect(closing.code == .timeout)
       #expect(closing.message.contains("Nothing came from your program for 5 s"))
       await bob.close()
+    }
+  }
+}
+
+/// Names are identities: who may play under which name, over real TLS with each client's
+/// key, across a restart.
+@Suite("Server: names held by player identities")
+struct NameIdentityTests {
+  func follow(_ name: String, port: Int, as person: String?, challenges: Bool = true)
+    async throws -> TestClient
+  {
+    let client = try await TestClient.connect(port: port, as: person)
+    client.send(
+      .hello(
+        protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+        fair: true, challenges: challenges, id: 1))
+    return client
+  }
+
+  @Test("the first key to use a name holds it, after a restart too; others are refused")
+  func heldAcrossRestart() async throws {
+    let data = temporaryDataDirectory()
+    try await withServer(dataDirectory: data) { server in
+      let carol = try await follow("Carol", port: server.port, as: "carol-key")
+      _ = try await carol.lobby { _ in true }
+      // Another key under her name, in the lobby or as a player, is refused at the door.
+      let other = try await follow("Carol", port: server.port, as: "other-key")
+      let refused = try await other.expectError(.nameTaken)
+      #expect(refused.error.fatal)
+      #expect(refused.error.message.contains("belongs to another player"))
+      let player = try await TestClient.connect(port: server.port, as: "other-key")
+      #expect(
+        try await player.hello(name: "Carol", room: "den")
+          == .error(refused.error, re: 1))
+      // A client without any key too.
+      let keyless = try await TestClient.connect(port: server.port)
+      guard case .error(let error, _) = try await keyless.hello(name: "Carol", room: "den")
+      else {
+        Issue.record("a client without a key took a name a key holds")
+        return
+      }
+      #expect(error.code == .nameTaken)
+      await carol.close()
+    }
+    try await withServer(dataDirectory: data) { server in
+      let other = try await follow("Carol", port: server.port, as: "other-key")
+      #expect(try await other.expectError(.nameTaken).error.fatal)
+      let carol = try await follow("Carol", port: server.port, as: "carol-key")
+      let view = try await carol.lobby { _ in true }
+      #expect(view.people.map(\.name) == ["Carol"])
+      await carol.close()
+    }
+    // The host releases the name: the next key to use it holds it.
+    var configuration = testConfiguration(dataDirectory: data)
+    configuration.releasedNames = ["Carol"]
+    try await withServer(configuration) { server in
+      let other = try await follow("Carol", port: server.port, as: "other-key")
+      _ = try await other.lobby { _ in true }
+      await other.close()
+      let carol = try await follow("Carol", port: server.port, as: "carol-key")
+      #expect(try await carol.expectError(.nameTaken).error.fatal)
+    }
+  }
+
+  @Test("two people in the lobby never share a name; the same person's screens are one")
+  func oneNameOnePerson() async throws {
+    try await withServer { server in
+      // Without keys nobody can tell two Daves apart: the second is refused.
+      let dave = try await follow("Dave", port: server.port, as: nil)
+      _ = try await dave.lobby { _ in true }
+      let second = try await follow("Dave", port: server.port, as: nil)
+      let refused = try await second.expectError(.nameTaken)
+      #expect(refused.error.message.contains("Someone here is already called Dave"))
+      // Erin's lobby screen and her `roshambo who` beside it are one person.
+      let erin = try await follow("Erin", port: server.port, as: "erin-key")
+      _ = try await erin.lobby { $0.people.contains { $0.name == "Erin" } }
+      let who = try await follow("Erin", port: server.port, as: "erin-key", challenges: false)
+      let seen = try await who.lobby { _ in true }
+      #expect(seen.people.filter { $0.name == "Erin" }.count == 1)
+      #expect(seen.peopleCount == 2)
+      await who.close()
+      // Her `who` leaving takes nothing from her: she is still there, able to play.
+      let after = try await dave.lobby { view in
+        view.people.contains { $0.name == "Erin" && $0.takesChallenges }
+      }
+      #expect(after.peopleCount == 2)
+      for client in [dave, erin] { await client.close() }
+    }
+  }
+
+  @Test("an entrant's own lookers leaving keep the entry; an impostor cannot withdraw it")
+  func entryKept() async throws {
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.tournament = .roundRobin
+    configuration.limits.maxConnectionsPerAddress = 10_000
+    try await withServer(configuration) { server in
+      let alice = try await follow("Alice", port: server.port, as: "alice-key")
+      _ = try await alice.lobby { _ in true }
+      alice.send(.enter(id: 2))
+      _ = try await alice.lobby { $0.tournament?.standings.map(\.name) == ["Alice"] }
+      let who = try await follow("Alice", port: server.port, as: "alice-key", challenges: false)
+      _ = try await who.lobby { _ in true }
+      who.send(.leave(id: 3))
+      await who.waitUntilClosed()
+      let impostor = try await follow("Alice", port: server.port, as: "mallory-key")
+      #expect(try await impostor.expectError(.nameTaken).error.fatal)
+      // A change everyone sees, after both: the entry is still there.
+      let bob = try await follow("Bob", port: server.port, as: "bob-key")
+      let view = try await alice.lobby { $0.people.contains { $0.name == "Bob" } }
+      #expect(view.tournament?.standings.map(\.name) == ["Alice"])
+      for client in [alice, bob] { await client.close() }
     }
   }
 }

@@ -99,11 +99,11 @@ struct SlowConsumerTests {
     let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
     hub.metrics = metrics
     let followers = try (1...10).map { try link($0) }
-    for follower in followers {
+    for (index, follower) in followers.enumerated() {
       hub.receive(
         .hello(
-          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
-          id: 1),
+          protocol: WireProtocol.version, name: "Eve\(index)", role: .lobby, room: nil,
+          resume: nil, id: 1),
         from: follower)
     }
     loop.run()

@@ -13,11 +13,39 @@ import Testing
 /// Certificates for every server test, made once.
 enum TestCertificates {
   static let files: DevelopmentCertificates.Files = {
+    // The programs the tests start keep their player identity and known servers here,
+    // not in the home directory of whoever runs the tests.
+    setenv(
+      "XDG_CONFIG_HOME", NSTemporaryDirectory() + "roshambo-server-tests-\(getpid())/config", 1)
     let path = NSTemporaryDirectory() + "roshambo-server-tests-\(getpid())/certs"
     return try! DevelopmentCertificates.create(in: path, hosts: ["localhost", "127.0.0.1"])
   }()
 
   static let client: TLSContext = try! TLSContext(.client(trust: .caFile(files.caCertificate)))
+
+  private static let identities = NIOLockedValueBox<[String: TLSContext]>([:])
+
+  /// A client presenting the player identity kept for `person` (made the first time it
+  /// is asked for): the same person on every connection of a test run.
+  static func client(as person: String) -> TLSContext {
+    identities.withLockedValue { known in
+      if let context = known[person] { return context }
+      let path = files.directory + "/identity-\(SHA256Hex.of(person)).pem"
+      try! DevelopmentCertificates.createIdentity(at: path)
+      let context = try! TLSContext(
+        .client(
+          trust: .caFile(files.caCertificate), certificateChainFile: path, privateKeyFile: path))
+      known[person] = context
+      return context
+    }
+  }
+}
+
+/// A file name for any text.
+enum SHA256Hex {
+  static func of(_ text: String) -> String {
+    String(text.unicodeScalars.map { String($0.value, radix: 16) }.joined().prefix(64))
+  }
 }
 
 /// A fresh data directory for one test.
@@ -184,8 +212,11 @@ final class TestClient: @unchecked Sendable {
     self.inbox = inbox
   }
 
-  /// Connects to 127.0.0.1, from `source` (another loopback address) if given.
-  static func connect(port: Int, from source: String? = nil) async throws -> TestClient {
+  /// Connects to 127.0.0.1, from `source` (another loopback address) if given, presenting
+  /// the identity of `person` if given (``TestCertificates/client(as:)``), else none.
+  static func connect(port: Int, from source: String? = nil, as person: String? = nil)
+    async throws -> TestClient
+  {
     let inbox = Inbox()
     var bootstrap = ClientPipeline.bootstrap(group: MultiThreadedEventLoopGroup.singleton)
     if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
@@ -194,7 +225,8 @@ final class TestClient: @unchecked Sendable {
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           try ClientPipeline.install(
-            on: channel, tls: TestCertificates.client, serverName: "127.0.0.1",
+            on: channel, tls: person.map(TestCertificates.client(as:)) ?? TestCertificates.client,
+            serverName: "127.0.0.1",
             last: InboxHandler(inbox: inbox))
         }
       }

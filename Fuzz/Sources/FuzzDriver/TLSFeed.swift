@@ -23,9 +23,11 @@ public struct TLSFeed {
     let files = try DevelopmentCertificates.create(in: folder, hosts: ["127.0.0.1"])
     switch role {
     case .server:
-      context = try TLSContext(
-        .server(
-          certificateChainFile: files.serverCertificate, privateKeyFile: files.serverKey))
+      // As the game's server runs: asking every client for its identity, taking any.
+      var configuration = TLSConfiguration.server(
+        certificateChainFile: files.serverCertificate, privateKeyFile: files.serverKey)
+      configuration.acceptsClientIdentities = true
+      context = try TLSContext(configuration)
     case .client:
       context = try TLSContext(.client(trust: .caFile(files.caCertificate)))
     }

@@ -87,10 +87,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    if event is TLSHandshakeCompleted {
+    if let completed = event as? TLSHandshakeCompleted {
       handshakeTimeout?.cancel()
       handshakeFinished()
-      perform(machine.handshakeCompleted(), context: context)
+      perform(machine.handshakeCompleted(identity: completed.peerKey), context: context)
     } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
       perform(machine.idle(), context: context)
     }

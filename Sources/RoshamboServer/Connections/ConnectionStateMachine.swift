@@ -50,6 +50,8 @@ struct ConnectionStateMachine {
   private(set) var silenceLimitSeconds: Int64
   /// When the last complete frame arrived.
   private var lastFrame: NIODeadline?
+  /// The key the client presented in the TLS handshake, if any: its player identity.
+  private(set) var identity: String?
 
   init(limits: ServerConfiguration.Limits, admission: Admission) {
     self.limits = limits
@@ -85,9 +87,10 @@ struct ConnectionStateMachine {
     case none
   }
 
-  /// The TLS handshake completed: a connection over the limits is refused now that it can
-  /// be told why.
-  mutating func handshakeCompleted() -> Action {
+  /// The TLS handshake completed, the client presenting `identity` (its key's SHA-256)
+  /// or none: a connection over the limits is refused now that it can be told why.
+  mutating func handshakeCompleted(identity: String? = nil) -> Action {
+    self.identity = identity
     let message: String
     switch admission {
     case .admitted: return .none
@@ -146,7 +149,7 @@ struct ConnectionStateMachine {
     case .success(let decoded): message = decoded
     }
     if case .ping(let id) = message { return .pong(id: id) }
-    guard let request = PlayerRequest(message) else { return .none }
+    guard let request = PlayerRequest(message, identity: identity) else { return .none }
     switch (state, request) {
     case (.awaitingHello, .hello):
       state = .joined

@@ -141,6 +141,7 @@ extension GameHub {
   /// `welcome` carrying the seat's token; the room's state follows after the commit. If
   /// the commit fails, a follower taken out of the lobby follows it again.
   func takeSeat(_ link: ConnectionLink, name: String, room: String, seat: Seat, token: String) {
+    let identity = sessions.followers[link.id]?.identity ?? sessions[link.id]?.identity
     if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
       settle(challenges.reduce(.departed(link.id)))
       batch.seatedFollowers.append(follower)
@@ -149,7 +150,7 @@ extension GameHub {
     }
     sessions.attach(
       link, room: room, seat: seat, name: name, token: ResumeToken.stored(token),
-      resumeToken: token)
+      resumeToken: token, identity: identity)
     batch.joined.insert(link.id)
     outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
     scheduleFlush()

@@ -36,6 +36,15 @@ extension GameHub {
 
   /// A follower taking challenges enters the tournament under its name.
   func enterTournament(_ origin: Origin, withdraw: Bool) {
+    if let follower = sessions.followers[origin.link.id], follower.identity == nil {
+      reply(
+        origin.link,
+        .notPlaying(
+          "Entering the tournament needs a player identity, which this client did not "
+            + "present; upgrade to roshambo 1.3 or later."),
+        re: origin.re)
+      return
+    }
     guard let follower = sessions.followers[origin.link.id], follower.takesChallenges else {
       reply(
         origin.link,
@@ -59,9 +68,12 @@ extension GameHub {
     if !withdraw { tournamentLinks[follower.name] = origin.link }
   }
 
-  /// A follower of the lobby who left it: their entry goes while entries are open.
-  func tournamentFollowerLeft(_ name: String) {
-    guard let tournament = lobby.tournament, tournament.phase == .entry,
+  /// A follower of the lobby who left it: their entry goes while entries are open, when
+  /// `link` is the connection that entered (the same person's `roshambo who`, or a
+  /// replaced lobby screen, leaving takes nothing).
+  func tournamentFollowerLeft(_ name: String, link: ConnectionLink) {
+    guard tournamentLinks[name] == link, let tournament = lobby.tournament,
+      tournament.phase == .entry,
       tournament.entrants.contains(name)
     else { return }
     perform(.tournament(.withdraw(name: name)))

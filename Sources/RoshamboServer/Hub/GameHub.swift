@@ -206,10 +206,11 @@ final class GameHub {
   func receive(_ request: PlayerRequest, from link: ConnectionLink) {
     switch request {
     case .hello(
-      let version, let name, let role, let room, let resume, let fair, let challenges, let id):
+      let version, let name, let role, let room, let resume, let fair, let challenges,
+      let identity, let id):
       hello(
         link, version: version, name: name, role: role, room: room, resume: resume, fair: fair,
-        challenges: challenges, id: id)
+        challenges: challenges, identity: identity, id: id)
     case .challenge(let name, let bestOf, let ruleset, let fair, let id):
       if refusedWhileDraining(Origin(link: link, re: id)) { break }
       challenge(
@@ -266,7 +267,7 @@ final class GameHub {
     case .leave(let id):
       if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
         settle(challenges.reduce(.departed(link.id)))
-        tournamentFollowerLeft(follower.name)
+        tournamentFollowerLeft(follower.name, link: link)
         feed.lobbyChanged()
         outbox.append(.close(link))
         scheduleFlush()
@@ -290,7 +291,7 @@ final class GameHub {
     batch.joined.remove(link.id)
     if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
       settle(challenges.reduce(.departed(link.id)))
-      tournamentFollowerLeft(follower.name)
+      tournamentFollowerLeft(follower.name, link: link)
       feed.lobbyChanged()
       scheduleFlush()
     }
@@ -313,7 +314,7 @@ final class GameHub {
 
   private func hello(
     _ link: ConnectionLink, version: Int, name: String, role: ClientMessage.Role, room: String?,
-    resume: String?, fair: Bool?, challenges: Bool, id: Int?
+    resume: String?, fair: Bool?, challenges: Bool, identity: String?, id: Int?
   ) {
     guard sessions[link.id] == nil, sessions.followers[link.id] == nil else {
       reply(link, .badMessage("hello was already accepted on this connection."), re: id)
@@ -324,8 +325,22 @@ final class GameHub {
       return
     }
     let origin = Origin(link: link, re: id)
+    // A resume is by token, which holds the seat; spectators' names act on nothing.
+    if resume == nil, role != .spectator {
+      if let refusal = nameRefusal(name, identity: identity, role: role) {
+        var fatal = refusal
+        fatal.fatal = true
+        reply(link, fatal, re: id)
+        return
+      }
+      claimName(name, identity: identity)
+    }
     if role == .lobby {
-      sessions.follow(link, name: name, takesChallenges: challenges, playsFair: fair != nil)
+      // A new lobby screen replaces the one a closed terminal left; a look does not.
+      if challenges { replaceGhosts(of: link, name: name, identity: identity) }
+      sessions.follow(
+        link, name: name, takesChallenges: challenges, playsFair: fair != nil,
+        identity: identity)
       if challenges, tournamentFollowerArrived(link, name: name) { return }
       feed.followed(by: link)
       feed.lobbyChanged()
@@ -333,7 +348,7 @@ final class GameHub {
       logger.info(
         "following the lobby", metadata: ["conn": "\(link.id)", "name": "\(LogText.quoted(name))"])
     } else if let token = resume {
-      resumeSeat(link, token: token, id: id)
+      resumeSeat(link, token: token, identity: identity, id: id)
     } else if role == .spectator, let room {
       guard perform(.spectate(room: room), origin: origin) != nil else { return }
       sessions.attachSpectator(link, room: room, name: name)
@@ -363,7 +378,8 @@ final class GameHub {
         let seat = lobby.rooms[target]?.seat(holding: stored)
       else { return }
       sessions.attach(
-        link, room: target, seat: seat, name: name, token: stored, resumeToken: token)
+        link, room: target, seat: seat, name: name, token: stored, resumeToken: token,
+        identity: identity)
       batch.joined.insert(link.id)
       outbox.append(.message(link, .welcome(room: target, seat: seat, token: token)))
       logger.info(
@@ -375,7 +391,7 @@ final class GameHub {
     }
   }
 
-  private func resumeSeat(_ link: ConnectionLink, token: String, id: Int?) {
+  private func resumeSeat(_ link: ConnectionLink, token: String, identity: String?, id: Int?) {
     let stored = ResumeToken.stored(token)
     guard let (room, seat) = lobby.locate(token: stored) else {
       reply(link, .badToken(), re: id)
@@ -401,7 +417,8 @@ final class GameHub {
     }
     let name = lobby.rooms[target]?.seats[held]?.name ?? ""
     sessions.attach(
-      link, room: target, seat: held, name: name, token: stored, resumeToken: token)
+      link, room: target, seat: held, name: name, token: stored, resumeToken: token,
+      identity: identity)
     // The welcome first: a room's state goes out after every welcome into the room.
     outbox.append(.message(link, .welcome(room: target, seat: held, token: token)))
     if !reconnecting { outbox.append(.stateTo(link, target)) }
@@ -507,7 +524,7 @@ final class GameHub {
     sessions.remove(link.id)
     sessions.attach(
       link, room: move.to, seat: move.seat, name: member.name, token: move.token,
-      resumeToken: resumeToken)
+      resumeToken: resumeToken, identity: member.identity)
     batch.joined.insert(link.id)
     outbox.append(.message(link, .welcome(room: move.to, seat: move.seat, token: resumeToken)))
     logger.info(
@@ -626,7 +643,7 @@ final class GameHub {
       return LobbyView.Person(
         name: held.name, status: room.phase == .waiting ? .waiting : .playing, room: member.room)
     }
-    let followers = sessions.followers.values.lazy.map {
+    let followers = distinctFollowers().lazy.map {
       LobbyView.Person(name: $0.name, status: .idle, room: nil, takesChallenges: $0.takesChallenges)
     }
     let people = [AnySequence(members), AnySequence(followers)].joined().smallest(
@@ -636,8 +653,25 @@ final class GameHub {
       return rankA != rankB ? rankA < rankB : a.name < b.name
     }
     return lobby.view(
-      people: people, peopleCount: sessions.members.count + sessions.followers.count,
+      people: people, peopleCount: sessions.members.count + followers.count,
       leaders: feed.leaders, recent: feed.recent)
+  }
+
+  /// The lobby's followers, each person once: the same identity under the same name as a
+  /// seated player or another follower (a lobby screen and `roshambo who` beside it) is
+  /// one person, shown by the connection that can be challenged.
+  private func distinctFollowers() -> [Sessions.Follower] {
+    var seen = Set<String>()
+    for member in sessions.members.values where member.seat != nil {
+      if let identity = member.identity { seen.insert(identity + " " + member.name) }
+    }
+    let all = sessions.followers.values
+    let challengersFirst =
+      all.lazy.filter(\.takesChallenges) + all.lazy.filter { !$0.takesChallenges }
+    return challengersFirst.filter { follower in
+      guard let identity = follower.identity else { return true }
+      return seen.insert(identity + " " + follower.name).inserted
+    }
   }
 
   /// Reads the leaderboard's top (on the journal's low-priority thread, through a reader

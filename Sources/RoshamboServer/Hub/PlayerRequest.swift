@@ -4,11 +4,13 @@ import RoshamboProtocol
 /// What a connection hands the hub: every client message but `ping`, which its
 /// ``ConnectionHandler`` answers itself without a trip to the hub's loop.
 ///
-/// Invariant: each case is the ``ClientMessage`` case of the same name, unchanged.
+/// Invariant: each case is the ``ClientMessage`` case of the same name, unchanged, but
+/// for `hello`'s `identity`: the key the connection presented in its TLS handshake,
+/// added by the connection (nil for a client that presented none).
 enum PlayerRequest: Sendable, Equatable {
   case hello(
     protocol: Int, name: String, role: ClientMessage.Role, room: String?, resume: String?,
-    fair: Bool? = nil, challenges: Bool = false, id: Int?)
+    fair: Bool? = nil, challenges: Bool = false, identity: String? = nil, id: Int?)
   case choose(round: Int, weapon: Weapon, id: Int?)
   case commit(round: Int, digest: String, id: Int?)
   case reveal(round: Int, weapon: Weapon, nonce: String, id: Int?)
@@ -21,14 +23,15 @@ enum PlayerRequest: Sendable, Equatable {
   case withdraw(id: Int?)
   case match(match: Int, id: Int?)
 
-  /// The request a message makes of the hub, or nil for `ping`.
-  init?(_ message: ClientMessage) {
+  /// The request a message makes of the hub, or nil for `ping`; a `hello` carries
+  /// `identity`.
+  init?(_ message: ClientMessage, identity: String? = nil) {
     switch message {
     case .hello(
       let version, let name, let role, let room, let resume, let fair, let challenges, _, let id):
       self = .hello(
         protocol: version, name: name, role: role, room: room, resume: resume, fair: fair,
-        challenges: challenges, id: id)
+        challenges: challenges, identity: identity, id: id)
     case .choose(let round, let weapon, let id):
       self = .choose(round: round, weapon: weapon, id: id)
     case .commit(let round, let digest, let id):

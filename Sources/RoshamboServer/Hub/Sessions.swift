@@ -17,6 +17,8 @@ struct Sessions {
     var resumeToken: String?
     /// The name they joined under (a player's is also its seat's).
     var name: String
+    /// The player identity the connection presented, if any.
+    var identity: String? = nil
   }
 
   /// A connection following the lobby.
@@ -27,6 +29,8 @@ struct Sessions {
     var takesChallenges = false
     /// Whether it can play a fair room (its `hello` said `fair`).
     var playsFair = false
+    /// The player identity the connection presented, if any.
+    var identity: String? = nil
   }
 
   struct Audience {
@@ -45,10 +49,11 @@ struct Sessions {
   /// `link` now holds `seat` in `room` (a connection that held it before is replaced).
   mutating func attach(
     _ link: ConnectionLink, room: String, seat: Seat, name: String, token: String,
-    resumeToken: String
+    resumeToken: String, identity: String? = nil
   ) {
     members[link.id] = Member(
-      link: link, room: room, seat: seat, token: token, resumeToken: resumeToken, name: name)
+      link: link, room: room, seat: seat, token: token, resumeToken: resumeToken, name: name,
+      identity: identity ?? members[link.id]?.identity ?? followers[link.id]?.identity)
     audiences[room, default: Audience()].seats[seat] = link
   }
 
@@ -74,10 +79,19 @@ struct Sessions {
   }
 
   mutating func follow(
-    _ link: ConnectionLink, name: String, takesChallenges: Bool = false, playsFair: Bool = false
+    _ link: ConnectionLink, name: String, takesChallenges: Bool = false, playsFair: Bool = false,
+    identity: String? = nil
   ) {
     followers[link.id] = Follower(
-      link: link, name: name, takesChallenges: takesChallenges, playsFair: playsFair)
+      link: link, name: name, takesChallenges: takesChallenges, playsFair: playsFair,
+      identity: identity)
+  }
+
+  /// The connections using `name` now: players seated under it and followers of the
+  /// lobby (spectators' names are only shown, never used to act), with their identities.
+  func using(_ name: String) -> [(link: ConnectionLink, identity: String?)] {
+    followers.values.filter { $0.name == name }.map { ($0.link, $0.identity) }
+      + members.values.filter { $0.name == name && $0.seat != nil }.map { ($0.link, $0.identity) }
   }
 
   /// The follower named `name` who takes challenges (the first to arrive, when several

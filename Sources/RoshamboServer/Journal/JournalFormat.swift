@@ -63,6 +63,7 @@ extension JSONReader {
     var players: [LobbyAction.Entrant]?
     var settings: RoomState.Settings?
     var kindOfTournament: Tournament.Kind?
+    var identity: String?
     try object { reader, key in
       switch key {
       case "type": type = try reader.string()
@@ -80,6 +81,7 @@ extension JSONReader {
       case "seat": seat = try reader.seat()
       case "round": round = try reader.int()
       case "weapon": weapon = try reader.raw(Weapon.self, "weapon")
+      case "identity": identity = try reader.string()
       default: throw reader.failure("a journal row has no field \"\(key.prefix(32))\"")
       }
     }
@@ -98,6 +100,13 @@ extension JSONReader {
       return .tournament(
         .open(try required(kindOfTournament, "kind"), settings: try required(settings, "settings")))
     case "tournamentEnter": return .tournament(.enter(name: try required(name, "name")))
+    case "nameClaimed":
+      let identity = try required(identity, "identity")
+      guard NameAction.isIdentity(identity) else {
+        throw failure("a nameClaimed row whose identity is not 64 hex digits")
+      }
+      return .names(.claim(name: try required(name, "name"), identity: identity))
+    case "nameReleased": return .names(.release(name: try required(name, "name")))
     case "tournamentWithdraw": return .tournament(.withdraw(name: try required(name, "name")))
     case "tournamentRound":
       var tokens: [String: String] = [:]
@@ -217,6 +226,8 @@ extension JSONReader {
     var tournament: Tournament?
     var defaults: RoomState.Settings?
     var rooms: [RoomState]?
+    // Absent from snapshots written before identities: nobody holds a name.
+    var names: [String: String] = [:]
     try object { reader, key in
       switch key {
       case "format": format = try reader.int()
@@ -224,6 +235,14 @@ extension JSONReader {
       case "nextQuickMatchNumber": next = try reader.int()
       case "nextMatchNumber": nextMatch = try reader.int()
       case "tournament": tournament = try reader.journalTournament()
+      case "names":
+        try reader.object { reader, name in
+          let identity = try reader.string()
+          guard NameAction.isIdentity(identity) else {
+            throw reader.failure("a snapshot's name held by something not an identity")
+          }
+          names[name] = identity
+        }
       case "defaults": defaults = try reader.journalSettings()
       case "rooms": rooms = try reader.array(of: { try $0.journalRoom() })
       default: throw reader.failure("a snapshot has no field \"\(key.prefix(32))\"")
@@ -240,6 +259,7 @@ extension JSONReader {
     lobby.nextQuickMatchNumber = next
     lobby.nextMatchNumber = nextMatch
     lobby.tournament = tournament
+    lobby.names = NameBook(holders: names)
     for room in rooms {
       guard lobby.rooms.updateValue(room, forKey: room.name) == nil else {
         throw failure("a snapshot with two rooms named \(room.name.prefix(32))")

@@ -29,6 +29,13 @@ extension JSONText {
       key("at"); int(at)
     case .tournament(let action):
       tournamentRow(action)
+    case .names(.claim(let name, let identity)):
+      raw("{\"type\":\"nameClaimed\",")
+      key("name"); string(name); comma()
+      key("identity"); string(identity)
+    case .names(.release(let name)):
+      raw("{\"type\":\"nameReleased\",")
+      key("name"); string(name)
     }
     raw("}")
   }
@@ -138,6 +145,16 @@ extension JSONText {
     key("nextMatchNumber"); int(lobby.nextMatchNumber); comma()
     if let tournament = lobby.tournament {
       key("tournament"); self.tournament(tournament); comma()
+    }
+    if !lobby.names.holders.isEmpty {
+      key("names"); raw("{")
+      for (index, (name, identity)) in lobby.names.holders.sorted(by: { $0.key < $1.key })
+        .enumerated()
+      {
+        if index > 0 { comma() }
+        string(name); raw(":"); string(identity)
+      }
+      raw("}"); comma()
     }
     key("defaults"); settings(lobby.defaults); comma()
     key("rooms"); raw("[")

@@ -1,0 +1,60 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// Names at a party: a name belongs to the first player identity (client key) to use it
+/// on this server (``NameBook``, kept in the journal), and no two people in the lobby at
+/// once share one. The same identity under the same name is the same person: their
+/// lobby screen replaces the ghost a closed terminal left, and `roshambo who` beside it
+/// is not someone else. A client without an identity plays under a name nobody holds;
+/// two such players in rooms may share one, as protocol 1 always allowed.
+extension GameHub {
+  /// Why `name` is not for a connection presenting `identity` in `role` now, or nil.
+  func nameRefusal(_ name: String, identity: String?, role: ClientMessage.Role)
+    -> ProtocolError?
+  {
+    if !lobby.names.allows(name, for: identity) {
+      return ProtocolError(
+        code: .nameTaken,
+        message: "The name \(name) belongs to another player on this server. Play under "
+          + "another name (--name NAME), or ask the host to release it.")
+    }
+    // In the lobby everyone is someone: another follower, or a player seated under the
+    // name, who is not the same identity, is another person. Players in rooms are told
+    // apart by their seats.
+    let others = sessions.using(name).filter { other in
+      (role == .lobby || sessions.followers[other.link.id] != nil)
+        && (identity == nil || other.identity != identity)
+    }
+    if !others.isEmpty {
+      return ProtocolError(
+        code: .nameTaken,
+        message: "Someone here is already called \(name). Pick another name (--name NAME)"
+          + (identity == nil ? "." : ", or wait until they have left."))
+    }
+    return nil
+  }
+
+  /// `identity` takes `name` when nobody holds it (journaled with what follows).
+  func claimName(_ name: String, identity: String?) {
+    guard let identity, lobby.names.holder(of: name) == nil else { return }
+    perform(.names(.claim(name: name, identity: identity)))
+  }
+
+  /// The followers a closed terminal or a lost link left behind for this person: the
+  /// same identity and name, taking challenges, other than `link`. They are closed, and
+  /// the tournament's entry moves to `link`.
+  func replaceGhosts(of link: ConnectionLink, name: String, identity: String?) {
+    guard let identity else { return }
+    for ghost in sessions.followers.values
+    where ghost.link != link && ghost.name == name && ghost.identity == identity
+      && ghost.takesChallenges
+    {
+      if tournamentLinks[name] == ghost.link { tournamentLinks[name] = link }
+      sessions.unfollow(ghost.link.id)
+      outbox.append(.close(ghost.link))
+      logger.info(
+        "a lobby screen replaced the one left behind",
+        metadata: ["conn": "\(link.id)", "old": "\(ghost.link.id)"])
+    }
+  }
+}
