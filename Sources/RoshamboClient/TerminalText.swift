@@ -83,6 +83,7 @@ extension ServerMessage {
       for index in view.leaders.indices {
         view.leaders[index].name = TerminalText.name(view.leaders[index].name)
       }
+      view.server = view.server.map(TerminalText.name)
       for index in view.recent.indices {
         view.recent[index].room = TerminalText.sanitized(view.recent[index].room)
         view.recent[index].players = view.recent[index].players.map(TerminalText.name)

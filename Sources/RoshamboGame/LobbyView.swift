@@ -183,6 +183,9 @@ public struct LobbyView: Sendable, Equatable {
   public var tournament: TournamentView?
   /// Matches finished lately, newest first (extension: none from an older server).
   public var recent: [Recent]
+  /// The server's name for people, as it announces itself (extension: nil from an older
+  /// server, or one that does not announce).
+  public var server: String?
 
   public init(
     people: [Person], peopleCount: Int, rooms: [Room], roomCount: Int, leaders: [Leader],

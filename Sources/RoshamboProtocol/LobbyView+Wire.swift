@@ -76,6 +76,9 @@ extension JSONText {
       }
       raw("]")
     }
+    if let server = view.server {
+      comma(); key("server"); string(server)
+    }
     raw("}")
   }
 
@@ -136,8 +139,10 @@ extension JSONReader {
     var leaders: [LobbyView.Leader]?
     var tournament: LobbyView.TournamentView?
     var recent: [LobbyView.Recent] = []
+    var server: String?
     try object { reader, key in
       switch key {
+      case "server": server = try reader.optionalString()
       case "recent":
         if try !reader.null() {
           recent = try reader.array(of: { try $0.lobbyRecent() })
@@ -162,9 +167,14 @@ extension JSONReader {
         "a lobby view lists at most \(LobbyView.maxPeople) people, \(LobbyView.maxRooms) "
           + "rooms, \(LobbyView.maxLeaders) leaders and \(LobbyView.maxRecent) recent matches")
     }
-    return LobbyView(
+    if let server, !PlayerName.isValid(server) {
+      throw failure("a lobby view whose server name breaks the name rule")
+    }
+    var view = LobbyView(
       people: people, peopleCount: peopleCount, rooms: rooms, roomCount: roomCount,
       leaders: leaders, tournament: tournament, recent: recent)
+    view.server = server
+    return view
   }
 
   private mutating func lobbyRecent() throws -> LobbyView.Recent {

@@ -174,6 +174,7 @@ public final class GameServer: Service, Sendable {
           profileStalls: configuration.profileStalls, now: now)
         hub.metrics = metrics
         hub.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
+        hub.serverName = configuration.announceName
         hub.tournamentPlan = TournamentPlan(
           kind: configuration.tournament,
           settings: configuration.tournamentSettings ?? configuration.roomSettings,

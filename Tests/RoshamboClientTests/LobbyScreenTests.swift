@@ -82,6 +82,7 @@ struct LobbyScreenTests {
     }
     store.send(.challenge(Self.notice(2, "Carol", "Alice", .pending))) {
       $0.incoming = [Self.notice(2, "Carol", "Alice", .pending)]
+      $0.bells = 1
     }
     store.send(.challenge(Self.notice(1, "Alice", "Bob", .declined))) {
       $0.outgoing = []
@@ -196,5 +197,145 @@ struct LobbyScreenTests {
     #expect(!lines.joined().contains("\u{1B}"))
     #expect(!lines.joined().contains("\u{07}"))
     #expect(lines.contains { $0.contains("Mal^[]0;pwned^Glory") })
+  }
+
+  /// A lobby during a tournament's second round: 8 entrants, 3 matches and a bye.
+  static func tournamentView(people: Int = 12) -> LobbyView {
+    var view = Self.view(
+      ["Alice", "Bob", "Carol"] + (1..<max(1, people - 2)).map { "guest\($0)" },
+      rooms: [Self.den])
+    let names = ["Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace"]
+    view.tournament = LobbyView.TournamentView(
+      kind: .swiss, phase: .running, round: 2, rounds: 3,
+      standings: names.enumerated().map {
+        .init(name: $1, wins: 2 - $0 / 3, losses: $0 / 3, roundDifference: 2 - $0, alive: true)
+      },
+      pairings: [
+        .init(players: ["Alice", "Bob"], room: "cup-1-2-1"),
+        .init(players: ["Carol", "Dave"], room: "cup-1-2-2"),
+        .init(players: ["Eve", "Frank"], room: "cup-1-2-3"),
+        .init(players: ["Grace"], room: nil, winner: "Grace"),
+      ], champion: nil)
+    view.leaders = (1...10).map { .init(name: "leader\($0)", won: 10 - $0, lost: $0) }
+    view.recent = (1...6).map {
+      .init(
+        id: Int64($0), room: "cup-1-1-\($0)", players: ["guest\($0)", "Bob"], scores: [2, 0],
+        winner: .one, fair: false)
+    }
+    return view
+  }
+
+  @Test("a tournament: its pairings and standings come before recent matches, at 80×24 and 60×20")
+  func tournamentFirst() {
+    var state = LobbyScreenState(me: "Alice")
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(Self.tournamentView()))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: state)
+      let title = lines.firstIndex { $0.hasPrefix("Tournament") }
+      let recent = lines.firstIndex { $0.hasPrefix("Recent matches") }
+      #expect(title != nil, "\(width)×\(height): \(lines)")
+      if let title, let recent { #expect(title < recent, "\(width)×\(height): \(lines)") }
+      // Every match of the round is shown, the bye too or counted.
+      for pairing in ["Alice vs Bob", "Carol vs Dave", "Eve vs Frank"] {
+        #expect(lines.contains { $0.contains(pairing) }, "\(width)×\(height): \(lines)")
+      }
+    }
+    let tall = LobbyScreenRenderer(width: 80, height: 24, color: false).lines(for: state)
+    #expect(tall.contains { $0.contains("1. Alice: 2 won, 0 lost") }, "\(tall)")
+  }
+
+  @Test("every list cut to fit says how many more it holds")
+  func cutListsCount() {
+    var state = LobbyScreenState(me: "Alice")
+    var view = Self.tournamentView(people: 43)
+    view.peopleCount = 50
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: state)
+      // People: 50 in all (43 listed); rows shown plus the count must make 50.
+      let people = lines.filter { $0.contains("· in the lobby") }.count
+      #expect(
+        lines.contains("  … and \(50 - people) more"), "\(width)×\(height): \(lines)")
+      // The standings (7) and pairings (4), the leaders (10), the recent matches (6).
+      let leaders = lines.filter { $0.contains(": ") && $0.contains("leader") }
+      if leaders.count == 1 {
+        #expect(leaders[0].hasSuffix(" (and 9 more)"), "\(width)×\(height): \(lines)")
+      } else if leaders.count > 1, leaders.count < 10 {
+        #expect(
+          lines.contains("  … and \(10 - leaders.count) more"), "\(width)×\(height): \(lines)")
+      }
+      #expect(lines.count <= height)
+      #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) <= width })
+    }
+  }
+
+  @Test("a long notice wraps between words; notices clear after 10 s")
+  func notices() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.viewed(Self.view(["Alice", "Bob"]))) {
+      $0.view = Self.view(["Alice", "Bob"])
+      $0.selectedPerson = "Bob"
+    }
+    store.send(.tick(now: 5_000)) { $0.now = 5_000 }
+    let long =
+      "This tournament plays fair (commit–reveal) and this client cannot; upgrade to "
+      + "roshambo 1.2 or later, then come back to the lobby and press t again."
+    store.send(.refused(long)) { $0.notice = long }
+    // The lobby's tick (every second) starts its clock.
+    store.send(.tick(now: 5_500)) {
+      $0.now = 5_500
+      $0.noticeSince = 5_500
+    }
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: store.state)
+      #expect(!lines.contains { $0.hasSuffix("…") }, "\(lines)")
+      let text = lines.joined(separator: " ")
+      #expect(text.contains("press t again."), "\(width)×\(height): \(lines)")
+      #expect(lines.count <= height)
+    }
+    store.send(.tick(now: 15_499)) { $0.now = 15_499 }
+    store.send(.tick(now: 15_500)) {
+      $0.now = 15_500
+      $0.notice = nil
+      $0.noticeSince = nil
+    }
+    store.finish()
+  }
+
+  @Test("a challenge to you rings the bell once; the server's name is in the title; r says replay")
+  func bellTitleKeys() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    var view = Self.view(["Alice", "Carol"])
+    view.server = "attic"
+    store.send(.viewed(view)) {
+      $0.view = view
+      $0.selectedPerson = "Carol"
+    }
+    store.send(.challenge(Self.notice(2, "Carol", "Alice", .pending))) {
+      $0.incoming = [Self.notice(2, "Carol", "Alice", .pending)]
+      $0.bells = 1
+    }
+    // The same challenge again (a view repeated) does not ring again; mine never do.
+    store.send(.challenge(Self.notice(2, "Carol", "Alice", .pending)))
+    store.send(.challenge(Self.notice(3, "Alice", "Carol", .pending))) {
+      $0.outgoing = [Self.notice(3, "Alice", "Carol", .pending)]
+    }
+    store.send(.challenge(Self.notice(4, "Carol", "Alice", .pending))) {
+      $0.incoming.append(Self.notice(4, "Carol", "Alice", .pending))
+      $0.bells = 2
+    }
+    store.finish()
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: store.state)
+      #expect(lines[0].hasPrefix("Roshambo lobby on attic · you are Alice"), "\(lines)")
+      #expect(lines.joined(separator: " ").contains("r replay a finished match"), "\(lines)")
+      #expect(!lines.contains { $0.hasSuffix(" r replay") || $0.contains("· r replay ·") })
+    }
   }
 }

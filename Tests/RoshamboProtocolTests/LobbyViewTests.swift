@@ -47,9 +47,11 @@ struct LobbyViewTests {
         id: Int64.max, room: longestRoom, players: [longestName, longestName],
         scores: [Int.max, Int.max], winner: .two, fair: true)
     }
-    return LobbyView(
+    var view = LobbyView(
       people: people, peopleCount: Int.max, rooms: rooms, roomCount: Int.max, leaders: leaders,
       tournament: tournament, recent: recent)
+    view.server = longestName
+    return view
   }
 
   @Test("lists are cut to their caps, so the fullest view fits in one frame")
@@ -151,5 +153,19 @@ struct LobbyViewTests {
       return
     }
     #expect(error.code == .badMessage)
+  }
+
+  @Test("the server's name (extension): written when known, read back; absent or bad")
+  func serverName() throws {
+    var view = LobbyView(people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [])
+    let without = String(decoding: ServerMessage.lobby(seq: 1, view: view).encoded(), as: UTF8.self)
+    #expect(!without.contains("\"server\""))
+    view.server = "attic"
+    let message = ServerMessage.lobby(seq: 1, view: view)
+    #expect(String(decoding: message.encoded(), as: UTF8.self).contains(#""server":"attic""#))
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+    let bad = String(decoding: message.encoded(), as: UTF8.self).replacingOccurrences(
+      of: #""server":"attic""#, with: #""server":"""#)
+    #expect(throws: (any Error).self) { try ServerMessage.decode(Array(bad.utf8)) }
   }
 }

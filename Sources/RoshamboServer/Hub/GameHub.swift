@@ -68,6 +68,8 @@ final class GameHub {
   /// The fleet's leaderboard, when a shared history is configured: shown instead of the
   /// journal's own (``sharedLeadersRead(_:)``).
   private var sharedLeaders: [LobbyView.Leader]?
+  /// The server's name for people (the one it announces), shown in the lobby's title.
+  var serverName: String?
 
   /// A sealed batch on its way to the disk, and what it sends once it is durable.
   struct Flight {
@@ -635,9 +637,11 @@ final class GameHub {
       let (rankA, rankB) = (rank(a.status), rank(b.status))
       return rankA != rankB ? rankA < rankB : a.name < b.name
     }
-    return lobby.view(
+    var view = lobby.view(
       people: people, peopleCount: sessions.members.count + sessions.followers.count,
       leaders: feed.leaders, recent: feed.recent)
+    view.server = serverName
+    return view
   }
 
   /// Reads the leaderboard's top (on the journal's low-priority thread, through a reader
