@@ -101,7 +101,8 @@ public struct LobbyScreenRenderer: Sendable {
     // matches in turn.
     let available = height - header.count - footer.count
     let tournamentLines = view.tournament.map { tournament in
-      LobbyText.lines(tournament).dropFirst().map { ($0, false) }
+      Self.yourPart(tournament, me: state.me, now: state.now).map { ("  " + $0, false) }
+        + LobbyText.lines(tournament).dropFirst().map { ($0, false) }
     }
     let tournamentTitle = view.tournament.map { LobbyText.lines($0)[0].capitalizedFirst }
     // Lists with how many more they hold than they list (the server's lists are capped).
@@ -143,6 +144,35 @@ public struct LobbyScreenRenderer: Sendable {
       }
     }
     return Array((header + shown + footer).prefix(height))
+  }
+
+  /// The tournament from this person's side, first under its title: how to enter and
+  /// when entries close, when the next round starts, their bye, their crown.
+  static func yourPart(_ tournament: LobbyView.TournamentView, me: String, now: Int64)
+    -> [String]
+  {
+    let seconds = tournament.startsAt.map { "in \((max(0, $0 - now) + 999) / 1_000) s" }
+    switch tournament.phase {
+    case .entry:
+      let entered = tournament.standings.contains { $0.name == me }
+      let when = [seconds, tournament.startsWith.map { "at \($0) entrants" }].compactMap { $0 }
+      return [
+        entered ? "You are in: your matches start by themselves" : "Press t to enter",
+        when.isEmpty
+          ? "It starts once a second player is in" : "It starts " + when.joined(separator: " or "),
+      ]
+    case .running:
+      var lines: [String] = []
+      if tournament.pairings.contains(where: { $0.isBye && $0.players == [me] }) {
+        lines.append("You have a bye in round \(tournament.round): it counts as a win")
+      }
+      if let seconds, tournament.round < tournament.rounds {
+        lines.append("Round \(tournament.round + 1) starts \(seconds)")
+      }
+      return lines
+    case .finished:
+      return tournament.champion == me ? ["You are the champion! Congratulations!"] : []
+    }
   }
 
   /// What this person is told under the lists: the challenges, the server closing, the

@@ -128,6 +128,11 @@ public struct LobbyView: Sendable, Equatable {
     /// The pairings of the current round.
     public var pairings: [Tournament.Pairing]
     public var champion: String?
+    /// While it takes entries, when they close; between rounds, when the next is paired
+    /// (ms since 1970, by the server's clock). Nil otherwise (extension field).
+    public var startsAt: Int64? = nil
+    /// Entries close once this many have entered (nil: by the timer only; extension).
+    public var startsWith: Int? = nil
 
     public init(
       kind: Tournament.Kind, phase: Tournament.Phase, round: Int, rounds: Int,

@@ -126,6 +126,8 @@ extension JSONText {
     }
     raw("]"); comma()
     key("champion"); optionalString(view.champion)
+    if let startsAt = view.startsAt { comma(); key("startsAt"); int(Int(startsAt)) }
+    if let startsWith = view.startsWith { comma(); key("startsWith"); int(startsWith) }
     raw("}")
   }
 }
@@ -213,8 +215,12 @@ extension JSONReader {
     var standings: [Tournament.Standing]?
     var pairings: [Tournament.Pairing]?
     var champion: String?
+    var startsAt: Int?
+    var startsWith: Int?
     try object { reader, key in
       switch key {
+      case "startsAt": startsAt = try reader.optionalInt()
+      case "startsWith": startsWith = try reader.optionalInt()
       case "kind": kind = try reader.raw(Tournament.Kind.self, "kind")
       case "phase": phase = try reader.raw(Tournament.Phase.self, "phase")
       case "round": round = try reader.int()
@@ -236,9 +242,12 @@ extension JSONReader {
         "a tournament lists at most \(LobbyView.TournamentView.maxStandings) standings and "
           + "\(LobbyView.TournamentView.maxPairings) pairings")
     }
-    return LobbyView.TournamentView(
+    var view = LobbyView.TournamentView(
       kind: kind, phase: phase, round: round, rounds: rounds, standings: standings,
       pairings: pairings, champion: champion)
+    view.startsAt = startsAt.map(Int64.init)
+    view.startsWith = startsWith
+    return view
   }
 
   private mutating func tournamentStanding() throws -> Tournament.Standing {

@@ -338,4 +338,63 @@ struct LobbyScreenTests {
       #expect(!lines.contains { $0.hasSuffix(" r replay") || $0.contains("· r replay ·") })
     }
   }
+
+  @Test("a tournament from the player's side: how to enter, when it starts, a bye, the champion")
+  func tournamentForPlayers() {
+    func lines(_ state: LobbyScreenState, _ width: Int, _ height: Int) -> String {
+      LobbyScreenRenderer(width: width, height: height, color: false).lines(for: state)
+        .joined(separator: "\n")
+    }
+    var state = LobbyScreenState(me: "Alice")
+    state.now = 100_000
+    var view = Self.view(["Alice", "Bob", "Carol"])
+    var entry = LobbyView.TournamentView(
+      kind: .swiss, phase: .entry, round: 0, rounds: 0,
+      standings: [.init(name: "Bob", wins: 0, losses: 0, roundDifference: 0, alive: true)],
+      pairings: [], champion: nil)
+    entry.startsWith = 8
+    view.tournament = entry
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let text = lines(state, width, height)
+      #expect(text.contains("Press t to enter"), "\(width)×\(height):\n\(text)")
+      #expect(text.contains("starts at 8 entrants"), "\(width)×\(height):\n\(text)")
+    }
+    // Entered, with a countdown.
+    entry.standings.append(
+      .init(name: "Alice", wins: 0, losses: 0, roundDifference: 0, alive: true))
+    entry.startsAt = 142_000
+    view.tournament = entry
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let text = lines(state, width, height)
+      #expect(text.contains("You are in"), "\(width)×\(height):\n\(text)")
+      #expect(text.contains("starts in 42 s or at 8 entrants"), "\(width)×\(height):\n\(text)")
+      #expect(!text.contains("Press t to enter"))
+    }
+    // Round 1: Alice has a bye; between rounds, when the next starts.
+    var running = LobbyView.TournamentView(
+      kind: .singleElimination, phase: .running, round: 1, rounds: 2,
+      standings: ["Alice", "Bob", "Carol"].map {
+        .init(name: $0, wins: 0, losses: 0, roundDifference: 0, alive: true)
+      },
+      pairings: [
+        .init(players: ["Bob", "Carol"], room: "cup-1-1-1"),
+        .init(players: ["Alice"], room: nil, winner: "Alice"),
+      ], champion: nil)
+    view.tournament = running
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    #expect(lines(state, 60, 20).contains("You have a bye in round 1"), "\(lines(state, 60, 20))")
+    running.pairings[0].winner = "Bob"
+    running.startsAt = 105_000
+    view.tournament = running
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    #expect(lines(state, 60, 20).contains("Round 2 starts in 5 s"), "\(lines(state, 60, 20))")
+    // Finished: the champion's own lobby congratulates them.
+    view.tournament = LobbyView.TournamentView(
+      kind: .singleElimination, phase: .finished, round: 2, rounds: 2,
+      standings: running.standings, pairings: [], champion: "Alice")
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    #expect(lines(state, 60, 20).contains("You are the champion"), "\(lines(state, 60, 20))")
+  }
 }

@@ -168,4 +168,22 @@ struct LobbyViewTests {
       of: #""server":"attic""#, with: #""server":"""#)
     #expect(throws: (any Error).self) { try ServerMessage.decode(Array(bad.utf8)) }
   }
+
+  @Test("a tournament's start (extensions startsAt, startsWith): written when known, read back")
+  func tournamentStart() throws {
+    var tournament = LobbyView.TournamentView(
+      kind: .swiss, phase: .entry, round: 0, rounds: 0, standings: [], pairings: [],
+      champion: nil)
+    var view = LobbyView(
+      people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [], tournament: tournament)
+    let without = String(decoding: ServerMessage.lobby(seq: 1, view: view).encoded(), as: UTF8.self)
+    #expect(!without.contains("startsAt") && !without.contains("startsWith"))
+    tournament.startsAt = 1_764_083_262_000
+    tournament.startsWith = 8
+    view.tournament = tournament
+    let message = ServerMessage.lobby(seq: 1, view: view)
+    let text = String(decoding: message.encoded(), as: UTF8.self)
+    #expect(text.contains(#""startsAt":1764083262000,"startsWith":8"#), "\(text)")
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+  }
 }

@@ -91,6 +91,9 @@ extension GameHub {
       logger.info("tournament round paired", metadata: ["round": "\(round)"])
       return
     }
+    // The next round's time is known at once, so the state that ends the round's last
+    // match says it (the timer itself is set after the action).
+    if case .roundOver = event { tournamentStartsAt = now() + tournamentPlan.pauseMillis }
     // The rest after the action that caused it, not inside it.
     loop.assumeIsolated().execute {
       switch event {
@@ -121,20 +124,24 @@ extension GameHub {
   /// Entries close `startMillis` after the second entry.
   private func armTournamentStart() {
     tournamentTimer?.cancel()
+    tournamentStartsAt = now() + tournamentPlan.startMillis
     tournamentTimer = loop.assumeIsolated().scheduleTask(
       in: .milliseconds(tournamentPlan.startMillis)
     ) {
       self.tournamentTimer = nil
+      self.tournamentStartsAt = nil
       self.startTournamentRound()
     }
   }
 
   private func scheduleTournamentRound() {
     tournamentTimer?.cancel()
+    tournamentStartsAt = now() + tournamentPlan.pauseMillis
     tournamentTimer = loop.assumeIsolated().scheduleTask(
       in: .milliseconds(tournamentPlan.pauseMillis)
     ) {
       self.tournamentTimer = nil
+      self.tournamentStartsAt = nil
       self.startTournamentRound()
     }
   }
@@ -146,6 +153,7 @@ extension GameHub {
     guard !drain.isDraining, let tournament = lobby.tournament, tournament.phase != .finished,
       tournament.roundIsOver
     else { return }
+    tournamentStartsAt = nil
     var stored: [String: String] = [:]
     tournamentTokens.removeAll()
     for name in tournament.entrants {

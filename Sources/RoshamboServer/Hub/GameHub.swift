@@ -48,6 +48,16 @@ final class GameHub {
   var tournamentLinks: [String: ConnectionLink] = [:]
   var tournamentTokens: [String: String] = [:]
   var tournamentTimer: Scheduled<Void>?
+  /// When that timer closes entries or pairs the next round (ms since 1970): the lobby
+  /// and the tournament's rooms show it.
+  var tournamentStartsAt: Int64? {
+    didSet {
+      guard tournamentStartsAt != oldValue else { return }
+      broadcaster.tournamentStartsAt = tournamentStartsAt
+      feed.lobbyChanged()
+      scheduleFlush()
+    }
+  }
   /// Challenges waiting for an answer, and the timers that expire them.
   var challenges = ChallengeBoard()
   var challengeTimers: [Int: Scheduled<Void>] = [:]
@@ -641,6 +651,12 @@ final class GameHub {
       people: people, peopleCount: sessions.members.count + sessions.followers.count,
       leaders: feed.leaders, recent: feed.recent)
     view.server = serverName
+    if view.tournament != nil {
+      view.tournament?.startsAt = tournamentStartsAt
+      if view.tournament?.phase == .entry, tournamentPlan.players > 0 {
+        view.tournament?.startsWith = tournamentPlan.players
+      }
+    }
     return view
   }
 
