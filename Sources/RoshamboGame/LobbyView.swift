@@ -93,6 +93,9 @@ public struct LobbyView: Sendable, Equatable {
     /// The winner's seat (a name twice would not fit the frame with every list full).
     public var winner: Seat
     public var fair: Bool
+    /// Whether it ended by a forfeit (one player gave it up or never came back;
+    /// extension field).
+    public var forfeit = false
 
     public init(
       id: Int64, room: String, players: [String], scores: [Int], winner: Seat, fair: Bool
@@ -112,6 +115,7 @@ public struct LobbyView: Sendable, Equatable {
       self.init(
         id: id, room: match.room, players: match.players, scores: match.scores,
         winner: winner, fair: match.fair)
+      forfeit = match.forfeit
     }
   }
 

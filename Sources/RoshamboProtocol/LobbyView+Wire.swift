@@ -72,6 +72,7 @@ extension JSONText {
         comma()
         key("winner"); int(match.winner.rawValue); comma()
         key("fair"); bool(match.fair)
+        if match.forfeit { comma(); key("forfeit"); bool(true) }
         raw("}")
       }
       raw("]")
@@ -186,8 +187,10 @@ extension JSONReader {
     var scores: [Int]?
     var winner: Seat?
     var fair = false
+    var forfeit = false
     try object { reader, key in
       switch key {
+      case "forfeit": forfeit = try reader.null() ? false : reader.bool()
       case "id": id = try reader.int()
       case "room": room = try reader.string()
       case "players": players = try reader.array(of: { try $0.string() })
@@ -203,8 +206,10 @@ extension JSONReader {
       throw failure(
         "a recent match needs a positive id, a room, two players, two scores and a winner")
     }
-    return LobbyView.Recent(
+    var recent = LobbyView.Recent(
       id: Int64(id), room: room, players: players, scores: scores, winner: winner, fair: fair)
+    recent.forfeit = forfeit
+    return recent
   }
 
   private mutating func lobbyTournament() throws -> LobbyView.TournamentView {

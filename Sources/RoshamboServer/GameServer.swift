@@ -175,6 +175,7 @@ public final class GameServer: Service, Sendable {
         hub.metrics = metrics
         hub.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
         hub.serverName = configuration.announceName
+        hub.news = configuration.news
         hub.tournamentPlan = TournamentPlan(
           kind: configuration.tournament,
           settings: configuration.tournamentSettings ?? configuration.roomSettings,

@@ -397,4 +397,44 @@ struct LobbyScreenTests {
     LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
     #expect(lines(state, 60, 20).contains("You are the champion"), "\(lines(state, 60, 20))")
   }
+
+  @Test("recent matches say by forfeit where a match was one")
+  func forfeitWords() {
+    var match = LobbyView.Recent(
+      id: 42, room: "duel-3", players: ["Bob", "Ann"], scores: [1, 0], winner: .one, fair: false)
+    #expect(LobbyText.line(match) == "#42 duel-3: Bob 1–0 Ann, Bob won")
+    match.forfeit = true
+    #expect(LobbyText.line(match) == "#42 duel-3: Bob 1–0 Ann, Bob won by forfeit")
+    let finished = FinishedMatch(
+      id: 7, room: "cup-1-1-1", finishedAt: 1, ruleset: "classic", bestOf: 3,
+      players: ["Ann", "Bob"], scores: [0, 1], winner: "Bob", forfeit: true, fair: false)
+    #expect(LobbyView.Recent(finished)?.forfeit == true)
+  }
+
+  @Test("printed paragraphs wrap between words at the terminal's width; a code is never split")
+  func paragraphs() {
+    let code = "4821-0937-5512-8864"
+    let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")
+    for width in [80, 60, 40] {
+      let question = Paragraph.trustQuestion(
+        address: "192.168.1.20:7443", code: code, fingerprint: fingerprint, width: width)
+      let lines = question.split(separator: "\n", omittingEmptySubsequences: false)
+      for line in lines where !line.contains(fingerprint.prefix(8)) {
+        #expect(DisplayWidth.columns(of: String(line)) <= width, "\(width): \(line)")
+      }
+      #expect(lines.contains { $0.contains(code) }, "\(width): \(question)")
+      #expect(question.hasSuffix("Trust this server from now on? [y/N] "))
+      // Between words: every word of the text is whole on some line.
+      #expect(lines.contains { $0.contains("10^16") } && lines.contains { $0.contains("forged") })
+    }
+    let said = Paragraph.wrapped(
+      "roshambo: the server at 192.168.1.20:7443 is new to this machine; its identity code is "
+        + code + ". If that is the code the server printed, connect again with --accept-new.",
+      width: 40, indent: "  ")
+    let lines = said.split(separator: "\n")
+    #expect(lines.count > 1)
+    #expect(lines.allSatisfy { DisplayWidth.columns(of: String($0)) <= 40 }, "\(said)")
+    #expect(lines.contains { $0.contains(code) }, "\(said)")
+    #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("  ") })
+  }
 }

@@ -112,6 +112,8 @@ struct PartyEveningTests {
     configuration.tournament = .singleElimination
     configuration.tournamentPlayers = 2
     configuration.announceName = "attic"
+    let news = NIOLockedValueBox<[String]>([])
+    configuration.news = { sentence in news.withLockedValue { $0.append(sentence) } }
     configuration.limits.maxConnectionsPerAddress = 10_000
     var logger = Logger(label: "test.server")
     logger.logLevel = .warning
@@ -141,6 +143,13 @@ struct PartyEveningTests {
       #expect(over.tournament?.phase == .finished)
       #expect(over.tournament?.champion == "Alice")
       for client in clients { await client.close() }
+      // The host read it in sentences.
+      #expect(
+        news.withLockedValue { $0 }.suffix(5) == [
+          "Alice entered the tournament (1 of 2)", "Bob entered the tournament (2 of 2)",
+          "round 1 of 1 paired: Alice vs Bob", "Alice beat Bob 1–0 in cup-1-1-1",
+          "Alice is the champion",
+        ])
     }
   }
 }

@@ -84,6 +84,13 @@ extension GameHub {
   }
 
   func tournamentChanged(_ event: LobbyEvent.TournamentEvent) {
+    if let news,
+      let sentence = HostNews.tournament(
+        event, lobby.tournament, players: tournamentPlan.players,
+        pauseSeconds: Int((tournamentPlan.pauseMillis + 999) / 1_000))
+    {
+      news(sentence)
+    }
     // A round's seats are taken within the action that paired it, so each player's
     // `welcome` goes out before the room's first state, in the same flush.
     if case .roundPaired(let round) = event {

@@ -80,6 +80,8 @@ final class GameHub {
   private var sharedLeaders: [LobbyView.Leader]?
   /// The server's name for people (the one it announces), shown in the lobby's title.
   var serverName: String?
+  /// Where the host's sentences go (``HostNews``), if anywhere.
+  var news: (@Sendable (String) -> Void)?
 
   /// A sealed batch on its way to the disk, and what it sends once it is durable.
   struct Flight {
@@ -494,6 +496,7 @@ final class GameHub {
           "winner": "\(result.winner?.rawValue ?? 0)",
         ])
     case .matchOver(let match):
+      if let news, let sentence = HostNews.match(match) { news(sentence) }
       metrics?.matchFinished(forfeit: match.forfeit, fair: match.fair)
       logger.info(
         "match over",
