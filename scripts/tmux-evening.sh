@@ -34,9 +34,11 @@ done
 expect_screen Alice "3 people"
 
 challenge() {  # from to
-  for _ in 1 2 3 4; do
+  # Up, then down: someone who switched connections (a match's for the lobby's) is gone
+  # from the list for a moment, and the selection may have moved below them.
+  for key in k k k k j j j j; do
     tmux -L "$sock" capture-pane -p -t "$1" | grep -qF "▸ $2 · in the lobby" && break
-    press "$1" j
+    press "$1" "$key"
     sleep 0.2
   done
   expect_screen "$1" "▸ $2 · in the lobby"

@@ -61,11 +61,13 @@ public enum LobbyFollower {
     // and a server that answers nothing for three of them is taken for lost.
     let heard = NIOLockedValueBox(ContinuousClock.now)
     let silence = NIOLockedValueBox<Duration?>(nil)
+    // Three intervals, and never less than 3 s: a busy machine may answer a ping late.
+    let silenceLimit = max(keepalive * 3, .seconds(3))
     let pinger = Task {
       while !Task.isCancelled {
         try await Task.sleep(for: keepalive)
         let quiet = ContinuousClock.now - heard.withLockedValue { $0 }
-        if quiet >= keepalive * 3 {
+        if quiet >= silenceLimit {
           silence.withLockedValue { $0 = quiet }
           await connection.close()
           return

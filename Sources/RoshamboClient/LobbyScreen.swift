@@ -107,7 +107,15 @@ public final class LobbyScreen {
     let size = Terminal.size
     terminal.draw(
       LobbyScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: state))
+    // The bell, once for each challenge to this person.
+    if state.bells > bellsRung {
+      bellsRung = state.bells
+      terminal.write("\u{07}")
+    }
   }
+
+  /// The challenges the bell has rung for.
+  private var bellsRung = 0
 
   /// Ends the lobby with `outcome`: the connection is closed, so following stops.
   private func finish(_ chosen: Outcome) {

@@ -29,8 +29,14 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var selectedRoom: String?
   /// The recent match selected, by its number.
   public var selectedMatch: Int64?
-  /// The last thing to tell the person (a challenge declined, a refusal), one line.
+  /// The last thing to tell the person (a challenge declined, a refusal).
   public var notice: String?
+  /// When the lobby's tick first saw `notice`: it clears ``LobbyScreenReducer/noticeLifetime``
+  /// later (a new notice starts again).
+  public var noticeSince: Int64?
+  /// How many challenges to this person have arrived: the screen rings the terminal's
+  /// bell once for each (when this rises).
+  public var bells = 0
   /// Now, ms since 1970 (for the time left on challenges).
   public var now: Int64 = 0
   /// When the server said it closes (ms since 1970 by this client's clock), once it has.
@@ -68,6 +74,13 @@ public struct LobbyScreenReducer: Reducer {
 
   public func reduce(into state: inout LobbyScreenState, action: LobbyScreenAction) {
     switch action {
+    case .challenge, .refused, .notice:
+      // A notice set again stays its whole time again.
+      state.noticeSince = nil
+    default:
+      break
+    }
+    switch action {
     case .viewed(let view):
       state.view = view
       // The selection stays on whom it was on, unless they went (or it was on this
@@ -85,13 +98,19 @@ public struct LobbyScreenReducer: Reducer {
       if state.selectedMatch.map(matches.contains) != true { state.selectedMatch = matches.first }
       if state.pane == .recent, matches.isEmpty { state.pane = .people }
     case .challenge(let notice):
+      let wasIncoming = state.incoming.contains { $0.id == notice.id }
       state.incoming.removeAll { $0.id == notice.id }
       state.outgoing.removeAll { $0.id == notice.id }
       let mine = notice.from == state.me
       switch notice.status {
       case .pending:
-        // Its own line says it while it waits.
-        if mine { state.outgoing.append(notice) } else { state.incoming.append(notice) }
+        // Its own line says it while it waits; one to this person rings the bell once.
+        if mine {
+          state.outgoing.append(notice)
+        } else {
+          if !wasIncoming { state.bells += 1 }
+          state.incoming.append(notice)
+        }
         state.notice = nil
       case .accepted:
         state.notice = mine ? "\(notice.to) accepted: the match starts." : nil
@@ -134,6 +153,18 @@ public struct LobbyScreenReducer: Reducer {
       state.notice = notice
     case .tick(let now):
       state.now = now
+      // A notice stays ``LobbyScreenRenderer/noticeLifetime``, counted from the first tick
+      // that saw it.
+      if state.notice == nil {
+        state.noticeSince = nil
+      } else if let since = state.noticeSince {
+        if now - since >= LobbyScreenRenderer.noticeLifetime {
+          state.notice = nil
+          state.noticeSince = nil
+        }
+      } else {
+        state.noticeSince = now
+      }
     case .serverClosing(let closesAt):
       state.closesAt = closesAt
     }

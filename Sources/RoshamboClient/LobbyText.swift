@@ -40,11 +40,11 @@ public enum LobbyText {
     return lines
   }
 
-  /// "#42 duel-3: bob 2–1 ann, bob won (fair)".
+  /// "#42 duel-3: bob 2–1 ann, bob won (fair)", "… bob won by forfeit".
   public static func line(_ match: LobbyView.Recent) -> String {
     "#\(match.id) \(match.room): \(match.players[0]) \(match.scores[0])–\(match.scores[1]) "
       + "\(match.players[1]), \(match.players[match.winner.rawValue - 1]) won"
-      + (match.fair ? " (fair)" : "")
+      + (match.forfeit ? " by forfeit" : "") + (match.fair ? " (fair)" : "")
   }
 
   /// The tournament: where it stands, this round's pairings, the standings.

@@ -139,7 +139,8 @@ public final class Screen {
 
   /// One line on standard error; nothing from the network reaches the terminal raw.
   static func complain(_ line: String) {
-    FileHandle.standardError.write(Data("roshambo: \(TerminalText.sanitized(line))\n".utf8))
+    let paragraph = Paragraph.forStandardError("roshambo: \(TerminalText.sanitized(line))")
+    FileHandle.standardError.write(Data((paragraph + "\n").utf8))
   }
 
   private func show(_ props: ScreenProps, interactive: Bool) {

@@ -140,7 +140,17 @@ public func makeProps(
       "PLAYER \(winner.rawValue) WINS! "
       + (view.you == winner ? "You win." : "\(name(winner)) wins.")
     status = matchResult(view, winner: winner, name: name)
-    if let me, let opponent {
+    if let stage = view.tournament, let round = tournamentRound(of: view.room) {
+      // A tournament's match: no rematch; what comes next, or the champion.
+      let next = tournamentNext(
+        stage, round: round, you: me.map { ($0.name, view.winner == $0.seat) },
+        now: context.now)
+      status += " " + next.status
+      if let big = next.banner { banner = big }
+      keys = me == nil ? "[q] go back" : "[q] back to the lobby"
+    } else if me == nil {
+      status += " Press q to go back."
+    } else if let me, let opponent {
       if opponent.left {
         status += " Waiting for a new opponent…"
       } else if view.rematch.contains(me.seat) {
@@ -166,8 +176,14 @@ public func makeProps(
     if banner == nil, last.winner == nil, view.phase == .choosing { banner = "DRAW!" }
   }
 
+  let cup = view.tournament.flatMap { stage in
+    tournamentRound(of: view.room).map { round in
+      round >= stage.rounds
+        ? " · tournament final" : " · tournament, round \(round) of \(stage.rounds)"
+    }
+  }
   return ScreenProps(
-    title: "Room \(view.room) · \(view.ruleset.rawValue) · best of \(view.bestOf)"
+    title: "Room \(view.room)\(cup ?? "") · \(view.ruleset.rawValue) · best of \(view.bestOf)"
       + (view.fair ? " · fair (commit–reveal)" : ""),
     players: view.players.map { player in
       PlayerLine(
@@ -187,6 +203,54 @@ public func makeProps(
       closingLine(
         closesAt: $0, now: context.now, inMatch: view.phase == .choosing && view.you != nil)
     })
+}
+
+/// The round of a tournament's room (`cup-N-R-M`), or nil for any other room.
+func tournamentRound(of room: String) -> Int? {
+  guard Tournament.isTournamentRoom(room) else { return nil }
+  return Int(room.split(separator: "-")[2])
+}
+
+/// What comes after a tournament's match of `round` is over, for its player (`you`: their
+/// name and whether they won) or a spectator (nil): the champion, being out, a bye, or
+/// when the next round starts. Never a rematch, never "a new opponent".
+func tournamentNext(
+  _ stage: RoomView.TournamentStage, round: Int, you: (name: String, won: Bool)?, now: Int64
+) -> (status: String, banner: String?) {
+  if let champion = stage.champion {
+    if champion == you?.name {
+      return ("You are the tournament's champion. Congratulations!", "YOU ARE THE CHAMPION!")
+    }
+    return ("The tournament is over: \(champion) is the champion. Press q to go back.", nil)
+  }
+  guard let you else { return ("Press q to go back.", nil) }
+  if stage.kind == .singleElimination, !you.won {
+    return ("You are out of the tournament. Press q to go back to the lobby.", nil)
+  }
+  let next = round + 1
+  if stage.round > round {
+    return stage.byes.contains(you.name)
+      ? (
+        "You have a bye in round \(stage.round): it counts as a win. Your next match starts by itself.",
+        nil
+      )
+      : ("Round \(stage.round) is paired: your match starts by itself.", nil)
+  }
+  if round >= stage.rounds {
+    return ("The champion is named when the last round's other matches end.", nil)
+  }
+  if let at = stage.startsAt {
+    let left = (max(0, at - now) + 999) / 1_000
+    return (
+      left > 0
+        ? "Round \(next) starts in \(left) s: your match starts by itself."
+        : "Round \(next) is starting: your match starts by itself.", nil
+    )
+  }
+  return (
+    "Round \(next) starts when round \(round)'s other matches end: your match starts by itself.",
+    nil
+  )
 }
 
 /// What the player is told once the server said it is closing: when, and what becomes of

@@ -64,6 +64,11 @@ extension ServerMessage {
       for index in view.history.indices {
         view.history[index].reason = view.history[index].reason.map(TerminalText.sanitized)
       }
+      if var stage = view.tournament {
+        stage.byes = stage.byes.map(TerminalText.name)
+        stage.champion = stage.champion.map(TerminalText.name)
+        view.tournament = stage
+      }
       return .state(seq: seq, view: view)
     case .error(var error, let re):
       error.code = ErrorCode(rawValue: TerminalText.sanitized(error.code.rawValue))
@@ -83,6 +88,7 @@ extension ServerMessage {
       for index in view.leaders.indices {
         view.leaders[index].name = TerminalText.name(view.leaders[index].name)
       }
+      view.server = view.server.map(TerminalText.name)
       for index in view.recent.indices {
         view.recent[index].room = TerminalText.sanitized(view.recent[index].room)
         view.recent[index].players = view.recent[index].players.map(TerminalText.name)

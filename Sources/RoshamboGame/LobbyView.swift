@@ -93,6 +93,9 @@ public struct LobbyView: Sendable, Equatable {
     /// The winner's seat (a name twice would not fit the frame with every list full).
     public var winner: Seat
     public var fair: Bool
+    /// Whether it ended by a forfeit (one player gave it up or never came back;
+    /// extension field).
+    public var forfeit = false
 
     public init(
       id: Int64, room: String, players: [String], scores: [Int], winner: Seat, fair: Bool
@@ -112,6 +115,7 @@ public struct LobbyView: Sendable, Equatable {
       self.init(
         id: id, room: match.room, players: match.players, scores: match.scores,
         winner: winner, fair: match.fair)
+      forfeit = match.forfeit
     }
   }
 
@@ -128,6 +132,11 @@ public struct LobbyView: Sendable, Equatable {
     /// The pairings of the current round.
     public var pairings: [Tournament.Pairing]
     public var champion: String?
+    /// While it takes entries, when they close; between rounds, when the next is paired
+    /// (ms since 1970, by the server's clock). Nil otherwise (extension field).
+    public var startsAt: Int64? = nil
+    /// Entries close once this many have entered (nil: by the timer only; extension).
+    public var startsWith: Int? = nil
 
     public init(
       kind: Tournament.Kind, phase: Tournament.Phase, round: Int, rounds: Int,
@@ -183,6 +192,9 @@ public struct LobbyView: Sendable, Equatable {
   public var tournament: TournamentView?
   /// Matches finished lately, newest first (extension: none from an older server).
   public var recent: [Recent]
+  /// The server's name for people, as it announces itself (extension: nil from an older
+  /// server, or one that does not announce).
+  public var server: String?
 
   public init(
     people: [Person], peopleCount: Int, rooms: [Room], roomCount: Int, leaders: [Leader],

@@ -23,6 +23,43 @@ public struct RoomView: Sendable, Equatable {
   public var rematch: [Seat]
   /// Whether the room plays by commit–reveal (extension field).
   public var fair: Bool
+  /// In a tournament's room, where the tournament stands (extension field; nil in any
+  /// other room, and from an older server).
+  public var tournament: TournamentStage? = nil
+
+  /// The tournament a room of it is part of, as its players and spectators see it: the
+  /// same for every audience.
+  public struct TournamentStage: Sendable, Equatable {
+    public var kind: Tournament.Kind
+    public var phase: Tournament.Phase
+    /// The tournament's current round (this room's match may be of an earlier one).
+    public var round: Int
+    /// How many rounds it plays.
+    public var rounds: Int
+    /// When the next round is paired (ms since 1970, by the server's clock), once the
+    /// current one is over; nil while its matches are played.
+    public var startsAt: Int64?
+    /// Who has a bye in the current round (at most ``maxByes``).
+    public var byes: [String]
+    public var champion: String?
+
+    public init(
+      kind: Tournament.Kind, phase: Tournament.Phase, round: Int, rounds: Int,
+      startsAt: Int64? = nil, byes: [String] = [], champion: String? = nil
+    ) {
+      self.kind = kind
+      self.phase = phase
+      self.round = round
+      self.rounds = rounds
+      self.startsAt = startsAt
+      self.byes = Array(byes.prefix(Self.maxByes))
+      self.champion = champion
+    }
+
+    /// The most byes a stage lists (a round's byes past the first are all in round 1,
+    /// when nobody is in a room yet).
+    public static let maxByes = 8
+  }
 
   public init(
     room: String, ruleset: Ruleset.ID, bestOf: Int, phase: RoomState.Phase, round: Int,

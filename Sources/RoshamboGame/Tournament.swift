@@ -248,3 +248,18 @@ func log2ceil(_ n: Int) -> Int {
 extension Character {
   fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
+
+extension Tournament {
+  /// Where this tournament stands, for the players and spectators of `room`: nil unless
+  /// it is one of this tournament's rooms (`cup-N-R-M`, N its number). `startsAt`: when
+  /// the next round is paired, if it is known.
+  public func stage(ofRoom room: String, startsAt: Int64?) -> RoomView.TournamentStage? {
+    guard Self.isTournamentRoom(room),
+      room.split(separator: "-").dropFirst().first.flatMap({ Int($0) }) == number
+    else { return nil }
+    return RoomView.TournamentStage(
+      kind: kind, phase: phase, round: rounds.count, rounds: roundCount,
+      startsAt: phase == .running ? startsAt : nil,
+      byes: (rounds.last ?? []).filter(\.isBye).flatMap(\.players), champion: champion)
+  }
+}

@@ -72,9 +72,13 @@ extension JSONText {
         comma()
         key("winner"); int(match.winner.rawValue); comma()
         key("fair"); bool(match.fair)
+        if match.forfeit { comma(); key("forfeit"); bool(true) }
         raw("}")
       }
       raw("]")
+    }
+    if let server = view.server {
+      comma(); key("server"); string(server)
     }
     raw("}")
   }
@@ -123,6 +127,8 @@ extension JSONText {
     }
     raw("]"); comma()
     key("champion"); optionalString(view.champion)
+    if let startsAt = view.startsAt { comma(); key("startsAt"); int(Int(startsAt)) }
+    if let startsWith = view.startsWith { comma(); key("startsWith"); int(startsWith) }
     raw("}")
   }
 }
@@ -136,8 +142,10 @@ extension JSONReader {
     var leaders: [LobbyView.Leader]?
     var tournament: LobbyView.TournamentView?
     var recent: [LobbyView.Recent] = []
+    var server: String?
     try object { reader, key in
       switch key {
+      case "server": server = try reader.optionalString()
       case "recent":
         if try !reader.null() {
           recent = try reader.array(of: { try $0.lobbyRecent() })
@@ -162,9 +170,14 @@ extension JSONReader {
         "a lobby view lists at most \(LobbyView.maxPeople) people, \(LobbyView.maxRooms) "
           + "rooms, \(LobbyView.maxLeaders) leaders and \(LobbyView.maxRecent) recent matches")
     }
-    return LobbyView(
+    if let server, !PlayerName.isValid(server) {
+      throw failure("a lobby view whose server name breaks the name rule")
+    }
+    var view = LobbyView(
       people: people, peopleCount: peopleCount, rooms: rooms, roomCount: roomCount,
       leaders: leaders, tournament: tournament, recent: recent)
+    view.server = server
+    return view
   }
 
   private mutating func lobbyRecent() throws -> LobbyView.Recent {
@@ -174,8 +187,10 @@ extension JSONReader {
     var scores: [Int]?
     var winner: Seat?
     var fair = false
+    var forfeit = false
     try object { reader, key in
       switch key {
+      case "forfeit": forfeit = try reader.null() ? false : reader.bool()
       case "id": id = try reader.int()
       case "room": room = try reader.string()
       case "players": players = try reader.array(of: { try $0.string() })
@@ -191,8 +206,10 @@ extension JSONReader {
       throw failure(
         "a recent match needs a positive id, a room, two players, two scores and a winner")
     }
-    return LobbyView.Recent(
+    var recent = LobbyView.Recent(
       id: Int64(id), room: room, players: players, scores: scores, winner: winner, fair: fair)
+    recent.forfeit = forfeit
+    return recent
   }
 
   private mutating func lobbyTournament() throws -> LobbyView.TournamentView {
@@ -203,8 +220,12 @@ extension JSONReader {
     var standings: [Tournament.Standing]?
     var pairings: [Tournament.Pairing]?
     var champion: String?
+    var startsAt: Int?
+    var startsWith: Int?
     try object { reader, key in
       switch key {
+      case "startsAt": startsAt = try reader.optionalInt()
+      case "startsWith": startsWith = try reader.optionalInt()
       case "kind": kind = try reader.raw(Tournament.Kind.self, "kind")
       case "phase": phase = try reader.raw(Tournament.Phase.self, "phase")
       case "round": round = try reader.int()
@@ -226,9 +247,12 @@ extension JSONReader {
         "a tournament lists at most \(LobbyView.TournamentView.maxStandings) standings and "
           + "\(LobbyView.TournamentView.maxPairings) pairings")
     }
-    return LobbyView.TournamentView(
+    var view = LobbyView.TournamentView(
       kind: kind, phase: phase, round: round, rounds: rounds, standings: standings,
       pairings: pairings, champion: champion)
+    view.startsAt = startsAt.map(Int64.init)
+    view.startsWith = startsWith
+    return view
   }
 
   private mutating func tournamentStanding() throws -> Tournament.Standing {

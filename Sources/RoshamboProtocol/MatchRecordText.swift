@@ -8,17 +8,16 @@ import RoshamboGame
 /// Invariant: every name, room and reason is passed through ``UntrustedText`` first, so
 /// no line from a record can draw on a terminal or pass for another line.
 public enum MatchRecordText {
-  /// "Match 42 in duel-3, 2026-11-25T17:01:02Z: "ann" 2–1 "bob", won by "ann"", then the
-  /// terms.
-  public static func heading(_ match: FinishedMatch) -> [String] {
+  /// "Match 42 in duel-3, finished 2026-11-25 18:01:02 +01:00: "ann" 2–1 "bob", won by
+  /// "ann"", then the terms; the time is `timeZone`'s (the reader's own by default).
+  public static func heading(_ match: FinishedMatch, timeZone: TimeZone = .current) -> [String] {
     let names = match.players.map { "\"\(UntrustedText.escaped($0))\"" }
-    let when = Date(timeIntervalSince1970: Double(match.finishedAt) / 1000)
-      .formatted(.iso8601)
+    let when = localTime(match.finishedAt, timeZone: timeZone)
     let number = match.id.map { "Match \($0)" } ?? "A match (a player's own record)"
     return [
       "\(number) in \(UntrustedText.escaped(match.room)), finished \(when): "
         + "\(names[0]) \(match.scores[0])–\(match.scores[1]) \(names[1]), won by "
-        + "\"\(UntrustedText.escaped(match.winner))\"\(match.forfeit ? " (forfeit)" : "")",
+        + "\"\(UntrustedText.escaped(match.winner))\"\(match.forfeit ? " by forfeit" : "")",
       "\(UntrustedText.escaped(match.ruleset)), best of \(match.bestOf)"
         + (match.fair ? ", fair (every round committed, then revealed)" : ""),
     ]
@@ -80,5 +79,15 @@ public enum MatchRecordText {
         "Consistent, not proven: what the record holds agrees, but see the lines marked –.")
     }
     return lines
+  }
+
+  /// "2026-11-25 18:01:02 +01:00": a moment (ms since 1970) at `timeZone`'s local time,
+  /// with its offset from UTC.
+  public static func localTime(_ millis: Int64, timeZone: TimeZone = .current) -> String {
+    let format = DateFormatter()
+    format.locale = Locale(identifier: "en_US_POSIX")
+    format.timeZone = timeZone
+    format.dateFormat = "yyyy-MM-dd HH:mm:ss xxx"
+    return format.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
   }
 }

@@ -34,6 +34,24 @@ extension JSONText {
     raw("]")
   }
 
+  /// A tournament room's `tournament` (extension field).
+  private mutating func tournamentStage(_ stage: RoomView.TournamentStage) {
+    raw("{")
+    key("kind"); string(stage.kind.rawValue); comma()
+    key("phase"); string(stage.phase.rawValue); comma()
+    key("round"); int(stage.round); comma()
+    key("rounds"); int(stage.rounds); comma()
+    if let startsAt = stage.startsAt { key("startsAt"); int(Int(startsAt)); comma() }
+    key("byes"); raw("[")
+    for (index, name) in stage.byes.enumerated() {
+      if index > 0 { comma() }
+      string(name)
+    }
+    raw("]"); comma()
+    key("champion"); optionalString(stage.champion)
+    raw("}")
+  }
+
   /// The contract's `view` object, every key present.
   package mutating func view(_ view: RoomView) {
     raw("{")
@@ -71,6 +89,7 @@ extension JSONText {
     key("deadline"); optionalInt(view.deadline); comma()
     key("spectators"); int(view.spectators); comma()
     if view.fair { key("fair"); bool(true); comma() }
+    if let stage = view.tournament { key("tournament"); tournamentStage(stage); comma() }
     key("rematch"); raw("[")
     for (index, seat) in view.rematch.enumerated() {
       if index > 0 { comma() }
@@ -117,8 +136,10 @@ extension JSONReader {
     var spectators = 0
     var rematch: [Seat] = []
     var fair = false
+    var tournament: RoomView.TournamentStage?
     try object { reader, key in
       switch key {
+      case "tournament": tournament = try reader.null() ? nil : reader.tournamentStage()
       case "room": room = try reader.string()
       case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
       case "bestOf": bestOf = try reader.int()
@@ -139,10 +160,44 @@ extension JSONReader {
     else {
       throw failure("a view without one of room, ruleset, bestOf, phase, round, players, history")
     }
-    return RoomView(
+    var view = RoomView(
       room: room, ruleset: ruleset, bestOf: bestOf, phase: phase, round: round, you: you,
       players: players, history: history, winner: winner, deadline: deadline.map(Int64.init),
       spectators: spectators, rematch: rematch, fair: fair)
+    view.tournament = tournament
+    return view
+  }
+
+  /// A tournament room's `tournament`, as ``JSONText/tournamentStage(_:)`` writes it.
+  private mutating func tournamentStage() throws -> RoomView.TournamentStage {
+    var kind: Tournament.Kind?
+    var phase: Tournament.Phase?
+    var round: Int?
+    var rounds: Int?
+    var startsAt: Int?
+    var byes: [String] = []
+    var champion: String?
+    try object { reader, key in
+      switch key {
+      case "kind": kind = try reader.raw(Tournament.Kind.self, "kind")
+      case "phase": phase = try reader.raw(Tournament.Phase.self, "phase")
+      case "round": round = try reader.int()
+      case "rounds": rounds = try reader.int()
+      case "startsAt": startsAt = try reader.optionalInt()
+      case "byes": byes = try reader.null() ? [] : reader.array(of: { try $0.string() })
+      case "champion": champion = try reader.optionalString()
+      default: try reader.skipValue()
+      }
+    }
+    guard let kind, let phase, let round, let rounds else {
+      throw failure("a tournament stage without one of kind, phase, round, rounds")
+    }
+    guard byes.count <= RoomView.TournamentStage.maxByes else {
+      throw failure("a tournament stage lists at most \(RoomView.TournamentStage.maxByes) byes")
+    }
+    return RoomView.TournamentStage(
+      kind: kind, phase: phase, round: round, rounds: rounds, startsAt: startsAt.map(Int64.init),
+      byes: byes, champion: champion)
   }
 
   /// 64 lower-case hex digits, or null.

@@ -176,6 +176,8 @@ public final class GameServer: Service, Sendable {
           profileStalls: configuration.profileStalls, now: now)
         hub.metrics = metrics
         hub.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
+        hub.serverName = configuration.announceName
+        hub.news = configuration.news
         hub.tournamentPlan = TournamentPlan(
           kind: configuration.tournament,
           settings: configuration.tournamentSettings ?? configuration.roomSettings,

@@ -91,6 +91,9 @@ public struct ServerConfiguration: Sendable {
   /// The name the server announces itself under on the local network (docs/PROTOCOL.md,
   /// "Finding servers on a LAN"); nil does not announce.
   public var announceName: String?
+  /// Where the party's news goes as plain sentences for the host (``HostNews``: the
+  /// tournament, challenges taken, matches won), or nil; the executable prints them.
+  public var news: (@Sendable (String) -> Void)?
   /// The UDP port of the announcement group (tests use one of their own).
   public var announcePort = Announcement.port
   /// How often the server announces itself unasked (it also answers queries at once).

@@ -124,7 +124,9 @@ public enum DevelopmentCertificates {
   /// A new key and a self-signed certificate for it (clientAuth, 100 years), written
   /// together to `path` (mode 0600, in a directory that exists): a player's identity,
   /// which OpenSSL reads as both the certificate and the key. Returns the key's SHA-256
-  /// (``Fingerprint/publicKeySHA256(of:)``).
+  /// (``Fingerprint/publicKeySHA256(of:)``). A file another process made at `path`
+  /// meanwhile is kept, never replaced (several bots started at once share the first),
+  /// and its key is returned.
   @discardableResult
   public static func createIdentity(at path: String) throws -> String {
     let key = try generateKey()
@@ -138,7 +140,17 @@ public enum DevelopmentCertificates {
         (NID_ext_key_usage, "clientAuth"),
       ])
     defer { X509_free(certificate) }
-    try writeFile(path, pem(key: key) + pem(certificate: certificate), mode: 0o600)
+    let temporary = path + ".new-\(getpid())"
+    try writeFile(temporary, pem(key: key) + pem(certificate: certificate), mode: 0o600)
+    defer { unlink(temporary) }
+    // link() never replaces: the first identity made at `path` is the one everyone uses.
+    if link(temporary, path) != 0 {
+      guard errno == EEXIST else {
+        throw TLSError(
+          .configuration, "cannot write \(path): \(String(cString: strerror(errno))).")
+      }
+      return try Fingerprint.publicKeySHA256(ofPEMFile: path)
+    }
     guard let identity = Fingerprint.publicKeySHA256(of: certificate) else {
       throw TLSError.configuration("could not read the new identity's key")
     }

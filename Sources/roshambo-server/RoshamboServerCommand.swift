@@ -266,8 +266,12 @@ struct ServeOptions: ParsableArguments {
       visibility: .hidden))
   var ephemeral = false
 
-  @Option(help: "The least severe log lines written.")
-  var logLevel = Logger.Level.info
+  @Option(
+    help: ArgumentHelp(
+      "The least severe log lines written (key=value, on standard error).",
+      discussion: "By default warnings and worse; info logs every connection, match and "
+        + "tournament step. The party's news is printed as sentences either way."))
+  var logLevel = Logger.Level.warning
 
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
@@ -404,6 +408,14 @@ struct ServeOptions: ParsableArguments {
     // In a fleet the allocator routes players; announcing would offer one server of many.
     if !noAnnounce, agonesPort == nil { configuration.announceName = announcedName }
     configuration.sourceCommit = sourceCommit
+    // The party's news for the host, in sentences (the key=value log is --log-level's);
+    // none for `roshambo play --vs-bot`, which reads only the "listening on" line.
+    if !ephemeral {
+      configuration.news = { sentence in
+        print(sentence)
+        fflush(nil)
+      }
+    }
     configuration.operationsAddress = metricsAddress.map { ($0.host, $0.port) }
     configuration.historyAddress = historyAddress
     configuration.agonesPort = agonesPort

@@ -44,7 +44,8 @@ struct Lobby: AsyncParsableCommand {
       redrawn as they change. Keys: ↑/↓ (or j/k) select, Tab moves between people and \
       rooms, c challenges the selected person (best of the server's default), a accepts \
       the challenge waiting for you, d declines it, w (or Enter on a room) watches the \
-      selected room, m plays quick match, q quits. After a match or when you stop \
+      selected room, m plays quick match, t enters the tournament, r (or Enter on a \
+      recent match) replays a finished match, q quits. After a match or when you stop \
       watching (q), you are back in the lobby.
 
       Piped, or with --json: prints the lobby each time it changes (at most a few times \

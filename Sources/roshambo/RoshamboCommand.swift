@@ -38,14 +38,18 @@ extension BotStrategy: ExpressibleByArgument {}
 
 /// One line on standard error; text from the network in it is made safe first.
 func complain(_ message: String) {
-  FileHandle.standardError.write(Data("roshambo: \(TerminalText.sanitized(message))\n".utf8))
+  let paragraph = Paragraph.forStandardError("roshambo: \(TerminalText.sanitized(message))")
+  FileHandle.standardError.write(Data((paragraph + "\n").utf8))
 }
 
 /// Lines on standard error, each made safe on its own (so a newline in text from the
 /// network can still not start a line that looks like this program's).
 func complain(lines: [String]) {
   let safe = lines.map { TerminalText.sanitized($0) }
-  FileHandle.standardError.write(Data(("roshambo: " + safe.joined(separator: "\n") + "\n").utf8))
+  let paragraphs = ("roshambo: " + safe.joined(separator: "\n")).split(
+    separator: "\n", omittingEmptySubsequences: false
+  ).map { Paragraph.forStandardError(String($0)) }
+  FileHandle.standardError.write(Data((paragraphs.joined(separator: "\n") + "\n").utf8))
 }
 
 /// How a session gets a new connection after one drops.

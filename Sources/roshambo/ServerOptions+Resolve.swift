@@ -75,7 +75,8 @@ extension ServerOptions {
           ])
         throw ExitCode(ExitStatus.untrusted)
       }
-      FileHandle.standardError.write(Data((TerminalText.sanitized(warning) + "\n").utf8))
+      FileHandle.standardError.write(
+        Data((Paragraph.forStandardError(TerminalText.sanitized(warning)) + "\n").utf8))
     }
     if !acceptNew {
       guard Self.interactive else {
@@ -173,15 +174,9 @@ extension ServerOptions {
   private static func confirm(host: String, port: Int, code: String, fingerprint: String)
     -> Bool
   {
-    let question = """
-      The server at \(DiscoveredServer.address(host: host, port: port)) is new to this machine.
-      Its identity code is  \(code)
-      Compare all 16 digits with the code roshambo-server printed when it started (ask its
-      host): a forged certificate can match the first eight in about a second, while all
-      16 take some 10^16 tries.
-      (Its full fingerprint, for --pin: \(fingerprint))
-      Trust this server from now on? [y/N] 
-      """
+    let question = Paragraph.trustQuestion(
+      address: DiscoveredServer.address(host: host, port: port), code: code,
+      fingerprint: fingerprint, width: Paragraph.standardErrorWidth ?? 80)
     FileHandle.standardError.write(Data(question.utf8))
     let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
     return answer == "y" || answer == "yes"

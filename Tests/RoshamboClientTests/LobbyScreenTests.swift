@@ -82,6 +82,7 @@ struct LobbyScreenTests {
     }
     store.send(.challenge(Self.notice(2, "Carol", "Alice", .pending))) {
       $0.incoming = [Self.notice(2, "Carol", "Alice", .pending)]
+      $0.bells = 1
     }
     store.send(.challenge(Self.notice(1, "Alice", "Bob", .declined))) {
       $0.outgoing = []
@@ -196,5 +197,244 @@ struct LobbyScreenTests {
     #expect(!lines.joined().contains("\u{1B}"))
     #expect(!lines.joined().contains("\u{07}"))
     #expect(lines.contains { $0.contains("Mal^[]0;pwned^Glory") })
+  }
+
+  /// A lobby during a tournament's second round: 8 entrants, 3 matches and a bye.
+  static func tournamentView(people: Int = 12) -> LobbyView {
+    var view = Self.view(
+      ["Alice", "Bob", "Carol"] + (1..<max(1, people - 2)).map { "guest\($0)" },
+      rooms: [Self.den])
+    let names = ["Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace"]
+    view.tournament = LobbyView.TournamentView(
+      kind: .swiss, phase: .running, round: 2, rounds: 3,
+      standings: names.enumerated().map {
+        .init(name: $1, wins: 2 - $0 / 3, losses: $0 / 3, roundDifference: 2 - $0, alive: true)
+      },
+      pairings: [
+        .init(players: ["Alice", "Bob"], room: "cup-1-2-1"),
+        .init(players: ["Carol", "Dave"], room: "cup-1-2-2"),
+        .init(players: ["Eve", "Frank"], room: "cup-1-2-3"),
+        .init(players: ["Grace"], room: nil, winner: "Grace"),
+      ], champion: nil)
+    view.leaders = (1...10).map { .init(name: "leader\($0)", won: 10 - $0, lost: $0) }
+    view.recent = (1...6).map {
+      .init(
+        id: Int64($0), room: "cup-1-1-\($0)", players: ["guest\($0)", "Bob"], scores: [2, 0],
+        winner: .one, fair: false)
+    }
+    return view
+  }
+
+  @Test("a tournament: its pairings and standings come before recent matches, at 80×24 and 60×20")
+  func tournamentFirst() {
+    var state = LobbyScreenState(me: "Alice")
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(Self.tournamentView()))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: state)
+      let title = lines.firstIndex { $0.hasPrefix("Tournament") }
+      let recent = lines.firstIndex { $0.hasPrefix("Recent matches") }
+      #expect(title != nil, "\(width)×\(height): \(lines)")
+      if let title, let recent { #expect(title < recent, "\(width)×\(height): \(lines)") }
+      // Every match of the round is shown, the bye too or counted.
+      for pairing in ["Alice vs Bob", "Carol vs Dave", "Eve vs Frank"] {
+        #expect(lines.contains { $0.contains(pairing) }, "\(width)×\(height): \(lines)")
+      }
+    }
+    let tall = LobbyScreenRenderer(width: 80, height: 24, color: false).lines(for: state)
+    #expect(tall.contains { $0.contains("1. Alice: 2 won, 0 lost") }, "\(tall)")
+  }
+
+  @Test("every list cut to fit says how many more it holds")
+  func cutListsCount() {
+    var state = LobbyScreenState(me: "Alice")
+    var view = Self.tournamentView(people: 43)
+    view.peopleCount = 50
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: state)
+      // People: 50 in all (43 listed); rows shown plus the count must make 50.
+      let people = lines.filter { $0.contains("· in the lobby") }.count
+      #expect(
+        lines.contains("  … and \(50 - people) more"), "\(width)×\(height): \(lines)")
+      // The standings (7) and pairings (4), the leaders (10), the recent matches (6).
+      let leaders = lines.filter { $0.contains(": ") && $0.contains("leader") }
+      if leaders.count == 1 {
+        #expect(leaders[0].hasSuffix(" (and 9 more)"), "\(width)×\(height): \(lines)")
+      } else if leaders.count > 1, leaders.count < 10 {
+        #expect(
+          lines.contains("  … and \(10 - leaders.count) more"), "\(width)×\(height): \(lines)")
+      }
+      #expect(lines.count <= height)
+      #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) <= width })
+    }
+  }
+
+  @Test("a long notice wraps between words; notices clear after 10 s")
+  func notices() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.viewed(Self.view(["Alice", "Bob"]))) {
+      $0.view = Self.view(["Alice", "Bob"])
+      $0.selectedPerson = "Bob"
+    }
+    store.send(.tick(now: 5_000)) { $0.now = 5_000 }
+    let long =
+      "This tournament plays fair (commit–reveal) and this client cannot; upgrade to "
+      + "roshambo 1.2 or later, then come back to the lobby and press t again."
+    store.send(.refused(long)) { $0.notice = long }
+    // The lobby's tick (every second) starts its clock.
+    store.send(.tick(now: 5_500)) {
+      $0.now = 5_500
+      $0.noticeSince = 5_500
+    }
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: store.state)
+      #expect(!lines.contains { $0.hasSuffix("…") }, "\(lines)")
+      let text = lines.joined(separator: " ")
+      #expect(text.contains("press t again."), "\(width)×\(height): \(lines)")
+      #expect(lines.count <= height)
+    }
+    store.send(.tick(now: 15_499)) { $0.now = 15_499 }
+    store.send(.tick(now: 15_500)) {
+      $0.now = 15_500
+      $0.notice = nil
+      $0.noticeSince = nil
+    }
+    store.finish()
+  }
+
+  @Test("a challenge to you rings the bell once; the server's name is in the title; r says replay")
+  func bellTitleKeys() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    var view = Self.view(["Alice", "Carol"])
+    view.server = "attic"
+    store.send(.viewed(view)) {
+      $0.view = view
+      $0.selectedPerson = "Carol"
+    }
+    store.send(.challenge(Self.notice(2, "Carol", "Alice", .pending))) {
+      $0.incoming = [Self.notice(2, "Carol", "Alice", .pending)]
+      $0.bells = 1
+    }
+    // The same challenge again (a view repeated) does not ring again; mine never do.
+    store.send(.challenge(Self.notice(2, "Carol", "Alice", .pending)))
+    store.send(.challenge(Self.notice(3, "Alice", "Carol", .pending))) {
+      $0.outgoing = [Self.notice(3, "Alice", "Carol", .pending)]
+    }
+    store.send(.challenge(Self.notice(4, "Carol", "Alice", .pending))) {
+      $0.incoming.append(Self.notice(4, "Carol", "Alice", .pending))
+      $0.bells = 2
+    }
+    store.finish()
+    for (width, height) in [(80, 24), (60, 20)] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: store.state)
+      #expect(lines[0].hasPrefix("Roshambo lobby on attic · you are Alice"), "\(lines)")
+      #expect(lines.joined(separator: " ").contains("r replay a finished match"), "\(lines)")
+      #expect(!lines.contains { $0.hasSuffix(" r replay") || $0.contains("· r replay ·") })
+    }
+  }
+
+  @Test("a tournament from the player's side: how to enter, when it starts, a bye, the champion")
+  func tournamentForPlayers() {
+    func lines(_ state: LobbyScreenState, _ width: Int, _ height: Int) -> String {
+      LobbyScreenRenderer(width: width, height: height, color: false).lines(for: state)
+        .joined(separator: "\n")
+    }
+    var state = LobbyScreenState(me: "Alice")
+    state.now = 100_000
+    var view = Self.view(["Alice", "Bob", "Carol"])
+    var entry = LobbyView.TournamentView(
+      kind: .swiss, phase: .entry, round: 0, rounds: 0,
+      standings: [.init(name: "Bob", wins: 0, losses: 0, roundDifference: 0, alive: true)],
+      pairings: [], champion: nil)
+    entry.startsWith = 8
+    view.tournament = entry
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let text = lines(state, width, height)
+      #expect(text.contains("Press t to enter"), "\(width)×\(height):\n\(text)")
+      #expect(text.contains("starts at 8 entrants"), "\(width)×\(height):\n\(text)")
+    }
+    // Entered, with a countdown.
+    entry.standings.append(
+      .init(name: "Alice", wins: 0, losses: 0, roundDifference: 0, alive: true))
+    entry.startsAt = 142_000
+    view.tournament = entry
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    for (width, height) in [(80, 24), (60, 20)] {
+      let text = lines(state, width, height)
+      #expect(text.contains("You are in"), "\(width)×\(height):\n\(text)")
+      #expect(text.contains("starts in 42 s or at 8 entrants"), "\(width)×\(height):\n\(text)")
+      #expect(!text.contains("Press t to enter"))
+    }
+    // Round 1: Alice has a bye; between rounds, when the next starts.
+    var running = LobbyView.TournamentView(
+      kind: .singleElimination, phase: .running, round: 1, rounds: 2,
+      standings: ["Alice", "Bob", "Carol"].map {
+        .init(name: $0, wins: 0, losses: 0, roundDifference: 0, alive: true)
+      },
+      pairings: [
+        .init(players: ["Bob", "Carol"], room: "cup-1-1-1"),
+        .init(players: ["Alice"], room: nil, winner: "Alice"),
+      ], champion: nil)
+    view.tournament = running
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    #expect(lines(state, 60, 20).contains("You have a bye in round 1"), "\(lines(state, 60, 20))")
+    running.pairings[0].winner = "Bob"
+    running.startsAt = 105_000
+    view.tournament = running
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    #expect(lines(state, 60, 20).contains("Round 2 starts in 5 s"), "\(lines(state, 60, 20))")
+    // Finished: the champion's own lobby congratulates them.
+    view.tournament = LobbyView.TournamentView(
+      kind: .singleElimination, phase: .finished, round: 2, rounds: 2,
+      standings: running.standings, pairings: [], champion: "Alice")
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    #expect(lines(state, 60, 20).contains("You are the champion"), "\(lines(state, 60, 20))")
+  }
+
+  @Test("recent matches say by forfeit where a match was one")
+  func forfeitWords() {
+    var match = LobbyView.Recent(
+      id: 42, room: "duel-3", players: ["Bob", "Ann"], scores: [1, 0], winner: .one, fair: false)
+    #expect(LobbyText.line(match) == "#42 duel-3: Bob 1–0 Ann, Bob won")
+    match.forfeit = true
+    #expect(LobbyText.line(match) == "#42 duel-3: Bob 1–0 Ann, Bob won by forfeit")
+    let finished = FinishedMatch(
+      id: 7, room: "cup-1-1-1", finishedAt: 1, ruleset: "classic", bestOf: 3,
+      players: ["Ann", "Bob"], scores: [0, 1], winner: "Bob", forfeit: true, fair: false)
+    #expect(LobbyView.Recent(finished)?.forfeit == true)
+  }
+
+  @Test("printed paragraphs wrap between words at the terminal's width; a code is never split")
+  func paragraphs() {
+    let code = "4821-0937-5512-8864"
+    let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")
+    for width in [80, 60, 40] {
+      let question = Paragraph.trustQuestion(
+        address: "192.168.1.20:7443", code: code, fingerprint: fingerprint, width: width)
+      let lines = question.split(separator: "\n", omittingEmptySubsequences: false)
+      for line in lines where !line.contains(fingerprint.prefix(8)) {
+        #expect(DisplayWidth.columns(of: String(line)) <= width, "\(width): \(line)")
+      }
+      #expect(lines.contains { $0.contains(code) }, "\(width): \(question)")
+      #expect(question.hasSuffix("Trust this server from now on? [y/N] "))
+      // Between words: every word of the text is whole on some line.
+      #expect(lines.contains { $0.contains("10^16") } && lines.contains { $0.contains("forged") })
+    }
+    let said = Paragraph.wrapped(
+      "roshambo: the server at 192.168.1.20:7443 is new to this machine; its identity code is "
+        + code + ". If that is the code the server printed, connect again with --accept-new.",
+      width: 40, indent: "  ")
+    let lines = said.split(separator: "\n")
+    #expect(lines.count > 1)
+    #expect(lines.allSatisfy { DisplayWidth.columns(of: String($0)) <= 40 }, "\(said)")
+    #expect(lines.contains { $0.contains(code) }, "\(said)")
+    #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("  ") })
   }
 }

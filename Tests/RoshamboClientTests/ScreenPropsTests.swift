@@ -197,7 +197,7 @@ struct ScreenPropsTests {
     #expect(props.players.map(\.status) == ["connected", "left"])
     let watching = makeProps(view: room.view(for: nil), context: connected)
     #expect(watching.reveal == "Bob left in round 2: Alice wins by forfeit.")
-    #expect(watching.status == "Bob gave up: Alice wins by forfeit.")
+    #expect(watching.status == "Bob gave up: Alice wins by forfeit. Press q to go back.")
     // The round before the forfeit stays in the history, from the reader's side.
     #expect(props.history == ["1. you scissors, Bob paper: you win"])
   }
@@ -280,5 +280,93 @@ struct ScreenPropsTests {
     #expect(countdown(10_001, now: 10_000) == "1 s left")
     #expect(countdown(12_000, now: 10_000) == "2 s left")
     #expect(countdown(10_000, now: 10_000) == "time's up")
+  }
+
+  /// A tournament room's match over: Ann (seat 1) beat Bob 2–0; the view from `seat`.
+  static func tournamentMatch(
+    round: Int, of rounds: Int, kind: Tournament.Kind = .swiss, seat: Seat?,
+    stage: (inout RoomView.TournamentStage) -> Void = { _ in }
+  ) -> RoomView {
+    var room = RoomState(name: "cup-1-\(round)-1", settings: .init(bestOf: 3))
+    room.apply(.playerJoined(name: "Ann", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    for round in 1...2 {
+      room.apply(.chose(seat: .one, round: round, weapon: .rock, at: 1))
+      room.apply(.chose(seat: .two, round: round, weapon: .scissors, at: 1))
+    }
+    var view = room.view(for: seat)
+    var tournament = RoomView.TournamentStage(
+      kind: kind, phase: .running, round: round, rounds: rounds)
+    stage(&tournament)
+    view.tournament = tournament
+    return view
+  }
+
+  @Test("a tournament's match: its round or the final; over, no rematch, and what comes next")
+  func tournamentRoom() {
+    let context = ClientContext(connection: .connected, now: 10_000)
+    // Its round, and the final.
+    var running = Self.tournamentMatch(round: 2, of: 3, seat: .one)
+    running.phase = .choosing
+    #expect(makeProps(view: running, context: context).title.contains("tournament, round 2 of 3"))
+    let final = makeProps(view: Self.tournamentMatch(round: 3, of: 3, seat: .two), context: context)
+    #expect(final.title.contains("tournament final"), "\(final.title)")
+    // Over while the round's other matches are played: no rematch; when the next starts.
+    let won = makeProps(view: Self.tournamentMatch(round: 2, of: 3, seat: .one), context: context)
+    #expect(!won.keys.contains("rematch") && !won.status.contains("rematch"), "\(won)")
+    #expect(
+      won.status.contains("Round 3 starts when round 2's other matches end"), "\(won.status)")
+    let soon = makeProps(
+      view: Self.tournamentMatch(round: 2, of: 3, seat: .one) { $0.startsAt = 18_000 },
+      context: context)
+    #expect(soon.status.contains("Round 3 starts in 8 s"), "\(soon.status)")
+    // Knocked out: said so, never "Waiting for a new opponent…" once the winner moved on.
+    var out = Self.tournamentMatch(round: 1, of: 3, kind: .singleElimination, seat: .two) {
+      $0.round = 2
+    }
+    out.players[0].left = true
+    let knocked = makeProps(view: out, context: context)
+    #expect(knocked.status.contains("You are out of the tournament"), "\(knocked.status)")
+    #expect(!knocked.status.contains("Waiting for a new opponent"))
+    #expect(!knocked.keys.contains("rematch"))
+    // A bye in the next round.
+    var bye = Self.tournamentMatch(round: 1, of: 3, kind: .roundRobin, seat: .two) {
+      $0.round = 2
+      $0.byes = ["Bob"]
+    }
+    bye.players[0].left = true
+    let byeProps = makeProps(view: bye, context: context)
+    #expect(byeProps.status.contains("You have a bye in round 2"), "\(byeProps.status)")
+    #expect(!byeProps.status.contains("Waiting for a new opponent"))
+    // The champion's own screen congratulates them; the other's names the champion.
+    let champion = Self.tournamentMatch(round: 3, of: 3, seat: .one) {
+      $0.phase = .finished
+      $0.champion = "Ann"
+    }
+    let mine = makeProps(view: champion, context: context)
+    #expect(mine.banner == "YOU ARE THE CHAMPION!", "\(mine)")
+    #expect(mine.status.contains("Congratulations"), "\(mine.status)")
+    let theirs = makeProps(
+      view: Self.tournamentMatch(round: 3, of: 3, seat: .two) {
+        $0.phase = .finished
+        $0.champion = "Ann"
+      }, context: context)
+    #expect(theirs.status.contains("Ann is the champion"), "\(theirs.status)")
+    // Every one of these fits 80×24 and 60×20.
+    for props in [won, soon, knocked, byeProps, mine, theirs] {
+      for (width, height) in [(80, 24), (60, 20)] {
+        let lines = ScreenRenderer(width: width, height: height, color: false).lines(for: props)
+        #expect(lines.count <= height)
+        #expect(lines.joined(separator: " ").contains("q"))
+      }
+    }
+  }
+
+  @Test("a spectator of a finished match is told its result and that q goes back")
+  func spectatorOfFinishedMatch() {
+    let view = Self.tournamentMatch(round: 1, of: 3, seat: nil)
+    let props = makeProps(view: view, context: ClientContext(connection: .connected))
+    #expect(props.status.contains("Ann wins the match 2–0."), "\(props.status)")
+    #expect(props.status.contains("Press q to go back."), "\(props.status)")
   }
 }

@@ -183,4 +183,23 @@ struct TournamentTests {
     let final = try lobby.reduce(.room("cup-1-2-1", .left(seat: .one, at: 4))).get()
     #expect(final.last == .tournament(.finished(champion: "p2")))
   }
+
+  @Test("a room's stage: its tournament's round, rounds, byes and champion; nil for other rooms")
+  func roomStage() {
+    var lobby = Self.lobby(.roundRobin, 3)
+    let tokens = Dictionary(uniqueKeysWithValues: ["p1", "p2", "p3"].map { ($0, "t-\($0)") })
+    #expect(lobby.apply(.tournament(.startRound(tokens: tokens, at: 1))) == nil)
+    let tournament = lobby.tournament!
+    let room = tournament.rounds[0].first { !$0.isBye }!.room!
+    let bye = tournament.rounds[0].first(where: \.isBye)!.players
+    #expect(
+      tournament.stage(ofRoom: room, startsAt: 9_000)
+        == RoomView.TournamentStage(
+          kind: .roundRobin, phase: .running, round: 1, rounds: 3, startsAt: 9_000, byes: bye))
+    #expect(tournament.stage(ofRoom: "den", startsAt: nil) == nil)
+    // A room of an earlier tournament (another number) is not this one's.
+    #expect(tournament.stage(ofRoom: "cup-7-1-1", startsAt: nil) == nil)
+    // Its rooms' views carry it (the server adds it where it sends them).
+    #expect(lobby.rooms[room]!.view(for: .one).tournament == nil)
+  }
 }

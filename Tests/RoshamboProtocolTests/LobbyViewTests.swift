@@ -47,9 +47,11 @@ struct LobbyViewTests {
         id: Int64.max, room: longestRoom, players: [longestName, longestName],
         scores: [Int.max, Int.max], winner: .two, fair: true)
     }
-    return LobbyView(
+    var view = LobbyView(
       people: people, peopleCount: Int.max, rooms: rooms, roomCount: Int.max, leaders: leaders,
       tournament: tournament, recent: recent)
+    view.server = longestName
+    return view
   }
 
   @Test("lists are cut to their caps, so the fullest view fits in one frame")
@@ -151,5 +153,37 @@ struct LobbyViewTests {
       return
     }
     #expect(error.code == .badMessage)
+  }
+
+  @Test("the server's name (extension): written when known, read back; absent or bad")
+  func serverName() throws {
+    var view = LobbyView(people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [])
+    let without = String(decoding: ServerMessage.lobby(seq: 1, view: view).encoded(), as: UTF8.self)
+    #expect(!without.contains("\"server\""))
+    view.server = "attic"
+    let message = ServerMessage.lobby(seq: 1, view: view)
+    #expect(String(decoding: message.encoded(), as: UTF8.self).contains(#""server":"attic""#))
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+    let bad = String(decoding: message.encoded(), as: UTF8.self).replacingOccurrences(
+      of: #""server":"attic""#, with: #""server":"""#)
+    #expect(throws: (any Error).self) { try ServerMessage.decode(Array(bad.utf8)) }
+  }
+
+  @Test("a tournament's start (extensions startsAt, startsWith): written when known, read back")
+  func tournamentStart() throws {
+    var tournament = LobbyView.TournamentView(
+      kind: .swiss, phase: .entry, round: 0, rounds: 0, standings: [], pairings: [],
+      champion: nil)
+    var view = LobbyView(
+      people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [], tournament: tournament)
+    let without = String(decoding: ServerMessage.lobby(seq: 1, view: view).encoded(), as: UTF8.self)
+    #expect(!without.contains("startsAt") && !without.contains("startsWith"))
+    tournament.startsAt = 1_764_083_262_000
+    tournament.startsWith = 8
+    view.tournament = tournament
+    let message = ServerMessage.lobby(seq: 1, view: view)
+    let text = String(decoding: message.encoded(), as: UTF8.self)
+    #expect(text.contains(#""startsAt":1764083262000,"startsWith":8"#), "\(text)")
+    #expect(try ServerMessage.decode(message.encoded()) == message)
   }
 }

@@ -149,4 +149,24 @@ struct RoomViewTests {
     #expect(view.history.last?.round == 2_000)
     #expect(wire(view).count < 65_536 / 4)
   }
+
+  @Test("a tournament room's stage (extension): written only there, read back")
+  func tournamentStage() throws {
+    var room = RoomState(name: "cup-1-2-1")
+    room.apply(.playerJoined(name: "Ann", token: "a", at: 0))
+    var view = room.view(for: .one)
+    let plain = String(
+      decoding: ServerMessage.state(seq: 1, view: view).encoded(), as: UTF8.self)
+    #expect(!plain.contains("tournament"))
+    view.tournament = .init(
+      kind: .swiss, phase: .running, round: 2, rounds: 3, startsAt: 1_764_083_262_000,
+      byes: ["Eve"], champion: nil)
+    let message = ServerMessage.state(seq: 1, view: view)
+    let text = String(decoding: message.encoded(), as: UTF8.self)
+    #expect(
+      text.contains(
+        #""tournament":{"kind":"swiss","phase":"running","round":2,"rounds":3,"#
+          + #""startsAt":1764083262000,"byes":["Eve"],"champion":null}"#), "\(text)")
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+  }
 }

@@ -135,6 +135,58 @@ struct PartyEveningTests {
       await bob.close()
     }
   }
+
+  @Test("a tournament's entries say when they close; its rooms say their round and the champion")
+  func tournamentStage() async throws {
+    var configuration = ServerConfiguration(
+      certificateChainFile: TestCertificates.files.serverCertificate,
+      privateKeyFile: TestCertificates.files.serverKey, dataDirectory: temporaryDataDirectory())
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configuration.roomSettings = .init(bestOf: 1)
+    configuration.tournament = .singleElimination
+    configuration.tournamentPlayers = 2
+    configuration.announceName = "attic"
+    let news = NIOLockedValueBox<[String]>([])
+    configuration.news = { sentence in news.withLockedValue { $0.append(sentence) } }
+    configuration.limits.maxConnectionsPerAddress = 10_000
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .warning
+    try await withServer(configuration, logger: logger) { server in
+      var clients: [TestClient] = []
+      for name in ["Alice", "Bob"] {
+        let client = try await TestClient.connect(port: server.port, as: name)
+        client.send(
+          .hello(
+            protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+            fair: true, challenges: true, id: 1))
+        let view = try await client.lobby { _ in true }
+        #expect(view.server == "attic")
+        #expect(view.tournament?.startsWith == 2)
+        client.send(.enter(id: 2))
+        clients.append(client)
+      }
+      for client in clients {
+        let first = try await client.state { $0.phase == .choosing }
+        #expect(
+          first.tournament
+            == .init(kind: .singleElimination, phase: .running, round: 1, rounds: 1))
+      }
+      clients[0].send(.choose(round: 1, weapon: .rock, id: 3))
+      clients[1].send(.choose(round: 1, weapon: .scissors, id: 3))
+      let over = try await clients[0].state { $0.phase == .over }
+      #expect(over.tournament?.phase == .finished)
+      #expect(over.tournament?.champion == "Alice")
+      for client in clients { await client.close() }
+      // The host read it in sentences.
+      #expect(
+        news.withLockedValue { $0 }.suffix(5) == [
+          "Alice entered the tournament (1 of 2)", "Bob entered the tournament (2 of 2)",
+          "round 1 of 1 paired: Alice vs Bob", "Alice beat Bob 1–0 in cup-1-1-1",
+          "Alice is the champion",
+        ])
+    }
+  }
 }
 
 /// Names are identities: who may play under which name, over real TLS with each client's

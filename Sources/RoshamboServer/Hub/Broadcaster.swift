@@ -12,6 +12,12 @@ import RoshamboProtocol
 /// protocol's limit is ever written (it is logged as a server bug instead).
 final class Broadcaster {
   private var backlogs = ConnectionBacklogs()
+  /// When the tournament's next round is paired (ms since 1970), if its timer runs: the
+  /// tournament's rooms say it.
+  var tournamentStartsAt: Int64?
+  /// The stage each tournament room's latest state carried, by its version: a state sent
+  /// again (to a seat resumed) is the very view sent before, as the protocol says.
+  private var stages: [String: (version: Int, stage: RoomView.TournamentStage?)] = [:]
   /// Counts states skipped for, and connections closed as, consumers that do not read.
   var metrics: ServerMetrics?
   private let logger: Logger
@@ -64,6 +70,26 @@ final class Broadcaster {
       guard let frame = frame(message, room: room) else { return }
       deliveries.append(Delivery(link: link, frame: frame, kind: Delivery.Kind(message)))
     }
+    // A tournament's room also says where the tournament stands (the same for everyone).
+    // A state sent again for the same version carries the stage it carried first.
+    func view(_ room: RoomState, for seat: Seat?) -> RoomView {
+      var view = room.view(for: seat)
+      guard Tournament.isTournamentRoom(room.name) else { return view }
+      if let sent = stages[room.name], sent.version == room.version {
+        view.tournament = sent.stage
+      } else {
+        view.tournament = lobby.tournament?.stage(
+          ofRoom: room.name, startsAt: tournamentStartsAt)
+        stages[room.name] = (room.version, view.tournament)
+      }
+      return view
+    }
+    defer {
+      // Rooms closed since are forgotten.
+      if stages.count > lobby.rooms.count + 64 {
+        stages = stages.filter { lobby.rooms[$0.key] != nil }
+      }
+    }
     for item in items {
       switch item {
       case .message(let link, let message):
@@ -73,11 +99,11 @@ final class Broadcaster {
           continue
         }
         for (seat, link) in audience.seats {
-          add(.state(seq: room.version, view: room.view(for: seat)), to: link, room: name)
+          add(.state(seq: room.version, view: view(room, for: seat)), to: link, room: name)
         }
         // One frame for every spectator.
         if !audience.spectators.isEmpty,
-          let frame = frame(.state(seq: room.version, view: room.view(for: nil)), room: name)
+          let frame = frame(.state(seq: room.version, view: view(room, for: nil)), room: name)
         {
           for link in audience.spectators {
             deliveries.append(Delivery(link: link, frame: frame, kind: .state))
@@ -86,7 +112,7 @@ final class Broadcaster {
       case .stateTo(let link, let name):
         guard let room = lobby.rooms[name] else { continue }
         let seat = sessions[link.id]?.seat
-        add(.state(seq: room.version, view: room.view(for: seat)), to: link, room: name)
+        add(.state(seq: room.version, view: view(room, for: seat)), to: link, room: name)
       case .close(let link):
         deliveries.append(Delivery(link: link, frame: nil, kind: .other))
       case .lobby(let seq, let view, let to):

@@ -128,6 +128,8 @@ extension GameHub {
       }
       takeSeat(side.link, name: side.name, room: room, seat: seat, token: token)
     }
+    news?(
+      HostNews.challengeAccepted(from: challenge.from.name, to: challenge.to.name, room: room))
     logger.info(
       "challenge accepted",
       metadata: [

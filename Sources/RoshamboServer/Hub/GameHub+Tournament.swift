@@ -96,6 +96,13 @@ extension GameHub {
   }
 
   func tournamentChanged(_ event: LobbyEvent.TournamentEvent) {
+    if let news,
+      let sentence = HostNews.tournament(
+        event, lobby.tournament, players: tournamentPlan.players,
+        pauseSeconds: Int((tournamentPlan.pauseMillis + 999) / 1_000))
+    {
+      news(sentence)
+    }
     // A round's seats are taken within the action that paired it, so each player's
     // `welcome` goes out before the room's first state, in the same flush.
     if case .roundPaired(let round) = event {
@@ -103,6 +110,9 @@ extension GameHub {
       logger.info("tournament round paired", metadata: ["round": "\(round)"])
       return
     }
+    // The next round's time is known at once, so the state that ends the round's last
+    // match says it (the timer itself is set after the action).
+    if case .roundOver = event { tournamentStartsAt = now() + tournamentPlan.pauseMillis }
     // The rest after the action that caused it, not inside it.
     loop.assumeIsolated().execute {
       switch event {
@@ -133,20 +143,24 @@ extension GameHub {
   /// Entries close `startMillis` after the second entry.
   private func armTournamentStart() {
     tournamentTimer?.cancel()
+    tournamentStartsAt = now() + tournamentPlan.startMillis
     tournamentTimer = loop.assumeIsolated().scheduleTask(
       in: .milliseconds(tournamentPlan.startMillis)
     ) {
       self.tournamentTimer = nil
+      self.tournamentStartsAt = nil
       self.startTournamentRound()
     }
   }
 
   private func scheduleTournamentRound() {
     tournamentTimer?.cancel()
+    tournamentStartsAt = now() + tournamentPlan.pauseMillis
     tournamentTimer = loop.assumeIsolated().scheduleTask(
       in: .milliseconds(tournamentPlan.pauseMillis)
     ) {
       self.tournamentTimer = nil
+      self.tournamentStartsAt = nil
       self.startTournamentRound()
     }
   }
@@ -158,6 +172,7 @@ extension GameHub {
     guard !drain.isDraining, let tournament = lobby.tournament, tournament.phase != .finished,
       tournament.roundIsOver
     else { return }
+    tournamentStartsAt = nil
     var stored: [String: String] = [:]
     tournamentTokens.removeAll()
     for name in tournament.entrants {

@@ -48,6 +48,16 @@ final class GameHub {
   var tournamentLinks: [String: ConnectionLink] = [:]
   var tournamentTokens: [String: String] = [:]
   var tournamentTimer: Scheduled<Void>?
+  /// When that timer closes entries or pairs the next round (ms since 1970): the lobby
+  /// and the tournament's rooms show it.
+  var tournamentStartsAt: Int64? {
+    didSet {
+      guard tournamentStartsAt != oldValue else { return }
+      broadcaster.tournamentStartsAt = tournamentStartsAt
+      feed.lobbyChanged()
+      scheduleFlush()
+    }
+  }
   /// Challenges waiting for an answer, and the timers that expire them.
   var challenges = ChallengeBoard()
   var challengeTimers: [Int: Scheduled<Void>] = [:]
@@ -68,6 +78,10 @@ final class GameHub {
   /// The fleet's leaderboard, when a shared history is configured: shown instead of the
   /// journal's own (``sharedLeadersRead(_:)``).
   private var sharedLeaders: [LobbyView.Leader]?
+  /// The server's name for people (the one it announces), shown in the lobby's title.
+  var serverName: String?
+  /// Where the host's sentences go (``HostNews``), if anywhere.
+  var news: (@Sendable (String) -> Void)?
 
   /// A sealed batch on its way to the disk, and what it sends once it is durable.
   struct Flight {
@@ -499,6 +513,7 @@ final class GameHub {
           "winner": "\(result.winner?.rawValue ?? 0)",
         ])
     case .matchOver(let match):
+      if let news, let sentence = HostNews.match(match) { news(sentence) }
       metrics?.matchFinished(forfeit: match.forfeit, fair: match.fair)
       logger.info(
         "match over",
@@ -652,9 +667,17 @@ final class GameHub {
       let (rankA, rankB) = (rank(a.status), rank(b.status))
       return rankA != rankB ? rankA < rankB : a.name < b.name
     }
-    return lobby.view(
+    var view = lobby.view(
       people: people, peopleCount: sessions.members.count + followers.count,
       leaders: feed.leaders, recent: feed.recent)
+    view.server = serverName
+    if view.tournament != nil {
+      view.tournament?.startsAt = tournamentStartsAt
+      if view.tournament?.phase == .entry, tournamentPlan.players > 0 {
+        view.tournament?.startsWith = tournamentPlan.players
+      }
+    }
+    return view
   }
 
   /// The lobby's followers, each person once: the same identity under the same name as a

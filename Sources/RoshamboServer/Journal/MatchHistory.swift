@@ -60,9 +60,10 @@ public struct MatchHistory {
   }
 
   /// Matches, newest first, then a leaderboard, as `history` prints them (a journal's, or
-  /// a shared history's).
+  /// a shared history's), at the local time of `timeZone` with its offset from UTC.
   public static func report(
-    matches: [FinishedMatch], board: [(name: String, won: Int, lost: Int)]
+    matches: [FinishedMatch], board: [(name: String, won: Int, lost: Int)],
+    timeZone: TimeZone = .current
   ) -> String {
     var lines = ["Recent matches (newest first):"]
     if matches.isEmpty { lines.append("  none yet") }
@@ -70,15 +71,16 @@ public struct MatchHistory {
     // and escaped, so none can draw on the terminal or pass for a line of this report.
     let quoted = { (text: String) in LogText.quoted(text) }
     for match in matches {
-      let when = Date(timeIntervalSince1970: Double(match.finishedAt) / 1000)
+      // The host's own time, with its offset from UTC.
+      let when = MatchRecordText.localTime(match.finishedAt, timeZone: timeZone)
       let score =
         "\(quoted(match.players[0])) \(match.scores[0])–\(match.scores[1]) "
         + quoted(match.players[1])
       lines.append(
-        "  #\(match.id ?? 0)  \(when.formatted(.iso8601))  "
+        "  #\(match.id ?? 0)  \(when)  "
           + "\(quoted(match.room))  \(score)  winner: "
           + quoted(match.winner)
-          + (match.forfeit ? " (forfeit)" : "")
+          + (match.forfeit ? " by forfeit" : "")
           + (match.fair ? "  fair: every round committed and revealed" : ""))
     }
     lines.append("")
