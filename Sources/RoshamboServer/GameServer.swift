@@ -183,7 +183,8 @@ public final class GameServer: Service, Sendable {
           settings: configuration.tournamentSettings ?? configuration.roomSettings,
           players: configuration.tournamentPlayers,
           startMillis: configuration.tournamentStartMillis,
-          pauseMillis: configuration.tournamentPauseMillis)
+          pauseMillis: configuration.tournamentPauseMillis,
+          nextMillis: configuration.tournamentNextMillis)
         hub.restore()
         for name in configuration.releasedNames where saved.names.holder(of: name) != nil {
           hub.perform(.names(.release(name: name)))

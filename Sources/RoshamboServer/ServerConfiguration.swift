@@ -67,6 +67,9 @@ public struct ServerConfiguration: Sendable {
   public var tournamentStartMillis: Int64 = 60_000
   /// The pause between a round's end and the next round's seating, ms (to see results).
   public var tournamentPauseMillis: Int64 = 3_000
+  /// After a tournament ends, the next of the same kind opens for entries this much
+  /// later, ms (nil: none; the server must be restarted for another).
+  public var tournamentNextMillis: Int64? = 60_000
   /// Names the host frees at start, whichever player identity held them.
   public var releasedNames: [String] = []
   /// How long a challenge in the lobby waits for its answer, ms.

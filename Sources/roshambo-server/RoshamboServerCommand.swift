@@ -210,6 +210,16 @@ struct ServeOptions: ParsableArguments {
   var tournamentPause = 3.0
 
   @Option(
+    help: ArgumentHelp(
+      "Seconds after a tournament ends that the next one opens for entries (off: none).",
+      discussion: """
+        The next tournament is of the same kind and settings, on the same journal: its \
+        rooms are numbered on (cup-2-…) and the leaderboard and history carry on. With \
+        off, the server must be restarted for another.
+        """, valueName: "seconds|off"))
+  var tournamentNext = "60"
+
+  @Option(
     name: .customLong("release-name"),
     help: ArgumentHelp(
       "Free a name whichever player identity holds it (repeat for several).",
@@ -287,6 +297,11 @@ struct ServeOptions: ParsableArguments {
     guard (0...Tournament.maxEntrants).contains(tournamentPlayers) else {
       throw ValidationError(
         "--tournament-players must be from 0 (start by time) to \(Tournament.maxEntrants).")
+    }
+    guard
+      tournamentNext == "off" || Double(tournamentNext).map({ (0...86_400).contains($0) }) == true
+    else {
+      throw ValidationError("--tournament-next must be 0 to 86400 seconds, or off.")
     }
     guard (0...86_400).contains(tournamentStart), (0...3_600).contains(tournamentPause) else {
       throw ValidationError(
@@ -405,6 +420,8 @@ struct ServeOptions: ParsableArguments {
     configuration.tournamentStartMillis = Int64(tournamentStart * 1000)
     configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
     configuration.releasedNames = releasedNames
+    configuration.tournamentNextMillis =
+      tournamentNext == "off" ? nil : Double(tournamentNext).map { Int64($0 * 1000) }
     // In a fleet the allocator routes players; announcing would offer one server of many.
     if !noAnnounce, agonesPort == nil { configuration.announceName = announcedName }
     configuration.sourceCommit = sourceCommit

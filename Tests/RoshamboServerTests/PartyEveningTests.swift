@@ -299,3 +299,59 @@ struct NameIdentityTests {
     }
   }
 }
+
+/// One tournament after another on the same server and journal.
+@Suite("Server: the next tournament")
+struct NextTournamentTests {
+  @Test("once a tournament ends the next opens by itself, numbered on, the leaderboard kept")
+  func nextOpens() async throws {
+    let data = temporaryDataDirectory()
+    var configuration = testConfiguration(dataDirectory: data)
+    configuration.roomSettings = .init(bestOf: 1)
+    configuration.tournament = .singleElimination
+    configuration.tournamentPlayers = 2
+    configuration.tournamentNextMillis = 100
+    configuration.limits.maxConnectionsPerAddress = 10_000
+    try await withServer(configuration) { server in
+      var clients: [TestClient] = []
+      for name in ["Alice", "Bob"] {
+        let client = try await TestClient.connect(port: server.port, as: name)
+        client.send(
+          .hello(
+            protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+            fair: true, challenges: true, id: 1))
+        _ = try await client.lobby { $0.tournament?.phase == .entry }
+        clients.append(client)
+      }
+      for round in 1...2 {
+        for client in clients { client.send(.enter(id: 10 + round)) }
+        for client in clients {
+          let view = try await client.state { $0.phase == .choosing }
+          #expect(view.room == "cup-\(round)-1-1")
+        }
+        clients[0].send(.choose(round: 1, weapon: .paper, id: 20 + round))
+        clients[1].send(.choose(round: 1, weapon: .rock, id: 20 + round))
+        _ = try await clients[0].state { $0.phase == .over }
+        // Back in the lobby: the champion named, then the next tournament taking entries.
+        for client in clients {
+          client.send(.leave(id: 30 + round))
+          await client.waitUntilClosed()
+        }
+        clients = []
+        for name in ["Alice", "Bob"] {
+          let client = try await TestClient.connect(port: server.port, as: name)
+          client.send(
+            .hello(
+              protocol: WireProtocol.version, name: name, role: .lobby, room: nil,
+              resume: nil, fair: true, challenges: true, id: 1))
+          let view = try await client.lobby {
+            $0.tournament?.phase == .entry && $0.leaders.first?.won == round
+          }
+          #expect(view.leaders.first?.name == "Alice")
+          clients.append(client)
+        }
+      }
+      for client in clients { await client.close() }
+    }
+  }
+}

@@ -12,6 +12,8 @@ struct TournamentPlan {
   /// …or this long after the second entry, ms.
   var startMillis: Int64
   var pauseMillis: Int64
+  /// After a tournament ends, the next opens for entries this much later (nil: none).
+  var nextMillis: Int64? = nil
 }
 
 /// The lobby's tournament on the server: the rules (``Tournament`` in the lobby) decide
@@ -30,7 +32,22 @@ extension GameHub {
     switch tournament.phase {
     case .entry where tournament.entrants.count >= 2: armTournamentStart()
     case .running where tournament.roundIsOver: scheduleTournamentRound()
+    case .finished: scheduleNextTournament()
     default: break
+    }
+  }
+
+  /// The next tournament of the plan's kind opens for entries `nextMillis` after one ends,
+  /// on the same journal: its rooms are numbered on (`cup-2-…`), the leaderboard goes on.
+  func scheduleNextTournament() {
+    guard let kind = tournamentPlan.kind, let after = tournamentPlan.nextMillis else { return }
+    tournamentTimer?.cancel()
+    tournamentStartsAt = nil
+    tournamentTimer = loop.assumeIsolated().scheduleTask(in: .milliseconds(after)) {
+      self.tournamentTimer = nil
+      // A draining server opens nothing: the next start does.
+      guard !self.drain.isDraining, self.lobby.tournament?.phase == .finished else { return }
+      self.perform(.tournament(.open(kind, settings: self.tournamentPlan.settings)))
     }
   }
 
@@ -136,6 +153,7 @@ extension GameHub {
         self.tournamentTokens.removeAll()
         self.logger.info(
           "tournament finished", metadata: ["champion": "\(LogText.quoted(champion))"])
+        self.scheduleNextTournament()
       }
     }
   }
