@@ -354,4 +354,36 @@ struct NextTournamentTests {
       for client in clients { await client.close() }
     }
   }
+  @Test("an entrant whose connection drops keeps the entry for the grace, and loses it after")
+  func entryGrace() async throws {
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.roomSettings = .init(bestOf: 1, graceMillis: 5_000)
+    configuration.tournament = .roundRobin
+    configuration.limits.maxConnectionsPerAddress = 10_000
+    try await withServer(configuration) { server in
+      func follow(_ name: String) async throws -> TestClient {
+        let client = try await TestClient.connect(port: server.port, as: name)
+        client.send(
+          .hello(
+            protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+            fair: true, challenges: true, id: 1))
+        _ = try await client.lobby { _ in true }
+        return client
+      }
+      let alice = try await follow("Alice")
+      for name in ["Bob", "Carol"] {
+        let client = try await follow(name)
+        client.send(.enter(id: 2))
+        _ = try await alice.lobby { $0.tournament?.standings.contains { $0.name == name } == true }
+        await client.close()
+      }
+      // Bob is back within the grace, Carol is not: hers goes, his stays.
+      let bob = try await follow("Bob")
+      let view = try await alice.lobby { view in
+        view.tournament?.standings.contains { $0.name == "Carol" } == false
+      }
+      #expect(view.tournament?.standings.map(\.name) == ["Bob"])
+      for client in [alice, bob] { await client.close() }
+    }
+  }
 }

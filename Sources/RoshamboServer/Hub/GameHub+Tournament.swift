@@ -85,15 +85,44 @@ extension GameHub {
     if !withdraw { tournamentLinks[follower.name] = origin.link }
   }
 
-  /// A follower of the lobby who left it: their entry goes while entries are open, when
-  /// `link` is the connection that entered (the same person's `roshambo who`, or a
-  /// replaced lobby screen, leaving takes nothing).
-  func tournamentFollowerLeft(_ name: String, link: ConnectionLink) {
+  /// A follower of the lobby who left it, while entries are open, when `link` is the
+  /// connection that entered (the same person's `roshambo who`, or a replaced lobby
+  /// screen, leaving takes nothing): one who said `leave` withdraws now; one whose
+  /// connection dropped keeps the entry for the grace period, and loses it only if they
+  /// are not back by then.
+  func tournamentFollowerLeft(_ name: String, link: ConnectionLink, dropped: Bool) {
     guard tournamentLinks[name] == link, let tournament = lobby.tournament,
       tournament.phase == .entry,
       tournament.entrants.contains(name)
     else { return }
-    perform(.tournament(.withdraw(name: name)))
+    guard dropped else {
+      perform(.tournament(.withdraw(name: name)))
+      return
+    }
+    entryGrace[name]?.cancel()
+    entryGrace[name] = loop.assumeIsolated().scheduleTask(
+      in: .milliseconds(max(0, lobby.defaults.graceMillis))
+    ) {
+      self.entryGrace[name] = nil
+      guard self.tournamentLinks[name] == link, self.lobby.tournament?.phase == .entry,
+        self.lobby.tournament?.entrants.contains(name) == true
+      else { return }
+      self.perform(.tournament(.withdraw(name: name)))
+      self.logger.info(
+        "an entrant did not come back in time; their entry is withdrawn",
+        metadata: ["name": "\(LogText.quoted(name))"])
+    }
+  }
+
+  /// An entrant following the lobby again (the same identity, as the hello's name rule
+  /// makes sure) while entries are open: the entry is theirs on this connection, and the
+  /// grace their dropped one started ends.
+  func entrantReturned(_ name: String, link: ConnectionLink) {
+    guard lobby.tournament?.phase == .entry, lobby.tournament?.entrants.contains(name) == true
+    else { return }
+    entryGrace[name]?.cancel()
+    entryGrace[name] = nil
+    tournamentLinks[name] = link
   }
 
   /// A follower arrived: an entrant whose seat of this round waits for them is seated

@@ -48,6 +48,8 @@ final class GameHub {
   var tournamentLinks: [String: ConnectionLink] = [:]
   var tournamentTokens: [String: String] = [:]
   var tournamentTimer: Scheduled<Void>?
+  /// Entrants whose connection dropped while entries are open: when their entry goes.
+  var entryGrace: [String: Scheduled<Void>] = [:]
   /// When that timer closes entries or pairs the next round (ms since 1970): the lobby
   /// and the tournament's rooms show it.
   var tournamentStartsAt: Int64? {
@@ -188,6 +190,7 @@ final class GameHub {
     flush()
     timers.cancelAll()
     tournamentTimer?.cancel()
+    for timer in entryGrace.values { timer.cancel() }
     for timer in challengeTimers.values { timer.cancel() }
     challengeTimers.removeAll()
     lobbyFlush?.cancel()
@@ -281,7 +284,7 @@ final class GameHub {
     case .leave(let id):
       if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
         settle(challenges.reduce(.departed(link.id)))
-        tournamentFollowerLeft(follower.name, link: link)
+        tournamentFollowerLeft(follower.name, link: link, dropped: false)
         feed.lobbyChanged()
         outbox.append(.close(link))
         scheduleFlush()
@@ -305,7 +308,7 @@ final class GameHub {
     batch.joined.remove(link.id)
     if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
       settle(challenges.reduce(.departed(link.id)))
-      tournamentFollowerLeft(follower.name, link: link)
+      tournamentFollowerLeft(follower.name, link: link, dropped: true)
       feed.lobbyChanged()
       scheduleFlush()
     }
@@ -356,6 +359,7 @@ final class GameHub {
         link, name: name, takesChallenges: challenges, playsFair: fair != nil,
         identity: identity)
       if challenges, tournamentFollowerArrived(link, name: name) { return }
+      if challenges, identity != nil { entrantReturned(name, link: link) }
       feed.followed(by: link)
       feed.lobbyChanged()
       scheduleFlush()
