@@ -8,6 +8,30 @@ import Testing
 
 @testable import RoshamboServer
 
+/// A server with a single-elimination tournament of best-of-1 matches that starts once
+/// two have entered.
+func tournamentConfiguration() -> ServerConfiguration {
+  var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+  configuration.roomSettings = .init(bestOf: 1)
+  configuration.tournament = .singleElimination
+  configuration.tournamentPlayers = 2
+  configuration.limits.maxConnectionsPerAddress = 10_000
+  return configuration
+}
+
+/// `name` following the lobby, able to play from it, with the identity kept for
+/// `person` (by default `name`'s own; nil: none).
+func lobbyFollower(
+  _ name: String, port: Int, as person: String?? = .none, challenges: Bool = true
+) async throws -> TestClient {
+  let client = try await TestClient.connect(port: port, as: person ?? name)
+  client.send(
+    .hello(
+      protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+      fair: true, challenges: challenges, id: 1))
+  return client
+}
+
 /// What went wrong in the first minutes of a real party, each against a real server over
 /// TLS: someone idle in the lobby, a tournament entrant coming back.
 @Suite("A party evening: the lobby and the tournament over time")
@@ -51,26 +75,12 @@ struct PartyEveningTests {
 
   @Test("a tournament entrant who lost their connection is seated again on returning")
   func returningEntrant() async throws {
-    var configuration = ServerConfiguration(
-      certificateChainFile: TestCertificates.files.serverCertificate,
-      privateKeyFile: TestCertificates.files.serverKey, dataDirectory: temporaryDataDirectory())
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    configuration.roomSettings = .init(bestOf: 1)
-    configuration.tournament = .singleElimination
-    configuration.tournamentPlayers = 2
-    configuration.limits.maxConnectionsPerAddress = 10_000
-    var logger = Logger(label: "test.server")
-    logger.logLevel = .warning
-    try await withServer(configuration, logger: logger) { server in
+    let configuration = tournamentConfiguration()
+    try await withServer(configuration) { server in
       var seats: [String: String] = [:]
       var clients: [TestClient] = []
       for name in ["Alice", "Bob"] {
-        let client = try await TestClient.connect(port: server.port, as: name)
-        client.send(
-          .hello(
-            protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
-            fair: true, challenges: true, id: 1))
+        let client = try await lobbyFollower(name, port: server.port)
         _ = try await client.lobby { _ in true }
         client.send(.enter(id: 2))
         clients.append(client)
@@ -138,28 +148,14 @@ struct PartyEveningTests {
 
   @Test("a tournament's entries say when they close; its rooms say their round and the champion")
   func tournamentStage() async throws {
-    var configuration = ServerConfiguration(
-      certificateChainFile: TestCertificates.files.serverCertificate,
-      privateKeyFile: TestCertificates.files.serverKey, dataDirectory: temporaryDataDirectory())
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    configuration.roomSettings = .init(bestOf: 1)
-    configuration.tournament = .singleElimination
-    configuration.tournamentPlayers = 2
+    var configuration = tournamentConfiguration()
     configuration.announceName = "attic"
     let news = NIOLockedValueBox<[String]>([])
     configuration.news = { sentence in news.withLockedValue { $0.append(sentence) } }
-    configuration.limits.maxConnectionsPerAddress = 10_000
-    var logger = Logger(label: "test.server")
-    logger.logLevel = .warning
-    try await withServer(configuration, logger: logger) { server in
+    try await withServer(configuration) { server in
       var clients: [TestClient] = []
       for name in ["Alice", "Bob"] {
-        let client = try await TestClient.connect(port: server.port, as: name)
-        client.send(
-          .hello(
-            protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
-            fair: true, challenges: true, id: 1))
+        let client = try await lobbyFollower(name, port: server.port)
         let view = try await client.lobby { _ in true }
         #expect(view.server == "attic")
         #expect(view.tournament?.startsWith == 2)
@@ -196,12 +192,7 @@ struct NameIdentityTests {
   func follow(_ name: String, port: Int, as person: String?, challenges: Bool = true)
     async throws -> TestClient
   {
-    let client = try await TestClient.connect(port: port, as: person)
-    client.send(
-      .hello(
-        protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
-        fair: true, challenges: challenges, id: 1))
-    return client
+    try await lobbyFollower(name, port: port, as: .some(person), challenges: challenges)
   }
 
   @Test("the first key to use a name holds it, after a restart too; others are refused")
@@ -315,11 +306,7 @@ struct NextTournamentTests {
     try await withServer(configuration) { server in
       var clients: [TestClient] = []
       for name in ["Alice", "Bob"] {
-        let client = try await TestClient.connect(port: server.port, as: name)
-        client.send(
-          .hello(
-            protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
-            fair: true, challenges: true, id: 1))
+        let client = try await lobbyFollower(name, port: server.port)
         _ = try await client.lobby { $0.tournament?.phase == .entry }
         clients.append(client)
       }
@@ -339,11 +326,7 @@ struct NextTournamentTests {
         }
         clients = []
         for name in ["Alice", "Bob"] {
-          let client = try await TestClient.connect(port: server.port, as: name)
-          client.send(
-            .hello(
-              protocol: WireProtocol.version, name: name, role: .lobby, room: nil,
-              resume: nil, fair: true, challenges: true, id: 1))
+          let client = try await lobbyFollower(name, port: server.port)
           let view = try await client.lobby {
             $0.tournament?.phase == .entry && $0.leaders.first?.won == round
           }
@@ -362,11 +345,7 @@ struct NextTournamentTests {
     configuration.limits.maxConnectionsPerAddress = 10_000
     try await withServer(configuration) { server in
       func follow(_ name: String) async throws -> TestClient {
-        let client = try await TestClient.connect(port: server.port, as: name)
-        client.send(
-          .hello(
-            protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
-            fair: true, challenges: true, id: 1))
+        let client = try await lobbyFollower(name, port: server.port)
         _ = try await client.lobby { _ in true }
         return client
       }

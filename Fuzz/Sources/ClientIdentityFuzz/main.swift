@@ -10,7 +10,8 @@ import FuzzDriver
 import RoshamboGame
 import RoshamboTLS
 
-fuzz { bytes in
+fuzz { buffer in
+  let bytes = Array(buffer)
   guard let identity = Fingerprint.publicKeySHA256(ofDER: bytes) else { return }
   require(NameAction.isIdentity(identity), "an identity of the wrong shape: \(identity)")
   require(
