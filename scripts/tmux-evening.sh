@@ -122,7 +122,7 @@ start_person Frank
 expect_screen Erin "Frank · in the lobby"
 kill -9 "$server_pid"
 wait "$server_pid" 2>/dev/null || true
-for person in Erin Frank; do expect_screen "$person" "Lost the lobby"; done
+for person in Erin Frank; do expect_screen "$person" "lost the lobby"; done
 "$bin/roshambo-server" --host 127.0.0.1 --port "$port" --data-dir data --log-level error \
   --no-announce --best-of 1 --idle-seconds 5 > server-again.out 2>&1 &
 server_pid=$!

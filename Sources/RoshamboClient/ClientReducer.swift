@@ -21,8 +21,11 @@ public struct ClientReducer: Reducer {
         state.seq = -1
         state.pickedRounds = []
         state.fair.startMatch()
+        // The tournament seats its next round itself; the screen's title says which.
         state.context.notice =
-          "\(opponent.map { "\($0.name) left; " } ?? "")quick match paired you in room \(room)."
+          Tournament.isTournamentRoom(room)
+          ? nil
+          : "\(opponent.map { "\($0.name) left; " } ?? "")quick match paired you in room \(room)."
       } else {
         state.context.notice = nil
       }

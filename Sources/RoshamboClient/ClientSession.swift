@@ -36,6 +36,9 @@ public final class ClientSession {
     var lastPhase: RoomState.Phase?
     /// Where the seat is kept while a match runs, for coming back after a crash.
     var seats: SeatMemory?
+    /// Set when a new connection replaced a lost one: a pick sent into the lost one may
+    /// never have arrived, so the first state after it says whether to send it again.
+    var resumed = false
     private var lastID = 0
     private(set) var lastSent = ContinuousClock.now
     init(_ connection: ServerConnection) { self.connection = connection }
@@ -104,6 +107,7 @@ public final class ClientSession {
         outbox.seats?.forget()
       case .synced:
         keepSeat(context.state)
+        resendLostPick(context.state)
         let fair = context.state.fair
         if let round = fair.revealNow, let secret = fair.secret(for: round), fair.evidence == nil {
           // Only now: the opponent's commitment for this round has been shown and kept.
@@ -122,6 +126,22 @@ public final class ClientSession {
         outbox.send(.leave(id: nil))
       default:
         break
+      }
+    }
+    /// After a new connection replaced a lost one, a pick the server does not show was lost
+    /// with the old connection: it is sent again (the same commitment, in a fair room), so
+    /// a key pressed during an outage is not lost and the match does not wait for ever.
+    func resendLostPick(_ state: ClientState) {
+      guard outbox.resumed else { return }
+      outbox.resumed = false
+      guard let weapon = state.context.pendingPick, let view = state.view,
+        view.phase == .choosing, let me = view.you, view.player(me)?.chosen == false
+      else { return }
+      if view.fair {
+        guard let secret = state.fair.secret(for: view.round) else { return }
+        outbox.send(.commit(round: view.round, digest: secret.digest, id: outbox.nextID()))
+      } else {
+        outbox.send(.choose(round: view.round, weapon: weapon, id: outbox.nextID()))
       }
     }
     /// A player's seat is kept while its match can still be played, and forgotten once
@@ -291,6 +311,7 @@ public final class ClientSession {
         guard let fresh = try? await reconnect() else { continue }
         connection = fresh
         outbox.connection = fresh
+        outbox.resumed = true
         outbox.send(
           .hello(
             protocol: WireProtocol.version, name: hello.name, role: hello.role, room: hello.room,

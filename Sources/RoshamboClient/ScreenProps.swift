@@ -178,7 +178,8 @@ public func makeProps(
 
   let cup = view.tournament.flatMap { stage in
     tournamentRound(of: view.room).map { round in
-      round >= stage.rounds
+      // Only single elimination has a final: the last round of the others is a round.
+      round >= stage.rounds && stage.kind == .singleElimination
         ? " · tournament final" : " · tournament, round \(round) of \(stage.rounds)"
     }
   }

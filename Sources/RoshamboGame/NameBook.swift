@@ -2,30 +2,38 @@
 /// client's key) to play under a name holds it, on this server, until the host releases
 /// it. Part of the lobby's state, so the journal keeps it across restarts.
 ///
+/// Names that differ only in case are one name ("carol" is Carol's).
+///
 /// Invariant: a name is held by at most one identity; an identity may hold several names.
 public struct NameBook: Sendable, Equatable {
-  /// Each held name's identity.
+  /// Each held name's identity, by the name in lower case (``folded(_:)``).
   public private(set) var holders: [String: String] = [:]
 
   public init(holders: [String: String] = [:]) {
-    self.holders = holders
+    self.holders = Dictionary(
+      holders.map { (Self.folded($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
   }
 
+  /// The form names are compared in: lower case, so that two people cannot be told apart
+  /// only by a capital letter.
+  public static func folded(_ name: String) -> String { name.lowercased() }
+
   /// The identity holding `name`, if one does.
-  public func holder(of name: String) -> String? { holders[name] }
+  public func holder(of name: String) -> String? { holders[Self.folded(name)] }
 
   /// Whether `identity` may play under `name`: nobody holds it, or `identity` does.
   public func allows(_ name: String, for identity: String?) -> Bool {
-    guard let holder = holders[name] else { return true }
+    guard let holder = holder(of: name) else { return true }
     return holder == identity
   }
 
   mutating func claim(_ name: String, for identity: String) {
-    if holders[name] == nil { holders[name] = identity }
+    let key = Self.folded(name)
+    if holders[key] == nil { holders[key] = identity }
   }
 
   mutating func release(_ name: String) {
-    holders[name] = nil
+    holders[Self.folded(name)] = nil
   }
 }
 

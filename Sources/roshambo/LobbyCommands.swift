@@ -241,11 +241,12 @@ func reconnectLobby(_ server: ResolvedServer, options: ServerOptions, after why:
 {
   let attempts = 60
   var attempt = 0
+  complain("lost the lobby: \(why).")
   while true {
     attempt += 1
+    // One short line, redrawn in place: it must not wrap on a narrow terminal.
     print(
-      "\r\u{1B}[KLost the lobby (\(TerminalText.sanitized(why))); reconnecting, try "
-        + "\(attempt) of \(attempts)… (Ctrl-C leaves)", terminator: "")
+      "\r\u{1B}[KReconnecting, try \(attempt) of \(attempts) (Ctrl-C leaves)…", terminator: "")
     fflush(nil)
     do {
       let connection = try await ServerConnection.connect(

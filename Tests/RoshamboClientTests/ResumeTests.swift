@@ -200,3 +200,109 @@ struct LostLinkTests {
     await server.close()
   }
 }
+
+/// A pick typed while the link was down.
+@Suite("Client: a pick lost with its connection")
+struct LostPickTests {
+  /// The first connection takes the hello, sends the seat's state and closes as soon as
+  /// a pick arrives (it never reaches the game); later ones send the same state again and
+  /// keep every frame they are sent.
+  final class PickEatingServer: Sendable {
+    let channel: any Channel
+    let received = NIOLockedValueBox<[String]>([])
+    var port: Int { channel.localAddress!.port! }
+
+    init(_ frames: [ServerMessage]) async throws {
+      let count = NIOLockedValueBox(0)
+      let received = self.received
+      let bytes = frames.map { $0.encoded() }
+      channel = try await HostileServer.listen {
+        let index = count.withLockedValue {
+          $0 += 1
+          return $0 - 1
+        }
+        return Handler(frames: bytes, first: index == 0, received: received)
+      }
+    }
+
+    final class Handler: ChannelInboundHandler {
+      typealias InboundIn = ByteBuffer
+      let frames: [[UInt8]]
+      let first: Bool
+      let received: NIOLockedValueBox<[String]>
+      init(frames: [[UInt8]], first: Bool, received: NIOLockedValueBox<[String]>) {
+        self.frames = frames
+        self.first = first
+        self.received = received
+      }
+
+      func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let text = String(decoding: unwrapInboundIn(data).readableBytesView, as: UTF8.self)
+        if text.contains("\"hello\"") {
+          for bytes in frames { context.write(NIOAny(ByteBuffer.frame(bytes)), promise: nil) }
+          context.flush()
+          return
+        }
+        if first, text.contains("\"choose\"") {
+          context.close(promise: nil)
+          return
+        }
+        if !first { received.withLockedValue { $0.append(text) } }
+      }
+    }
+  }
+
+  @Test("after the seat is resumed, a pick the server does not show is sent again")
+  @MainActor
+  func resent() async throws {
+    let (view, _) = ResumeTests.views()
+    let server = try await PickEatingServer([
+      .welcome(room: "den", seat: .one, token: "t"), .state(seq: 7, view: view),
+    ])
+    let port = server.port
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    let session = ClientSession(
+      connection: connection,
+      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+      maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+    let seqs = AsyncStream.makeStream(of: Int.self)
+    let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
+    session.join(name: "Alice", room: "den")
+    let run = Task { @MainActor in await session.run() }
+    for await seq in seqs.stream where seq == 7 { break }
+    session.store.dispatch(.choose(.paper))
+    // The second connection is sent the round's pick again, without a key pressed.
+    var resent = false
+    for _ in 0..<400 where !resent {
+      resent = server.received.withLockedValue { $0 }.contains {
+        $0.contains("\"choose\"") && $0.contains("\"paper\"") && $0.contains("\"round\":2")
+      }
+      if !resent { try await Task.sleep(for: .milliseconds(25)) }
+    }
+    #expect(resent, "\(server.received.withLockedValue { $0 })")
+    session.store.dispatch(.quit)
+    session.hangUp()
+    _ = await run.value
+    _ = watching
+    try? await server.channel.close()
+  }
+}
+
+/// What a second `welcome` says: quick match's move, not the tournament's next round.
+@Suite("Client: moved to another room")
+struct MovedRoomTests {
+  @Test("quick match's move is said; the tournament's next round is not called one")
+  func notices() {
+    let (view, _) = ResumeTests.views()
+    var quick = ResumeTests.holding(view, seq: 7)
+    ClientReducer().reduce(
+      into: &quick, action: .welcome(room: "quick-4", seat: .one, token: nil))
+    #expect(quick.context.notice == "Bob left; quick match paired you in room quick-4.")
+    var cup = ResumeTests.holding(view, seq: 7)
+    ClientReducer().reduce(
+      into: &cup, action: .welcome(room: "cup-1-2-1", seat: .two, token: nil))
+    #expect(cup.context.notice == nil)
+    #expect(cup.room == "cup-1-2-1" && cup.seq == -1)
+  }
+}

@@ -309,8 +309,14 @@ struct ScreenPropsTests {
     var running = Self.tournamentMatch(round: 2, of: 3, seat: .one)
     running.phase = .choosing
     #expect(makeProps(view: running, context: context).title.contains("tournament, round 2 of 3"))
-    let final = makeProps(view: Self.tournamentMatch(round: 3, of: 3, seat: .two), context: context)
+    let final = makeProps(
+      view: Self.tournamentMatch(round: 3, of: 3, kind: .singleElimination, seat: .two),
+      context: context)
     #expect(final.title.contains("tournament final"), "\(final.title)")
+    // Swiss and round robin have no final: their last round is a round.
+    let last = makeProps(
+      view: Self.tournamentMatch(round: 3, of: 3, kind: .swiss, seat: .two), context: context)
+    #expect(last.title.contains("tournament, round 3 of 3"), "\(last.title)")
     // Over while the round's other matches are played: no rematch; when the next starts.
     let won = makeProps(view: Self.tournamentMatch(round: 2, of: 3, seat: .one), context: context)
     #expect(!won.keys.contains("rematch") && !won.status.contains("rematch"), "\(won)")

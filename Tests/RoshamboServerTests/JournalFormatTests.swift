@@ -151,7 +151,9 @@ struct JournalFormatTests {
       #expect(try JournalFormat.action(from: JournalFormat.bytes(of: action)) == action)
       #expect(lobby.apply(action) == nil, "\(action)")
     }
-    #expect(lobby.names.holders == ["Alice": alice, "Zoë \"Z\"": bob])
+    #expect(lobby.names.holders == ["alice": alice, "zoë \"z\"": bob])
+    // A name differing only in case is the same name.
+    #expect(lobby.names.holder(of: "ALICE") == alice)
     // A name is held once: another identity's claim is refused by the rules.
     #expect(lobby.apply(.names(.claim(name: "Alice", identity: bob))) != nil)
     #expect(try JournalFormat.lobby(from: JournalFormat.bytes(of: lobby)) == lobby)

@@ -210,6 +210,9 @@ struct NameIdentityTests {
       #expect(
         try await player.hello(name: "Carol", room: "den")
           == .error(refused.error, re: 1))
+      // Nor in other letters' case.
+      let lower = try await follow("carol", port: server.port, as: "other-key")
+      #expect(try await lower.expectError(.nameTaken).error.fatal)
       // A client without any key too.
       let keyless = try await TestClient.connect(port: server.port)
       guard case .error(let error, _) = try await keyless.hello(name: "Carol", room: "den")

@@ -89,9 +89,15 @@ struct Sessions {
 
   /// The connections using `name` now: players seated under it and followers of the
   /// lobby (spectators' names are only shown, never used to act), with their identities.
+  /// Names that differ only in case are the same name (``NameBook/folded(_:)``).
   func using(_ name: String) -> [(link: ConnectionLink, identity: String?)] {
-    followers.values.filter { $0.name == name }.map { ($0.link, $0.identity) }
-      + members.values.filter { $0.name == name && $0.seat != nil }.map { ($0.link, $0.identity) }
+    let folded = NameBook.folded(name)
+    return followers.values.filter { NameBook.folded($0.name) == folded }.map {
+      ($0.link, $0.identity)
+    }
+      + members.values.filter { $0.seat != nil && NameBook.folded($0.name) == folded }.map {
+        ($0.link, $0.identity)
+      }
   }
 
   /// The follower named `name` who takes challenges (the first to arrive, when several
