@@ -220,6 +220,101 @@ struct SharedHistoryTests {
     #expect(
       try postgres.psql("SELECT sum(won), sum(lost) FROM roshambo_standings") == "20|20")
   }
+  @Test(
+    "a 100,000-character name and one with escape sequences in the shared history: every lobby still gets views, and neither name is shown or printed"
+  )
+  func brokenNamesLeftOut() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let lines = LogLines()
+    let history = SharedHistory(
+      address: try HistoryAddress(parsing: postgres.url),
+      logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
+    try await history.migrate()
+    let good = FinishedMatch(
+      id: 1, room: "den", finishedAt: 1_000, ruleset: "classic", bestOf: 1,
+      players: ["Alice", "Bob"], scores: [1, 0], winner: "Alice", forfeit: false, fair: false)
+    #expect(try await history.store([good], serverID: "s1") == 1)
+    // Written past the servers, straight into the database, above everyone else.
+    _ = try postgres.psql(
+      """
+      INSERT INTO roshambo_standings (name, won, lost) VALUES
+        (repeat('A', 100000), 1000, 0), (E'\\x1b]52;c;aGk=\\x07\\x1b[2JMallory', 999, 0);
+      INSERT INTO roshambo_matches (server_id, match_id, room, finished_at, ruleset, best_of,
+        player1, player2, score1, score2, winner, forfeit, fair) VALUES
+        ('s9', 1, 'den', 9000, 'classic', 1, repeat('A', 100000), 'Bob', 1, 0,
+          repeat('A', 100000), false, false),
+        ('s9', 2, 'den', 9001, 'classic', 1, E'\\x1b]52;c;aGk=\\x07\\x1b[2JMallory', 'Bob',
+          1, 0, 'Bob', false, false)
+      """)
+    // The board stays full: the rows after the broken ones fill it.
+    #expect(try await history.leaderboard(limit: 2).map(\.name) == ["Alice", "Bob"])
+    #expect(try await history.recentMatches(limit: 1).map(\.id) == [1])
+    // Said once a name, escaped and cut, however often the rows are read.
+    _ = try await history.leaderboard(limit: 2)
+    _ = try await history.recentMatches(limit: 1)
+    let said = lines.text
+    #expect(said.components(separatedBy: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").count - 1 == 1)
+    #expect(said.components(separatedBy: "Mallory").count - 1 == 1)
+    #expect(!said.contains("\u{1B}") && !said.contains(String(repeating: "A", count: 100)))
+    await history.close()
+
+    // A server of the fleet: its lobby shows the fleet's board without them.
+    let data = temporaryDataDirectory()
+    try await withServer(try configuration(data: data, history: postgres.url)) { server in
+      let follower = try await TestClient.connect(port: server.port)
+      follower.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+          fair: nil, id: 1))
+      var shown: [LobbyView.Leader] = []
+      while shown.map(\.name) != ["Alice", "Bob"] {
+        guard case .lobby(_, let view) = try await follower.next() else { continue }
+        shown = view.leaders
+        #expect(!view.leaders.contains { $0.name.contains("Mallory") || $0.name.count > 24 })
+      }
+    }
+  }
+}
+
+/// Rows read back from the shared history keep the protocol's rules, or are left out.
+@Suite("Shared history: rows read back")
+struct HistoryRowsTests {
+  @Test("a leaderboard keeps only names that keep the name rule, filled from the extra rows")
+  func leaders() {
+    let long = String(repeating: "A", count: 100_000)
+    let escape = "\u{1B}]52;c;aGk=\u{07}Mallory"
+    let rows: [(name: String, won: Int, lost: Int)] = [
+      (long, 9, 0), ("Alice", 5, 0), (escape, 4, 0), ("Bob", 3, 1), (long, 2, 0), ("Cy", 1, 0),
+      ("Di", 0, 1),
+    ]
+    let checked = HistoryRows(leaders: rows, limit: 3)
+    #expect(checked.kept.map(\.name) == ["Alice", "Bob", "Cy"])
+    #expect(checked.broken.map(\.text) == [long, escape])
+    #expect(checked.broken[0].problem.contains("at most"))
+    #expect(checked.broken[1].problem.contains("U+1B"))
+    #expect(HistoryRowsTests.fetches(limit: 10) > 10)
+  }
+
+  @Test("recent matches keep only rows whose players, winner and room keep the rules")
+  func matches() {
+    func match(_ id: Int64, room: String = "den", _ one: String, _ two: String) -> FinishedMatch {
+      FinishedMatch(
+        id: id, room: room, finishedAt: id, ruleset: "classic", bestOf: 1, players: [one, two],
+        scores: [1, 0], winner: one, forfeit: false, fair: false)
+    }
+    let rows = [
+      match(1, "Alice", "Bob"), match(2, "Bob", "\u{9B}31m"), match(3, room: "a b", "Cy", "Di"),
+      match(4, "Di", "Cy"),
+    ]
+    let checked = HistoryRows(matches: rows, limit: 5)
+    #expect(checked.kept.map(\.id) == [1, 4])
+    #expect(checked.broken.map(\.text) == ["\u{9B}31m", "a b"])
+  }
+
+  static func fetches(limit: Int) -> Int {
+    HistoryRows<(name: String, won: Int, lost: Int)>.fetchCount(for: limit)
+  }
 }
 
 extension PostgresProcess {
