@@ -205,6 +205,21 @@ struct HostileServerTests {
     #expect(ContinuousClock.now - started < .seconds(10))
   }
 
+  @Test(
+    "roshambo who and replay N against a server that takes the hello and says nothing: each gives up after 10 s, exit 1",
+    arguments: [["who"], ["replay", "7"]])
+  func noAnswer(command: [String]) async throws {
+    let server = try await HostileServer(frames: [], thenSilent: true)
+    defer { Task { await server.close() } }
+    let started = ContinuousClock.now
+    let (status, printed) = try runRoshambo(
+      command + ["--name", "Tester"], port: server.port, seconds: 30)
+    let took = ContinuousClock.now - started
+    #expect(status == 1, "\(printed)")
+    #expect(printed.contains("no answer within 10 s"), "\(printed)")
+    #expect(took >= .seconds(9) && took < .seconds(20), "\(took)")
+  }
+
   @Test("a flood of valid states keeps the client's memory flat: only the newest is kept")
   func flood() async throws {
     let count = 4_000  // about 200 MB of states
