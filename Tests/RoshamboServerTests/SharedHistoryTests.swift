@@ -133,6 +133,10 @@ struct SharedHistoryTests {
         let text = String(decoding: server.metrics.exposition(), as: UTF8.self)
         return (samples(text)["roshambo_history_failures_total"] ?? 0) >= 1
       }
+      try await eventually("the gauge says three wait") {
+        let text = String(decoding: server.metrics.exposition(), as: UTF8.self)
+        return samples(text)["roshambo_history_matches_waiting"] == 3
+      }
       try postgres.start()
       try await eventually("all four matches in PostgreSQL") {
         postgres.storedMatches == "4"
@@ -144,6 +148,7 @@ struct SharedHistoryTests {
       let failures = samples(String(decoding: server.metrics.exposition(), as: UTF8.self))
       #expect((failures["roshambo_history_failures_total"] ?? 0) >= 1)
       #expect(failures["roshambo_history_matches_shipped_total"] == 4)
+      #expect(failures["roshambo_history_matches_dropped_total"] == 0)
     }
   }
 
@@ -321,4 +326,66 @@ extension PostgresProcess {
   /// How many matches the shared history holds, as psql prints it (nil until the tables
   /// exist).
   var storedMatches: String? { try? psql("SELECT count(*) FROM roshambo_matches") }
+}
+
+/// The journal's outbox while the shared history cannot be reached: bounded, counted,
+/// and said.
+@Suite("Shared history: the outbox while PostgreSQL is away")
+struct HistoryOutboxTests {
+  func match(at: Int64) -> FinishedMatch {
+    FinishedMatch(
+      id: nil, room: "den", finishedAt: at, ruleset: "classic", bestOf: 1,
+      players: ["Ann", "Bo"], scores: [1, 0], winner: "Ann", forfeit: false, fair: false)
+  }
+
+  @Test("past its bound the oldest leave the outbox, counted; the journal keeps every match")
+  func bounded() throws {
+    let journal = try Journal(
+      directory: temporaryDataDirectory(), shipsHistory: true, maxOutbox: 10)
+    for at in 1...25 { try journal.append([], matches: [match(at: Int64(at))]) }
+    let waiting = try journal.unshippedCount()
+    #expect((9...10).contains(waiting), "\(waiting)")
+    #expect(journal.outboxLevel.waiting == waiting)
+    #expect(journal.outboxLevel.dropped == 25 - waiting)
+    // The newest wait; the oldest went.
+    let next = try journal.database.read { try Journal.matches($0, inOutboxUpTo: 100) }
+    #expect(next.map(\.finishedAt) == Array(Int64(26 - waiting)...25))
+    #expect(try journal.recentMatches(limit: 100).count == 25)
+    try journal.acknowledgeShipped(next.prefix(4).compactMap(\.id))
+    #expect(journal.outboxLevel.waiting == waiting - 4)
+  }
+
+  @Test("the shipper says how many were dropped, once for each time, and scrapes show both")
+  func saidAndCounted() async throws {
+    let (journal, _) = try await JournalThread.open(
+      directory: temporaryDataDirectory(), keepMatches: 100, quickCommitMicros: 0,
+      shipsHistory: true, maxOutbox: 10
+    ) { _ in () }
+    for at in 1...12 { _ = try await journal.commit([], matches: [match(at: Int64(at))]).get() }
+    let lines = LogLines()
+    let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
+    // Nothing listens on port 1: every attempt fails at once.
+    let shipper = HistoryShipper(
+      history: SharedHistory(
+        address: try HistoryAddress(parsing: "postgres://roshambo@127.0.0.1:1/roshambo"),
+        logger: logger),
+      journal: journal, logger: logger, metrics: metrics)
+    shipper.start()
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !lines.text.contains("dropped"), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    await shipper.stop()
+    let said = lines.text
+    #expect(
+      said.contains(
+        "2 of the oldest finished matches waiting for the shared history were dropped from "
+          + "the journal's outbox"), "\(said)")
+    #expect(said.components(separatedBy: "were dropped").count == 2, "said once")
+    let scraped = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+    #expect(scraped["roshambo_history_matches_waiting"] == 10)
+    #expect(scraped["roshambo_history_matches_dropped_total"] == 2)
+    try await journal.close()
+  }
 }
