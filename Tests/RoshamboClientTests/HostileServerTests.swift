@@ -6,6 +6,8 @@ import RoshamboProtocol
 import RoshamboTLS
 import Testing
 
+@testable import RoshamboClient
+
 /// A TLS server that answers `hello` with whatever frames a test scripts, then closes.
 final class HostileServer: Sendable {
   let channel: any Channel
@@ -218,6 +220,12 @@ struct HostileServerTests {
     #expect(status == 1, "\(printed)")
     #expect(printed.contains("no answer within 10 s"), "\(printed)")
     #expect(took >= .seconds(9) && took < .seconds(20), "\(took)")
+  }
+
+  @Test("the lobby screen's replay says a record that never came as such, not as a lost link")
+  func noAnswerSaid() {
+    let said = ConnectionFailure.ended(NoAnswer(request: "match 7", limit: .seconds(10)))
+    #expect(said.hasPrefix("no answer within 10 s for match 7"), "\(said)")
   }
 
   @Test("a flood of valid states keeps the client's memory flat: only the newest is kept")

@@ -5,9 +5,9 @@ import RoshamboProtocol
 ///
 /// Every server of a fleet writes the shared history, and anyone with the database's
 /// password can write it too, so a name read back is not known to keep the protocol's
-/// rule: one row with a 100,000-character name made every lobby view too big for a frame,
-/// and a name with escape sequences reached every follower's terminal. A row whose name
-/// (or room) breaks the rule is left out, and said once.
+/// rule: one row with a 100,000-character name would make every lobby view too big for a
+/// frame, and a name with escape sequences would reach every follower's terminal. A row
+/// whose name (or room) breaks the rule is left out, and said once.
 ///
 /// Invariant: every name and room in ``kept`` keeps the protocol's rule
 /// (``PlayerName/normalize(_:)``, ``ClientMessage/isValidRoom(_:)``), and ``kept`` has at
