@@ -168,6 +168,39 @@ def run_player_certificate(script):
         assert bad.returncode == 64, "a bad name must be refused"
 
 
+def check_network_policy(gameserver, policies, where):
+    """The Fleet's pods admit the game's port from anywhere and the operations port only
+    from the pods a rule selects (the kubelet's probes come from the pod's own node, which
+    no NetworkPolicy can block)."""
+    assert len(policies) == 1 and policies[0]["kind"] == "NetworkPolicy", where
+    spec = policies[0]["spec"]
+    labels = gameserver["template"]["metadata"]["labels"]
+    selected = spec["podSelector"]["matchLabels"]
+    assert selected and selected.items() <= labels.items(), \
+        f"{where}: its podSelector must select the Fleet's pods ({labels})"
+    assert "Ingress" in spec["policyTypes"], f"{where}: it must restrict ingress"
+    game = gameserver["ports"][0]["containerPort"]
+    container = next(c for c in gameserver["template"]["spec"]["containers"]
+                     if c["name"] == gameserver["container"])
+    operations = next(p["containerPort"] for p in container["ports"] if p["name"] == "metrics")
+    rules = spec.get("ingress", [])
+    for rule in rules:
+        assert rule.get("ports"), f"{where}: a rule without ports opens every port"
+    open_to_all = {p["port"] for r in rules if not r.get("from") for p in r["ports"]}
+    assert game in open_to_all, f"{where}: players must reach port {game} from anywhere"
+    assert operations not in open_to_all, f"{where}: port {operations} must not be open to all"
+    admitting = [r for r in rules if any(p["port"] == operations for p in r["ports"])]
+    assert admitting, f"{where}: nothing may scrape port {operations}"
+    for rule in admitting:
+        for peer in rule["from"]:
+            if "ipBlock" in peer:
+                assert peer["ipBlock"]["cidr"] not in ("0.0.0.0/0", "::/0"), \
+                    f"{where}: port {operations} must not be open to every address"
+            else:
+                assert peer.get("podSelector", {}).get("matchLabels"), \
+                    f"{where}: port {operations} only to pods a rule selects by their labels"
+
+
 def main():
     checks = []
     postgres = [o for o in yaml.safe_load_all(open("deploy/postgres/postgres.yaml")) if o]
@@ -189,6 +222,22 @@ def main():
     grace = gameserver["template"]["spec"]["terminationGracePeriodSeconds"]
     assert grace > 30, "the grace period must outlast the 30 s drain"
     checks.append("deploy/agones/fleet.yaml: the Fleet against Agones' CRD, its Pod template strict")
+
+    where = "deploy/agones/networkpolicy.yaml"
+    policies = [o for o in yaml.safe_load_all(open(where)) if o]
+    validate_kubernetes(policies, where)
+    check_network_policy(gameserver, policies, where)
+    # The operations port opened to all must be refused, or the check checks nothing.
+    broken = copy.deepcopy(policies)
+    for rule in broken[0]["spec"]["ingress"]:
+        rule.pop("from", None)
+    try:
+        check_network_policy(gameserver, broken, "a copy")
+        sys.exit("check-deploy: a NetworkPolicy opening the operations port to all passed")
+    except AssertionError:
+        pass
+    checks.append("deploy/agones/networkpolicy.yaml: strict; the game's port open, the "
+                  "operations port only to the selected monitoring pods")
 
     autoscaler = yaml.safe_load(open("deploy/agones/fleetautoscaler.yaml"))
     jsonschema.validate(autoscaler, FLEET_AUTOSCALER)
@@ -223,7 +272,8 @@ def main():
         pass
     for line in checks:
         print("check-deploy: " + line)
-    print(f"check-deploy: {len(checks)} files hold; a Fleet with a misspelt field is refused")
+    print(f"check-deploy: {len(checks)} files hold; a Fleet with a misspelt field and a "
+          "NetworkPolicy opening the operations port to all are refused")
 
 
 main()

@@ -16,6 +16,8 @@ public final class ClientSession {
   private let reconnect: (@Sendable () async throws -> ServerConnection)?
   private let backoff: @Sendable (Int) -> Duration
   private let maxAttempts: Int
+  /// How long a server that says it is closing each time it is reached again is given.
+  private let closingPatience: Duration
   private let keepalive: Duration
   private let outbox: Outbox
   private var hello: (name: String, room: String?, role: ClientMessage.Role, fair: Bool)?
@@ -61,6 +63,16 @@ public final class ClientSession {
   private var lastHeard = ContinuousClock.now
   /// Set when the connection was closed because the server stopped answering pings.
   private var silentFor: Duration?
+  /// When this connection began, and when the server first said on it that it is closing.
+  private var connectedAt = ContinuousClock.now
+  private var closingSaidAt: ContinuousClock.Instant?
+  /// Since when the server has said it is closing on every connection (from the end of
+  /// the first of them): a server restarting is back within seconds; one that keeps
+  /// closing is given ``closingPatience``.
+  private var closingSince: ContinuousClock.Instant?
+  /// A connection that says it is closing later than this after it began played first:
+  /// its closing starts a new count.
+  static let closingGrace = Duration.seconds(30)
 
   /// A session over `connection`. With `reconnect`, a connection that drops is replaced:
   /// up to `maxAttempts` tries, waiting `backoff(attempt)` before each, resuming the seat
@@ -74,8 +86,10 @@ public final class ClientSession {
     reconnect: (@Sendable () async throws -> ServerConnection)? = nil,
     maxAttempts: Int = 12,
     keepalive: Duration = .seconds(3),
+    closingPatience: Duration = .seconds(120),
     backoff: @escaping @Sendable (Int) -> Duration = { .milliseconds(250 << min($0 - 1, 5)) }
   ) {
+    self.closingPatience = closingPatience
     self.connection = connection
     self.reconnect = reconnect
     self.maxAttempts = maxAttempts
@@ -300,6 +314,19 @@ public final class ClientSession {
         store.dispatch(.connection(.closed(closingReason(error, fatal))))
         return (error, fatal)
       }
+      if let said = closingSaidAt {
+        if closingSince == nil || said - connectedAt > Self.closingGrace { closingSince = .now }
+      } else {
+        closingSince = nil
+      }
+      if let since = closingSince, ContinuousClock.now - since >= closingPatience {
+        let reason =
+          "gave up: the server has kept saying it is closing each time it was reached again, "
+          + "for \(closingPatience.components.seconds) s; try again later, or ask its host "
+          + "whether it is being stopped"
+        store.dispatch(.connection(.closed(reason)))
+        return (ReconnectFailed(message: reason), nil)
+      }
       var replaced = false
       // A server that said it is closing is likely restarting: it is given longer.
       let attempts = maxAttempts + (store.state.context.closesAt != nil ? 6 : 0)
@@ -342,6 +369,8 @@ public final class ClientSession {
     alreadyWelcomed = false
     lastHeard = .now
     silentFor = nil
+    connectedAt = .now
+    closingSaidAt = nil
     for await event in connection.events {
       lastHeard = .now
       guard case .message(let raw) = event else {
@@ -367,6 +396,7 @@ public final class ClientSession {
           return (nil, fatal)
         }
         if case .serverError(let error) = action, error.code == .closing {
+          if closingSaidAt == nil { closingSaidAt = .now }
           // Said with the time left, kept as a moment by this client's clock.
           let now = Int64(Date().timeIntervalSince1970 * 1000)
           store.dispatch(.serverClosing(closesAt: now + Int64(error.seconds ?? 0) * 1_000))

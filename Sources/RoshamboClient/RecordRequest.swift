@@ -13,8 +13,19 @@ public enum RecordRequest {
     public var description: String { error.message }
   }
 
-  /// The record of match `id`, asked as `name`. Closes the connection before returning.
+  /// The record of match `id`, asked as `name`; ``NoAnswer`` if none comes within
+  /// `limit`. Closes the connection before returning.
   public static func fetch(
+    _ connection: ServerConnection, name: String, id: Int, within limit: Duration = .seconds(10),
+    isolation: isolated (any Actor)? = #isolation
+  ) async throws -> FinishedMatch {
+    defer { Task { await connection.close() } }
+    return try await connection.answering("match \(id)", within: limit) {
+      try await ask(connection, name: name, id: id)
+    }
+  }
+
+  private static func ask(
     _ connection: ServerConnection, name: String, id: Int,
     isolation: isolated (any Actor)? = #isolation
   ) async throws -> FinishedMatch {
@@ -23,7 +34,6 @@ public enum RecordRequest {
         protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
         fair: true, id: 1))
     connection.send(.match(match: id, id: 2))
-    defer { Task { await connection.close() } }
     for await event in connection.events {
       switch event {
       case .closed(let error):

@@ -6,7 +6,7 @@
 /// waiting for them, and makes at most ``maxPerMinute`` a minute; at most one challenge
 /// is pending between the same two people; every challenge leaves the board through
 /// exactly one event (accepted, declined, expired or withdrawn), so both sides are told
-/// how it ended once.
+/// how it ended once; an acceptance is the last event of its action.
 public struct ChallengeBoard: Sendable, Equatable {
   /// How long a challenge waits for an answer by default, ms.
   public static let defaultLifetimeMillis: Int64 = 30_000
@@ -122,9 +122,10 @@ public struct ChallengeBoard: Sendable, Equatable {
         return .failure(.noSuchChallenge(id))
       }
       pending[id] = nil
-      // Both go to play: whatever else they had pending ends.
+      // Both go to play: whatever else they had pending ends, told first, while both
+      // still follow the lobby; the acceptance comes last, right before they are seated.
       return .success(
-        [.accepted(challenge)] + withdraw { $0.involves(challenge.from.id) || $0.involves(by) })
+        withdraw { $0.involves(challenge.from.id) || $0.involves(by) } + [.accepted(challenge)])
     case .decline(let id, let by):
       guard let challenge = pending[id], challenge.to.id == by else {
         return .failure(.noSuchChallenge(id))

@@ -151,7 +151,8 @@ public final class GameServer: Service, Sendable {
         (journal, opened) = try await JournalThread.open(
           directory: directory, keepMatches: configuration.keepMatches,
           quickCommitMicros: configuration.journalInlineCommitMicros,
-          shipsHistory: configuration.historyAddress != nil
+          shipsHistory: configuration.historyAddress != nil,
+          maxOutbox: configuration.maxHistoryOutbox
         ) { journal in
           let loaded = try journal.load(defaults: defaults)
           try journal.compact(loaded.lobby)
@@ -271,11 +272,13 @@ public final class GameServer: Service, Sendable {
     var operations: OperationsEndpoint?
     if let address = configuration.operationsAddress {
       let journalPath = journal?.path
+      let outboxLevel = journal?.outboxLevel
       let probes = OperationsEndpoint.Probes(
         sample: {
           hub.submit { metrics.record($0.metricsSnapshot()) }.map {
             metrics.connectionsOpen.set(connections.count)
             metrics.journalBytes.set(journalPath.map(Self.journalBytes) ?? 0)
+            metrics.historyWaiting.set(outboxLevel?.waiting ?? 0)
           }
         },
         readiness: {

@@ -115,6 +115,10 @@ public struct ServerConfiguration: Sendable {
   /// The shared history finished matches are shipped to (needs a data directory: the
   /// journal keeps each match until the history has it); nil: none, the journal's own.
   public var historyAddress: HistoryAddress?
+  /// Finished matches the journal's outbox holds for the shared history at most; past it
+  /// the oldest are dropped from it (the journal keeps them), so a long outage of
+  /// PostgreSQL cannot grow the journal without bound.
+  public var maxHistoryOutbox = 100_000
   /// The port of the Agones SDK server beside this one (``AgonesLink``); nil: not run by
   /// Agones.
   public var agonesPort: Int?

@@ -12,7 +12,8 @@ struct Who: AsyncParsableCommand {
     abstract: "Print who is on the server, the rooms and their scores, and the leaderboard.",
     discussion: """
       Follows the server's lobby just long enough for one view, prints it and exits 0. \
-      Names are printed as the screen shows them (anything unprintable made visible).
+      Names are printed as the screen shows them (anything unprintable made visible). \
+      A server that sends no view within 10 s is given up on (exit 1).
       """)
 
   @OptionGroup var server: ServerOptions
@@ -25,7 +26,7 @@ struct Who: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await followLobby(server: server, name: name) { event in
+    try await followLobby(server: server, name: name, within: .seconds(10)) { event in
       guard case .view(_, let view) = event else { return true }
       for line in LobbyText.lines(view) { print(line) }
       return false
@@ -98,14 +99,22 @@ struct Lobby: AsyncParsableCommand {
 /// `each` until it returns false; a refusal or a broken protocol is said and exits as
 /// `roshambo play` does.
 func followLobby(
-  server options: ServerOptions, name: String?,
+  server options: ServerOptions, name: String?, within limit: Duration? = nil,
   _ each: @escaping (LobbyFollower.Event) async -> Bool
 ) async throws {
   let resolved = try await options.resolve()
   let connection = try await connect(resolved, options: options)
-  do {
+  let name = try playerName(name)
+  let follow = {
     try await LobbyFollower.follow(
-      connection, name: try playerName(name), keepalive: options.keepaliveInterval, each: each)
+      connection, name: name, keepalive: options.keepaliveInterval, each: each)
+  }
+  do {
+    if let limit {
+      try await connection.answering("the lobby", within: limit) { _ = try await follow() }
+    } else {
+      _ = try await follow()
+    }
   } catch {
     throw exitCode(after: error)
   }

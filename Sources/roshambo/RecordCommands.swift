@@ -83,7 +83,8 @@ struct Replay: AsyncParsableCommand {
 
       Exit status: 0 shown (and, with --verify, the record holds); 65 a record that \
       does not hold or cannot be read; 66 no such file or match; 69 no server \
-      reachable; 76 a server that broke the protocol.
+      reachable; 1 a server that sent no record within 10 s; 76 a server that broke the \
+      protocol.
       """)
 
   @Argument(

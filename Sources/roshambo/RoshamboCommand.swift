@@ -84,6 +84,9 @@ func exitCode(after error: any Error) -> ExitCode {
   case let refused as LobbyFollower.Refused:
     complain(refused.description)
     return ExitCode(ExitStatus.failure)
+  case let silent as NoAnswer:
+    complain(silent.description)
+    return ExitCode(ExitStatus.failure)
   default:
     complain(ConnectionFailure.ended(error))
     return ExitCode(ExitStatus.failure)

@@ -6,6 +6,8 @@ import RoshamboProtocol
 import RoshamboTLS
 import Testing
 
+@testable import RoshamboClient
+
 /// A TLS server that answers `hello` with whatever frames a test scripts, then closes.
 final class HostileServer: Sendable {
   let channel: any Channel
@@ -203,6 +205,27 @@ struct HostileServerTests {
     #expect(status == 1, "\(printed)")
     #expect(printed.contains("the server stopped answering"), "\(printed)")
     #expect(ContinuousClock.now - started < .seconds(10))
+  }
+
+  @Test(
+    "roshambo who and replay N against a server that takes the hello and says nothing: each gives up after 10 s, exit 1",
+    arguments: [["who"], ["replay", "7"]])
+  func noAnswer(command: [String]) async throws {
+    let server = try await HostileServer(frames: [], thenSilent: true)
+    defer { Task { await server.close() } }
+    // Pings every 30 s: the silence of the lobby's follower (three pings) comes after
+    // the answer's deadline, which is what is tried here. Past 30 s the program is
+    // killed, and says nothing.
+    let (status, printed) = try runRoshambo(
+      command + ["--name", "Tester", "--keepalive", "30"], port: server.port, seconds: 30)
+    #expect(status == 1, "\(printed)")
+    #expect(printed.contains("no answer within 10 s"), "\(printed)")
+  }
+
+  @Test("the lobby screen's replay says a record that never came as such, not as a lost link")
+  func noAnswerSaid() {
+    let said = ConnectionFailure.ended(NoAnswer(request: "match 7", limit: .seconds(10)))
+    #expect(said.hasPrefix("no answer within 10 s for match 7"), "\(said)")
   }
 
   @Test("a flood of valid states keeps the client's memory flat: only the newest is kept")

@@ -68,7 +68,8 @@ struct ResumeTests {
     let hellos = NIOLockedValueBox<[String]>([])
     var port: Int { channel.localAddress!.port! }
 
-    init(scripts: [[ServerMessage]]) async throws {
+    /// `closingAll`: every connection is closed after its script, not only the first.
+    init(scripts: [[ServerMessage]], closingAll: Bool = false) async throws {
       let count = NIOLockedValueBox(0)
       let hellos = self.hellos
       channel = try await HostileServer.listen {
@@ -77,7 +78,8 @@ struct ResumeTests {
           return $0 - 1
         }
         return Replies(
-          frames: scripts[min(index, scripts.count - 1)].map { $0.encoded() }, closes: index == 0,
+          frames: scripts[min(index, scripts.count - 1)].map { $0.encoded() },
+          closes: closingAll || index == 0,
           hellos: hellos)
       }
     }
@@ -108,6 +110,42 @@ struct ResumeTests {
         }
       }
     }
+  }
+
+  @Test("a server that says it is closing each time it is reached again is given up on")
+  @MainActor
+  func alwaysClosing() async throws {
+    let (view, _) = Self.views()
+    let closing = ProtocolError(
+      code: .closing, message: "The server is closing; come back later.", seconds: 0)
+    let server = try await ResumingServer(
+      scripts: [
+        [
+          .welcome(room: "den", seat: .one, token: "t"), .state(seq: 7, view: view),
+          .error(closing, re: nil),
+        ]
+      ], closingAll: true)
+    let port = server.port
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let session = ClientSession(
+      connection: try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls),
+      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+      maxAttempts: 3, closingPatience: .milliseconds(500), backoff: { _ in .milliseconds(10) })
+    session.join(name: "Alice", room: "den")
+    let run = Task { @MainActor in await session.run() }
+    // Ends by itself; a session that never gives up is stopped after 20 s.
+    let stop = Task { @MainActor in
+      try await Task.sleep(for: .seconds(20))
+      session.store.dispatch(.quit)
+      session.hangUp()
+    }
+    let (error, fatal) = await run.value
+    stop.cancel()
+    #expect(fatal == nil)
+    let said = error.map(ConnectionFailure.ended) ?? "nothing"
+    #expect(said.contains("kept saying it is closing"), "\(said)")
+    #expect(server.hellos.withLockedValue(\.count) >= 2, "it was reached again meanwhile")
+    await server.close()
   }
 
   @Test("a seat resumed on a new connection carries on when its first state repeats the seq")

@@ -30,9 +30,9 @@ struct ChallengeBoardTests {
     #expect(board.reduce(.accept(id: 9, by: bob.id)) == .failure(.noSuchChallenge(9)))
     #expect(
       try board.reduce(.accept(id: 1, by: bob.id)).get() == [
-        .accepted(challenge(1, alice, bob, at: 1_000)),
         .withdrawn(challenge(2, carol, bob, at: 1_100)),
         .withdrawn(challenge(3, alice, carol, at: 1_200)),
+        .accepted(challenge(1, alice, bob, at: 1_000)),
       ])
     #expect(board.pending.isEmpty)
     // Answered once: a second answer is refused.

@@ -77,4 +77,22 @@ struct AgonesLinkTests {
     #expect(sdk.calls.last?.line == "POST /shutdown")
     _ = (alice, bob)
   }
+
+  @Test(
+    "a sidecar that stops answering after Ready: the stop waits for it 5 s at most",
+    .timeLimit(.minutes(1)))
+  func hangingSidecar() async throws {
+    // Ready and the label are answered; every later call hangs (each would end only at
+    // its own 5 s limit).
+    let sdk = try AgonesSDKStandIn(holds: { !["/ready", "/metadata/label"].contains($0.path) })
+    defer { sdk.close() }
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.agonesPort = sdk.port
+    let server = try await GameServer.start(configuration, logger: .init(label: "test"))
+    try await eventually(sdk, "a Health call, left hanging") { $0.contains("POST /health") }
+    let started = ContinuousClock.now
+    try await server.drainAndStop(within: .zero)
+    let took = ContinuousClock.now - started
+    #expect(took < AgonesLink.shutdownPatience + .milliseconds(1_500), "\(took)")
+  }
 }

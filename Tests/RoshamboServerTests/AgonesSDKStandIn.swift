@@ -85,7 +85,11 @@ final class AgonesSDKStandIn: Sendable {
   }
 
   /// Listens on 127.0.0.1:`port` (0: a free one), for the GameServer `name` of `fleet`.
-  init(port: Int = 0, name: String = "roshambo-a", fleet: String = "roshambo") throws {
+  /// A call `holds` says is recorded and never answered (a sidecar that hangs).
+  init(
+    port: Int = 0, name: String = "roshambo-a", fleet: String = "roshambo",
+    holds: @escaping @Sendable (Call) -> Bool = { _ in false }
+  ) throws {
     let recorded = NIOLockedValueBox<[Call]>([])
     let shared = Shared(Record(name: name, labels: ["agones.dev/fleet": fleet]))
     self.recorded = recorded
@@ -94,7 +98,7 @@ final class AgonesSDKStandIn: Sendable {
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
         channel.pipeline.configureHTTPServerPipeline().flatMap {
-          channel.pipeline.addHandler(Handler(recorded: recorded, shared: shared))
+          channel.pipeline.addHandler(Handler(recorded: recorded, shared: shared, holds: holds))
         }
       }
       .bind(host: "127.0.0.1", port: port).wait()
@@ -125,12 +129,17 @@ final class AgonesSDKStandIn: Sendable {
     typealias OutboundOut = HTTPServerResponsePart
     private let recorded: NIOLockedValueBox<[Call]>
     private let shared: Shared
+    private let holds: @Sendable (Call) -> Bool
     private var head: HTTPRequestHead?
     private var body = ""
 
-    init(recorded: NIOLockedValueBox<[Call]>, shared: Shared) {
+    init(
+      recorded: NIOLockedValueBox<[Call]>, shared: Shared,
+      holds: @escaping @Sendable (Call) -> Bool
+    ) {
       self.recorded = recorded
       self.shared = shared
+      self.holds = holds
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -144,6 +153,7 @@ final class AgonesSDKStandIn: Sendable {
         guard let head else { return }
         let call = Call(method: head.method.rawValue, path: head.uri, body: body)
         recorded.withLockedValue { $0.append(call) }
+        if holds(call) { return }
         if call.line == "GET /watch/gameserver" {
           watch(context)
           return

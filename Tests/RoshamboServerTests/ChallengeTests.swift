@@ -128,6 +128,32 @@ struct ChallengeTests {
     }
   }
 
+  @Test("seated by another challenge: both sides of the one it ends are told withdrawn")
+  func withdrawnToBoth() async throws {
+    try await withServer { server in
+      let alice = try await follower("Alice", port: server.port)
+      let bob = try await follower("Bob", port: server.port, sees: 2)
+      let carol = try await follower("Carol", port: server.port, sees: 3)
+      alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+      let toBob = try await bob.challenge()
+      carol.send(.challenge(name: "Alice", bestOf: nil, ruleset: nil, fair: false, id: 3))
+      var toAlice = try await alice.challenge()
+      while toAlice.from != "Carol" { toAlice = try await alice.challenge() }
+      alice.send(.accept(challenge: toAlice.id, id: 4))
+      // Alice, seated with Carol, hears that her challenge to Bob ended, then her welcome.
+      var heard: [ChallengeNotice] = []
+      while true {
+        let message = try await alice.next()
+        if case .challenge(let notice) = message { heard.append(notice) }
+        if case .welcome = message { break }
+      }
+      #expect(heard.contains(with(toBob, .withdrawn)), "\(heard.map(\.status))")
+      #expect(heard.last == with(toAlice, .accepted), "accepted comes right before the welcome")
+      #expect(try await bob.challenge() == with(toBob, .withdrawn))
+      for client in [alice, bob, carol] { await client.close() }
+    }
+  }
+
   @Test("expired: nobody answers in time, both are told, and a late answer is refused")
   func expired() async throws {
     var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())

@@ -29,7 +29,10 @@ struct ConnectionStateMachineTests {
   }
 
   func code(_ action: ConnectionStateMachine.Action) -> ErrorCode? {
-    if case .refuse(let error, _) = action { error.code } else { nil }
+    switch action {
+    case .refuse(let error, _), .refuseAfterAnswers(let error, _): error.code
+    default: nil
+    }
   }
 
   @Test("hello first; pings answered whenever; then requests go to the hub")
@@ -85,6 +88,24 @@ struct ConnectionStateMachineTests {
     #expect(machine.state == .closing)
   }
 
+  @Test("a flood after hello: the fatal refusal goes after the hub's answers to the burst")
+  func floodAfterHello() {
+    var machine = ConnectionStateMachine(limits: limits(burst: 3), admission: .admitted)
+    #expect(arrive(&machine, Self.hello) == .forward(PlayerRequest(Self.hello)!))
+    let pick = ClientMessage.choose(round: 1, weapon: .rock, id: 2)
+    #expect(arrive(&machine, pick) == .forward(PlayerRequest(pick)!))
+    #expect(arrive(&machine, .ping(id: 3)) == .pong(id: 3))
+    #expect(code(arrive(&machine, .ping(id: 4))) == .rateLimited)
+    for _ in 0..<2 { #expect(arrive(&machine, .ping(id: 5)) == .none) }
+    guard case .refuseAfterAnswers(let last, nil) = arrive(&machine, .ping(id: 6)) else {
+      Issue.record("the flood's refusal does not wait for the hub's answers")
+      return
+    }
+    #expect(last.code == .rateLimited && last.fatal)
+    #expect(machine.state == .closing)
+    #expect(arrive(&machine, pick) == .none)
+  }
+
   @Test("a second later the bucket has a token again and the excess count starts over")
   func rateRecovers() {
     var machine = ConnectionStateMachine(limits: limits(burst: 1), admission: .admitted)
@@ -109,7 +130,10 @@ struct ConnectionStateMachineTests {
     let idle = joined.idle()
     #expect(code(idle) == .timeout)
     // Said to a person, whose client prints it: what happened and what to do.
-    guard case .refuse(let timeout, nil) = idle else { return }
+    guard case .refuseAfterAnswers(let timeout, nil) = idle else {
+      Issue.record("a joined connection's fatal refusal goes after the hub's answers")
+      return
+    }
     #expect(
       timeout.message
         == "Nothing came from your program for 60 s, so the server closed the connection; "

@@ -121,6 +121,42 @@ struct ErrorCodeTests {
     }
   }
 
+  @Test("closed for flooding: what the frames inside the burst asked is answered first")
+  func floodKeepsAnswers() async throws {
+    try await withServer(limits: {
+      $0.framesPerSecond = 5; $0.frameBurst = 5
+    }) { server in
+      let client = try await TestClient.connect(port: server.port)
+      func frame(_ message: ClientMessage) -> [UInt8] {
+        ByteBufferFrames.frame(String(decoding: message.encoded(), as: UTF8.self))
+      }
+      // The hello and four picks (refused: nobody to play yet) fit the burst; the pings
+      // after them are the flood.
+      var burst = frame(
+        .hello(
+          protocol: WireProtocol.version, name: "Alice", role: .player, room: "den",
+          resume: nil, id: 1))
+      for id in 2...5 { burst += frame(.choose(round: 1, weapon: .rock, id: id)) }
+      for id in 100..<140 { burst += frame(.ping(id: id)) }
+      client.sendRaw(burst)
+      var welcomed = false
+      var answered: Set<Int> = []
+      var closedForFlooding = false
+      while !closedForFlooding {
+        switch try await client.next() {
+        case .welcome: welcomed = true
+        case .error(let error, _) where error.code == .rateLimited:
+          closedForFlooding = error.fatal
+        case .error(_, let re?): answered.insert(re)
+        default: break
+        }
+      }
+      #expect(welcomed, "the hello was answered before the connection closed")
+      #expect(answered == [2, 3, 4, 5])
+      await client.waitUntilClosed()
+    }
+  }
+
   @Test("server_full when the connection limit is reached")
   func serverFull() async throws {
     try await withServer(limits: { $0.maxConnections = 1 }) { server in

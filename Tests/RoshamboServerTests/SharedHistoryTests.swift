@@ -133,6 +133,10 @@ struct SharedHistoryTests {
         let text = String(decoding: server.metrics.exposition(), as: UTF8.self)
         return (samples(text)["roshambo_history_failures_total"] ?? 0) >= 1
       }
+      try await eventually("the gauge says three wait") {
+        let text = String(decoding: server.metrics.exposition(), as: UTF8.self)
+        return samples(text)["roshambo_history_matches_waiting"] == 3
+      }
       try postgres.start()
       try await eventually("all four matches in PostgreSQL") {
         postgres.storedMatches == "4"
@@ -144,6 +148,7 @@ struct SharedHistoryTests {
       let failures = samples(String(decoding: server.metrics.exposition(), as: UTF8.self))
       #expect((failures["roshambo_history_failures_total"] ?? 0) >= 1)
       #expect(failures["roshambo_history_matches_shipped_total"] == 4)
+      #expect(failures["roshambo_history_matches_dropped_total"] == 0)
     }
   }
 
@@ -220,10 +225,167 @@ struct SharedHistoryTests {
     #expect(
       try postgres.psql("SELECT sum(won), sum(lost) FROM roshambo_standings") == "20|20")
   }
+  @Test(
+    "a 100,000-character name and one with escape sequences in the shared history: every lobby still gets views, and neither name is shown or printed"
+  )
+  func brokenNamesLeftOut() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let lines = LogLines()
+    let history = SharedHistory(
+      address: try HistoryAddress(parsing: postgres.url),
+      logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
+    try await history.migrate()
+    let good = FinishedMatch(
+      id: 1, room: "den", finishedAt: 1_000, ruleset: "classic", bestOf: 1,
+      players: ["Alice", "Bob"], scores: [1, 0], winner: "Alice", forfeit: false, fair: false)
+    #expect(try await history.store([good], serverID: "s1") == 1)
+    // Written past the servers, straight into the database, above everyone else.
+    _ = try postgres.psql(
+      """
+      INSERT INTO roshambo_standings (name, won, lost) VALUES
+        (repeat('A', 100000), 1000, 0), (E'\\x1b]52;c;aGk=\\x07\\x1b[2JMallory', 999, 0);
+      INSERT INTO roshambo_matches (server_id, match_id, room, finished_at, ruleset, best_of,
+        player1, player2, score1, score2, winner, forfeit, fair) VALUES
+        ('s9', 1, 'den', 9000, 'classic', 1, repeat('A', 100000), 'Bob', 1, 0,
+          repeat('A', 100000), false, false),
+        ('s9', 2, 'den', 9001, 'classic', 1, E'\\x1b]52;c;aGk=\\x07\\x1b[2JMallory', 'Bob',
+          1, 0, 'Bob', false, false)
+      """)
+    // The board stays full: the rows after the broken ones fill it.
+    #expect(try await history.leaderboard(limit: 2).map(\.name) == ["Alice", "Bob"])
+    #expect(try await history.recentMatches(limit: 1).map(\.id) == [1])
+    // Said once a name, escaped and cut, however often the rows are read.
+    _ = try await history.leaderboard(limit: 2)
+    _ = try await history.recentMatches(limit: 1)
+    let said = lines.text
+    #expect(said.components(separatedBy: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").count - 1 == 1)
+    #expect(said.components(separatedBy: "Mallory").count - 1 == 1)
+    #expect(!said.contains("\u{1B}") && !said.contains(String(repeating: "A", count: 100)))
+    await history.close()
+
+    // A server of the fleet: its lobby shows the fleet's board without them.
+    let data = temporaryDataDirectory()
+    try await withServer(try configuration(data: data, history: postgres.url)) { server in
+      let follower = try await TestClient.connect(port: server.port)
+      follower.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+          fair: nil, id: 1))
+      var shown: [LobbyView.Leader] = []
+      while shown.map(\.name) != ["Alice", "Bob"] {
+        guard case .lobby(_, let view) = try await follower.next() else { continue }
+        shown = view.leaders
+        #expect(!view.leaders.contains { $0.name.contains("Mallory") || $0.name.count > 24 })
+      }
+    }
+  }
+}
+
+/// Rows read back from the shared history keep the protocol's rules, or are left out.
+@Suite("Shared history: rows read back")
+struct HistoryRowsTests {
+  @Test("a leaderboard keeps only names that keep the name rule, filled from the extra rows")
+  func leaders() {
+    let long = String(repeating: "A", count: 100_000)
+    let escape = "\u{1B}]52;c;aGk=\u{07}Mallory"
+    let rows: [(name: String, won: Int, lost: Int)] = [
+      (long, 9, 0), ("Alice", 5, 0), (escape, 4, 0), ("Bob", 3, 1), (long, 2, 0), ("Cy", 1, 0),
+      ("Di", 0, 1),
+    ]
+    let checked = HistoryRows(leaders: rows, limit: 3)
+    #expect(checked.kept.map(\.name) == ["Alice", "Bob", "Cy"])
+    #expect(checked.broken.map(\.text) == [long, escape])
+    #expect(checked.broken[0].problem.contains("at most"))
+    #expect(checked.broken[1].problem.contains("U+1B"))
+    #expect(HistoryRowsTests.fetches(limit: 10) > 10)
+  }
+
+  @Test("recent matches keep only rows whose players, winner and room keep the rules")
+  func matches() {
+    func match(_ id: Int64, room: String = "den", _ one: String, _ two: String) -> FinishedMatch {
+      FinishedMatch(
+        id: id, room: room, finishedAt: id, ruleset: "classic", bestOf: 1, players: [one, two],
+        scores: [1, 0], winner: one, forfeit: false, fair: false)
+    }
+    let rows = [
+      match(1, "Alice", "Bob"), match(2, "Bob", "\u{9B}31m"), match(3, room: "a b", "Cy", "Di"),
+      match(4, "Di", "Cy"),
+    ]
+    let checked = HistoryRows(matches: rows, limit: 5)
+    #expect(checked.kept.map(\.id) == [1, 4])
+    #expect(checked.broken.map(\.text) == ["\u{9B}31m", "a b"])
+  }
+
+  static func fetches(limit: Int) -> Int {
+    HistoryRows<(name: String, won: Int, lost: Int)>.fetchCount(for: limit)
+  }
 }
 
 extension PostgresProcess {
   /// How many matches the shared history holds, as psql prints it (nil until the tables
   /// exist).
   var storedMatches: String? { try? psql("SELECT count(*) FROM roshambo_matches") }
+}
+
+/// The journal's outbox while the shared history cannot be reached: bounded, counted,
+/// and said.
+@Suite("Shared history: the outbox while PostgreSQL is away")
+struct HistoryOutboxTests {
+  func match(at: Int64) -> FinishedMatch {
+    FinishedMatch(
+      id: nil, room: "den", finishedAt: at, ruleset: "classic", bestOf: 1,
+      players: ["Ann", "Bo"], scores: [1, 0], winner: "Ann", forfeit: false, fair: false)
+  }
+
+  @Test("past its bound the oldest leave the outbox, counted; the journal keeps every match")
+  func bounded() throws {
+    let journal = try Journal(
+      directory: temporaryDataDirectory(), shipsHistory: true, maxOutbox: 10)
+    for at in 1...25 { try journal.append([], matches: [match(at: Int64(at))]) }
+    let waiting = try journal.unshippedCount()
+    #expect((9...10).contains(waiting), "\(waiting)")
+    #expect(journal.outboxLevel.waiting == waiting)
+    #expect(journal.outboxLevel.dropped == 25 - waiting)
+    // The newest wait; the oldest went.
+    let next = try journal.database.read { try Journal.matches($0, inOutboxUpTo: 100) }
+    #expect(next.map(\.finishedAt) == Array(Int64(26 - waiting)...25))
+    #expect(try journal.recentMatches(limit: 100).count == 25)
+    try journal.acknowledgeShipped(next.prefix(4).compactMap(\.id))
+    #expect(journal.outboxLevel.waiting == waiting - 4)
+  }
+
+  @Test("the shipper says how many were dropped, once for each time, and scrapes show both")
+  func saidAndCounted() async throws {
+    let (journal, _) = try await JournalThread.open(
+      directory: temporaryDataDirectory(), keepMatches: 100, quickCommitMicros: 0,
+      shipsHistory: true, maxOutbox: 10
+    ) { _ in () }
+    for at in 1...12 { _ = try await journal.commit([], matches: [match(at: Int64(at))]).get() }
+    let lines = LogLines()
+    let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
+    // Nothing listens on port 1: every attempt fails at once.
+    let shipper = HistoryShipper(
+      history: SharedHistory(
+        address: try HistoryAddress(parsing: "postgres://roshambo@127.0.0.1:1/roshambo"),
+        logger: logger),
+      journal: journal, logger: logger, metrics: metrics)
+    shipper.start()
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !lines.text.contains("dropped"), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    await shipper.stop()
+    let said = lines.text
+    #expect(
+      said.contains(
+        "2 of the oldest finished matches waiting for the shared history were dropped from "
+          + "the journal's outbox"), "\(said)")
+    #expect(said.components(separatedBy: "were dropped").count == 2, "said once")
+    let scraped = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+    #expect(scraped["roshambo_history_matches_waiting"] == 10)
+    #expect(scraped["roshambo_history_matches_dropped_total"] == 2)
+    try await journal.close()
+  }
 }

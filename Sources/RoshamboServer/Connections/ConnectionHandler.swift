@@ -177,6 +177,12 @@ final class ConnectionHandler: ChannelInboundHandler {
         wrapOutboundOut(.frame(ServerMessage.pong(id: id).encoded())), promise: nil)
     case .refuse(let error, let re):
       refuse(error, re: re, context: context)
+    case .refuseAfterAnswers(let error, let re):
+      guard let link else { return refuse(error, re: re, context: context) }
+      logger.info(
+        "refused", metadata: ["conn": "\(id)", "code": "\(error.code)", "fatal": "true"])
+      helloTimeout?.cancel()
+      hub.execute { $0.refuseAfterAnswers(link, error, re: re) }
     case .none:
       break
     }

@@ -10,7 +10,8 @@ import RoshamboTLS
 /// `awaitingHello → joined → closing`; any state may go to `closing`.
 ///
 /// Invariant: nothing but `hello` (and `ping`) is forwarded before `hello`, and nothing
-/// at all once closing; every refusal it returns is the contract's error for it.
+/// at all once closing; every refusal it returns is the contract's error for it; a fatal
+/// one, once requests went to the hub, is sent after the hub's answers to them.
 struct ConnectionStateMachine {
   enum State: Equatable {
     /// Waiting for TLS and `hello`.
@@ -82,6 +83,10 @@ struct ConnectionStateMachine {
   /// the hub, answer a ping, or nothing.
   enum Action: Equatable {
     case refuse(ProtocolError, re: Int?)
+    /// Send a fatal error and close, but through the hub, after what it answers to the
+    /// requests it was handed before (a flood closes a connection whose frames inside
+    /// the burst are still being answered).
+    case refuseAfterAnswers(ProtocolError, re: Int?)
     case forward(PlayerRequest)
     case pong(id: Int?)
     case none
@@ -204,7 +209,9 @@ struct ConnectionStateMachine {
   }
 
   private mutating func refuse(_ error: ProtocolError, re: Int?) -> Action {
-    if error.fatal { state = .closing }
-    return .refuse(error, re: re)
+    guard error.fatal else { return .refuse(error, re: re) }
+    let forwarded = state == .joined
+    state = .closing
+    return forwarded ? .refuseAfterAnswers(error, re: re) : .refuse(error, re: re)
   }
 }

@@ -21,6 +21,9 @@ public final class AgonesLink: Sendable {
   static let healthEvery = Duration.seconds(2)
   static let loopPatience = Duration.seconds(1)
   static let longestRetry = Duration.seconds(4)
+  /// How long the stop waits for the SDK server in all: the calls still running and
+  /// `Shutdown` (each call alone may take up to 5 s).
+  static let shutdownPatience = Duration.seconds(5)
 
   /// What the game holds now, asked of its loop, or nil when the loop did not answer in
   /// time.
@@ -30,8 +33,10 @@ public final class AgonesLink: Sendable {
   private let version: String
   private let probe: Probe
   private let logger: Logger
-  /// The blocking HTTP calls run here, never on the game's loop or the concurrency pool.
-  private let calls = NIOThreadPool(numberOfThreads: 1)
+  /// The blocking HTTP calls run here, never on the game's loop or the concurrency pool:
+  /// one at a time, and a second thread so that `Shutdown` never waits behind a call
+  /// given up on (``call(_:_:_:alsoDone:)``).
+  private let calls = NIOThreadPool(numberOfThreads: 2)
   private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
   private let watching = NIOLockedValueBox<Task<Void, Never>?>(nil)
   private let listing = NIOLockedValueBox(FleetListing())
@@ -75,9 +80,11 @@ public final class AgonesLink: Sendable {
     }
   }
 
-  /// Stops reporting (``stopReporting()``) and says `Shutdown` (once; a sidecar that does
-  /// not answer is not waited for past one attempt).
+  /// Stops reporting (``stopReporting()``) and says `Shutdown` (once), waiting for the
+  /// SDK server ``shutdownPatience`` in all: a sidecar that does not answer by then is
+  /// left behind, said in the log, and the stop goes on.
   func shutdown() async {
+    let deadline = ContinuousClock.now + Self.shutdownPatience
     await stopReporting()
     let running = task.withLockedValue { task in
       defer { task = nil }
@@ -85,8 +92,23 @@ public final class AgonesLink: Sendable {
     }
     guard running != nil else { return }
     shutdownAsked.finish()
-    _ = try? await call("POST", "/shutdown", "{}")
-    try? await calls.shutdownGracefully()
+    let saying = Task { try await self.call("POST", "/shutdown", "{}") }
+    let timer = Task {
+      try await Task.sleep(until: deadline)
+      saying.cancel()
+    }
+    let said = await saying.result
+    timer.cancel()
+    if case .failure(let error) = said {
+      logger.warning(
+        """
+        the Agones SDK server did not take Shutdown within \
+        \(Self.shutdownPatience.components.seconds) s of the stop (\(error)); stopping without \
+        it: Agones removes the pod when its grace period ends. Check the sidecar's logs
+        """, metadata: ["sdk": "127.0.0.1:\(port)"])
+    }
+    // Not waited for: a call left hanging ends at its own limit, on its own thread.
+    calls.shutdownGracefully { _ in }
   }
 
   private func run() async {
@@ -207,17 +229,37 @@ public final class AgonesLink: Sendable {
     }
   }
 
-  /// One call to the SDK server; fails unless it answers 2xx.
+  /// One call to the SDK server; fails unless it answers 2xx. Cancelled, it throws at
+  /// once: the request is left to end on its thread (within its 5 s limit), so a slow
+  /// sidecar cannot hold the stop.
   @discardableResult
   private func call(
     _ method: String, _ path: String, _ body: String,
     alsoDone: @Sendable (Int, String) -> Bool = { _, _ in false }
   ) async throws -> String {
+    try Task.checkCancellation()
     let port = self.port
-    let answer = try await calls.runIfActive {
+    let asked = calls.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
       try OperationsClient.request(
         method, host: "127.0.0.1", port: port, path: path, body: body,
         advice: "is the Agones SDK server running beside the game?")
+    }
+    let waiting = NIOLockedValueBox<CheckedContinuation<(status: Int, body: String), any Error>?>(
+      nil)
+    @Sendable func end(_ result: Result<(status: Int, body: String), any Error>) {
+      waiting.withLockedValue { continuation in
+        defer { continuation = nil }
+        return continuation
+      }?.resume(with: result)
+    }
+    let answer = try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        waiting.withLockedValue { $0 = continuation }
+        if Task.isCancelled { end(.failure(CancellationError())) }
+        asked.whenComplete { end($0) }
+      }
+    } onCancel: {
+      end(.failure(CancellationError()))
     }
     guard (200..<300).contains(answer.status) || alsoDone(answer.status, answer.body) else {
       throw OperationsClient.Failure(

@@ -30,6 +30,8 @@ final class HistoryShipper: Sendable {
   /// Why the history cannot be reached, while it cannot (one warning an outage).
   private let problem = NIOLockedValueBox<String?>(nil)
   private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+  /// Outbox drops already said and counted.
+  private let droppedSaid = NIOLockedValueBox(0)
   /// Told the fleet's leaderboard whenever it is read.
   private let leaders: @Sendable ([LobbyView.Leader]) -> Void
 
@@ -86,6 +88,27 @@ final class HistoryShipper: Sendable {
     }
   }
 
+  /// Sets the gauge of matches waiting; says and counts matches dropped from the outbox
+  /// since the last time (one warning each time the journal drops some).
+  private func publishOutbox() {
+    let level = journal.outboxLevel
+    metrics?.historyWaiting.set(level.waiting)
+    let dropped = level.dropped
+    let new = droppedSaid.withLockedValue { said in
+      defer { said = dropped }
+      return dropped - said
+    }
+    guard new > 0 else { return }
+    metrics?.historyDropped.increment(by: new)
+    logger.warning(
+      """
+      \(new) of the oldest finished matches waiting for the shared history were dropped from \
+      the journal's outbox, which holds at most \(level.bound) while PostgreSQL cannot \
+      be reached; they stay in this server's journal (roshambo-server history) but will not \
+      reach the shared history. Bring PostgreSQL back to stop the loss
+      """, metadata: ["history": "\(history.address)"])
+  }
+
   /// What `body` returns, or a ``HistoryError`` if it takes longer than `limit` (it is
   /// cancelled).
   @discardableResult
@@ -115,6 +138,7 @@ final class HistoryShipper: Sendable {
     var wait = Self.firstRetry
     var leadersRead: ContinuousClock.Instant?
     while !Task.isCancelled {
+      publishOutbox()
       do {
         if !migrated {
           serverID = try await journal.submit { try $0.serverID() }.get()
@@ -153,6 +177,7 @@ final class HistoryShipper: Sendable {
             \(Self.longestRetry.components.seconds) s)
             """, metadata: ["history": "\(history.address)"])
         }
+        publishOutbox()
         try? await Task.sleep(for: wait)
         wait = min(wait * 2, Self.longestRetry)
       }

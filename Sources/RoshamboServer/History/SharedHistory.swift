@@ -1,8 +1,10 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import RoshamboCrypto
 import RoshamboGame
 import RoshamboProtocol
 
@@ -19,6 +21,10 @@ public final class SharedHistory: Sendable {
   private let group: MultiThreadedEventLoopGroup
   private let logger: Logger
   private let running: Task<Void, Never>
+  /// Digests of the names and rooms read back that broke the protocol's rule and were
+  /// said in the log (each once; at most ``maxReported`` remembered).
+  private let reported = NIOLockedValueBox<Set<[UInt8]>>([])
+  static let maxReported = 1_000
 
   /// The schema's versions, in order; each runs once, in a transaction, under a lock
   /// that keeps two servers starting together from running one twice.
@@ -137,27 +143,34 @@ public final class SharedHistory: Sendable {
     }
   }
 
-  /// Players by matches won, then fewest lost, then name: (name, won, lost).
+  /// Players by matches won, then fewest lost, then name: (name, won, lost). A row whose
+  /// name breaks the protocol's name rule is left out (``HistoryRows``) and said once.
   public func leaderboard(limit: Int) async throws -> [(name: String, won: Int, lost: Int)] {
+    let fetch = HistoryRows<(name: String, won: Int, lost: Int)>.fetchCount(for: limit)
     let rows = try await client.query(
       """
       SELECT name, won, lost FROM roshambo_standings
-        ORDER BY won DESC, lost ASC, name ASC LIMIT \(limit)
+        ORDER BY won DESC, lost ASC, name ASC LIMIT \(fetch)
       """, logger: logger)
     var board: [(name: String, won: Int, lost: Int)] = []
     for try await (name, won, lost) in rows.decode((String, Int, Int).self) {
       board.append((name, won, lost))
     }
-    return board
+    let checked = HistoryRows(leaders: board, limit: limit)
+    report(checked.broken, table: "roshambo_standings")
+    return checked.kept
   }
 
-  /// The latest matches of the whole fleet, newest first, without their rounds.
+  /// The latest matches of the whole fleet, newest first, without their rounds. A match
+  /// whose players, winner or room break the protocol's rules is left out
+  /// (``HistoryRows``) and said once.
   public func recentMatches(limit: Int) async throws -> [FinishedMatch] {
+    let fetch = HistoryRows<FinishedMatch>.fetchCount(for: limit)
     let rows = try await client.query(
       """
       SELECT match_id, room, finished_at, ruleset, best_of, player1, player2, score1, score2,
         winner, forfeit, fair FROM roshambo_matches
-        ORDER BY finished_at DESC, server_id, match_id DESC LIMIT \(limit)
+        ORDER BY finished_at DESC, server_id, match_id DESC LIMIT \(fetch)
       """, logger: logger)
     var matches: [FinishedMatch] = []
     for try await row in rows {
@@ -172,7 +185,27 @@ public final class SharedHistory: Sendable {
           players: [player1, player2], scores: [score1, score2], winner: winner,
           forfeit: forfeit, fair: fair))
     }
-    return matches
+    let checked = HistoryRows(matches: matches, limit: limit)
+    report(checked.broken, table: "roshambo_matches")
+    return checked.kept
+  }
+
+  /// Says each of `broken` in the log, once for the life of this history.
+  private func report(_ broken: [BrokenText], table: String) {
+    let new = reported.withLockedValue { reported in
+      broken.filter { found in
+        guard reported.count < Self.maxReported else { return false }
+        return reported.insert(SHA256Digest.digest(Array(found.text.utf8))).inserted
+      }
+    }
+    for found in new {
+      logger.warning(
+        """
+        the shared history holds \(LogText.quoted(found.text)) in \(table), which breaks the \
+        protocol's rule (\(found.problem)); its rows are left out of the leaderboard and recent \
+        matches. Another program wrote it: correct or delete those rows in PostgreSQL
+        """, metadata: ["history": "\(address)"])
+    }
   }
 
   /// How many matches the shared history holds, and how many of them came from `serverID`

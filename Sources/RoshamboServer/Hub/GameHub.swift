@@ -554,6 +554,14 @@ final class GameHub {
       ])
   }
 
+  /// The connection refused itself fatally (a flood, a bad frame, silence): the error and
+  /// the close go out after what the hub answered it before, in order.
+  func refuseAfterAnswers(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
+    outbox.append(.message(link, .error(error, re: re)))
+    outbox.append(.close(link))
+    scheduleFlush()
+  }
+
   func reply(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
     metrics?.refused(error.code)
     outbox.append(.message(link, .error(error, re: re)))

@@ -51,6 +51,14 @@ final class Journal {
   /// Whether each match committed is also put in the outbox for a shared history
   /// (``JournalThread/unshipped(limit:)``).
   let shipsHistory: Bool
+  /// Matches the outbox holds at most (``trimOutbox()``).
+  let maxOutbox: Int
+  static let defaultMaxOutbox = 100_000
+  /// Matches in the outbox now, and how many left it unshipped, for scrapes and the
+  /// shipper.
+  let outboxLevel: OutboxLevel
+  /// Matches in the outbox now (published in ``outboxLevel``).
+  var outboxCount = 0
   /// Matches in the table now.
   var matchCount = 0
   /// The last match whose result is in the standings; later ones are folded in by
@@ -74,10 +82,12 @@ final class Journal {
   /// files 0600 (existing ones that are wider are reported in ``warnings``).
   init(
     directory: String, keepMatches: Int = 10_000, shipsHistory: Bool = false,
-    background: NIOThreadPool? = nil
+    maxOutbox: Int = Journal.defaultMaxOutbox, background: NIOThreadPool? = nil
   ) throws {
     self.keepMatches = max(1, keepMatches)
     self.shipsHistory = shipsHistory
+    self.maxOutbox = max(1, maxOutbox)
+    outboxLevel = OutboxLevel(bound: self.maxOutbox)
     self.background = background
     let files = FileManager.default
     if files.fileExists(atPath: directory) {
@@ -123,6 +133,12 @@ final class Journal {
           ?? 0
       )
     }
+    if shipsHistory {
+      outboxCount = try database.read {
+        try Int.fetchOne($0, sql: "SELECT count(*) FROM history_outbox") ?? 0
+      }
+      outboxLevel.set(waiting: outboxCount)
+    }
     (lastSeq, generation, rowTable) = try database.read { db in
       let row = try Row.fetchOne(
         db,
@@ -164,6 +180,7 @@ final class Journal {
     throws
   {
     var json = JSONText(capacity: 128)
+    var dropped = 0
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
         json.removeAll()
@@ -189,6 +206,13 @@ final class Journal {
           try writer.run("INSERT INTO history_outbox (match_id) VALUES (last_insert_rowid())")
         }
       }
+      if shipsHistory, !matches.isEmpty {
+        dropped = try trimOutbox(holding: outboxCount + matches.count)
+      }
+    }
+    if shipsHistory, !matches.isEmpty {
+      outboxCount += matches.count - dropped
+      outboxLevel.set(waiting: outboxCount, droppedMore: dropped)
     }
     matchCount += matches.count
     unfoldedMatches += matches.count

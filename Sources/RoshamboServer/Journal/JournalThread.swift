@@ -17,6 +17,8 @@ import RoshamboGame
 final class JournalThread: Sendable {
   let loop: any EventLoop
   let path: String
+  /// The journal's history outbox: how many matches wait, how many were dropped.
+  let outboxLevel: OutboxLevel
   private let group: MultiThreadedEventLoopGroup
   private let box: JournalBox
   /// The journal's low-priority work: encoding snapshots, checkpoints (one thread, `nice`
@@ -46,7 +48,7 @@ final class JournalThread: Sendable {
   /// the journal (loading, compacting at start).
   static func open<T: Sendable>(
     directory: String, keepMatches: Int, quickCommitMicros: Int, shipsHistory: Bool = false,
-    prepare: @escaping @Sendable (Journal) throws -> T
+    maxOutbox: Int = Journal.defaultMaxOutbox, prepare: @escaping @Sendable (Journal) throws -> T
   ) async throws -> (JournalThread, T) {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
@@ -62,14 +64,14 @@ final class JournalThread: Sendable {
         let box = JournalBox(
           try Journal(
             directory: directory, keepMatches: keepMatches, shipsHistory: shipsHistory,
-            background: encoder),
+            maxOutbox: maxOutbox, background: encoder),
           loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()
-      let path = box.withJournal { $0.path }
+      let (path, outboxLevel) = box.withJournal { ($0.path, $0.outboxLevel) }
       let thread = JournalThread(
         group: group, loop: loop, box: box, encoder: encoder, path: path,
-        quickCommitMicros: quickCommitMicros)
+        outboxLevel: outboxLevel, quickCommitMicros: quickCommitMicros)
       return (thread, prepared)
     } catch {
       try? await encoder.shutdownGracefully()
@@ -80,8 +82,9 @@ final class JournalThread: Sendable {
 
   private init(
     group: MultiThreadedEventLoopGroup, loop: any EventLoop, box: JournalBox,
-    encoder: NIOThreadPool, path: String, quickCommitMicros: Int
+    encoder: NIOThreadPool, path: String, outboxLevel: OutboxLevel, quickCommitMicros: Int
   ) {
+    self.outboxLevel = outboxLevel
     self.quickCommitMicros = quickCommitMicros
     self.group = group
     self.loop = loop

@@ -30,6 +30,10 @@ public final class ServerMetrics: Sendable {
   /// Matches the shared history acknowledged, and attempts to reach it that failed.
   let matchesShipped: CoreMetrics.Counter
   let historyFailures: CoreMetrics.Counter
+  /// Matches in the journal's outbox waiting for the shared history, and those dropped
+  /// from it unshipped because it held its maximum.
+  let historyWaiting: CoreMetrics.Meter
+  let historyDropped: CoreMetrics.Counter
   let slowConsumerConflations: CoreMetrics.Counter
   let slowConsumerCloses: CoreMetrics.Counter
   /// The game loop's stall profile: how late a probe every ``lagProbeInterval`` ran,
@@ -125,6 +129,8 @@ public final class ServerMetrics: Sendable {
     recordsSent = counter("roshambo_match_records_sent_total")
     matchesShipped = counter("roshambo_history_matches_shipped_total")
     historyFailures = counter("roshambo_history_failures_total")
+    historyWaiting = gauge("roshambo_history_matches_waiting")
+    historyDropped = counter("roshambo_history_matches_dropped_total")
     slowConsumerConflations = counter("roshambo_slow_consumer_conflations_total")
     slowConsumerCloses = counter("roshambo_slow_consumer_closes_total")
     playersSeated = gauge("roshambo_players_seated")
