@@ -214,8 +214,9 @@ struct HostileServerTests {
     let server = try await HostileServer(frames: [], thenSilent: true)
     defer { Task { await server.close() } }
     let started = ContinuousClock.now
-    let (status, printed) = try runRoshambo(
-      command + ["--name", "Tester"], port: server.port, seconds: 30)
+    // Waited for on a thread of its own: the other tests need the tasks' threads meanwhile.
+    let (process, pipe) = try startRoshambo(command + ["--name", "Tester"], port: server.port)
+    let (status, printed) = await awaitExit(process, pipe, seconds: 30)
     let took = ContinuousClock.now - started
     #expect(status == 1, "\(printed)")
     #expect(printed.contains("no answer within 10 s"), "\(printed)")
