@@ -214,10 +214,11 @@ struct HostileServerTests {
     let server = try await HostileServer(frames: [], thenSilent: true)
     defer { Task { await server.close() } }
     // Pings every 30 s: the silence of the lobby's follower (three pings) comes after
-    // the answer's deadline, which is what is tried here. Past 30 s the program is
-    // killed, and says nothing.
-    let (status, printed) = try runRoshambo(
-      command + ["--name", "Tester", "--keepalive", "30"], port: server.port, seconds: 30)
+    // the answer's deadline, which is what is tried here. Waited for on a thread of its
+    // own (the other tests need the tasks' threads meanwhile); past 30 s it is killed.
+    let (process, pipe) = try startRoshambo(
+      command + ["--name", "Tester", "--keepalive", "30"], port: server.port)
+    let (status, printed) = await awaitExit(process, pipe, seconds: 30)
     #expect(status == 1, "\(printed)")
     #expect(printed.contains("no answer within 10 s"), "\(printed)")
   }
