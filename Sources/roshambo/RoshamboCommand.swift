@@ -150,6 +150,13 @@ func validateFleet(_ fleet: FleetOptions, server: ServerOptions, alone: String?)
       "\(alone) needs one server (its lobby, or one of its own), so not --allocator: each "
         + "server in a fleet has its own lobby; use --host.")
   }
+  // The allocator names the address: trusting what answers there on first use would let
+  // a hostile allocator send players to a machine of its choosing.
+  if server.pin == nil, server.ca == nil {
+    throw ValidationError(
+      "--allocator needs --ca (the fleet's CA) or --pin (the fleet's shared certificate): a "
+        + "server the allocator names is never trusted on first use.")
+  }
 }
 
 /// Checks `--name` with the rule the server uses.

@@ -276,6 +276,10 @@ struct FleetRoutingTests {
         "is not an https://HOST[:PORT] address"
       ),
       (["--allocator", "https://127.0.0.1:1"], "--allocator needs --allocator-ca"),
+      (
+        ["--allocator", "https://h", "--allocator-ca", "ca.pem", "--accept-new"],
+        "--allocator needs --ca"
+      ),
       (["--allocator-ca", "ca.pem"], "--allocator-ca needs --allocator"),
       (
         ["--allocator", "https://h", "--allocator-ca", "ca.pem", "--host", "127.0.0.1"],
