@@ -207,11 +207,15 @@ grep -q "^10.77.0.1 7443 $fingerprint\$" "$work/home-tty/.config/roshambo/known_
 tmux kill-session -t "$session"
 
 echo "lan-test: bots trusting the CA file and the pinned fingerprint"
+# Fresh homes (nothing in known_servers), the same players: each brings the identity it
+# played p1 and p2 under earlier (--identity), as a player copies it to another machine.
 cp "$work/certs/ca.pem" "$work/ca.pem"
 on p1 ca "$pkg/roshambo" bot --host 10.77.0.1 --ca "$work/ca.pem" --room lan --name p1 \
+  --identity "$work/home-one/.config/roshambo/identity.pem" \
   --matches 2 > "$work/p1.out" 2>&1 &
 p1=$!
 on p2 pin "$pkg/roshambo" bot --host 10.77.0.1 --pin "$fingerprint" --room lan --name p2 \
+  --identity "$work/home-two/.config/roshambo/identity.pem" \
   --matches 2 > "$work/p2.out" 2>&1 &
 p2=$!
 status=0

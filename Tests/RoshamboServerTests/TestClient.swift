@@ -30,7 +30,7 @@ enum TestCertificates {
   static func client(as person: String) -> TLSContext {
     identities.withLockedValue { known in
       if let context = known[person] { return context }
-      let path = files.directory + "/identity-\(SHA256Hex.of(person)).pem"
+      let path = files.directory + "/identity-\(HexName.of(person)).pem"
       try! DevelopmentCertificates.createIdentity(at: path)
       let context = try! TLSContext(
         .client(
@@ -41,8 +41,8 @@ enum TestCertificates {
   }
 }
 
-/// A file name for any text.
-enum SHA256Hex {
+/// A file name for any text: its Unicode scalars in hex (64 digits at most).
+enum HexName {
   static func of(_ text: String) -> String {
     String(text.unicodeScalars.map { String($0.value, radix: 16) }.joined().prefix(64))
   }
