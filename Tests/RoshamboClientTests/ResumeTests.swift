@@ -126,11 +126,7 @@ struct ResumeTests {
         ]
       ], closingAll: true)
     let port = server.port
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
-    let session = ClientSession(
-      connection: try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls),
-      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
-      maxAttempts: 3, closingPatience: .milliseconds(500), backoff: { _ in .milliseconds(10) })
+    let session = try await reconnectingSession(port: port, closingPatience: .milliseconds(500))
     session.join(name: "Alice", room: "den")
     let run = Task { @MainActor in await session.run() }
     // Ends by itself; a session that never gives up is stopped after 20 s.
@@ -158,12 +154,7 @@ struct ResumeTests {
       [welcome, .state(seq: 7, view: view), .state(seq: 8, view: later)],
     ])
     let port = server.port
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
-    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
-    let session = ClientSession(
-      connection: connection,
-      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
-      maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+    let session = try await reconnectingSession(port: port)
     let seatFile = HeldSeat.path(
       in: NSTemporaryDirectory() + "roshambo-seats-\(getpid())-\(UUID().uuidString)",
       host: "127.0.0.1", port: port, name: "Alice")
@@ -298,12 +289,7 @@ struct LostPickTests {
       .welcome(room: "den", seat: .one, token: "t"), .state(seq: 7, view: view),
     ])
     let port = server.port
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
-    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
-    let session = ClientSession(
-      connection: connection,
-      reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
-      maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+    let session = try await reconnectingSession(port: port)
     let seqs = AsyncStream.makeStream(of: Int.self)
     let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
     session.join(name: "Alice", room: "den")
@@ -343,4 +329,17 @@ struct MovedRoomTests {
     #expect(cup.context.notice == nil)
     #expect(cup.room == "cup-1-2-1" && cup.seq == -1)
   }
+}
+
+/// A session on a server on 127.0.0.1 that reconnects at once (three tries, 10 ms apart),
+/// trusting the tests' CA.
+@MainActor
+func reconnectingSession(port: Int, closingPatience: Duration = .seconds(120)) async throws
+  -> ClientSession
+{
+  let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+  return ClientSession(
+    connection: try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls),
+    reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
+    maxAttempts: 3, closingPatience: closingPatience, backoff: { _ in .milliseconds(10) })
 }
