@@ -1,6 +1,7 @@
 /// The challenges waiting for an answer in the lobby: who challenged whom, on which
-/// terms, until when. People are the server's own numbers for them (a connection's), so
-/// the board needs no socket and no clock: time arrives inside actions as `at`.
+/// terms, until when. People are the server's own numbers for them (a connection's) and,
+/// for the limits, their identity when they have one, so the board needs no socket and
+/// no clock: time arrives inside actions as `at`.
 ///
 /// Invariants: a person has at most ``maxOutgoing`` challenges out and ``maxIncoming``
 /// waiting for them, and makes at most ``maxPerMinute`` a minute; at most one challenge
@@ -34,10 +35,15 @@ public struct ChallengeBoard: Sendable, Equatable {
   public struct Person: Sendable, Equatable {
     public var id: Int
     public var name: String
+    /// Whom the limits count: the player's identity when it presented one, so that many
+    /// connections, or a new one after leaving, are still one person; else the
+    /// connection.
+    public var counted: String
 
-    public init(id: Int, name: String) {
+    public init(id: Int, name: String, identity: String? = nil) {
       self.id = id
       self.name = name
+      self.counted = identity.map { "identity " + $0 } ?? "connection \(id)"
     }
   }
 
@@ -95,7 +101,7 @@ public struct ChallengeBoard: Sendable, Equatable {
   private var nextID = 1
   /// When each person made their challenges of the last minute (at most
   /// ``maxPerMinute`` each; a person with none has no entry).
-  private var made: [Int: [Int64]] = [:]
+  private var made: [String: [Int64]] = [:]
 
   /// How long a challenge on this board waits for an answer, ms.
   public let lifetimeMillis: Int64
@@ -115,7 +121,7 @@ public struct ChallengeBoard: Sendable, Equatable {
         id: nextID, from: from, to: to, terms: terms, expiresAt: at + lifetimeMillis)
       nextID += 1
       pending[challenge.id] = challenge
-      made[from.id] = recent(from.id, at: at) + [at]
+      made[from.counted] = recent(from.counted, at: at) + [at]
       return .success([.offered(challenge)])
     case .accept(let id, let by):
       guard let challenge = pending[id], challenge.to.id == by else {
@@ -137,7 +143,8 @@ public struct ChallengeBoard: Sendable, Equatable {
       pending[id] = nil
       return .success([.expired(challenge)])
     case .departed(let person):
-      made[person] = nil
+      // A connection's count goes with it; an identity's stays, whatever it reconnects.
+      made["connection \(person)"] = nil
       return .success(withdraw { $0.involves(person) })
     }
   }
@@ -145,7 +152,7 @@ public struct ChallengeBoard: Sendable, Equatable {
   /// Why `from` may not challenge `to` now, or nil.
   private func refusal(from: Person, to: Person, at: Int64) -> Refusal? {
     if from.id == to.id { return .noSuchPlayer("You cannot challenge yourself.") }
-    let recent = recent(from.id, at: at)
+    let recent = recent(from.counted, at: at)
     if recent.count >= Self.maxPerMinute {
       let wait = (recent[0] + 60_000 - at + 999) / 1_000
       return .challengeLimit(
@@ -158,7 +165,7 @@ public struct ChallengeBoard: Sendable, Equatable {
     if open.contains(where: { $0.from.id == to.id && $0.to.id == from.id }) {
       return .challengeLimit("\(to.name) already challenged you: accept that challenge.")
     }
-    if open.count(where: { $0.from.id == from.id }) >= Self.maxOutgoing {
+    if open.count(where: { $0.from.counted == from.counted }) >= Self.maxOutgoing {
       return .challengeLimit(
         "You have \(Self.maxOutgoing) challenges waiting for an answer; wait for one.")
     }
@@ -169,7 +176,7 @@ public struct ChallengeBoard: Sendable, Equatable {
   }
 
   /// When `person` made the challenges of the minute before `at`.
-  private func recent(_ person: Int, at: Int64) -> [Int64] {
+  private func recent(_ person: String, at: Int64) -> [Int64] {
     (made[person] ?? []).filter { at - $0 < 60_000 }
   }
 

@@ -96,6 +96,47 @@ struct ChallengeBoardTests {
       (try? board.reduce(.offer(from: bob, to: others[9], terms: terms, at: 62_000)).get()) != nil)
   }
 
+  @Test("one identity is one person to the limits, however many connections it uses")
+  func limitsPerIdentity() throws {
+    var board = ChallengeBoard()
+    let key = String(repeating: "ab", count: 32)
+    // Ten connections of one identity are one challenger: three waiting at once…
+    let mallory = (100..<110).map {
+      ChallengeBoard.Person(id: $0, name: "M\($0)", identity: key)
+    }
+    let targets = (10..<30).map { ChallengeBoard.Person(id: $0, name: "P\($0)") }
+    var waiting: [ChallengeBoard.Challenge] = []
+    for index in 0..<3 {
+      let events = try board.reduce(
+        .offer(from: mallory[index], to: targets[index], terms: terms, at: 0)
+      ).get()
+      waiting.append(events[0].challenge)
+    }
+    guard
+      case .failure(let outgoing) = board.reduce(
+        .offer(from: mallory[3], to: targets[3], terms: terms, at: 1))
+    else {
+      Issue.record("a fourth connection of one identity had a fourth challenge waiting")
+      return
+    }
+    #expect(outgoing.kind == .challengeLimit)
+    for challenge in waiting {
+      _ = try board.reduce(.decline(id: challenge.id, by: challenge.to.id)).get()
+    }
+    // …and ten a minute, even when its connections leave and others come instead.
+    _ = try board.reduce(.departed(mallory[0].id)).get()
+    var made = 3
+    for index in 3..<20 {
+      let offer = ChallengeBoard.Action.offer(
+        from: mallory[index % mallory.count], to: targets[index], terms: terms,
+        at: Int64(10 + index))
+      guard case .success(let events) = board.reduce(offer) else { continue }
+      made += 1
+      _ = try board.reduce(.decline(id: events[0].challenge.id, by: targets[index].id)).get()
+    }
+    #expect(made == ChallengeBoard.maxPerMinute)
+  }
+
   @Test("random sequences: the caps hold, and every challenge ends with exactly one event")
   func property() async {
     let script = Gen.int(in: 0...Int(Int32.max)).array(of: 0...200)

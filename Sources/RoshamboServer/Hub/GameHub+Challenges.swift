@@ -45,8 +45,9 @@ extension GameHub {
       bestOf: bestOf ?? lobby.defaults.bestOf, ruleset: ruleset ?? lobby.defaults.ruleset,
       fair: fair)
     let offer = ChallengeBoard.Action.offer(
-      from: .init(id: challenger.link.id, name: challenger.name),
-      to: .init(id: target.link.id, name: target.name), terms: terms, at: now())
+      from: .init(id: challenger.link.id, name: challenger.name, identity: challenger.identity),
+      to: .init(id: target.link.id, name: target.name, identity: target.identity), terms: terms,
+      at: now())
     switch challenges.reduce(offer) {
     case .failure(let refusal):
       reply(origin.link, ProtocolError(refusal), re: origin.re)
