@@ -23,6 +23,8 @@ client_running() { pgrep -f -- "--port $port --keepalive 0.5 --name $1\$" >/dev/
 
 for person in Alice Bob Carol; do start_person "$person"; done
 for person in Alice Bob Carol; do expect_screen "$person" "Roshambo lobby · you are $person"; done
+# Each is new here: the lobby says, above all else, that it made their identity.
+expect_screen Carol "Made your player identity"
 expect_screen Alice "Carol · in the lobby"
 
 echo "tmux-evening: everyone idles for 2.5 idle limits, and is still in the lobby"

@@ -50,11 +50,16 @@ public final class LobbyScreen {
   private let keepalive: Duration
 
   /// `keepalive`: how often the lobby pings the server while nobody presses a key.
-  public init(connection: ServerConnection, name: String, keepalive: Duration = .seconds(15)) {
+  /// `notice`: a line to show first (what a first run made, say).
+  public init(
+    connection: ServerConnection, name: String, keepalive: Duration = .seconds(15),
+    notice: String? = nil
+  ) {
     self.connection = connection
     self.keepalive = keepalive
     self.store = Store(initialState: LobbyScreenState(me: name), reducer: LobbyScreenReducer())
     self.color = ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    if let notice { store.dispatch(.notice(notice)) }
   }
 
   public func run() async -> Outcome {

@@ -143,8 +143,13 @@ func party(server options: ServerOptions, name: String) async throws {
     } else {
       connection = try await connect(resolved, options: options)
     }
+    // Said once, on the first lobby screen of the run that made the identity.
+    let notice = madeIdentity.withLockedValue { said in
+      defer { said = nil }
+      return said
+    }
     let outcome = await MainActor.run {
-      LobbyScreen(connection: connection, name: name, keepalive: keepalive)
+      LobbyScreen(connection: connection, name: name, keepalive: keepalive, notice: notice)
     }.run()
     let ending: Screen.Ending
     switch outcome {

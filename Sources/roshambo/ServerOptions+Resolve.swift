@@ -1,9 +1,13 @@
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 import RoshamboClient
 import RoshamboProtocol
 import RoshamboTLS
 import Sysexits
+
+/// What this run said when it made the player's identity, for the lobby to repeat.
+let madeIdentity = NIOLockedValueBox<String?>(nil)
 
 extension ServerOptions {
   /// Whether a person is at the keyboard to answer a question.
@@ -190,7 +194,11 @@ extension ServerOptions {
     guard let path else { return nil }
     do {
       let (me, created) = try PlayerIdentity.loadOrCreate(at: path)
-      if created { complain(lines: me.firstUseLines) }
+      if created {
+        complain(lines: me.firstUseLines)
+        // The lobby's screen covers the terminal at once: it says it again.
+        madeIdentity.withLockedValue { $0 = me.firstUseLines.joined(separator: " ") }
+      }
       return me
     } catch let problem as PlayerIdentity.Problem {
       complain(problem.description)
