@@ -26,14 +26,11 @@ public struct HeldSeat: Equatable, Sendable {
     self.token = token
   }
 
-  /// Where the seats are kept: `$XDG_CONFIG_HOME/roshambo/seats`, else
-  /// `$HOME/.config/roshambo/seats`; nil when neither is set.
+  /// Where the seats are kept: `seats/` beside `known_servers`
+  /// (``KnownServers/defaultPath(environment:)``); nil when there is no such place.
   public static func defaultDirectory(environment: [String: String]) -> String? {
-    if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-      return config + "/roshambo/seats"
-    }
-    guard let home = environment["HOME"], !home.isEmpty else { return nil }
-    return home + "/.config/roshambo/seats"
+    guard let known = KnownServers.defaultPath(environment: environment) else { return nil }
+    return (known as NSString).deletingLastPathComponent + "/seats"
   }
 
   /// The file for `name` on the server at `host` and `port`.
@@ -99,6 +96,9 @@ public final class SeatMemory {
   public let path: String
   private let name: String
   private var kept: HeldSeat?
+  /// Whether the file is known to be gone (so each state of a finished match does not
+  /// remove it again).
+  private var forgotten = false
 
   public init(path: String, name: String) {
     self.path = path
@@ -113,11 +113,14 @@ public final class SeatMemory {
     let seat = HeldSeat(name: name, room: room, token: token)
     guard seat != kept else { return }
     kept = seat
+    forgotten = false
     try? seat.write(to: path)
   }
 
   public func forget() {
+    guard !forgotten else { return }
     kept = nil
+    forgotten = true
     HeldSeat.forget(at: path)
   }
 }

@@ -138,7 +138,8 @@ func party(server options: ServerOptions, name: String) async throws {
   while true {
     let connection: ServerConnection
     if let why = comingBack {
-      connection = try await reconnectLobby(resolved, options: options, after: why)
+      connection = try await reconnectLobby(
+        resolved, options: options, after: why, reconnect: reconnect)
       comingBack = nil
     } else {
       connection = try await connect(resolved, options: options)
@@ -247,12 +248,13 @@ func takeBackSeat(
   return ending
 }
 
-/// Connects again after the lobby's connection ended (the network, a server restarting
-/// or draining), saying so on the terminal, every 2 s for up to 2 minutes; Ctrl-C leaves.
-/// Gives up with the reason the last try failed.
-func reconnectLobby(_ server: ResolvedServer, options: ServerOptions, after why: String)
-  async throws -> ServerConnection
-{
+/// Connects again with `reconnect` after the lobby's connection ended (the network, a
+/// server restarting or draining), saying so on the terminal, every 2 s for up to 2
+/// minutes; Ctrl-C leaves. Gives up with the reason the last try failed.
+func reconnectLobby(
+  _ server: ResolvedServer, options: ServerOptions, after why: String,
+  reconnect: @Sendable () async throws -> ServerConnection
+) async throws -> ServerConnection {
   let attempts = 60
   var attempt = 0
   complain("lost the lobby: \(why).")
@@ -263,8 +265,7 @@ func reconnectLobby(_ server: ResolvedServer, options: ServerOptions, after why:
       "\r\u{1B}[KReconnecting, try \(attempt) of \(attempts) (Ctrl-C leaves)…", terminator: "")
     fflush(nil)
     do {
-      let connection = try await ServerConnection.connect(
-        host: server.host, port: server.port, tls: server.tls)
+      let connection = try await reconnect()
       print("\r\u{1B}[K", terminator: "")
       return connection
     } catch {

@@ -8,7 +8,8 @@ import RoshamboProtocol
 /// is not someone else. A client without an identity plays under a name nobody holds;
 /// two such players in rooms may share one, as protocol 1 always allowed.
 extension GameHub {
-  /// Why `name` is not for a connection presenting `identity` in `role` now, or nil.
+  /// Why `name` is not for a connection presenting `identity` in `role` now (a fatal
+  /// refusal of its `hello`), or nil.
   func nameRefusal(_ name: String, identity: String?, role: ClientMessage.Role)
     -> ProtocolError?
   {
@@ -16,7 +17,7 @@ extension GameHub {
       return ProtocolError(
         code: .nameTaken,
         message: "The name \(name) belongs to another player on this server. Play under "
-          + "another name (--name NAME), or ask the host to release it.")
+          + "another name (--name NAME), or ask the host to release it.", fatal: true)
     }
     // In the lobby everyone is someone: another follower, or a player seated under the
     // name, who is not the same identity, is another person. Players in rooms are told
@@ -29,7 +30,7 @@ extension GameHub {
       return ProtocolError(
         code: .nameTaken,
         message: "Someone here is already called \(name). Pick another name (--name NAME)"
-          + (identity == nil ? "." : ", or wait until they have left."))
+          + (identity == nil ? "." : ", or wait until they have left."), fatal: true)
     }
     return nil
   }

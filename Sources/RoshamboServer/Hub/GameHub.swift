@@ -345,9 +345,7 @@ final class GameHub {
     // A resume is by token, which holds the seat; spectators' names act on nothing.
     if resume == nil, role != .spectator {
       if let refusal = nameRefusal(name, identity: identity, role: role) {
-        var fatal = refusal
-        fatal.fatal = true
-        reply(link, fatal, re: id)
+        reply(link, refusal, re: id)
         return
       }
       claimName(name, identity: identity)
