@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "RoshamboTLS", targets: ["RoshamboTLS"]),
     .library(name: "RoshamboProtocol", targets: ["RoshamboProtocol"]),
     .library(name: "RoshamboServer", targets: ["RoshamboServer"]),
+    .library(name: "RoshamboJournal", targets: ["RoshamboJournal"]),
+    .library(name: "RoshamboHistory", targets: ["RoshamboHistory"]),
     .executable(name: "roshambo-server", targets: ["roshambo-server"]),
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
     .library(name: "RoshamboLoad", targets: ["RoshamboLoad"]),
@@ -89,7 +91,10 @@ let package = Package(
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
-    // The authoritative server: connections, lobby store, broadcast, timers, journal.
+    // The authoritative server's core: connections, the hub, broadcast, timers, the LAN
+    // announcer, metrics and the fleet link. It links no database: what it keeps comes
+    // through a `ServerStorage` (the journal below), so `roshambo play --vs-bot` runs it
+    // in the player's program.
     .target(
       name: "RoshamboServer",
       dependencies: [
@@ -99,12 +104,34 @@ let package = Package(
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+      ]),
+    // The journal: every accepted action made durable in SQLite before anyone sees it,
+    // snapshots, kept matches and standings.
+    .target(
+      name: "RoshamboJournal",
+      dependencies: [
+        "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboJSON",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]),
+    // The fleet's shared history in PostgreSQL, and the shipper that feeds it from the
+    // journal's outbox.
+    .target(
+      name: "RoshamboHistory",
+      dependencies: [
+        "RoshamboServer", "RoshamboJournal", "RoshamboGame", "RoshamboProtocol", "RoshamboCrypto",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ]),
     // The exit statuses both executables use (sysexits(3)); only executables exit.
@@ -112,7 +139,7 @@ let package = Package(
     .executableTarget(
       name: "roshambo-server",
       dependencies: [
-        "RoshamboServer", "Sysexits", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboServer", "RoshamboJournal", "RoshamboHistory", "Sysexits", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -123,7 +150,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [
-        "RoshamboServer", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
+        "RoshamboServer", "RoshamboJournal", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
         "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -157,7 +184,7 @@ let package = Package(
     .executableTarget(
       name: "roshambo",
       dependencies: [
-        "RoshamboClient", "RoshamboLoad", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboClient", "RoshamboServer", "RoshamboLoad", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         "RoshamboJSON", "Sysexits",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -168,8 +195,8 @@ let package = Package(
     .testTarget(
       name: "RoshamboClientTests",
       dependencies: [
-        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboGame", "RoshamboProtocol",
-        "RoshamboTLS",
+        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboJournal", "RoshamboGame",
+        "RoshamboProtocol", "RoshamboTLS",
         "ReduxTesting", "GameFixtures", .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

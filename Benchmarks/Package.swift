@@ -41,6 +41,8 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport", "SlowDisk",
         .product(name: "RoshamboServer", package: "Roshambo"),
+        .product(name: "RoshamboHistory", package: "Roshambo"),
+        .product(name: "RoshamboJournal", package: "Roshambo"),
         .product(name: "RoshamboClient", package: "Roshambo"),
         .product(name: "RoshamboLoad", package: "Roshambo"),
         .product(name: "RoshamboProtocol", package: "Roshambo"),

@@ -42,9 +42,15 @@ for product in roshambo roshambo-server; do
     *) echo "package: $product does not link OpenSSL 3:" >&2; echo "$linked" >&2; exit 1 ;;
   esac
 done
-# The player's program links no database (--vs-bot runs roshambo-server beside it).
+# The player's program links no database and no second TLS library: --vs-bot runs the
+# server's core, which keeps nothing, inside it (the journal and the shared history are
+# roshambo-server's alone).
 if ldd "$bin/roshambo" | grep -q libsqlite3; then
   echo "package: roshambo links SQLite; only roshambo-server may" >&2
+  exit 1
+fi
+if nm "$bin/roshambo" 2>/dev/null | grep -qE 'GRDB|PostgresNIO|CCryptoBoringSSL'; then
+  echo "package: roshambo contains the journal, PostgreSQL or BoringSSL; only roshambo-server may" >&2
   exit 1
 fi
 

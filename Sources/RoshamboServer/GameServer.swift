@@ -24,8 +24,8 @@ public final class GameServer: Service, Sendable {
   private let group: MultiThreadedEventLoopGroup
   private let listener: any Channel
   private let hub: HubHandle
-  /// The journal's own thread, when there is a data directory.
-  private let journal: JournalThread?
+  /// The journal, when there is a data directory.
+  package let journal: (any HubJournal)?
   private let connections: Connections
   /// Announces the server on the local network, when the configuration asks for it.
   private let announcer: Announcer?
@@ -34,7 +34,7 @@ public final class GameServer: Service, Sendable {
   /// What the server counts (always kept; exposed by ``operations``).
   public let metrics: ServerMetrics
   /// Ships finished matches to the shared history, when one is configured.
-  let shipper: HistoryShipper?
+  let shipper: (any HistoryShipping)?
   /// Tells Agones how the server is, when Agones runs it.
   public let agones: AgonesLink?
   /// Whether the game's port still takes connections (not once a drain or stop began).
@@ -98,8 +98,8 @@ public final class GameServer: Service, Sendable {
   private init(
     port: Int, host: String, fingerprint: String, code: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
-    journal: JournalThread?, connections: Connections, announcer: Announcer?,
-    operations: OperationsEndpoint?, metrics: ServerMetrics, shipper: HistoryShipper?,
+    journal: (any HubJournal)?, connections: Connections, announcer: Announcer?,
+    operations: OperationsEndpoint?, metrics: ServerMetrics, shipper: (any HistoryShipping)?,
     agones: AgonesLink?
   ) {
     self.shipper = shipper
@@ -120,10 +120,15 @@ public final class GameServer: Service, Sendable {
   }
 
   /// Loads the TLS context and the journal, rebuilds the lobby, and starts listening.
+  /// A configuration with a data directory needs a `storage` to keep it in
+  /// (`RoshamboJournal`'s `JournalStorage`); without one the server keeps nothing.
   public static func start(
-    _ configuration: ServerConfiguration, logger: Logger,
+    _ configuration: ServerConfiguration, logger: Logger, storage: (any ServerStorage)? = nil,
     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
   ) async throws -> GameServer {
+    precondition(
+      configuration.dataDirectory == nil || storage != nil,
+      "a data directory needs a ServerStorage to keep it (RoshamboJournal's JournalStorage)")
     var tlsConfiguration = TLSConfiguration.server(
       certificateChainFile: configuration.certificateChainFile,
       privateKeyFile: configuration.privateKeyFile, allowTLS12: configuration.allowTLS12)
@@ -138,33 +143,20 @@ public final class GameServer: Service, Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
     let hubLoop = group.next()
     let hub: HubHandle
-    var journal: JournalThread?
+    var journal: (any HubJournal)?
+    var history: (@Sendable (HistoryContext) -> any HistoryShipping)?
     let warnings: [String]
     do {
       var lobby = LobbyState(defaults: configuration.roomSettings)
       var found = tlsWarnings
       var lastRow: Int64 = 0
-      if let directory = configuration.dataDirectory {
-        // The journal lives on its own thread from the start: loaded and compacted there.
-        let defaults = configuration.roomSettings
-        let opened: (LobbyState, Int, Int64, [String], String)
-        (journal, opened) = try await JournalThread.open(
-          directory: directory, keepMatches: configuration.keepMatches,
-          quickCommitMicros: configuration.journalInlineCommitMicros,
-          shipsHistory: configuration.historyAddress != nil,
-          maxOutbox: configuration.maxHistoryOutbox
-        ) { journal in
-          let loaded = try journal.load(defaults: defaults)
-          try journal.compact(loaded.lobby)
-          return (loaded.lobby, loaded.actions, journal.lastSeq, journal.warnings, journal.path)
-        }
-        let (loaded, actions, last, journalWarnings, path) = opened
-        lobby = loaded
-        lastRow = last
-        found += journalWarnings
-        logger.info(
-          "journal loaded",
-          metadata: ["path": "\(path)", "rooms": "\(lobby.rooms.count)", "actions": "\(actions)"])
+      if configuration.dataDirectory != nil, let storage {
+        let opened = try await storage.open(configuration, logger: logger)
+        journal = opened.journal
+        history = opened.history
+        lobby = opened.lobby
+        lastRow = opened.lastRow
+        found += opened.warnings
       }
       let saved = lobby
       let journalThread = journal
@@ -271,14 +263,12 @@ public final class GameServer: Service, Sendable {
     }
     var operations: OperationsEndpoint?
     if let address = configuration.operationsAddress {
-      let journalPath = journal?.path
-      let outboxLevel = journal?.outboxLevel
       let probes = OperationsEndpoint.Probes(
-        sample: {
+        sample: { [journal] in
           hub.submit { metrics.record($0.metricsSnapshot()) }.map {
             metrics.connectionsOpen.set(connections.count)
-            metrics.journalBytes.set(journalPath.map(Self.journalBytes) ?? 0)
-            metrics.historyWaiting.set(outboxLevel?.waiting ?? 0)
+            metrics.journalBytes.set(journal?.bytesOnDisk ?? 0)
+            metrics.historyWaiting.set(journal?.historyWaiting ?? 0)
           }
         },
         readiness: {
@@ -297,12 +287,12 @@ public final class GameServer: Service, Sendable {
         throw error
       }
     }
-    var shipper: HistoryShipper?
-    if let address = configuration.historyAddress, let journal {
-      let started = HistoryShipper(
-        history: SharedHistory(address: address, logger: logger), journal: journal,
-        logger: logger, metrics: metrics,
-        leaders: { board in hub.execute { $0.sharedLeadersRead(board) } })
+    var shipper: (any HistoryShipping)?
+    if let history {
+      let started = history(
+        HistoryContext(
+          logger: logger, metrics: metrics,
+          leaders: { board in hub.execute { $0.sharedLeadersRead(board) } }))
       started.start()
       shipper = started
     }
@@ -429,43 +419,13 @@ public final class GameServer: Service, Sendable {
     journal?.resetOtherWork()
   }
 
-  /// The journal's size on disk: the database and its write-ahead log.
-  static func journalBytes(_ path: String) -> Int {
-    ["", "-wal"].reduce(0) { total, suffix in
-      let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size]) as? Int
-      return total + (size ?? 0)
-    }
-  }
-
   /// The lobby as the hub holds it now (for tests and tools).
   public func lobby() async throws -> LobbyState {
     try await hub.submit { $0.lobby }.get()
   }
 
-  /// Runs `body` with the journal on its own thread (a test seam for faults).
-  func withJournal<T: Sendable>(_ body: @escaping @Sendable (Journal) throws -> T) async throws
-    -> T
-  {
-    guard let journal else {
-      preconditionFailure("withJournal needs a server with a data directory")
-    }
-    return try await journal.submit(body).get()
-  }
-
   /// How many connections have messages waiting because they do not read (for tests).
   func backlogCount() async throws -> Int {
     try await hub.submit { $0.backlogCount }.get()
-  }
-
-  /// Moves a damaged journal in `directory` aside (kept, renamed) and starts a new one
-  /// from its last good state; returns a sentence saying what was done.
-  public static func recoverJournal(
-    directory: String, defaults: RoomState.Settings, keepMatches: Int = 10_000
-  ) throws -> String {
-    let (movedTo, lobby, problem) = try Journal.recover(
-      directory: directory, defaults: defaults, keepMatches: keepMatches)
-    return "moved the damaged journal to \(movedTo) (kept); started a new one with "
-      + "\(lobby.rooms.count) rooms from the last good state"
-      + (problem.map { "; what was not carried over: \($0)" } ?? "")
   }
 }

@@ -5,12 +5,12 @@ import RoshamboProtocol
 ///
 /// Invariant: the result begins and ends with `"` and is at most about `limit + 18`
 /// characters.
-enum LogText {
+package enum LogText {
   /// The most characters of untrusted text kept in a log field.
   static let defaultLimit = 48
 
   /// `text` quoted and escaped for a log field, cut to `limit` characters.
-  static func quoted(_ text: String, limit: Int = defaultLimit) -> String {
+  package static func quoted(_ text: String, limit: Int = defaultLimit) -> String {
     "\"" + UntrustedText.escaped(text, limit: limit) + "\""
   }
 }

@@ -6,7 +6,7 @@ import RoshamboTLS
 /// Everything a server needs to run: where to listen, its certificate, where to keep
 /// its data, how rooms play, and its limits.
 ///
-/// Invariant: plain data; ``GameServer/start(_:logger:)`` checks it (files, values).
+/// Invariant: plain data; ``GameServer/start(_:logger:storage:now:)`` checks it (files, values).
 public struct ServerConfiguration: Sendable {
   /// The limits that keep bad or greedy clients cheap.
   public struct Limits: Sendable {

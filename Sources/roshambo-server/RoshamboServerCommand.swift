@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import NIOCore
 import RoshamboGame
+import RoshamboHistory
+import RoshamboJournal
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
@@ -450,7 +452,8 @@ struct ServeOptions: ParsableArguments {
 
     let server: GameServer
     do {
-      server = try await GameServer.start(configuration, logger: logger)
+      server = try await GameServer.start(
+        configuration, logger: logger, storage: JournalStorage.shippingHistory)
     } catch let error as TLSError {
       complain(
         "\(error); check the files given to --cert and --key (scripts/gen-certs.sh makes a "

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RoshamboClient
 import RoshamboGame
+import RoshamboJournal
 import RoshamboLoad
 import RoshamboServer
 import RoshamboTLS
@@ -48,7 +49,7 @@ private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async 
   configuration.port = port
   var logger = Logger(label: "test")
   logger.logLevel = .critical
-  return try await GameServer.start(configuration, logger: logger)
+  return try await GameServer.start(configuration, logger: logger, storage: JournalStorage())
 }
 
 let repositoryRoot = URL(fileURLWithPath: #filePath)

@@ -8,8 +8,8 @@ import Testing
   import Glibc
 #endif
 
-/// `roshambo play --vs-bot`: the real program, its server a child `roshambo-server`
-/// that keeps nothing and goes when the player's program goes, however it ends.
+/// `roshambo play --vs-bot`: the real program, its server the server's core run inside
+/// it, keeping nothing; no `roshambo-server` is needed anywhere.
 @Suite("Playing a bot on this machine", .serialized)
 struct VersusBotTests {
   /// A directory of its own for each run (the development certificates are made there).
@@ -65,40 +65,10 @@ struct VersusBotTests {
     }
   }
 
-  /// The program's name for `pid`, or nil once it has gone (a zombie has gone too).
-  func command(of pid: Int32) -> String? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-      !status.contains("State:\tZ")
-    else { return nil }
-    return status.split(separator: "\n").first.map { String($0.dropFirst("Name:\t".count)) }
-  }
-
   @Test(
-    "the bot plays from a child server that keeps nothing and ends with the player",
-    arguments: [
-      SIGTERM, SIGKILL,
-    ])
-  func childServerEndsWithThePlayer(signal: Int32) async throws {
-    let directory = try workingDirectory()
-    let (process, pipe) = try start(repositoryRoot + "/.build/debug/roshambo", in: directory)
-    _ = try read(pipe, until: "Bot (random)")
-    let servers = children(of: process.processIdentifier).filter {
-      command(of: $0) == "roshambo-server"
-    }
-    #expect(servers.count == 1, "expected the opponent's server as a child process")
-    kill(process.processIdentifier, signal)
-    process.waitUntilExit()
-    for server in servers {
-      try await waitUntil("the child server \(server) ends after roshambo got signal \(signal)") {
-        command(of: server) == nil
-      }
-    }
-    // No journal, no data directory: a game against a bot keeps nothing.
-    #expect(!FileManager.default.fileExists(atPath: directory + "/data"))
-  }
-
-  @Test("without roshambo-server beside it or on PATH, --vs-bot says so and exits 69")
-  func missingServer() throws {
+    "roshambo alone, with no roshambo-server beside it or on PATH, plays the bot and keeps nothing",
+    arguments: [SIGTERM, SIGKILL])
+  func playsWithNoServerProgram(signal: Int32) async throws {
     let directory = try workingDirectory()
     let alone = directory + "/roshambo"
     // Copied by cp, not by this process: a file this process had open for writing could
@@ -111,11 +81,12 @@ struct VersusBotTests {
     copy.waitUntilExit()
     #expect(copy.terminationStatus == 0)
     let (process, pipe) = try start(alone, in: directory, path: "/usr/bin:/bin")
-    let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    _ = try read(pipe, until: "Bot (random)")
+    #expect(children(of: process.processIdentifier).isEmpty, "the server runs in the program")
+    kill(process.processIdentifier, signal)
     process.waitUntilExit()
-    #expect(process.terminationStatus == 69)
-    #expect(
-      printed.contains("--vs-bot needs roshambo-server beside roshambo or on PATH"), "\(printed)")
+    // No journal, no data directory: a game against a bot keeps nothing.
+    #expect(!FileManager.default.fileExists(atPath: directory + "/data"))
   }
 }
 

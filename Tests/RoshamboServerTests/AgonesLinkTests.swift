@@ -1,5 +1,7 @@
 import Foundation
 import RoshamboGame
+import RoshamboHistory
+import RoshamboJournal
 import RoshamboProtocol
 import Testing
 
@@ -28,7 +30,8 @@ struct AgonesLinkTests {
     let port = try PostgresProcess.freePort()
     var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
     configuration.agonesPort = port
-    let server = try await GameServer.start(configuration, logger: .init(label: "test"))
+    let server = try await GameServer.start(
+      configuration, logger: .init(label: "test"), storage: JournalStorage.shippingHistory)
     try await Task.sleep(for: .milliseconds(600))  // a try or two find nothing there
     let sdk = try AgonesSDKStandIn(port: port)
     defer { sdk.close() }
@@ -88,7 +91,8 @@ struct AgonesLinkTests {
     defer { sdk.close() }
     var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
     configuration.agonesPort = sdk.port
-    let server = try await GameServer.start(configuration, logger: .init(label: "test"))
+    let server = try await GameServer.start(
+      configuration, logger: .init(label: "test"), storage: JournalStorage.shippingHistory)
     try await eventually(sdk, "a Health call, left hanging") { $0.contains("POST /health") }
     let started = ContinuousClock.now
     try await server.drainAndStop(within: .zero)

@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 /// The save-before-send lifecycle alone: every transition, a failure in each state, and

@@ -2,9 +2,12 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import RoshamboGame
+import RoshamboHistory
+import RoshamboJournal
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 @Suite("Draining before a stop")
@@ -67,7 +70,8 @@ struct DrainTests {
     configuration.limits.maxConnectionsPerAddress = 100
     var logger = Logger(label: "test.drain")
     logger.logLevel = .warning
-    let server = try await GameServer.start(configuration, logger: logger)
+    let server = try await GameServer.start(
+      configuration, logger: logger, storage: JournalStorage.shippingHistory)
     defer { Task { try? await server.stop() } }
     let operations = try #require(server.operations?.port)
     let (alice, bob) = try await seatTwo(port: server.port)

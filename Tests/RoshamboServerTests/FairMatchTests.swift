@@ -4,6 +4,8 @@ import RoshamboProtocol
 import RoshamboServer
 import Testing
 
+@testable import RoshamboJournal
+
 /// A seat's commitment as a client makes it.
 private func commit(
   _ client: TestClient, room: String, round: Int, weapon: Weapon, nonce: [UInt8]

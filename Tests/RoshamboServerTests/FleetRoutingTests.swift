@@ -1,5 +1,7 @@
 import Foundation
 import RoshamboClient
+import RoshamboHistory
+import RoshamboJournal
 import RoshamboTLS
 import Testing
 
@@ -24,7 +26,9 @@ struct FleetRoutingTests {
       for sdk in sdks {
         var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
         configuration.agonesPort = sdk.port
-        servers.append(try await GameServer.start(configuration, logger: .init(label: "test")))
+        servers.append(
+          try await GameServer.start(
+            configuration, logger: .init(label: "test"), storage: JournalStorage.shippingHistory))
       }
       self.servers = servers
       for sdk in sdks {

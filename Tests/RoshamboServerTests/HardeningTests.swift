@@ -6,6 +6,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 /// The server under attack and faults: each test makes one attack or fault happen for

@@ -4,6 +4,8 @@ import RoshamboProtocol
 import RoshamboServer
 import Testing
 
+@testable import RoshamboJournal
+
 /// What the host reads: the party's news in sentences, the history in local times and
 /// "by forfeit".
 @Suite("The host's words")

@@ -4,6 +4,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 /// `lobby` as the journal loads it: journals written before tokens were hashed hold the

@@ -4,6 +4,8 @@ import RoshamboGame
 import RoshamboServer
 import Testing
 
+@testable import RoshamboJournal
+
 @Suite("Server: the journal stays bounded", .serialized)
 struct JournalTests {
   func journalRows(_ directory: String) throws -> Int {

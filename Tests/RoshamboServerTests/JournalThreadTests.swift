@@ -3,6 +3,7 @@ import NIOCore
 import RoshamboGame
 import Testing
 
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 @Suite("Server: the journal's own thread")

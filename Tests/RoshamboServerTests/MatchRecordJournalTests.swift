@@ -4,6 +4,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 /// Match records in the journal: kept with their rounds, migrated from data directories

@@ -3,6 +3,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 /// A TCP socket connected to 127.0.0.1:`port` (blocking), or nil.

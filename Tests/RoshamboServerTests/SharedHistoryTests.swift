@@ -4,6 +4,8 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboHistory
+@testable import RoshamboJournal
 @testable import RoshamboServer
 
 /// Finished matches shipped to a real PostgreSQL (Debian's, started by the test in a

@@ -5,6 +5,8 @@ import NIOCore
 import NIOPosix
 import RoshamboClient
 import RoshamboGame
+import RoshamboHistory
+import RoshamboJournal
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
@@ -84,7 +86,9 @@ func withServer<T>(
   _ configuration: ServerConfiguration, logger: Logger = Logger(label: "test"),
   _ body: (GameServer) async throws -> T
 ) async throws -> T {
-  try await stopping(try await GameServer.start(configuration, logger: logger), body)
+  try await stopping(
+    try await GameServer.start(
+      configuration, logger: logger, storage: JournalStorage.shippingHistory), body)
 }
 
 /// `body`'s result, with `server` stopped after it whatever happened.
@@ -121,7 +125,8 @@ func startServer(
   limits(&configuration.limits)
   var logger = Logger(label: "test.server")
   logger.logLevel = .warning
-  return try await GameServer.start(configuration, logger: logger)
+  return try await GameServer.start(
+    configuration, logger: logger, storage: JournalStorage.shippingHistory)
 }
 
 /// What a test client has received: every frame's bytes, decoded messages, the close.

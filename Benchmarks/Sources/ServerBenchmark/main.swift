@@ -37,6 +37,8 @@ import RoshamboClient
 import RoshamboGame
 import RoshamboLoad
 import RoshamboProtocol
+import RoshamboHistory
+import RoshamboJournal
 import RoshamboServer
 import RoshamboTLS
 import SlowDisk
@@ -304,7 +306,8 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   }
   var logger = Logger(label: "bench.server")
   logger.logLevel = .error
-  let server = try await GameServer.start(configuration, logger: logger)
+  let server = try await GameServer.start(
+    configuration, logger: logger, storage: JournalStorage.shippingHistory)
   print("PORT \(server.port)")
   if let operations = server.operations { print("OPS \(operations.port)") }
   fflush(nil)

@@ -12,7 +12,7 @@
 import FuzzDriver
 import RoshamboGame
 import RoshamboProtocol
-import RoshamboServer
+import RoshamboJournal
 
 var start = LobbyState(defaults: .init(ruleset: .lizardSpock, bestOf: 5))
 _ = start.apply(.join(room: "den", name: "Alice", token: "a", at: 0))

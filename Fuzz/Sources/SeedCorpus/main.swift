@@ -8,6 +8,7 @@ import NIOCore
 import NIOEmbedded
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboJournal
 import RoshamboServer
 import RoshamboTLS
 

@@ -18,7 +18,7 @@ import RoshamboProtocol
 final class GameHub {
   let loop: any EventLoop
   private(set) var lobby: LobbyState
-  let journal: JournalThread?
+  let journal: (any HubJournal)?
   let logger: Logger
   let now: @Sendable () -> Int64
   var sessions = Sessions()
@@ -108,7 +108,7 @@ final class GameHub {
 
   /// `journaledThrough` is the number of the journal's last row (0 without a journal).
   init(
-    loop: any EventLoop, lobby: LobbyState, journal: JournalThread?,
+    loop: any EventLoop, lobby: LobbyState, journal: (any HubJournal)?,
     journaledThrough: Int64 = 0, logger: Logger, compactionInterval: Int = 10_000,
     retryMillis: Int64 = 1_000, profileStalls: Bool = false,
     now: @escaping @Sendable () -> Int64
@@ -821,9 +821,9 @@ final class GameHub {
   /// After a commit on the journal's thread the next batch is handed to it first, so the
   /// disk works on it while this loop sends (a commit on this loop would only delay it).
   private func committed(
-    _ result: Result<JournalThread.CommitTiming, any Error>, onJournalThread: Bool
+    _ result: Result<JournalCommitTiming, any Error>, onJournalThread: Bool
   ) {
-    let timing: JournalThread.CommitTiming
+    let timing: JournalCommitTiming
     switch result {
     case .success(let done): timing = done
     case .failure(let error):
@@ -917,7 +917,7 @@ final class GameHub {
     }
     guard let journal else { return }
     let defaults = lobby.defaults
-    journal.submit { journal in (try journal.load(defaults: defaults).lobby, journal.lastSeq) }
+    journal.reload(defaults: defaults)
       .hop(to: loop).assumeIsolated().whenComplete { result in
         switch result {
         case .success(let (lobby, last)):
@@ -965,7 +965,7 @@ final class GameHub {
   private func probeJournal() {
     guard let journal, commits.probeDue() else { return }
     let at = now()
-    journal.submit { try $0.probe(at: at) }.hop(to: loop).assumeIsolated().whenComplete {
+    journal.probe(at: at).hop(to: loop).assumeIsolated().whenComplete {
       result in
       let succeeded = if case .success = result { true } else { false }
       switch self.commits.probeFinished(succeeded: succeeded) {

@@ -12,7 +12,7 @@ import NIOCore
 ///
 /// Invariant: bounded whatever the run's length: fixed histograms, running totals and
 /// the ``keep`` longest stalls.
-final class LoopStallMonitor {
+package final class LoopStallMonitor {
   /// The hub's own steps.
   enum Step: String, CaseIterable, Sendable {
     case commit, send
@@ -143,18 +143,18 @@ final class LoopStallMonitor {
 
   /// Durations in buckets, µs: below each bound, and past the last one. By default the
   /// bounds double from 50 µs up to 3.2 s.
-  struct Histogram: Sendable, CustomStringConvertible {
+  package struct Histogram: Sendable, CustomStringConvertible {
     let bounds: [Int]
     /// One count per bound, and one past the last.
     private(set) var counts: [Int]
     private(set) var total = 0
 
-    init(bounds: [Int] = (0..<17).map { 50 << $0 }) {
+    package init(bounds: [Int] = (0..<17).map { 50 << $0 }) {
       self.bounds = bounds
       counts = [Int](repeating: 0, count: bounds.count + 1)
     }
 
-    mutating func record(_ micros: Int, times: Int = 1) {
+    package mutating func record(_ micros: Int, times: Int = 1) {
       counts[bounds.firstIndex { micros < $0 } ?? bounds.count] += times
       total += times
     }
@@ -177,7 +177,7 @@ final class LoopStallMonitor {
       return nil
     }
 
-    var description: String {
+    package var description: String {
       func below(_ fraction: Double) -> String {
         guard let bound = percentile(fraction) else { return "over 3.2 s" }
         return String(format: "under %.2f ms", Double(bound) / 1000)

@@ -6,8 +6,8 @@ import RoshamboCrypto
 ///
 /// Invariant: ``stored(_:)`` is a pure function of the token, and every value it returns
 /// starts with ``prefix``, so a stored hash is never mistaken for a token.
-enum ResumeToken {
-  static let prefix = "sha256:"
+package enum ResumeToken {
+  package static let prefix = "sha256:"
 
   /// 128 random bits as hex.
   static func make() -> String {
@@ -25,7 +25,7 @@ enum ResumeToken {
 
   /// A seat's stored value as it should be: journals written before tokens were hashed
   /// hold the token itself, which is hashed when it is loaded.
-  static func upgraded(_ value: String) -> String {
+  package static func upgraded(_ value: String) -> String {
     value.hasPrefix(prefix) ? value : stored(value)
   }
 }

@@ -2,16 +2,15 @@ import Logging
 import NIOCore
 import RoshamboGame
 
-/// Folds the journal into a snapshot without stopping the game: the lobby (a value) is
-/// encoded on the journal's low-priority thread, then written on the journal's own thread
-/// a part per step, so commits asked for meanwhile run between the steps, while later
-/// actions go on being journaled after its row.
+/// Decides when the journal is folded into a snapshot, and keeps at most one being
+/// written: the journal writes it without stopping the game (``HubJournal/writeSnapshot(_:through:)``),
+/// while later actions go on being journaled after its row.
 ///
 /// Invariant: at most one snapshot is being written; it is the lobby after the journal's
 /// row it names (taken when that row's batch was sealed, written only once that batch
 /// was committed), so replaying the later rows onto it gives the lobby.
 final class SnapshotWriter {
-  private let journal: JournalThread
+  private let journal: any HubJournal
   private let loop: any EventLoop
   private let logger: Logger
   private let interval: Int
@@ -22,7 +21,7 @@ final class SnapshotWriter {
   var finished: ((_ began: NIODeadline) -> Void)?
 
   /// A snapshot is due after `interval` actions, or 10 per room if that is more.
-  init(journal: JournalThread, loop: any EventLoop, logger: Logger, interval: Int) {
+  init(journal: any HubJournal, loop: any EventLoop, logger: Logger, interval: Int) {
     self.journal = journal
     self.loop = loop
     self.logger = logger
@@ -46,9 +45,7 @@ final class SnapshotWriter {
     inProgress = promise.futureResult
     let began = NIODeadline.now()
     let journal = self.journal
-    journal.encode { Journal.snapshotParts(lobby) }
-      .flatMap { parts in journal.submit { $0.beginSnapshot(parts, through: through) } }
-      .flatMap { Self.steps($0, in: journal) }
+    journal.writeSnapshot(lobby, through: through)
       .hop(to: loop)
       .assumeIsolated().whenComplete { result in
         if case .failure(let error) = result {
@@ -61,27 +58,4 @@ final class SnapshotWriter {
         promise.succeed()
       }
   }
-
-  /// Each step of `snapshot` as its own task on the journal's thread, each followed by a
-  /// rest as long as it took (at least ``minimumRest``): the steps take at most half of
-  /// that thread, so a commit asked meanwhile finds it free at least as often as not,
-  /// and on a 2-core machine a snapshot takes no more than half a core from the game.
-  private static func steps(_ snapshot: Journal.PendingSnapshot, in journal: JournalThread)
-    -> EventLoopFuture<Void>
-  {
-    journal.submit { journal -> (Bool, Journal.PendingSnapshot, TimeAmount) in
-      let start = NIODeadline.now()
-      var snapshot = snapshot
-      let more = try journal.writeNextPart(of: &snapshot)
-      return (more, snapshot, NIODeadline.now() - start)
-    }.flatMap { more, snapshot, took in
-      guard more else { return journal.loop.makeSucceededVoidFuture() }
-      return journal.loop.scheduleTask(in: max(took, minimumRest)) {}.futureResult.flatMap {
-        steps(snapshot, in: journal)
-      }
-    }
-  }
-
-  /// The shortest rest between two steps.
-  static let minimumRest = TimeAmount.microseconds(200)
 }

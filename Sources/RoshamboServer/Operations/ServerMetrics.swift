@@ -28,12 +28,12 @@ public final class ServerMetrics: Sendable {
   let actionsPerCommit: CoreMetrics.Recorder
   let recordsSent: CoreMetrics.Counter
   /// Matches the shared history acknowledged, and attempts to reach it that failed.
-  let matchesShipped: CoreMetrics.Counter
-  let historyFailures: CoreMetrics.Counter
+  package let matchesShipped: CoreMetrics.Counter
+  package let historyFailures: CoreMetrics.Counter
   /// Matches in the journal's outbox waiting for the shared history, and those dropped
   /// from it unshipped because it held its maximum.
-  let historyWaiting: CoreMetrics.Meter
-  let historyDropped: CoreMetrics.Counter
+  package let historyWaiting: CoreMetrics.Meter
+  package let historyDropped: CoreMetrics.Counter
   let slowConsumerConflations: CoreMetrics.Counter
   let slowConsumerCloses: CoreMetrics.Counter
   /// The game loop's stall profile: how late a probe every ``lagProbeInterval`` ran,

@@ -3,6 +3,7 @@ import GRDB
 import NIOCore
 import NIOPosix
 import RoshamboGame
+import RoshamboServer
 
 /// The journal on a thread of its own, so the hub's loop never waits for a slow disk:
 /// writes (commits, snapshot parts, probes) and reads after start run there, one at a
@@ -14,11 +15,11 @@ import RoshamboGame
 ///
 /// Invariant: the `Journal` is only touched while holding the box's lock, so one thread
 /// at a time uses it, and in the order the hub asked.
-final class JournalThread: Sendable {
+package final class JournalThread: HubJournal {
   let loop: any EventLoop
-  let path: String
+  package let path: String
   /// The journal's history outbox: how many matches wait, how many were dropped.
-  let outboxLevel: OutboxLevel
+  package let outboxLevel: OutboxLevel
   private let group: MultiThreadedEventLoopGroup
   private let box: JournalBox
   /// The journal's low-priority work: encoding snapshots, checkpoints (one thread, `nice`
@@ -94,28 +95,23 @@ final class JournalThread: Sendable {
   }
 
   /// Runs `body` with the journal on its thread, after everything asked before it.
-  func submit<T: Sendable>(_ body: @escaping @Sendable (Journal) throws -> T) -> EventLoopFuture<T>
+  package func submit<T: Sendable>(_ body: @escaping @Sendable (Journal) throws -> T)
+    -> EventLoopFuture<T>
   {
     let box = self.box
     return loop.submit { try box.withJournal(body) }
   }
 
-  /// How long a commit waited for the journal's thread, and how long it took there, µs.
-  struct CommitTiming: Sendable {
-    var waitedMicros = 0
-    var tookMicros: Int
-  }
-
   /// Commits `actions` on the journal's thread (`snapshotAfter`: see
   /// ``Journal/append(_:matches:snapshotAfter:)``).
-  func commit(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false)
-    -> EventLoopFuture<CommitTiming>
-  {
+  package func commit(
+    _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false
+  ) -> EventLoopFuture<JournalCommitTiming> {
     let box = self.box
     let asked = NIODeadline.now()
     return loop.submit {
       let waited = Int((NIODeadline.now() - asked).nanoseconds / 1_000)
-      return CommitTiming(
+      return JournalCommitTiming(
         waitedMicros: waited,
         tookMicros: try box.commit(actions, matches: matches, snapshotAfter: snapshotAfter))
     }
@@ -123,19 +119,66 @@ final class JournalThread: Sendable {
 
   /// What the journal's thread did besides commits (snapshot steps, loads, probes) since
   /// ``resetOtherWork()``: how long each task took. For the stall profile.
-  var otherWork: LoopStallMonitor.Histogram { box.otherWorkSoFar }
+  package var otherWork: LoopStallMonitor.Histogram { box.otherWorkSoFar }
 
-  func resetOtherWork() { box.resetOtherWork() }
+  package func resetOtherWork() { box.resetOtherWork() }
+
+  package var bytesOnDisk: Int {
+    ["", "-wal"].reduce(0) { total, suffix in
+      let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size]) as? Int
+      return total + (size ?? 0)
+    }
+  }
+
+  package var historyWaiting: Int { outboxLevel.waiting }
+
+  package func reload(defaults: RoomState.Settings) -> EventLoopFuture<(LobbyState, Int64)> {
+    submit { journal in (try journal.load(defaults: defaults).lobby, journal.lastSeq) }
+  }
+
+  package func probe(at: Int64) -> EventLoopFuture<Void> {
+    submit { try $0.probe(at: at) }
+  }
+
+  /// The lobby (a value) is encoded on the low-priority thread, then written on the
+  /// journal's own thread a part per step, so commits asked for meanwhile run between the
+  /// steps.
+  package func writeSnapshot(_ lobby: LobbyState, through: Int64) -> EventLoopFuture<Void> {
+    encode { Journal.snapshotParts(lobby) }
+      .flatMap { parts in self.submit { $0.beginSnapshot(parts, through: through) } }
+      .flatMap { self.steps($0) }
+  }
+
+  /// Each step of `snapshot` as its own task on the journal's thread, each followed by a
+  /// rest as long as it took (at least ``minimumRest``): the steps take at most half of
+  /// that thread, so a commit asked meanwhile finds it free at least as often as not,
+  /// and on a 2-core machine a snapshot takes no more than half a core from the game.
+  private func steps(_ snapshot: Journal.PendingSnapshot) -> EventLoopFuture<Void> {
+    submit { journal -> (Bool, Journal.PendingSnapshot, TimeAmount) in
+      let start = NIODeadline.now()
+      var snapshot = snapshot
+      let more = try journal.writeNextPart(of: &snapshot)
+      return (more, snapshot, NIODeadline.now() - start)
+    }.flatMap { more, snapshot, took in
+      guard more else { return self.loop.makeSucceededVoidFuture() }
+      return self.loop.scheduleTask(in: max(took, Self.minimumRest)) {}.futureResult.flatMap {
+        self.steps(snapshot)
+      }
+    }
+  }
+
+  /// The shortest rest between two snapshot steps.
+  static let minimumRest = TimeAmount.microseconds(200)
 
   /// Commits on the caller's thread if the journal is free and recent commits were quick;
   /// nil (nothing done) otherwise, and the caller uses ``commit(_:matches:)``.
-  func commitNowIfQuick(
+  package func commitNowIfQuick(
     _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false
-  ) -> Result<CommitTiming, any Error>? {
+  ) -> Result<JournalCommitTiming, any Error>? {
     box.commitIfQuick(
       actions, matches: matches, snapshotAfter: snapshotAfter, under: quickCommitMicros
     )
-    .map { $0.map { CommitTiming(tookMicros: $0) } }
+    .map { $0.map { JournalCommitTiming(tookMicros: $0) } }
   }
 
   /// `body` on the low-priority thread, through a read-only connection of its own: in
@@ -153,7 +196,7 @@ final class JournalThread: Sendable {
 
   /// The leaderboard's top and the latest matches (without their rounds): what the lobby
   /// shows of the journal.
-  func standings(leaders: Int, recent: Int) -> EventLoopFuture<
+  package func standings(leaders: Int, recent: Int) -> EventLoopFuture<
     ([(name: String, won: Int, lost: Int)], [FinishedMatch])
   > {
     read { db in
@@ -166,12 +209,12 @@ final class JournalThread: Sendable {
 
   /// The oldest matches waiting to be shipped, with their rounds, at most `limit`: read
   /// beside the journal's thread, which commits the game's actions.
-  func unshipped(limit: Int) -> EventLoopFuture<[FinishedMatch]> {
+  package func unshipped(limit: Int) -> EventLoopFuture<[FinishedMatch]> {
     read { try Journal.matches($0, inOutboxUpTo: limit) }
   }
 
   /// The kept match numbered `id` (nil: none).
-  func match(id: Int64) -> EventLoopFuture<FinishedMatch?> {
+  package func match(id: Int64) -> EventLoopFuture<FinishedMatch?> {
     read { try Journal.match($0, id: id) }
   }
 
@@ -181,7 +224,7 @@ final class JournalThread: Sendable {
   }
 
   /// Waits for what was asked, then closes the thread.
-  func close() async throws {
+  package func close() async throws {
     _ = try? await loop.submit {}.get()
     try await encoder.shutdownGracefully()
     try await group.shutdownGracefully()

@@ -2,6 +2,8 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import RoshamboGame
+import RoshamboJournal
+import RoshamboServer
 
 /// Ships finished matches from the journal's outbox (``JournalThread/unshipped(limit:)``) to
 /// the ``SharedHistory``, on a task of its own, never on the game's loop: the oldest
@@ -11,7 +13,7 @@ import RoshamboGame
 ///
 /// Invariant: a match leaves the outbox only after the history acknowledged it, so a
 /// crash at any point sends it again at worst (which the history stores once).
-final class HistoryShipper: Sendable {
+final class HistoryShipper: HistoryShipping {
   static let batch = 100
   /// How often an empty outbox is looked at again.
   static let idle = Duration.milliseconds(250)
@@ -47,7 +49,7 @@ final class HistoryShipper: Sendable {
   }
 
   /// Starts shipping (once).
-  func start() {
+  package func start() {
     task.withLockedValue { task in
       guard task == nil else { return }
       task = Task { await self.run() }
@@ -56,7 +58,7 @@ final class HistoryShipper: Sendable {
 
   /// Stops shipping and closes the history's connections; what was not shipped stays in
   /// the outbox for the next start.
-  func stop() async {
+  package func stop() async {
     let running = task.withLockedValue { $0 }
     running?.cancel()
     await running?.value

@@ -3,6 +3,7 @@ import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// Loading: the lobby as saved, the snapshot with every journaled row folded onto it.
 extension Journal {

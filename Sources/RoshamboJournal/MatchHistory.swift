@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// Finished matches and the leaderboard, read from a server's journal, as text.
 ///

@@ -3,6 +3,7 @@ import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// The standings: finished matches folded into every player's totals, and the
 /// leaderboard read from them and from the matches not folded yet.

@@ -7,6 +7,7 @@ import PostgresNIO
 import RoshamboCrypto
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// A history shared by a fleet of servers, in PostgreSQL: every server's finished
 /// matches, keyed by the server's journal id and the match's number there, and one

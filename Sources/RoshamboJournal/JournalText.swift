@@ -1,6 +1,7 @@
 import RoshamboGame
 import RoshamboJSON
 import RoshamboProtocol
+import RoshamboServer
 
 // The journal's format 2, written: one flat object per row, one object per snapshot.
 // Every name here is the format's own, spelled out, so renaming a Swift type or case

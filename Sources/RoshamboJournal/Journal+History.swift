@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// History: the finished matches kept, newest first, and each one's record.
 extension Journal {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// The lobby as it stood after a given row of a journal, rebuilt read-only through the
 /// start-up reducer (`roshambo-server replay --until N`): for looking into what a player

@@ -1,5 +1,6 @@
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// Rows read back from the shared history, checked as a client's `hello` is checked.
 ///

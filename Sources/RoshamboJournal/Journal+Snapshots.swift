@@ -3,6 +3,7 @@ import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// Snapshots: the lobby written in parts, and the rows it includes dropped after.
 extension Journal {

@@ -5,6 +5,7 @@ import NIOPosix
 import RoshamboGame
 import RoshamboJSON
 import RoshamboProtocol
+import RoshamboServer
 
 /// The server's durable memory in one SQLite file: the journal of accepted lobby actions
 /// (and a snapshot it folds onto), and the finished matches.
@@ -15,7 +16,7 @@ import RoshamboProtocol
 /// journal itself, one up per action, never reused. Not `Sendable`: used from one thread
 /// at a time, the hub's loop (a commit while the disk is quick) or the journal's thread
 /// (everything else), the `JournalThread`'s lock deciding which.
-final class Journal {
+package final class Journal {
   /// Migrations, loading, history and checkpoints (the extensions in `Journal+*.swift`
   /// and `JournalSchema` use it too).
   let database: DatabaseQueue

@@ -1,20 +1,21 @@
 import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
+import RoshamboServer
 
 /// How many matches wait in a journal's history outbox, and how many left it unshipped
 /// because it was full; kept by the journal's thread, read from any.
-final class OutboxLevel: Sendable {
+package final class OutboxLevel: Sendable {
   private let counts = NIOLockedValueBox((waiting: 0, dropped: 0))
   /// The most matches the outbox holds.
-  let bound: Int
+  package let bound: Int
 
   init(bound: Int) { self.bound = bound }
 
   /// Matches waiting to be shipped.
-  var waiting: Int { counts.withLockedValue { $0.waiting } }
+  package var waiting: Int { counts.withLockedValue { $0.waiting } }
   /// Matches dropped from the outbox since the journal was opened.
-  var dropped: Int { counts.withLockedValue { $0.dropped } }
+  package var dropped: Int { counts.withLockedValue { $0.dropped } }
 
   func set(waiting: Int, droppedMore: Int = 0) {
     counts.withLockedValue {
@@ -32,7 +33,7 @@ final class OutboxLevel: Sendable {
 extension Journal {
   /// The id that names this journal's matches in a shared history, made when the journal
   /// was created (or first opened by a version that ships history).
-  func serverID() throws -> String {
+  package func serverID() throws -> String {
     try database.read { db in
       try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'server_id'") ?? ""
     }
@@ -44,7 +45,7 @@ extension Journal {
   }
 
   /// The shared history has these matches: they leave the outbox.
-  func acknowledgeShipped(_ ids: [Int64]) throws {
+  package func acknowledgeShipped(_ ids: [Int64]) throws {
     guard !ids.isEmpty else { return }
     try writer.transaction {
       for id in ids { try writer.run("DELETE FROM history_outbox WHERE match_id = ?", .int(id)) }

@@ -3,6 +3,7 @@ import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 /// Recovery: a damaged journal moved aside, and a new one from its last good state.
 extension Journal {
