@@ -20,7 +20,8 @@ tmux -L "$sock" new-session -d -s newcomer -x 80 -y 24 \
   "cd '$work/clone' && swift run roshambo play --vs-bot --name Newcomer; echo EXIT=\$?; sleep 600"
 
 screen() { tmux -L "$sock" capture-pane -p -t newcomer; }
-# Up to 15 minutes: two products built from nothing on two cores.
+# Up to 15 minutes on a loaded machine (about 2 on a quiet one, two cores): `roshambo`
+# built from nothing, with the server's core inside it.
 for _ in $(seq 1800); do
   if screen | grep -qF "Choose your weapon"; then break; fi
   if screen | grep -qF "EXIT="; then
