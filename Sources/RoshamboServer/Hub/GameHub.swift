@@ -621,15 +621,12 @@ final class GameHub {
   }
 
   /// What Agones' allocator routes by (``FleetListing/Report``): players seated, rooms,
-  /// the quick-match player waiting, and the rooms players named (at most
-  /// ``FleetListing/listCapacity``).
+  /// the quick-match player waiting, and the rooms players named (all of them: which
+  /// fit Agones' List is ``FleetListing``'s choice, the newest first; a flood of rooms
+  /// cannot hide a later one behind the order of a dictionary).
   func fleetReport() -> FleetListing.Report {
     let players = sessions.members.values.count { $0.seat != nil }
-    var named: Set<String> = []
-    for name in lobby.rooms.keys where !LobbyState.isReservedRoomName(name) {
-      guard named.count < FleetListing.listCapacity else { break }
-      named.insert(name)
-    }
+    let named = Set(lobby.rooms.keys.lazy.filter { !LobbyState.isReservedRoomName($0) })
     let waiting = lobby.quickMatchRoom.map { lobby.rooms[$0]?.hasPlayerWaiting ?? false } ?? false
     return FleetListing.Report(
       players: players, rooms: lobby.rooms.count, waiting: waiting ? 1 : 0, namedRooms: named)
