@@ -243,6 +243,7 @@ public final class GameServer: Service, Sendable {
               ConnectionHandler(
                 id: id, hub: hub, limits: limits, admission: admission,
                 handshakeFailures: handshakeFailures, logger: logger, metrics: metrics,
+                address: channel.remoteAddress.map { AdmissionGate.key(for: $0) },
                 handshakeFinished: { connections.handshakeFinished(id) }),
             ]
             try channel.pipeline.syncOperations.addHandlers(handlers)

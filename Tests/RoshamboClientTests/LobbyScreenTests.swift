@@ -121,6 +121,9 @@ struct LobbyScreenTests {
     #expect(text.contains("1. Bob: 3 won, 1 lost"))
     #expect(
       text.contains("Carol challenges you: best of 3, classic · a accept, d decline · 30 s left"))
+    // The key that declines all of that person's challenges for the evening is said too.
+    #expect(
+      full.joined(separator: " ").contains("b decline all from Carol this evening"), "\(text)")
     for (width, height) in [(80, 40), (80, 24), (60, 20), (40, 12), (30, 8)] {
       let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(for: state)
       #expect(lines.count <= height, "\(width)×\(height)")

@@ -154,6 +154,50 @@ struct ChallengeTests {
     }
   }
 
+  @Test("keyless connections at one address cannot keep someone busy; declined for the evening")
+  func griefersAndTheEvening() async throws {
+    try await withServer { server in
+      let bob = try await follower("Bob", port: server.port)
+      // Five followers without an identity, from one address (every test client's).
+      var griefers: [TestClient] = []
+      for index in 0..<5 {
+        let griefer = try await TestClient.connect(port: server.port)
+        griefer.send(
+          .hello(
+            protocol: WireProtocol.version, name: "G\(index)", role: .lobby, room: nil,
+            resume: nil, fair: true, challenges: true, id: 1))
+        _ = try await griefer.lobby { _ in true }
+        griefers.append(griefer)
+      }
+      griefers[0].send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+      #expect(try await griefers[0].challenge().status == .pending)
+      for griefer in griefers.dropFirst() {
+        griefer.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 3))
+        #expect(try await griefer.expectError(.challengeLimit, skippingLobby: true).re == 3)
+      }
+      // Bob is not busy to others: Carol challenges him, and he declines her for the
+      // evening.
+      let carol = try await follower("Carol", port: server.port, sees: 7)
+      carol.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 4))
+      let fromCarol = try await carol.challenge()
+      #expect(fromCarol.status == .pending)
+      bob.send(.decline(challenge: fromCarol.id, block: true, id: 5))
+      #expect(try await carol.challenge(skipping: .pending) == with(fromCarol, .declined))
+      carol.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 6))
+      let refused = try await carol.expectError(.busy, skippingLobby: true)
+      #expect(refused.re == 6)
+      #expect(refused.error.message.contains("Bob declines your challenges"))
+      // Her lobby opened again (her identity) is refused too; Bob may still challenge her.
+      let again = try await follower("Carol", port: server.port, sees: 7)
+      await carol.waitUntilClosed()
+      again.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 7))
+      #expect(try await again.expectError(.busy, skippingLobby: true).re == 7)
+      bob.send(.challenge(name: "Carol", bestOf: nil, ruleset: nil, fair: false, id: 8))
+      #expect(try await again.challenge().status == .pending)
+      for client in griefers + [bob, carol, again] { await client.close() }
+    }
+  }
+
   @Test("expired: nobody answers in time, both are told, and a late answer is refused")
   func expired() async throws {
     var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())

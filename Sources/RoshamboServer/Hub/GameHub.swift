@@ -235,8 +235,8 @@ final class GameHub {
     case .accept(let challenge, let id):
       if refusedWhileDraining(Origin(link: link, re: id)) { break }
       answer(challenge, accept: true, origin: Origin(link: link, re: id))
-    case .decline(let challenge, let id):
-      answer(challenge, accept: false, origin: Origin(link: link, re: id))
+    case .decline(let challenge, let block, let id):
+      answer(challenge, accept: false, block: block, origin: Origin(link: link, re: id))
     case .enter(let id):
       if refusedWhileDraining(Origin(link: link, re: id)) { break }
       enterTournament(Origin(link: link, re: id), withdraw: false)
