@@ -185,7 +185,8 @@ public final class GameServer: Service, Sendable {
           players: configuration.tournamentPlayers,
           startMillis: configuration.tournamentStartMillis,
           pauseMillis: configuration.tournamentPauseMillis,
-          nextMillis: configuration.tournamentNextMillis)
+          nextMillis: configuration.tournamentNextMillis,
+          entriesPerAddress: max(0, configuration.tournamentEntriesPerAddress))
         hub.restore()
         for name in configuration.releasedNames where saved.names.holder(of: name) != nil {
           hub.perform(.names(.release(name: name)))

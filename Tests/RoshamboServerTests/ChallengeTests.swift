@@ -376,4 +376,35 @@ struct TournamentEntryTests {
       for client in [old, alice, twin, player, impostor, keyless] { await client.close() }
     }
   }
+
+  @Test("one address enters at most two names, however many identities it makes")
+  func entriesPerAddress() async throws {
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.tournament = .swiss
+    configuration.tournamentEntriesPerAddress = 2
+    try await withServer(configuration) { server in
+      let entries = ChallengeTests()
+      var clients: [TestClient] = []
+      // Four identities, one address (every test client's): two enter, two are refused.
+      for (index, name) in ["Ann", "Ben", "Cid", "Dot"].enumerated() {
+        let client = try await entries.follower(name, port: server.port, sees: index + 1)
+        clients.append(client)
+        client.send(.enter(id: 2))
+        if index < 2 {
+          _ = try await client.lobby { $0.tournament?.standings.count == index + 1 }
+        } else {
+          let refused = try await client.expectError(.tournamentClosed, skippingLobby: true)
+          #expect(refused.re == 2)
+          #expect(refused.error.message.contains("2 entries"), "\(refused.error.message)")
+        }
+      }
+      // A withdrawal frees its place.
+      clients[0].send(.withdraw(id: 3))
+      _ = try await clients[2].lobby { $0.tournament?.standings.map(\.name) == ["Ben"] }
+      clients[2].send(.enter(id: 4))
+      let view = try await clients[2].lobby { $0.tournament?.standings.count == 2 }
+      #expect(view.tournament?.standings.map(\.name) == ["Ben", "Cid"])
+      for client in clients { await client.close() }
+    }
+  }
 }

@@ -496,6 +496,10 @@ struct ExecutableTests {
       (["--log-level", "loud"], 64, "'loud' is invalid for '--log-level <log-level>'"),
       (["--port", "70000"], 64, "--port must be 0 to 65535"),
       (["--threads", "0"], 64, "--threads must be from 1 to 256, not 0"),
+      (
+        ["--tournament-entries-per-address", "65"], 64,
+        "--tournament-entries-per-address must be from 0 (any) to 64"
+      ),
       (["--bogus"], 64, "Unknown option '--bogus'"),
       (
         ["--cert", "/nonexistent/server.pem", "--key", "/nonexistent/key.pem"], 66,

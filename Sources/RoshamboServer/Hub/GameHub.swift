@@ -46,6 +46,8 @@ final class GameHub {
   var tournamentPlan = TournamentPlan(
     kind: nil, settings: .init(), players: 0, startMillis: 60_000, pauseMillis: 3_000)
   var tournamentLinks: [String: ConnectionLink] = [:]
+  /// The address each entrant entered from (the per-address bound on entries counts it).
+  var entryAddresses: [String: String] = [:]
   var tournamentTokens: [String: String] = [:]
   var tournamentTimer: Scheduled<Void>?
   /// Entrants whose connection dropped while entries are open: when their entry goes.
