@@ -183,9 +183,8 @@ public final class LobbyScreen {
       // Declines this challenge and every later one from the same person (their identity,
       // or their address without one) until the server restarts.
       guard let challenge = state.incoming.first else { return }
+      store.dispatch(.declineForTheEvening(challenge.from))
       connection.send(.decline(challenge: challenge.id, block: true, id: nextID()))
-      store.dispatch(
-        .notice("You decline \(challenge.from)'s challenges for the rest of the evening."))
     case "r", "R":
       guard let match = state.selectedMatch else {
         store.dispatch(.notice("No match has finished here yet."))

@@ -106,6 +106,28 @@ struct LobbyScreenTests {
     store.finish()
   }
 
+  @Test("declined for the evening (b): the ending says so, a plain decline says nothing")
+  func declinedForTheEvening() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.challenge(Self.notice(4, "Mallory", "Alice", .pending))) {
+      $0.incoming = [Self.notice(4, "Mallory", "Alice", .pending)]
+      $0.bells = 1
+    }
+    store.send(.declineForTheEvening("Mallory")) { $0.declinedForTheEvening = ["Mallory"] }
+    store.send(.challenge(Self.notice(4, "Mallory", "Alice", .declined))) {
+      $0.incoming = []
+      $0.notice = "You decline Mallory's challenges for the rest of the evening."
+    }
+    store.send(.challenge(Self.notice(5, "Carol", "Alice", .pending))) {
+      $0.incoming = [Self.notice(5, "Carol", "Alice", .pending)]
+      $0.bells = 2
+      $0.notice = nil
+    }
+    store.send(.challenge(Self.notice(5, "Carol", "Alice", .declined))) { $0.incoming = [] }
+    store.finish()
+  }
+
   @Test("the screen: people, rooms, leaders, challenges and keys, within every size")
   func renders() {
     var state = LobbyScreenState(me: "Alice")
