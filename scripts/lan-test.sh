@@ -6,8 +6,10 @@
 #   - the binaries link no Swift library, and no `swift` is on the PATH they run with;
 #   - the server announces itself and `roshambo servers` on a player host lists it;
 #   - a bot waiting in the lobby on one host takes a challenge from a bot on another;
-#   - two bots with no --host and --accept-new find it and play a match, and the server
-#     is remembered in each player's known_servers; a second match needs no --accept-new;
+#   - a bot with --accept-new and no --host is refused (it would trust whichever machine
+#     answered first); two bots with --host and --accept-new play a match, and the server
+#     is remembered in each player's known_servers; a second match, with no --host and no
+#     --accept-new, finds it and trusts it without asking;
 #   - a fair match (commit-reveal) between the two hosts has every round verified;
 #   - a person at a terminal (tmux) is shown the identity code and asked before trusting;
 #   - bots trusting the CA file and the pinned fingerprint play a match as before;
@@ -15,7 +17,7 @@
 #   - a server with a new certificate at the same address is refused as changed;
 #   - a server started with --no-announce is not found, nor one listening on 127.0.0.1;
 #   - a forger (10.77.0.4) that copies the server's name and code into its own
-#     announcements is refused (--accept-new) with a warning naming both codes; 64 forged
+#     announcements is refused (no terminal to ask) with a warning naming both codes; 64 forged
 #     entries from it do not hide the real server; an announcement sent to one host
 #     directly (not to the group) is not listed;
 #   - a server on a host where multicast is impossible (loopback only) warns once and
@@ -126,15 +128,25 @@ echo "lan-test: the server prints identity code $code"
 echo "--- roshambo servers on 10.77.0.2:"; cat "$work/servers.out"
 grep -q "^LAN Test  10.77.0.1:7443  0 waiting  code $code\$" "$work/servers.out" || fail "the server is not listed as announced"
 
-echo "lan-test: two bots with no --host and --accept-new"
-match found one two --accept-new
+echo "lan-test: --accept-new without --host is refused"
+if (on p1 one "$pkg/roshambo" bot --accept-new --name p1) > "$work/blind.out" 2>&1; then
+  status=0
+else
+  status=$?
+fi
+cat "$work/blind.out"
+[ "$status" = 64 ] || fail "--accept-new without --host was not refused (exit $status, expected 64)"
+grep -q -- "--accept-new needs --host" "$work/blind.out" || fail "the refusal does not say what to do"
+
+echo "lan-test: two bots with --host and --accept-new"
+match found one two --host 10.77.0.1 --accept-new
 for home in one two; do
   grep -q "^10.77.0.1 7443 $fingerprint\$" "$work/home-$home/.config/roshambo/known_servers" \
     || fail "the server is not in $home's known_servers"
 done
 grep -q "trusting 10.77.0.1:7443 (code $code)" "$work/p1.out" || fail "p1 did not say it trusts the server"
 
-echo "lan-test: again, remembered: no --accept-new, nothing asked"
+echo "lan-test: again, remembered: no --host, no --accept-new, nothing asked"
 match remembered one two
 if grep -q "trusting" "$work/p1.out" "$work/p2.out"; then fail "a remembered server was trusted anew"; fi
 
@@ -227,7 +239,7 @@ stop_server
 
 echo "lan-test: another certificate at the same address"
 start_server "$work/other"
-if (on p1 one "$pkg/roshambo" bot --room changed --accept-new) > "$work/changed.out" 2>&1; then
+if (on p1 one "$pkg/roshambo" bot --host 10.77.0.1 --room changed --accept-new) > "$work/changed.out" 2>&1; then
   fail "a server with a changed certificate was accepted"
 fi
 echo "--- a known server with a new certificate:"; cat "$work/changed.out"
@@ -304,7 +316,7 @@ evil_pid=$!
 for _ in $(seq 100); do grep -q 'listening on' "$work/evil.out" && break; sleep 0.1; done
 start_server "$work/certs" --no-announce   # the real one is there, but silent
 forge 1
-if (on p1 spoofed "$pkg/roshambo" bot --accept-new --name p1) > "$work/spoofed.out" 2>&1; then
+if (on p1 spoofed "$pkg/roshambo" bot --name p1) > "$work/spoofed.out" 2>&1; then
   status=0
 else
   status=$?

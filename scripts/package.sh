@@ -79,7 +79,8 @@ is the code the server printed, answer y, and the server is remembered in
 ~/.config/roshambo/known_servers. A server whose certificate changes later is refused.
   ./roshambo servers                      lists the servers on the LAN
   ./roshambo play --host 192.168.1.20     names one when multicast does not pass
-  ./roshambo bot --accept-new --matches 3 plays without a screen (scripts, tests)
+  ./roshambo bot --host 192.168.1.20 --accept-new --matches 3
+                                          plays without a screen (scripts, tests)
   ./roshambo play --vs-bot                plays a bot on this machine at once
 
 scripts/gen-certs.sh --host NAME_OR_IP makes a new certificate (for example to add an

@@ -3,7 +3,8 @@
 # others; Alice challenges Bob, Bob accepts, and both are in room duel-1 at once; Carol
 # picks duel-1 from the lobby's list of rooms and watches it; the match ends, and all
 # three are back in the lobby, where the leaderboard shows it. Then Dave challenges
-# Carol, who declines, and Dave is told. Last, Alice and Bob enter the tournament (t):
+# Carol, who declines, and Dave is told; again, and Carol declines all of his
+# challenges for the evening (b): his next is refused. Last, Alice and Bob enter the tournament (t):
 # it starts with two, both are seated in its room, play, and are back in the lobby,
 # which names the champion. Exits non-zero on the first screen that is not
 # as expected, printing it. Needs `swift build` first, and tmux.
@@ -77,6 +78,14 @@ press Dave c
 expect_screen Carol "Dave challenges you"
 press Carol d
 expect_screen Dave "Carol declined your challenge."
+
+echo "tmux-lobby: Dave again; Carol declines all of his challenges for the evening (b)"
+press Dave c
+expect_screen Carol "from Dave this evening"
+press Carol b
+expect_screen Carol "You decline Dave's challenges for the rest of the evening."
+press Dave c
+expect_screen Dave "Carol declines your challenges for this evening."
 
 echo "tmux-lobby: Alice and Bob enter the tournament; it seats them, and names the champion"
 expect_screen Alice "Tournament (single-elimination): taking entries, 0 entered"

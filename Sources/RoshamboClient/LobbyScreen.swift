@@ -179,6 +179,12 @@ public final class LobbyScreen {
     case "d", "D":
       guard let challenge = state.incoming.first else { return }
       connection.send(.decline(challenge: challenge.id, id: nextID()))
+    case "b", "B":
+      // Declines this challenge and every later one from the same person (their identity,
+      // or their address without one) until the server restarts.
+      guard let challenge = state.incoming.first else { return }
+      store.dispatch(.declineForTheEvening(challenge.from))
+      connection.send(.decline(challenge: challenge.id, block: true, id: nextID()))
     case "r", "R":
       guard let match = state.selectedMatch else {
         store.dispatch(.notice("No match has finished here yet."))

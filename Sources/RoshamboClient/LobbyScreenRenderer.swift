@@ -21,8 +21,8 @@ public struct LobbyScreenRenderer: Sendable {
     self.color = color
   }
 
-  /// The keys, wrapped between them (a challenge waiting says its own keys, a accept and
-  /// d decline). `r` says it replays a finished match: nobody takes it for a match
+  /// The keys, wrapped between them (a challenge waiting says its own keys, a accept,
+  /// d decline and b decline all from that person this evening). `r` says it replays a finished match: nobody takes it for a match
   /// starting.
   static let keys = [
     "↑↓ select", "Tab list", "c challenge", "w watch", "m quick match", "t tournament",
@@ -188,7 +188,8 @@ public struct LobbyScreenRenderer: Sendable {
     for challenge in state.incoming {
       lines += said(
         "\(challenge.from) challenges you: \(terms(challenge)) · a accept, d decline · "
-          + left(challenge, state.now), .accent)
+          + left(challenge, state.now) + " · b decline all from \(challenge.from) this evening",
+        .accent)
     }
     for challenge in state.outgoing {
       lines += said(

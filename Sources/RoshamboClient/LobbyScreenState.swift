@@ -41,6 +41,8 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var now: Int64 = 0
   /// When the server said it closes (ms since 1970 by this client's clock), once it has.
   public var closesAt: Int64?
+  /// Whose challenges this person declines for the evening (key b), by name as shown.
+  public var declinedForTheEvening: Set<String> = []
 
   public init(me: String) {
     self.me = me
@@ -66,6 +68,8 @@ public enum LobbyScreenAction: Equatable, Sendable {
   case tick(now: Int64)
   /// The server said it is closing, at this moment (ms since 1970).
   case serverClosing(closesAt: Int64)
+  /// This person declined all challenges from `name` for the evening (key b).
+  case declineForTheEvening(String)
 }
 
 /// The lobby screen's rules: pure, so the screen is tested without a terminal.
@@ -115,7 +119,11 @@ public struct LobbyScreenReducer: Reducer {
       case .accepted:
         state.notice = mine ? "\(notice.to) accepted: the match starts." : nil
       case .declined:
-        state.notice = mine ? "\(notice.to) declined your challenge." : nil
+        state.notice =
+          mine
+          ? "\(notice.to) declined your challenge."
+          : state.declinedForTheEvening.contains(notice.from)
+            ? "You decline \(notice.from)'s challenges for the rest of the evening." : nil
       case .expired:
         state.notice =
           mine
@@ -167,6 +175,8 @@ public struct LobbyScreenReducer: Reducer {
       }
     case .serverClosing(let closesAt):
       state.closesAt = closesAt
+    case .declineForTheEvening(let name):
+      state.declinedForTheEvening.insert(name)
     }
   }
 

@@ -1,11 +1,14 @@
 /// The challenges waiting for an answer in the lobby: who challenged whom, on which
-/// terms, until when. People are the server's own numbers for them (a connection's) and,
-/// for the limits, their identity when they have one, so the board needs no socket and
-/// no clock: time arrives inside actions as `at`.
+/// terms, until when, and whom each person declines for the evening. People are the
+/// server's own numbers for them (a connection's) and, for the limits, their identity
+/// when they have one, else their address, so the board needs no socket and no clock:
+/// time arrives inside actions as `at`.
 ///
-/// Invariants: a person has at most ``maxOutgoing`` challenges out and ``maxIncoming``
-/// waiting for them, and makes at most ``maxPerMinute`` a minute; at most one challenge
-/// is pending between the same two people; every challenge leaves the board through
+/// Invariants: a person (as ``Person/counted``) has at most ``maxOutgoing`` challenges
+/// out and makes at most ``maxPerMinute`` a minute; at most ``maxIncoming`` wait for one
+/// person's answer, at most ``maxIncomingPerAddress`` of them from one address; at most
+/// one challenge is pending between the same two people; none from someone the one
+/// challenged declined for the evening; every challenge leaves the board through
 /// exactly one event (accepted, declined, expired or withdrawn), so both sides are told
 /// how it ended once; an acceptance is the last event of its action.
 public struct ChallengeBoard: Sendable, Equatable {
@@ -15,6 +18,9 @@ public struct ChallengeBoard: Sendable, Equatable {
   public static let maxOutgoing = 3
   /// Challenges that may wait for one person's answer.
   public static let maxIncoming = 5
+  /// Challenges that may wait for one person's answer from one address, whatever
+  /// identities they come under (identities cost nothing to make).
+  public static let maxIncomingPerAddress = 2
   /// Challenges one person may make in any minute.
   public static let maxPerMinute = 10
 
@@ -31,20 +37,46 @@ public struct ChallengeBoard: Sendable, Equatable {
     }
   }
 
+  /// Declines for the evening the board keeps in all; past it the oldest is forgotten.
+  public static let maxDeclinedForTheEvening = 10_000
+
   /// Someone in the lobby, as the server numbers and names them.
   public struct Person: Sendable, Equatable {
     public var id: Int
     public var name: String
-    /// Whom the limits count: the player's identity when it presented one, so that many
-    /// connections, or a new one after leaving, are still one person; else the
-    /// connection.
-    public var counted: String
+    /// The player identity the connection presented, if any.
+    public var identity: String?
+    /// The address it connects from, as the server's per-address limits count it (an
+    /// IPv6 address by its /64), if known.
+    public var address: String?
 
-    public init(id: Int, name: String, identity: String? = nil) {
+    public init(id: Int, name: String, identity: String? = nil, address: String? = nil) {
       self.id = id
       self.name = name
-      self.counted = identity.map { "identity " + $0 } ?? "connection \(id)"
+      self.identity = identity
+      self.address = address
     }
+
+    /// Whom the limits count, and whom a decline for the evening refuses: the player's
+    /// identity when it presented one, so that many connections, or a new one after
+    /// leaving, are still one person; else its address, so that connections without an
+    /// identity from one address are one person too; else the connection.
+    public var counted: String {
+      if let identity { return "identity " + identity }
+      if let address { return "address " + address }
+      return "connection \(id)"
+    }
+
+    /// Whose decline for the evening it is: the identity's, kept across its connections;
+    /// without one, the connection's, which ends with it.
+    var decliner: String { identity.map { "identity " + $0 } ?? "connection \(id)" }
+  }
+
+  /// `by` (a ``Person/decliner``) declines every challenge from `of` (a
+  /// ``Person/counted``) for the evening.
+  private struct Decline: Hashable, Sendable {
+    var by: String
+    var of: String
   }
 
   public struct Challenge: Sendable, Equatable, Identifiable {
@@ -72,6 +104,10 @@ public struct ChallengeBoard: Sendable, Equatable {
     /// `by` answers challenge `id` (only the one challenged may).
     case accept(id: Int, by: Int)
     case decline(id: Int, by: Int)
+    /// `by` declines challenge `id`, and every challenge from its challenger for the
+    /// evening (as long as the board lasts): those waiting now end as declined, later
+    /// ones are refused.
+    case block(id: Int, by: Int)
     /// The challenge's time ran out (a timer; stale once it was answered).
     case expire(id: Int, at: Int64)
     /// The person left the lobby (went, or was seated): every challenge of theirs ends.
@@ -102,6 +138,9 @@ public struct ChallengeBoard: Sendable, Equatable {
   /// When each person made their challenges of the last minute (at most
   /// ``maxPerMinute`` each; a person with none has no entry).
   private var made: [String: [Int64]] = [:]
+  /// The declines for the evening, oldest first, and the same as a set to look up.
+  private var declines: [Decline] = []
+  private var declined: Set<Decline> = []
 
   /// How long a challenge on this board waits for an answer, ms.
   public let lifetimeMillis: Int64
@@ -121,6 +160,7 @@ public struct ChallengeBoard: Sendable, Equatable {
         id: nextID, from: from, to: to, terms: terms, expiresAt: at + lifetimeMillis)
       nextID += 1
       pending[challenge.id] = challenge
+      if made.count >= 4_096 { made = made.filter { at - ($0.value.last ?? at) < 60_000 } }
       made[from.counted] = recent(from.counted, at: at) + [at]
       return .success([.offered(challenge)])
     case .accept(let id, let by):
@@ -138,6 +178,17 @@ public struct ChallengeBoard: Sendable, Equatable {
       }
       pending[id] = nil
       return .success([.declined(challenge)])
+    case .block(let id, let by):
+      guard let challenge = pending[id], challenge.to.id == by else {
+        return .failure(.noSuchChallenge(id))
+      }
+      remember(Decline(by: challenge.to.decliner, of: challenge.from.counted))
+      // Whatever else waits from the same challenger for this person ends the same way.
+      let ended = pending.values.filter {
+        $0.to.id == by && $0.from.counted == challenge.from.counted
+      }.sorted { $0.id < $1.id }
+      for challenge in ended { pending[challenge.id] = nil }
+      return .success(ended.map { .declined($0) })
     case .expire(let id, let at):
       guard let challenge = pending[id], at >= challenge.expiresAt else { return .success([]) }
       pending[id] = nil
@@ -145,6 +196,11 @@ public struct ChallengeBoard: Sendable, Equatable {
     case .departed(let person):
       // A connection's count goes with it; an identity's stays, whatever it reconnects.
       made["connection \(person)"] = nil
+      // So do the declines of a person without an identity.
+      if declines.contains(where: { $0.by == "connection \(person)" }) {
+        declines.removeAll { $0.by == "connection \(person)" }
+        declined = Set(declines)
+      }
       return .success(withdraw { $0.involves(person) })
     }
   }
@@ -152,6 +208,9 @@ public struct ChallengeBoard: Sendable, Equatable {
   /// Why `from` may not challenge `to` now, or nil.
   private func refusal(from: Person, to: Person, at: Int64) -> Refusal? {
     if from.id == to.id { return .noSuchPlayer("You cannot challenge yourself.") }
+    if declined.contains(Decline(by: to.decliner, of: from.counted)) {
+      return .busy("\(to.name) declines your challenges for this evening.")
+    }
     let recent = recent(from.counted, at: at)
     if recent.count >= Self.maxPerMinute {
       let wait = (recent[0] + 60_000 - at + 999) / 1_000
@@ -159,8 +218,11 @@ public struct ChallengeBoard: Sendable, Equatable {
         "You made \(Self.maxPerMinute) challenges in the last minute; wait \(wait) s.")
     }
     let open = pending.values
-    if open.contains(where: { $0.from.id == from.id && $0.to.id == to.id }) {
-      return .challengeLimit("You already challenged \(to.name); wait for the answer.")
+    if let same = open.first(where: { $0.from.counted == from.counted && $0.to.id == to.id }) {
+      return .challengeLimit(
+        same.from.id == from.id || from.identity != nil
+          ? "You already challenged \(to.name); wait for the answer."
+          : "Someone at your address already challenged \(to.name); wait for the answer.")
     }
     if open.contains(where: { $0.from.id == to.id && $0.to.id == from.id }) {
       return .challengeLimit("\(to.name) already challenged you: accept that challenge.")
@@ -169,10 +231,27 @@ public struct ChallengeBoard: Sendable, Equatable {
       return .challengeLimit(
         "You have \(Self.maxOutgoing) challenges waiting for an answer; wait for one.")
     }
+    if let address = from.address,
+      open.count(where: { $0.to.id == to.id && $0.from.address == address })
+        >= Self.maxIncomingPerAddress
+    {
+      return .challengeLimit(
+        "\(to.name) has \(Self.maxIncomingPerAddress) challenges from your address to answer "
+          + "already; wait for an answer.")
+    }
     if open.count(where: { $0.to.id == to.id }) >= Self.maxIncoming {
       return .busy("\(to.name) has \(Self.maxIncoming) challenges to answer already; try later.")
     }
     return nil
+  }
+
+  /// Keeps `decline`, forgetting the oldest past ``maxDeclinedForTheEvening``.
+  private mutating func remember(_ decline: Decline) {
+    guard declined.insert(decline).inserted else { return }
+    declines.append(decline)
+    if declines.count > Self.maxDeclinedForTheEvening {
+      declined.remove(declines.removeFirst())
+    }
   }
 
   /// When `person` made the challenges of the minute before `at`.

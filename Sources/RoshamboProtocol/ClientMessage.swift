@@ -40,7 +40,10 @@ public enum ClientMessage: Sendable, Equatable {
   case challenge(name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair: Bool, id: Int?)
   /// From the one challenged: take challenge `challenge` (both are seated at once).
   case accept(challenge: Int, id: Int?)
-  case decline(challenge: Int, id: Int?)
+  /// From the one challenged: refuse challenge `challenge`; `block` also refuses every
+  /// later challenge from its challenger until the server restarts (extension: an older
+  /// server ignores it and declines this one only).
+  case decline(challenge: Int, block: Bool = false, id: Int?)
   /// From a lobby follower that takes challenges: enter the tournament taking entries.
   case enter(id: Int?)
   /// Take the entry back before the tournament starts.
@@ -53,7 +56,7 @@ public enum ClientMessage: Sendable, Equatable {
     switch self {
     case .hello(_, _, _, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
       .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id),
-      .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, let id), .enter(let id),
+      .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, _, let id), .enter(let id),
       .withdraw(let id), .match(_, let id):
       id
     }
@@ -78,6 +81,7 @@ public enum ClientMessage: Sendable, Equatable {
     var challenges: Bool?
     var keepalive: Int?
     var challenge: Int?
+    var block: Bool?
     var bestOf: Int?
     var ruleset: String?
     var match: Int?
@@ -86,13 +90,13 @@ public enum ClientMessage: Sendable, Equatable {
   /// The envelope's fields, in the order a wrong type among several is reported.
   private enum Field: String, CaseIterable, Comparable {
     case type, id, `protocol`, name, role, room, resume, round, weapon, fair, digest, nonce
-    case challenges, challenge, bestOf, ruleset, match, keepalive
+    case challenges, challenge, bestOf, ruleset, match, keepalive, block
 
     var isInteger: Bool {
       self == .id || self == .protocol || self == .round || self == .challenge || self == .bestOf
         || self == .match || self == .keepalive
     }
-    var isBool: Bool { self == .fair || self == .challenges }
+    var isBool: Bool { self == .fair || self == .challenges || self == .block }
 
     static func < (lhs: Field, rhs: Field) -> Bool {
       allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -181,6 +185,7 @@ public enum ClientMessage: Sendable, Equatable {
           case .ruleset: envelope.ruleset = text
           case .match: envelope.match = integer
           case .keepalive: envelope.keepalive = integer
+          case .block: envelope.block = flag
           }
         }
         return true
@@ -322,7 +327,8 @@ public enum ClientMessage: Sendable, Equatable {
       }
       return .success(
         type == "accept"
-          ? .accept(challenge: challenge, id: e.id) : .decline(challenge: challenge, id: e.id))
+          ? .accept(challenge: challenge, id: e.id)
+          : .decline(challenge: challenge, block: e.block ?? false, id: e.id))
     case "match":
       guard let match = e.match, match > 0 else {
         return .failure(
@@ -434,13 +440,15 @@ public enum ClientMessage: Sendable, Equatable {
       if fair { json.comma(); json.key("fair"); json.bool(true) }
       id(messageID)
       json.raw("}")
-    case .accept(let challenge, let messageID), .decline(let challenge, let messageID):
-      if case .accept = self {
-        json.raw("{\"type\":\"accept\",")
-      } else {
-        json.raw("{\"type\":\"decline\",")
-      }
+    case .accept(let challenge, let messageID):
+      json.raw("{\"type\":\"accept\",")
       json.key("challenge"); json.int(challenge)
+      id(messageID)
+      json.raw("}")
+    case .decline(let challenge, let block, let messageID):
+      json.raw("{\"type\":\"decline\",")
+      json.key("challenge"); json.int(challenge)
+      if block { json.comma(); json.key("block"); json.bool(true) }
       id(messageID)
       json.raw("}")
     }

@@ -177,7 +177,8 @@ public final class GameServer: Service, Sendable {
           players: configuration.tournamentPlayers,
           startMillis: configuration.tournamentStartMillis,
           pauseMillis: configuration.tournamentPauseMillis,
-          nextMillis: configuration.tournamentNextMillis)
+          nextMillis: configuration.tournamentNextMillis,
+          entriesPerAddress: max(0, configuration.tournamentEntriesPerAddress))
         hub.restore()
         for name in configuration.releasedNames where saved.names.holder(of: name) != nil {
           hub.perform(.names(.release(name: name)))
@@ -235,6 +236,7 @@ public final class GameServer: Service, Sendable {
               ConnectionHandler(
                 id: id, hub: hub, limits: limits, admission: admission,
                 handshakeFailures: handshakeFailures, logger: logger, metrics: metrics,
+                address: channel.remoteAddress.map { AdmissionGate.key(for: $0) },
                 handshakeFinished: { connections.handshakeFinished(id) }),
             ]
             try channel.pipeline.syncOperations.addHandlers(handlers)

@@ -70,6 +70,12 @@ public struct ServerConfiguration: Sendable {
   /// After a tournament ends, the next of the same kind opens for entries this much
   /// later, ms (nil: none; the server must be restarted for another).
   public var tournamentNextMillis: Int64? = 60_000
+  /// How many entries one address may have in a tournament, by default.
+  public static let defaultTournamentEntriesPerAddress = 2
+  /// How many entries one IP address (an IPv6 address: its /64) may have in a tournament
+  /// at once, whatever identities they come under (0: no bound). Players behind one NAT
+  /// share an address: a party there raises it.
+  public var tournamentEntriesPerAddress = Self.defaultTournamentEntriesPerAddress
   /// Names the host frees at start, whichever player identity held them.
   public var releasedNames: [String] = []
   /// How long a challenge in the lobby waits for its answer, ms.

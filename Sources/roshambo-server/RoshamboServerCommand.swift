@@ -222,6 +222,17 @@ struct ServeOptions: ParsableArguments {
   var tournamentNext = "60"
 
   @Option(
+    help: ArgumentHelp(
+      "Tournament entries one IP address (an IPv6 address: its /64) may have (0: any).",
+      discussion: """
+        A player identity costs nothing to make, so one machine could enter any number \
+        of names; more entries from the address are refused. Players behind one NAT \
+        address share it: for a party behind one router, or several players on this \
+        machine, raise it (or 0).
+        """))
+  var tournamentEntriesPerAddress = ServerConfiguration.defaultTournamentEntriesPerAddress
+
+  @Option(
     name: .customLong("release-name"),
     help: ArgumentHelp(
       "Free a name whichever player identity holds it (repeat for several).",
@@ -308,6 +319,10 @@ struct ServeOptions: ParsableArguments {
     guard (0...86_400).contains(tournamentStart), (0...3_600).contains(tournamentPause) else {
       throw ValidationError(
         "--tournament-start must be 0 to 86400 seconds and --tournament-pause 0 to 3600.")
+    }
+    guard (0...Tournament.maxEntrants).contains(tournamentEntriesPerAddress) else {
+      throw ValidationError(
+        "--tournament-entries-per-address must be from 0 (any) to \(Tournament.maxEntrants).")
     }
     guard maxConnections >= 1 else {
       throw ValidationError("--max-connections must be at least 1.")
@@ -419,6 +434,7 @@ struct ServeOptions: ParsableArguments {
     configuration.keepMatches = keepMatches
     configuration.tournament = tournament
     configuration.tournamentPlayers = tournamentPlayers
+    configuration.tournamentEntriesPerAddress = tournamentEntriesPerAddress
     configuration.tournamentStartMillis = Int64(tournamentStart * 1000)
     configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
     configuration.releasedNames = releasedNames

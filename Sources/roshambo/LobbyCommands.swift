@@ -44,7 +44,8 @@ struct Lobby: AsyncParsableCommand {
       On a terminal: a screen of who is here, the live rooms and the leaderboard, \
       redrawn as they change. Keys: ↑/↓ (or j/k) select, Tab moves between people and \
       rooms, c challenges the selected person (best of the server's default), a accepts \
-      the challenge waiting for you, d declines it, w (or Enter on a room) watches the \
+      the challenge waiting for you, d declines it, b declines it and every later one \
+      from that person this evening, w (or Enter on a room) watches the \
       selected room, m plays quick match, t enters the tournament, r (or Enter on a \
       recent match) replays a finished match, q quits. After a match or when you stop \
       watching (q), you are back in the lobby.

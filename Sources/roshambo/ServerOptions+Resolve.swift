@@ -87,7 +87,10 @@ extension ServerOptions {
         complain(
           "the server at \(DiscoveredServer.address(host: host, port: port)) is new to this machine; its identity code "
             + "is \(code). If that is the code the server printed, connect again with "
-            + "--accept-new (or --pin \(fingerprint)).")
+            + (self.host == nil
+              ? "--host \(host)\(port == 7443 ? "" : " --port \(port)") --accept-new"
+              : "--accept-new")
+            + " (or --pin \(fingerprint)).")
         throw ExitCode(ExitStatus.untrusted)
       }
       guard Self.confirm(host: host, port: port, code: code, fingerprint: fingerprint) else {
@@ -111,6 +114,15 @@ extension ServerOptions {
   /// announced, to check against what answers).
   private func target() async throws -> (String, Int, Announcement?) {
     if let host { return (host, port ?? 7443, nil) }
+    guard !acceptNew else {
+      // Trusting the first server heard would trust whichever machine answers first.
+      complain(
+        "--accept-new needs --host: on the local network it would trust whichever machine "
+          + "answers first. Name the server (--host ADDRESS --accept-new, or --pin "
+          + "FINGERPRINT), or leave --accept-new out and, at a terminal, compare the "
+          + "identity code roshambo-server printed with the one shown.")
+      throw ExitCode(ExitStatus.usage)
+    }
     let found: [DiscoveredServer]
     do {
       found = try await ServerDiscovery.find(timeout: .milliseconds(1_500))

@@ -33,10 +33,11 @@ struct ServerOptions: ParsableArguments {
 
   @Flag(
     help: ArgumentHelp(
-      "Trust a server never seen before without asking (for scripts and bots).",
+      "Trust a server never seen before without asking (for scripts and bots), with --host.",
       discussion: """
         The server's fingerprint is remembered in known_servers as when a player accepts \
-        it; a server whose certificate changed since is still refused.
+        it; a server whose certificate changed since is still refused. Only with --host: \
+        on the local network it would trust whichever machine answered first.
         """))
   var acceptNew = false
 

@@ -106,6 +106,28 @@ struct LobbyScreenTests {
     store.finish()
   }
 
+  @Test("declined for the evening (b): the ending says so, a plain decline says nothing")
+  func declinedForTheEvening() {
+    let store = TestStore(
+      initialState: LobbyScreenState(me: "Alice"), reducer: LobbyScreenReducer())
+    store.send(.challenge(Self.notice(4, "Mallory", "Alice", .pending))) {
+      $0.incoming = [Self.notice(4, "Mallory", "Alice", .pending)]
+      $0.bells = 1
+    }
+    store.send(.declineForTheEvening("Mallory")) { $0.declinedForTheEvening = ["Mallory"] }
+    store.send(.challenge(Self.notice(4, "Mallory", "Alice", .declined))) {
+      $0.incoming = []
+      $0.notice = "You decline Mallory's challenges for the rest of the evening."
+    }
+    store.send(.challenge(Self.notice(5, "Carol", "Alice", .pending))) {
+      $0.incoming = [Self.notice(5, "Carol", "Alice", .pending)]
+      $0.bells = 2
+      $0.notice = nil
+    }
+    store.send(.challenge(Self.notice(5, "Carol", "Alice", .declined))) { $0.incoming = [] }
+    store.finish()
+  }
+
   @Test("the screen: people, rooms, leaders, challenges and keys, within every size")
   func renders() {
     var state = LobbyScreenState(me: "Alice")
@@ -121,6 +143,9 @@ struct LobbyScreenTests {
     #expect(text.contains("1. Bob: 3 won, 1 lost"))
     #expect(
       text.contains("Carol challenges you: best of 3, classic · a accept, d decline · 30 s left"))
+    // The key that declines all of that person's challenges for the evening is said too.
+    #expect(
+      full.joined(separator: " ").contains("b decline all from Carol this evening"), "\(text)")
     for (width, height) in [(80, 40), (80, 24), (60, 20), (40, 12), (30, 8)] {
       let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(for: state)
       #expect(lines.count <= height, "\(width)×\(height)")

@@ -137,6 +137,108 @@ struct ChallengeBoardTests {
     #expect(made == ChallengeBoard.maxPerMinute)
   }
 
+  @Test("griefers at one address cannot keep someone busy: keyless ones, nor fresh identities")
+  func griefersAtOneAddress() throws {
+    var board = ChallengeBoard()
+    let victim = ChallengeBoard.Person(
+      id: 1, name: "Vic", identity: String(repeating: "1", count: 64), address: "10.0.0.1")
+    func offer(_ from: ChallengeBoard.Person, at: Int64 = 0) -> Result<
+      [ChallengeBoard.Event], Refusal
+    > {
+      board.reduce(.offer(from: from, to: victim, terms: terms, at: at))
+    }
+    // Five connections without an identity from one address: one person to the limits.
+    let keyless = (10..<15).map {
+      ChallengeBoard.Person(id: $0, name: "G\($0)", address: "203.0.113.9")
+    }
+    #expect((try? offer(keyless[0]).get()) != nil)
+    for griefer in keyless.dropFirst() {
+      guard case .failure(let refusal) = offer(griefer) else {
+        Issue.record("\(griefer.name) had a second challenge from the address waiting for Vic")
+        continue
+      }
+      #expect(refusal.kind == .challengeLimit)
+    }
+    // Identities cost nothing to make: one address has at most two waiting for one person.
+    let minted = (20..<25).map {
+      ChallengeBoard.Person(
+        id: $0, name: "M\($0)", identity: String(repeating: "\($0 % 10)", count: 64),
+        address: "203.0.113.9")
+    }
+    var made = 0
+    for griefer in minted {
+      switch offer(griefer) {
+      case .success: made += 1
+      case .failure(let refusal): #expect(refusal.kind == .challengeLimit)
+      }
+    }
+    #expect(made == ChallengeBoard.maxIncomingPerAddress - 1)
+    #expect(board.pending.values.count { $0.to.id == victim.id } == 2)
+    // Vic is not busy to anyone else: people at other addresses still challenge her.
+    for index in 0..<3 {
+      let friend = ChallengeBoard.Person(
+        id: 30 + index, name: "F\(index)", address: "192.0.2.\(index)")
+      #expect((try? offer(friend).get()) != nil, "F\(index) was refused")
+    }
+    // The keyless ones share the 3 waiting and the 10 a minute, as one identity does.
+    let others = (40..<44).map {
+      ChallengeBoard.Person(id: $0, name: "P\($0)", address: "198.51.100.\($0)")
+    }
+    _ = try board.reduce(.offer(from: keyless[1], to: others[0], terms: terms, at: 1)).get()
+    _ = try board.reduce(.offer(from: keyless[2], to: others[1], terms: terms, at: 1)).get()
+    guard
+      case .failure(let fourth) = board.reduce(
+        .offer(from: keyless[3], to: others[2], terms: terms, at: 1))
+    else {
+      Issue.record("a fourth keyless connection at one address had a fourth challenge waiting")
+      return
+    }
+    #expect(fourth.kind == .challengeLimit)
+  }
+
+  @Test("declined for the evening: that challenger's challenges are refused, everyone else's not")
+  func declinedForTheEvening() throws {
+    var board = ChallengeBoard()
+    let key = { (digit: Int) in String(repeating: "\(digit)", count: 64) }
+    let bob = ChallengeBoard.Person(id: 2, name: "Bob", identity: key(2), address: "10.0.0.2")
+    let mallory = ChallengeBoard.Person(
+      id: 5, name: "Mallory", identity: key(5), address: "10.0.0.5")
+    let first = try board.reduce(.offer(from: mallory, to: bob, terms: terms, at: 0)).get()
+    let challenge = first[0].challenge
+    #expect(try board.reduce(.block(id: challenge.id, by: bob.id)).get() == [.declined(challenge)])
+    // Mallory again, on another connection of her identity, later in the evening: refused.
+    let again = ChallengeBoard.Person(
+      id: 6, name: "Mallory", identity: key(5), address: "10.0.0.6")
+    for (who, at) in [(mallory, Int64(1_000)), (again, 3_600_000)] {
+      guard
+        case .failure(let refusal) = board.reduce(.offer(from: who, to: bob, terms: terms, at: at))
+      else {
+        Issue.record("a challenge from someone Bob declined for the evening reached him")
+        continue
+      }
+      #expect(refusal.kind == .busy)
+      #expect(refusal.message.contains("Bob declines your challenges"), "\(refusal.message)")
+    }
+    // Bob's own new connection keeps the block (it is his identity's).
+    let bobAgain = ChallengeBoard.Person(id: 7, name: "Bob", identity: key(2), address: "10.0.0.2")
+    _ = try board.reduce(.departed(bob.id)).get()
+    #expect(board.reduce(.offer(from: mallory, to: bobAgain, terms: terms, at: 2_000)).isFailure)
+    // Others still challenge Bob, and Bob may still challenge Mallory.
+    #expect(board.reduce(.offer(from: alice, to: bobAgain, terms: terms, at: 2_000)).isSuccess)
+    #expect(board.reduce(.offer(from: bobAgain, to: mallory, terms: terms, at: 2_000)).isSuccess)
+    // A challenger without an identity is blocked by its address.
+    let kim = ChallengeBoard.Person(id: 8, name: "Kim", address: "10.0.0.8")
+    let fromKim = try board.reduce(.offer(from: kim, to: carol, terms: terms, at: 0)).get()
+    _ = try board.reduce(.block(id: fromKim[0].challenge.id, by: carol.id)).get()
+    let kimAgain = ChallengeBoard.Person(id: 9, name: "Kim2", address: "10.0.0.8")
+    #expect(board.reduce(.offer(from: kimAgain, to: carol, terms: terms, at: 10)).isFailure)
+    // Only the one challenged may block, and only a challenge still waiting.
+    let pending = try board.reduce(.offer(from: alice, to: carol, terms: terms, at: 20)).get()
+    #expect(
+      board.reduce(.block(id: pending[0].challenge.id, by: alice.id))
+        == .failure(.noSuchChallenge(pending[0].challenge.id)))
+  }
+
   @Test("random sequences: the caps hold, and every challenge ends with exactly one event")
   func property() async {
     let script = Gen.int(in: 0...Int(Int32.max)).array(of: 0...200)
@@ -184,6 +286,11 @@ struct ChallengeBoardTests {
       #expect(Set(ended.keys).isDisjoint(with: board.pending.keys))
     }
   }
+}
+
+extension Result {
+  var isSuccess: Bool { if case .success = self { true } else { false } }
+  var isFailure: Bool { !isSuccess }
 }
 
 @Suite("Matches opened for two players")

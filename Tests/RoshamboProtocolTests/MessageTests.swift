@@ -227,6 +227,13 @@ struct ServerMessageTests {
       try decode(#"{"type":"accept","challenge":3,"id":4}"#).get() == .accept(challenge: 3, id: 4))
     #expect(
       try decode(#"{"type":"decline","challenge":3}"#).get() == .decline(challenge: 3, id: nil))
+    // Declined for the evening: an optional field, false when absent.
+    #expect(
+      try decode(#"{"type":"decline","challenge":3,"block":true,"id":9}"#).get()
+        == .decline(challenge: 3, block: true, id: 9))
+    #expect(
+      String(decoding: ClientMessage.decline(challenge: 3, id: nil).encoded(), as: UTF8.self)
+        == #"{"type":"decline","challenge":3}"#, "a plain decline is what protocol 1 sends")
     #expect(
       try decode(#"{"type":"hello","protocol":1,"name":"E","role":"lobby","challenges":true}"#)
         .get()
@@ -241,6 +248,7 @@ struct ServerMessageTests {
       (#"{"type":"challenge","name":"Bob","bestOf":"3"}"#, "bestOf"),
       (#"{"type":"accept"}"#, "challenge"),
       (#"{"type":"decline","challenge":1.5}"#, "challenge"),
+      (#"{"type":"decline","challenge":1,"block":"yes"}"#, "block"),
       (#"{"type":"hello","protocol":1,"name":"E","challenges":true}"#, "lobby"),
     ] {
       guard case .failure(let error) = decode(text) else {
@@ -319,6 +327,7 @@ struct JSONEncodingTests {
       .challenge(name: "Zoë", bestOf: 99, ruleset: .classic, fair: true, id: 5),
       .challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: nil),
       .accept(challenge: 12, id: nil), .decline(challenge: Int.max, id: 6),
+      .decline(challenge: 4, block: true, id: nil),
     ]
     for message in messages {
       #expect(try decode(String(decoding: message.encoded(), as: UTF8.self)).get() == message)

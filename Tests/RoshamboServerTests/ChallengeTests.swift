@@ -154,6 +154,50 @@ struct ChallengeTests {
     }
   }
 
+  @Test("keyless connections at one address cannot keep someone busy; declined for the evening")
+  func griefersAndTheEvening() async throws {
+    try await withServer { server in
+      let bob = try await follower("Bob", port: server.port)
+      // Five followers without an identity, from one address (every test client's).
+      var griefers: [TestClient] = []
+      for index in 0..<5 {
+        let griefer = try await TestClient.connect(port: server.port)
+        griefer.send(
+          .hello(
+            protocol: WireProtocol.version, name: "G\(index)", role: .lobby, room: nil,
+            resume: nil, fair: true, challenges: true, id: 1))
+        _ = try await griefer.lobby { _ in true }
+        griefers.append(griefer)
+      }
+      griefers[0].send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+      #expect(try await griefers[0].challenge().status == .pending)
+      for griefer in griefers.dropFirst() {
+        griefer.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 3))
+        #expect(try await griefer.expectError(.challengeLimit, skippingLobby: true).re == 3)
+      }
+      // Bob is not busy to others: Carol challenges him, and he declines her for the
+      // evening.
+      let carol = try await follower("Carol", port: server.port, sees: 7)
+      carol.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 4))
+      let fromCarol = try await carol.challenge()
+      #expect(fromCarol.status == .pending)
+      bob.send(.decline(challenge: fromCarol.id, block: true, id: 5))
+      #expect(try await carol.challenge(skipping: .pending) == with(fromCarol, .declined))
+      carol.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 6))
+      let refused = try await carol.expectError(.busy, skippingLobby: true)
+      #expect(refused.re == 6)
+      #expect(refused.error.message.contains("Bob declines your challenges"))
+      // Her lobby opened again (her identity) is refused too; Bob may still challenge her.
+      let again = try await follower("Carol", port: server.port, sees: 7)
+      await carol.waitUntilClosed()
+      again.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 7))
+      #expect(try await again.expectError(.busy, skippingLobby: true).re == 7)
+      bob.send(.challenge(name: "Carol", bestOf: nil, ruleset: nil, fair: false, id: 8))
+      #expect(try await again.challenge().status == .pending)
+      for client in griefers + [bob, carol, again] { await client.close() }
+    }
+  }
+
   @Test("expired: nobody answers in time, both are told, and a late answer is refused")
   func expired() async throws {
     var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
@@ -330,6 +374,37 @@ struct TournamentEntryTests {
       player.send(.enter(id: 6))
       #expect(try await player.expectError(.notPlaying).re == 6)
       for client in [old, alice, twin, player, impostor, keyless] { await client.close() }
+    }
+  }
+
+  @Test("one address enters at most two names, however many identities it makes")
+  func entriesPerAddress() async throws {
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.tournament = .swiss
+    configuration.tournamentEntriesPerAddress = 2
+    try await withServer(configuration) { server in
+      let entries = ChallengeTests()
+      var clients: [TestClient] = []
+      // Four identities, one address (every test client's): two enter, two are refused.
+      for (index, name) in ["Ann", "Ben", "Cid", "Dot"].enumerated() {
+        let client = try await entries.follower(name, port: server.port, sees: index + 1)
+        clients.append(client)
+        client.send(.enter(id: 2))
+        if index < 2 {
+          _ = try await client.lobby { $0.tournament?.standings.count == index + 1 }
+        } else {
+          let refused = try await client.expectError(.tournamentClosed, skippingLobby: true)
+          #expect(refused.re == 2)
+          #expect(refused.error.message.contains("2 entries"), "\(refused.error.message)")
+        }
+      }
+      // A withdrawal frees its place.
+      clients[0].send(.withdraw(id: 3))
+      _ = try await clients[2].lobby { $0.tournament?.standings.map(\.name) == ["Ben"] }
+      clients[2].send(.enter(id: 4))
+      let view = try await clients[2].lobby { $0.tournament?.standings.count == 2 }
+      #expect(view.tournament?.standings.map(\.name) == ["Ben", "Cid"])
+      for client in clients { await client.close() }
     }
   }
 }

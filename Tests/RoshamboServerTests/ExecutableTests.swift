@@ -445,6 +445,22 @@ struct ExecutableTests {
     #expect(warning.contains("remove line 2 of \(known)"), "\(warning)")
   }
 
+  @Test("--accept-new without --host is refused before looking: it would trust whoever answers")
+  func acceptNewNeedsHost() throws {
+    let home = NSTemporaryDirectory() + "roshambo-accept-new-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    for command in [
+      ["bot", "--accept-new"], ["play", "--name", "Ann", "--accept-new"], ["who", "--accept-new"],
+    ] {
+      let (status, said) = finishLaunched(try client(command, home: home))
+      #expect(status == 64, "\(command): \(said)")
+      #expect(said.contains("--accept-new needs --host"), "\(command): \(said)")
+      #expect(said.contains("identity code"), "\(command): \(said)")
+      #expect(!said.contains("local network within"), "it looked for servers: \(said)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: home + "/.config/roshambo/known_servers"))
+  }
+
   @Test("--version names the release, the protocol and the commit it was built from")
   func version() throws {
     /// Whether `git` with `arguments` in this repository succeeds.
@@ -480,6 +496,10 @@ struct ExecutableTests {
       (["--log-level", "loud"], 64, "'loud' is invalid for '--log-level <log-level>'"),
       (["--port", "70000"], 64, "--port must be 0 to 65535"),
       (["--threads", "0"], 64, "--threads must be from 1 to 256, not 0"),
+      (
+        ["--tournament-entries-per-address", "65"], 64,
+        "--tournament-entries-per-address must be from 0 (any) to 64"
+      ),
       (["--bogus"], 64, "Unknown option '--bogus'"),
       (
         ["--cert", "/nonexistent/server.pem", "--key", "/nonexistent/key.pem"], 66,

@@ -96,12 +96,49 @@ struct FleetListingTests {
   func capacity() {
     var listing = FleetListing()
     let many = Set((0..<1_200).map { "room-\($0)" })
-    let calls = listing.calls(for: report(rooms: 1_200, named: many), now: 0)
-    #expect(calls.filter { if case .addToList = $0 { true } else { false } }.count == 1_000)
-    _ = succeed(&listing, calls)
+    var now: Int64 = 0
+    while listing.listed.count < 1_000, now < 200_000 {
+      _ = succeed(&listing, listing.calls(for: report(rooms: 1_200, named: many), now: now))
+      #expect(listing.listed.count <= 1_000)
+      now += 2_000
+    }
     #expect(listing.listed.count == 1_000)
-    #expect(
-      listing.calls(for: report(rooms: 1_200, named: many), now: 1_000).isEmpty)
+    #expect(listing.calls(for: report(rooms: 1_200, named: many), now: now).isEmpty)
+  }
+
+  @Test("a flood of rooms cannot hold a round up: a bounded number of List calls, the newest first")
+  func flood() {
+    func listCalls(_ calls: [FleetListing.Call]) -> [FleetListing.Call] {
+      calls.filter { if case .setCounter = $0 { false } else { true } }
+    }
+    var listing = FleetListing()
+    _ = succeed(&listing, listing.calls(for: report(), now: 0))
+    // 900 rooms at once: one round makes no more than its share of List calls (each an
+    // HTTP call to the SDK server, the next health ping waiting behind them).
+    let flood = Set((0..<900).map { "flood-\($0)" })
+    let first = listing.calls(for: report(rooms: 900, named: flood), now: 2_000)
+    #expect(first.first == .setCounter("rooms", 900), "the counters come first")
+    #expect(listCalls(first).count == FleetListing.maxListCallsPerRound)
+    _ = succeed(&listing, first)
+    // "zoo" opens while most of the flood waits: the next round lists it first.
+    let named = flood.union(["zoo"])
+    let second = listing.calls(for: report(rooms: 901, named: named), now: 4_000)
+    #expect(listCalls(second).first == .addToList("zoo"))
+    #expect(listCalls(second).count == FleetListing.maxListCallsPerRound)
+    _ = succeed(&listing, second)
+    // The rest follow, round by round, every name once.
+    var now: Int64 = 4_000
+    var added = listing.listed.count
+    while listing.listed.count < named.count, now < 200_000 {
+      now += 2_000
+      let calls = listCalls(listing.calls(for: report(rooms: 901, named: named), now: now))
+      #expect(calls.count <= FleetListing.maxListCallsPerRound)
+      #expect(calls.allSatisfy { if case .addToList = $0 { true } else { false } })
+      _ = succeed(&listing, calls)
+      #expect(listing.listed.count > added, "a round added nothing")
+      added = listing.listed.count
+    }
+    #expect(listing.listed == named)
   }
 
   @Test("a watch line is read for its state, counts and lists; anything else is no GameServer")

@@ -62,6 +62,8 @@ func testConfiguration(dataDirectory: String?) -> ServerConfiguration {
     privateKeyFile: TestCertificates.files.serverKey, dataDirectory: dataDirectory)
   configuration.host = "127.0.0.1"
   configuration.port = 0
+  // Every test client connects from 127.0.0.1.
+  configuration.tournamentEntriesPerAddress = 0
   return configuration
 }
 
@@ -122,6 +124,7 @@ func startServer(
   configuration.journalCompactionInterval = compactionInterval
   // Every test client connects from 127.0.0.1.
   configuration.limits.maxConnectionsPerAddress = 10_000
+  configuration.tournamentEntriesPerAddress = 0
   limits(&configuration.limits)
   var logger = Logger(label: "test.server")
   logger.logLevel = .warning

@@ -14,7 +14,8 @@ struct TournamentProcessTests {
       "--host", "127.0.0.1", "--port", String(port), "--data-dir", data,
       "--cert", TestCertificates.files.serverCertificate,
       "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
-      "--best-of", "1",
+      // Every bot connects from 127.0.0.1.
+      "--best-of", "1", "--tournament-entries-per-address", "0",
     ] + more
   }
 

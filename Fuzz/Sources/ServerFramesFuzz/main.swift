@@ -96,8 +96,9 @@ fuzz { bytes in
       action = challenge(.offer(from: people[index % 2], to: to, terms: terms, at: at))
     case .accept(let id, _):
       action = challenge(.accept(id: id, by: people[index % 4].id))
-    case .decline(let id, _):
-      action = challenge(.decline(id: id, by: people[index % 4].id))
+    case .decline(let id, let block, _):
+      let by = people[index % 4].id
+      action = challenge(block ? .block(id: id, by: by) : .decline(id: id, by: by))
     case .enter:
       action = .tournament(.enter(name: people[index % 4].name))
     case .withdraw:

@@ -23,6 +23,8 @@ final class ConnectionHandler: ChannelInboundHandler {
   private let handshakeFailures: HandshakeFailureLog
   private let logger: Logger
   private let metrics: ServerMetrics?
+  /// The peer's address, as the per-address limits count it.
+  private let address: String?
   private var link: ConnectionLink?
   /// Closes the connection if TLS and `hello` take too long.
   private var helloTimeout: Scheduled<Void>?
@@ -38,9 +40,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   init(
     id: Int, hub: HubHandle, limits: ServerConfiguration.Limits, admission: Admission,
     handshakeFailures: HandshakeFailureLog, logger: Logger, metrics: ServerMetrics? = nil,
-    handshakeFinished: @escaping @Sendable () -> Void = {}
+    address: String? = nil, handshakeFinished: @escaping @Sendable () -> Void = {}
   ) {
     self.metrics = metrics
+    self.address = address
     self.id = id
     self.handshakeFinished = handshakeFinished
     self.hub = hub
@@ -51,7 +54,7 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
-    link = ConnectionLink(id: id, channel: context.channel)
+    link = ConnectionLink(id: id, channel: context.channel, address: address)
   }
 
   func channelActive(context: ChannelHandlerContext) {

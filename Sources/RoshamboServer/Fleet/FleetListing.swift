@@ -10,15 +10,24 @@
 /// ``arrivalGrace`` before it is removed, and a count the GameServer shows that differs
 /// from the game's is corrected only once it has differed for ``countGrace``.
 ///
+/// Each call is an HTTP request to the SDK server, made one after another, and the next
+/// health ping waits for a round's calls: so a round makes at most
+/// ``maxListCallsPerRound`` List calls, after the Counters, and a flood of rooms is
+/// listed over several rounds instead of holding one up. The names it waits to add go
+/// newest first (by the round that first reported them), so a room named while a flood
+/// waits is listed in the next round.
+///
 /// Invariant: the List never holds more than ``listCapacity`` names by this server's
-/// doing, and a name is removed only after it has not been a room here for
-/// ``arrivalGrace``.
+/// doing; a round makes at most ``maxListCallsPerRound`` List calls; a name is removed
+/// only after it has not been a room here for ``arrivalGrace``.
 struct FleetListing: Equatable, Sendable {
   /// The List's key and the Counters' keys, as the Fleet declares them.
   static let roomsList = "rooms"
   static let counters = ["players", "rooms", "waiting"]
   /// Agones caps a List at 1,000 values.
   static let listCapacity = 1_000
+  /// The List calls one round makes at most (the Counters' three are not counted).
+  static let maxListCallsPerRound = 32
   /// How long a name the allocator added may wait for its room (ms).
   static let arrivalGrace: Int64 = 60_000
   /// How long the GameServer's count may differ from the game's before it is set (ms).
@@ -30,8 +39,9 @@ struct FleetListing: Equatable, Sendable {
     var rooms: Int
     /// Players waiting alone for a quick-match opponent.
     var waiting: Int
-    /// Rooms named by players (not `quick-N`, `duel-N` or a tournament's), at most
-    /// ``FleetListing/listCapacity`` of them.
+    /// Rooms named by players (not `quick-N`, `duel-N` or a tournament's): all of them,
+    /// so that which are listed is this listing's choice (the newest), not the order of
+    /// a dictionary.
     var namedRooms: Set<String>
 
     func count(_ key: String) -> Int {
@@ -60,6 +70,9 @@ struct FleetListing: Equatable, Sendable {
   /// The counts the GameServer showed last, and since when each differed from the game's.
   private var watchedCounts: [String: Int] = [:]
   private var differentSince: [String: Int64] = [:]
+  /// Rounds so far, and the round that first reported each named room not yet listed.
+  private var round = 0
+  private var waitingSince: [String: Int] = [:]
 
   /// The GameServer as the watch shows it now; `names` nil when it shows no `rooms` List
   /// (what was added stays believed).
@@ -85,20 +98,29 @@ struct FleetListing: Equatable, Sendable {
       }
     }
     notRoomSince = notRoomSince.filter { listed.contains($0.key) }
+    var stale: [(name: String, since: Int64)] = []
     for name in listed {
       if report.namedRooms.contains(name) {
         notRoomSince[name] = nil
       } else {
         let since = notRoomSince[name] ?? now
         notRoomSince[name] = since
-        if now - since >= Self.arrivalGrace { calls.append(.removeFromList(name)) }
+        if now - since >= Self.arrivalGrace { stale.append((name, since)) }
       }
     }
-    var room = Self.listCapacity - listed.count
-    for name in report.namedRooms.sorted() where !listed.contains(name) && room > 0 {
-      calls.append(.addToList(name))
-      room -= 1
+    // Rooms to add, newest first; then names to remove, longest gone first; at most
+    // maxListCallsPerRound in all, the rest in later rounds.
+    round += 1
+    waitingSince = waitingSince.filter { report.namedRooms.contains($0.key) }
+    for name in report.namedRooms where !listed.contains(name) && waitingSince[name] == nil {
+      waitingSince[name] = round
     }
+    let adding = waitingSince.filter { !listed.contains($0.key) }
+      .sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+      .prefix(max(0, min(Self.maxListCallsPerRound, Self.listCapacity - listed.count)))
+    calls += adding.map { .addToList($0.key) }
+    calls += stale.sorted { ($0.since, $0.name) < ($1.since, $1.name) }
+      .prefix(Self.maxListCallsPerRound - adding.count).map { .removeFromList($0.name) }
     return calls
   }
 
@@ -111,6 +133,7 @@ struct FleetListing: Equatable, Sendable {
       differentSince[key] = nil
     case .addToList(let name):
       listed.insert(name)
+      waitingSince[name] = nil
     case .removeFromList(let name):
       listed.remove(name)
       notRoomSince[name] = nil

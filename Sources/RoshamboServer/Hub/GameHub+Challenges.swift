@@ -45,8 +45,12 @@ extension GameHub {
       bestOf: bestOf ?? lobby.defaults.bestOf, ruleset: ruleset ?? lobby.defaults.ruleset,
       fair: fair)
     let offer = ChallengeBoard.Action.offer(
-      from: .init(id: challenger.link.id, name: challenger.name, identity: challenger.identity),
-      to: .init(id: target.link.id, name: target.name, identity: target.identity), terms: terms,
+      from: .init(
+        id: challenger.link.id, name: challenger.name, identity: challenger.identity,
+        address: challenger.link.address),
+      to: .init(
+        id: target.link.id, name: target.name, identity: target.identity,
+        address: target.link.address), terms: terms,
       at: now())
     switch challenges.reduce(offer) {
     case .failure(let refusal):
@@ -56,10 +60,13 @@ extension GameHub {
     }
   }
 
-  /// The one challenged answers challenge `id`.
-  func answer(_ id: Int, accept: Bool, origin: Origin) {
+  /// The one challenged answers challenge `id`; a decline with `block` refuses its
+  /// challenger's later challenges too, for as long as the server runs.
+  func answer(_ id: Int, accept: Bool, block: Bool = false, origin: Origin) {
     let by = origin.link.id
-    switch challenges.reduce(accept ? .accept(id: id, by: by) : .decline(id: id, by: by)) {
+    let action: ChallengeBoard.Action =
+      accept ? .accept(id: id, by: by) : block ? .block(id: id, by: by) : .decline(id: id, by: by)
+    switch challenges.reduce(action) {
     case .failure(let refusal):
       reply(origin.link, ProtocolError(refusal), re: origin.re)
     case .success(let events):

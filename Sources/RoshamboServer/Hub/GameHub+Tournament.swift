@@ -14,6 +14,8 @@ struct TournamentPlan {
   var pauseMillis: Int64
   /// After a tournament ends, the next opens for entries this much later (nil: none).
   var nextMillis: Int64? = nil
+  /// Entries one address may have at once (0: no bound).
+  var entriesPerAddress = 0
 }
 
 /// The lobby's tournament on the server: the rules (``Tournament`` in the lobby) decide
@@ -79,10 +81,36 @@ extension GameHub {
         re: origin.re)
       return
     }
+    if !withdraw, let refusal = entriesRefusal(follower.name, from: origin.link.address) {
+      reply(origin.link, refusal, re: origin.re)
+      return
+    }
     let action: TournamentAction =
       withdraw ? .withdraw(name: follower.name) : .enter(name: follower.name)
     guard perform(.tournament(action), origin: origin) != nil else { return }
-    if !withdraw { tournamentLinks[follower.name] = origin.link }
+    if !withdraw {
+      tournamentLinks[follower.name] = origin.link
+      if let entrants = lobby.tournament?.entrants {
+        entryAddresses = entryAddresses.filter { entrants.contains($0.key) }
+      }
+      entryAddresses[follower.name] = origin.link.address
+    }
+  }
+
+  /// Why `name`, entering from `address`, is refused for the entries that address has
+  /// already (identities cost nothing to make, so one address could otherwise enter
+  /// any number of names), or nil.
+  private func entriesRefusal(_ name: String, from address: String?) -> ProtocolError? {
+    let most = tournamentPlan.entriesPerAddress
+    guard most > 0, let address, let tournament = lobby.tournament, tournament.phase == .entry,
+      !tournament.entrants.contains(name),
+      tournament.entrants.count(where: { entryAddresses[$0] == address }) >= most
+    else { return nil }
+    return ProtocolError(
+      code: .tournamentClosed,
+      message: "This tournament takes \(most == 1 ? "1 entry" : "\(most) entries") from one "
+        + "network address, and yours has them already. If several players share it, ask "
+        + "the host to allow more (roshambo-server --tournament-entries-per-address).")
   }
 
   /// A follower of the lobby who left it, while entries are open, when `link` is the

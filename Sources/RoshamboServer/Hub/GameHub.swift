@@ -46,6 +46,8 @@ final class GameHub {
   var tournamentPlan = TournamentPlan(
     kind: nil, settings: .init(), players: 0, startMillis: 60_000, pauseMillis: 3_000)
   var tournamentLinks: [String: ConnectionLink] = [:]
+  /// The address each entrant entered from (the per-address bound on entries counts it).
+  var entryAddresses: [String: String] = [:]
   var tournamentTokens: [String: String] = [:]
   var tournamentTimer: Scheduled<Void>?
   /// Entrants whose connection dropped while entries are open: when their entry goes.
@@ -235,8 +237,8 @@ final class GameHub {
     case .accept(let challenge, let id):
       if refusedWhileDraining(Origin(link: link, re: id)) { break }
       answer(challenge, accept: true, origin: Origin(link: link, re: id))
-    case .decline(let challenge, let id):
-      answer(challenge, accept: false, origin: Origin(link: link, re: id))
+    case .decline(let challenge, let block, let id):
+      answer(challenge, accept: false, block: block, origin: Origin(link: link, re: id))
     case .enter(let id):
       if refusedWhileDraining(Origin(link: link, re: id)) { break }
       enterTournament(Origin(link: link, re: id), withdraw: false)
@@ -621,15 +623,12 @@ final class GameHub {
   }
 
   /// What Agones' allocator routes by (``FleetListing/Report``): players seated, rooms,
-  /// the quick-match player waiting, and the rooms players named (at most
-  /// ``FleetListing/listCapacity``).
+  /// the quick-match player waiting, and the rooms players named (all of them: which
+  /// fit Agones' List is ``FleetListing``'s choice, the newest first; a flood of rooms
+  /// cannot hide a later one behind the order of a dictionary).
   func fleetReport() -> FleetListing.Report {
     let players = sessions.members.values.count { $0.seat != nil }
-    var named: Set<String> = []
-    for name in lobby.rooms.keys where !LobbyState.isReservedRoomName(name) {
-      guard named.count < FleetListing.listCapacity else { break }
-      named.insert(name)
-    }
+    let named = Set(lobby.rooms.keys.lazy.filter { !LobbyState.isReservedRoomName($0) })
     let waiting = lobby.quickMatchRoom.map { lobby.rooms[$0]?.hasPlayerWaiting ?? false } ?? false
     return FleetListing.Report(
       players: players, rooms: lobby.rooms.count, waiting: waiting ? 1 : 0, namedRooms: named)

@@ -18,7 +18,7 @@ enum PlayerRequest: Sendable, Equatable {
   case leave(id: Int?)
   case challenge(name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair: Bool, id: Int?)
   case accept(challenge: Int, id: Int?)
-  case decline(challenge: Int, id: Int?)
+  case decline(challenge: Int, block: Bool = false, id: Int?)
   case enter(id: Int?)
   case withdraw(id: Int?)
   case match(match: Int, id: Int?)
@@ -43,7 +43,8 @@ enum PlayerRequest: Sendable, Equatable {
     case .challenge(let name, let bestOf, let ruleset, let fair, let id):
       self = .challenge(name: name, bestOf: bestOf, ruleset: ruleset, fair: fair, id: id)
     case .accept(let challenge, let id): self = .accept(challenge: challenge, id: id)
-    case .decline(let challenge, let id): self = .decline(challenge: challenge, id: id)
+    case .decline(let challenge, let block, let id):
+      self = .decline(challenge: challenge, block: block, id: id)
     case .enter(let id): self = .enter(id: id)
     case .withdraw(let id): self = .withdraw(id: id)
     case .match(let match, let id): self = .match(match: match, id: id)
