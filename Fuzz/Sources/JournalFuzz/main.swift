@@ -11,8 +11,8 @@
 // it); a rounds column never holds more than a match keeps.
 import FuzzDriver
 import RoshamboGame
-import RoshamboProtocol
 import RoshamboJournal
+import RoshamboProtocol
 
 var start = LobbyState(defaults: .init(ruleset: .lizardSpock, bestOf: 5))
 _ = start.apply(.join(room: "den", name: "Alice", token: "a", at: 0))

@@ -7,8 +7,8 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import RoshamboGame
-import RoshamboProtocol
 import RoshamboJournal
+import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
 
