@@ -289,9 +289,9 @@ struct HistoryRowsTests {
   func leaders() {
     let long = String(repeating: "A", count: 100_000)
     let escape = "\u{1B}]52;c;aGk=\u{07}Mallory"
-    let rows: [(name: String, won: Int, lost: Int)] = [
-      (long, 9, 0), ("Alice", 5, 0), (escape, 4, 0), ("Bob", 3, 1), (long, 2, 0), ("Cy", 1, 0),
-      ("Di", 0, 1),
+    let rows: [LeaderboardLine] = [
+      (long, 9, 0, 0), ("Alice", 5, 0, 0), (escape, 4, 0, 0), ("Bob", 3, 1, 0), (long, 2, 0, 0),
+      ("Cy", 1, 0, 0), ("Di", 0, 1, 0),
     ]
     let checked = HistoryRows(leaders: rows, limit: 3)
     #expect(checked.kept.map(\.name) == ["Alice", "Bob", "Cy"])
@@ -318,7 +318,7 @@ struct HistoryRowsTests {
   }
 
   static func fetches(limit: Int) -> Int {
-    HistoryRows<(name: String, won: Int, lost: Int)>.fetchCount(for: limit)
+    HistoryRows<LeaderboardLine>.fetchCount(for: limit)
   }
 }
 

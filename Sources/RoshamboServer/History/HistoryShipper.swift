@@ -69,7 +69,11 @@ final class HistoryShipper: Sendable {
     let board = try await within(Self.patience) {
       try await history.leaderboard(limit: LobbyView.maxLeaders)
     }
-    leaders(board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) })
+    leaders(
+      board.map {
+        LobbyView.Leader(
+          name: $0.name, won: $0.won, lost: $0.lost, wonByForfeit: $0.byForfeit)
+      })
   }
 
   /// The history has `batch`: it leaves the outbox.

@@ -154,7 +154,7 @@ final class JournalThread: Sendable {
   /// The leaderboard's top and the latest matches (without their rounds): what the lobby
   /// shows of the journal.
   func standings(leaders: Int, recent: Int) -> EventLoopFuture<
-    ([(name: String, won: Int, lost: Int)], [FinishedMatch])
+    ([LeaderboardLine], [FinishedMatch])
   > {
     read { db in
       (
