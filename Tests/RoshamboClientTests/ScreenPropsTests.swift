@@ -456,4 +456,23 @@ struct ScreenPropsTests {
       context: context)
     #expect(starting.status.contains("Round 3 is starting"), "\(starting.status)")
   }
+
+  @Test("what stays on the terminal after the screen: a finished match's result, no keys")
+  func lastWords() {
+    var room = playingRoom()
+    play(&room, .rock, .scissors)
+    let running = makeProps(view: room.view(for: .one), context: connected)
+    // What was printed before: the status of a match no longer played ("Your move.").
+    #expect(running.status == "Your move.")
+    #expect(running.lastWords == [])
+    play(&room, .paper, .rock)
+    let over = makeProps(view: room.view(for: .one), context: connected)
+    // Before: banner, reveal and status, whose "Press [n] for a rematch." was stale.
+    #expect(over.status.contains("Press [n] for a rematch."))
+    #expect(
+      over.lastWords == [
+        "PLAYER 1 WINS! You win.", "You win the round: paper covers rock", "You win the match 2–0!",
+      ])
+    #expect(!over.lastWords.joined().contains("Press"))
+  }
 }
