@@ -111,7 +111,16 @@ struct SharedHistoryTests {
     #expect(try await history.store([twins], serverID: "s1") == 1)
     #expect(
       try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
-    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "1")
+    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "2")
+    // A win by forfeit is counted as a win, and as one by forfeit.
+    var forfeit = twins
+    (forfeit.id, forfeit.players, forfeit.winner, forfeit.forfeit) = (
+      10, ["Bo", "Ann"], "Bo", true
+    )
+    #expect(try await history.store([forfeit], serverID: "s1") == 1)
+    let after = try await history.leaderboard(limit: 10)
+    #expect(after.first { $0.name == "Bo" }.map { [$0.won, $0.byForfeit] } == [1, 1])
+    #expect(after.first { $0.name == "Ann" }.map { [$0.won, $0.byForfeit] } == [4, 0])
     await history.close()
   }
 
