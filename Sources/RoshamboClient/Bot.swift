@@ -35,6 +35,9 @@ public final class Bot {
   private var subscription: Subscription?
   private var lies: Subscription?
   private var closing: Subscription?
+  private var link: Subscription?
+  /// Whether the session is between a lost connection and its replacement.
+  private var reconnecting = false
   private var seenRounds = 0
   private var finished = false
 
@@ -65,6 +68,19 @@ public final class Bot {
       guard let self, let closesAt else { return }
       let left = (max(0, closesAt - Int64(Date().timeIntervalSince1970 * 1000)) + 999) / 1_000
       log("the server is closing in \(left) s; an unfinished match resumes when it is back")
+    }
+    link = session.store.subscribe(select: \.context.connection) { [weak self] connection in
+      guard let self else { return }
+      switch connection {
+      case .reconnecting where !reconnecting:
+        reconnecting = true
+        log("lost the connection; reconnecting…")
+      case .connected where reconnecting:
+        reconnecting = false
+        log("back in the match")
+      default:
+        break
+      }
     }
     lies = session.store.subscribe(select: \.fair.evidence) { [weak self] evidence in
       guard let self, let evidence else { return }

@@ -94,7 +94,7 @@ public struct LobbyScreenRenderer: Sendable {
       return ((selected ? "▸ " : "  ") + LobbyText.line(match), selected)
     }
     let leaderLines = view.leaders.enumerated().map { place, leader in
-      ("  \(place + 1). \(leader.name): \(leader.won) won, \(leader.lost) lost", false)
+      ("  \(place + 1). " + LobbyText.line(leader), false)
     }
     // What the lists may take: the rest of the screen. Each list shown gets its title
     // and up to 3 lines first, then the rest goes to people, rooms, leaders, recent

@@ -33,11 +33,18 @@ public enum LobbyText {
     if let tournament = view.tournament { lines += Self.lines(tournament) }
     if !view.leaders.isEmpty { lines.append("leaderboard:") }
     for (place, leader) in view.leaders.enumerated() {
-      lines.append("  \(place + 1). \(leader.name): \(leader.won) won, \(leader.lost) lost")
+      lines.append("  \(place + 1). " + line(leader))
     }
     if !view.recent.isEmpty { lines.append("recent matches (roshambo replay NUMBER):") }
     for match in view.recent { lines.append("  " + line(match)) }
     return lines
+  }
+
+  /// "bob: 3 won, 1 lost", "bob: 3 won (1 by forfeit), 1 lost".
+  public static func line(_ leader: LobbyView.Leader) -> String {
+    "\(leader.name): \(leader.won) won"
+      + (leader.wonByForfeit > 0 ? " (\(leader.wonByForfeit) by forfeit)" : "")
+      + ", \(leader.lost) lost"
   }
 
   /// "#42 duel-3: bob 2–1 ann, bob won (fair)", "… bob won by forfeit".

@@ -80,9 +80,10 @@ public final class Screen {
     terminal.restore()
     subscription = nil
     if let props = lastProps, interactive {
-      // Leave the last screen's essentials on the main screen, wrapped between words.
+      // Leave a finished match's result on the main screen, wrapped between words; never
+      // keys or a match's state that mean nothing once the screen is gone.
       let renderer = ScreenRenderer(width: Terminal.size.columns, color: false)
-      for line in [props.banner, props.reveal, props.status].compactMap({ $0 }) {
+      for line in props.lastWords {
         for part in renderer.wrap(line) { print(part) }
       }
     }

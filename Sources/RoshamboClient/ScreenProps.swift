@@ -79,6 +79,18 @@ public struct ScreenProps: Equatable, Sendable {
   public var latency: String? = nil
   /// "The server closes in 25 s: …" once the server said it is closing.
   public var closing: String? = nil
+  /// The match's result alone, once it is over ("You win the match 2–1!"): what is left
+  /// on the terminal after the program, without what to press (``lastWords``).
+  public var result: String? = nil
+
+  /// What stays on the terminal once the screen is put back: the big words, the last
+  /// round and the result of a match that is over; nothing about keys that no longer do
+  /// anything, and nothing of a match left unfinished (its state is stale once the
+  /// program has ended).
+  public var lastWords: [String] {
+    guard let result else { return [] }
+    return [banner, reveal, result].compactMap { $0 }
+  }
 }
 
 /// The screen for the latest view and this client's own context; in a fair room,
@@ -103,7 +115,9 @@ public func makeProps(
   var status: String
   var prompt: String?
   var banner: String?
-  var keys = "[q]uit"
+  var result: String?
+  // A spectator's q stops watching; a player's quits (asking first during a match).
+  var keys = me == nil ? "[q] stop watching" : "[q]uit"
   switch view.phase {
   case .waiting:
     status = me == nil ? "Waiting for players…" : "Waiting for an opponent…"
@@ -140,6 +154,7 @@ public func makeProps(
       "PLAYER \(winner.rawValue) WINS! "
       + (view.you == winner ? "You win." : "\(name(winner)) wins.")
     status = matchResult(view, winner: winner, name: name)
+    result = status
     if let stage = view.tournament, let round = tournamentRound(of: view.room) {
       // A tournament's match: no rematch; what comes next, or the champion.
       let next = tournamentNext(
@@ -150,8 +165,16 @@ public func makeProps(
       keys = me == nil ? "[q] go back" : "[q] back to the lobby"
     } else if me == nil {
       status += " Press q to go back."
+      keys = "[q] go back"
     } else if let me, let opponent {
-      if opponent.left {
+      if opponent.left, LobbyState.isChallengeRoom(view.room) {
+        // Nobody else is seated in a challenge's room: the match is over for good.
+        status +=
+          forfeiter(view, winner: winner) == nil
+          ? " \(opponent.name) left: the match is over. Press q to go back."
+          : " The match is over: press q to go back."
+        keys = "[q] go back"
+      } else if opponent.left {
         status += " Waiting for a new opponent…"
       } else if view.rematch.contains(me.seat) {
         status += " Waiting for \(opponent.name) to accept the rematch…"
@@ -203,7 +226,7 @@ public func makeProps(
     closing: context.closesAt.map {
       closingLine(
         closesAt: $0, now: context.now, inMatch: view.phase == .choosing && view.you != nil)
-    })
+    }, result: result)
 }
 
 /// The round of a tournament's room (`cup-N-R-M`), or nil for any other room.
@@ -229,19 +252,35 @@ func tournamentNext(
     return ("You are out of the tournament. Press q to go back to the lobby.", nil)
   }
   let next = round + 1
+  // This screen hears nothing more once its room stops changing (a bye, the other
+  // matches of the last round): what comes after is in the lobby.
+  let lobby = "press q to follow the tournament in the lobby."
   if stage.round > round {
-    return stage.byes.contains(you.name)
+    guard stage.byes.contains(you.name) else {
+      return ("Round \(stage.round) is paired: your match starts by itself.", nil)
+    }
+    return stage.round >= stage.rounds
       ? (
-        "You have a bye in round \(stage.round): it counts as a win. Your next match starts by itself.",
-        nil
+        "You have a bye in round \(stage.round), the last: it counts as a win. The champion "
+          + "is named when its matches end; \(lobby)", nil
       )
-      : ("Round \(stage.round) is paired: your match starts by itself.", nil)
+      : (
+        "You have a bye in round \(stage.round): it counts as a win. Your next match starts by "
+          + "itself.", nil
+      )
   }
   if round >= stage.rounds {
-    return ("The champion is named when the last round's other matches end.", nil)
+    return ("The champion is named when the last round's other matches end; \(lobby)", nil)
   }
   if let at = stage.startsAt {
     let left = (max(0, at - now) + 999) / 1_000
+    if now - at > lateRoundMillis {
+      // A match would have come by now: a bye, which only the lobby shows.
+      return (
+        "Round \(next) has started without a match for you here (a bye counts as a win); "
+          + lobby, nil
+      )
+    }
     return (
       left > 0
         ? "Round \(next) starts in \(left) s: your match starts by itself."
@@ -253,6 +292,10 @@ func tournamentNext(
     nil
   )
 }
+
+/// How long after the next round's start a player with no match in it is told it has
+/// started without them (a bye), ms.
+let lateRoundMillis: Int64 = 10_000
 
 /// What the player is told once the server said it is closing: when, and what becomes of
 /// a match under way.

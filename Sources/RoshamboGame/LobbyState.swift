@@ -53,6 +53,12 @@ public struct LobbyState: Sendable, Equatable {
     isNumbered(name, prefix: "quick-")
   }
 
+  /// Whether `name` is a room an accepted challenge opened (`duel-N`): nobody is seated in
+  /// it after its two players, so a player left alone there waits for nobody.
+  public static func isChallengeRoom(_ name: String) -> Bool {
+    isNumbered(name, prefix: "duel-")
+  }
+
   /// Whether only the server may create a room of this name: quick match's `quick-N`
   /// and ``nextMatchRoom``'s `duel-N` (a named join may enter one, not create it).
   public static func isReservedRoomName(_ name: String) -> Bool {

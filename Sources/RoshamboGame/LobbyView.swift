@@ -69,16 +69,20 @@ public struct LobbyView: Sendable, Equatable {
   }
 
   /// A line of the leaderboard: matches won and lost, as `roshambo-server history`
-  /// counts them (a match always has a winner).
+  /// counts them (a match always has a winner; a forfeit counts as any match does).
   public struct Leader: Sendable, Equatable {
     public var name: String
     public var won: Int
     public var lost: Int
+    /// How many of the matches won were won by forfeit (the opponent gave the match up or
+    /// never came back; extension field: 0 from an older server).
+    public var wonByForfeit: Int
 
-    public init(name: String, won: Int, lost: Int) {
+    public init(name: String, won: Int, lost: Int, wonByForfeit: Int = 0) {
       self.name = name
       self.won = won
       self.lost = lost
+      self.wonByForfeit = wonByForfeit
     }
   }
 
@@ -212,15 +216,17 @@ public struct LobbyView: Sendable, Equatable {
 
 extension LobbyState {
   /// The lobby as its followers see it: the rooms from this state (running matches
-  /// first, then by name; at most ``LobbyView/maxRooms``), with `people` (at most
-  /// ``LobbyView/maxPeople``, as the caller lists them), `leaders` and `recent` added.
+  /// first, then by name; at most ``LobbyView/maxRooms``; none that is over for good,
+  /// ``isOverForGood(_:)``), with `people` (at most ``LobbyView/maxPeople``, as the caller
+  /// lists them), `leaders` and `recent` added.
   public func view(
     people: [LobbyView.Person], peopleCount: Int, leaders: [LobbyView.Leader],
     recent: [LobbyView.Recent] = []
   ) -> LobbyView {
     // Running matches first (what a party wants to watch), then by name; chosen by their
     // keys alone (copying whole rooms to compare them would cost more than the choice).
-    let keys = rooms.lazy.map { (running: $0.value.phase == .choosing, name: $0.key) }
+    let open = rooms.lazy.filter { !Self.isOverForGood($0.value) }
+    let keys = open.map { (running: $0.value.phase == .choosing, name: $0.key) }
     let order = keys.smallest(LobbyView.maxRooms) { a, b in
       a.running != b.running ? a.running : a.name < b.name
     }.map { rooms[$0.name]! }
@@ -233,8 +239,16 @@ extension LobbyState {
         fair: room.settings.fair, spectators: room.spectators)
     }
     return LobbyView(
-      people: people, peopleCount: peopleCount, rooms: listed, roomCount: rooms.count,
+      people: people, peopleCount: peopleCount, rooms: listed, roomCount: open.count,
       leaders: leaders, tournament: tournament.map(LobbyView.TournamentView.init),
       recent: recent)
+  }
+
+  /// Whether `room` is a challenge's or a tournament's whose match is over and one of
+  /// whose players has left: nobody will play in it again (no rematch, nobody seated in
+  /// the free seat), so the lobby does not list it; its result is in the recent matches.
+  public static func isOverForGood(_ room: RoomState) -> Bool {
+    room.phase == .over && room.seats.values.contains(where: \.hasLeft)
+      && (isChallengeRoom(room.name) || Tournament.isTournamentRoom(room.name))
   }
 }

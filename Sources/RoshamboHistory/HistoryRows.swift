@@ -59,7 +59,7 @@ struct BrokenText: Hashable {
   var problem: String
 }
 
-extension HistoryRows where Row == (name: String, won: Int, lost: Int) {
+extension HistoryRows where Row == LeaderboardLine {
   /// A leaderboard's rows, kept when the name keeps the rule.
   init(leaders rows: [Row], limit: Int) {
     self.init(rows, limit: limit) { [($0.name, false)] }

@@ -43,7 +43,14 @@ public final class SharedHistory: Sendable {
     CREATE TABLE roshambo_standings (
       name text PRIMARY KEY, won bigint NOT NULL, lost bigint NOT NULL);
     CREATE INDEX roshambo_standings_rank ON roshambo_standings (won DESC, lost ASC, name);
+    """,
+    // How many of a player's wins were by forfeit, from the matches kept.
     """
+    ALTER TABLE roshambo_standings ADD COLUMN won_by_forfeit bigint NOT NULL DEFAULT 0;
+    UPDATE roshambo_standings AS standing SET won_by_forfeit = (
+      SELECT count(*) FROM roshambo_matches AS kept
+      WHERE kept.forfeit AND kept.winner = standing.name)
+    """,
   ]
 
   /// Connects lazily (the first query opens a connection); nothing is sent until then.
@@ -124,16 +131,19 @@ public final class SharedHistory: Sendable {
               \(match.scores[1]), \(match.winner), \(match.forfeit), \(match.fair),
               \(rounds)::jsonb)
             ON CONFLICT (server_id, match_id) DO NOTHING
-            RETURNING player1, player2, winner),
+            RETURNING player1, player2, winner, forfeit),
           results AS (
-            SELECT player1 AS name, (player1 = winner)::int AS won, (player1 <> winner)::int AS lost
+            SELECT player1 AS name, (player1 = winner)::int AS won, (player1 <> winner)::int AS lost,
+              (player1 = winner AND forfeit)::int AS by_forfeit
               FROM added
             UNION ALL
-            SELECT player2, (player2 = winner)::int, (player2 <> winner)::int FROM added)
-          INSERT INTO roshambo_standings (name, won, lost)
-            SELECT name, sum(won), sum(lost) FROM results GROUP BY name
+            SELECT player2, (player2 = winner)::int, (player2 <> winner)::int,
+              (player2 = winner AND forfeit)::int FROM added)
+          INSERT INTO roshambo_standings (name, won, lost, won_by_forfeit)
+            SELECT name, sum(won), sum(lost), sum(by_forfeit) FROM results GROUP BY name
           ON CONFLICT (name) DO UPDATE SET won = roshambo_standings.won + excluded.won,
-            lost = roshambo_standings.lost + excluded.lost
+            lost = roshambo_standings.lost + excluded.lost,
+            won_by_forfeit = roshambo_standings.won_by_forfeit + excluded.won_by_forfeit
           RETURNING name
           """, logger: logger)
         var names = 0
@@ -144,18 +154,19 @@ public final class SharedHistory: Sendable {
     }
   }
 
-  /// Players by matches won, then fewest lost, then name: (name, won, lost). A row whose
-  /// name breaks the protocol's name rule is left out (``HistoryRows``) and said once.
-  public func leaderboard(limit: Int) async throws -> [(name: String, won: Int, lost: Int)] {
-    let fetch = HistoryRows<(name: String, won: Int, lost: Int)>.fetchCount(for: limit)
+  /// Players by matches won, then fewest lost, then name: (name, won, lost, won by
+  /// forfeit). A row whose name breaks the protocol's name rule is left out
+  /// (``HistoryRows``) and said once.
+  public func leaderboard(limit: Int) async throws -> [LeaderboardLine] {
+    let fetch = HistoryRows<LeaderboardLine>.fetchCount(for: limit)
     let rows = try await client.query(
       """
-      SELECT name, won, lost FROM roshambo_standings
+      SELECT name, won, lost, won_by_forfeit FROM roshambo_standings
         ORDER BY won DESC, lost ASC, name ASC LIMIT \(fetch)
       """, logger: logger)
-    var board: [(name: String, won: Int, lost: Int)] = []
-    for try await (name, won, lost) in rows.decode((String, Int, Int).self) {
-      board.append((name, won, lost))
+    var board: [LeaderboardLine] = []
+    for try await (name, won, lost, byForfeit) in rows.decode((String, Int, Int, Int).self) {
+      board.append((name, won, lost, byForfeit))
     }
     let checked = HistoryRows(leaders: board, limit: limit)
     report(checked.broken, table: "roshambo_standings")

@@ -31,10 +31,11 @@ extension Journal {
         (through, folded) = (last, Int(count))
         try writer.run(
           """
-          INSERT INTO standings (name, won, lost)
-            SELECT name, SUM(won), SUM(1 - won) FROM match_results WHERE id > ? AND id <= ?
-            GROUP BY name
-          ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost
+          INSERT INTO standings (name, won, lost, won_by_forfeit)
+            SELECT name, SUM(won), SUM(1 - won), SUM(won_by_forfeit) FROM match_results
+            WHERE id > ? AND id <= ? GROUP BY name
+          ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost,
+            won_by_forfeit = won_by_forfeit + excluded.won_by_forfeit
           """, .int(foldedThrough), .int(through))
         try writer.run("UPDATE standings_folded SET through = ? WHERE id = 1", .int(through))
         players = Int(try writer.integers("SELECT COUNT(*), 0 FROM standings").0)
@@ -66,25 +67,23 @@ extension Journal {
     return unfoldedMatches > 0
   }
 
-  /// Players by matches won, then by fewest lost: (name, won, lost). Matches not folded
-  /// into the standings yet are counted too.
-  func leaderboard(limit: Int) throws -> [(name: String, won: Int, lost: Int)] {
+  /// Players by matches won, then by fewest lost: (name, won, lost, and how many of
+  /// the wins were by forfeit). Matches not folded into the standings yet are counted too.
+  func leaderboard(limit: Int) throws -> [LeaderboardLine] {
     try database.read { try Self.leaderboard($0, limit: limit) }
   }
 
   /// The leaderboard as read on `db` (any connection, read-only ones too).
-  static func leaderboard(_ db: Database, limit: Int) throws -> [(
-    name: String, won: Int, lost: Int
-  )] {
+  static func leaderboard(_ db: Database, limit: Int) throws -> [LeaderboardLine] {
     try Row.fetchAll(
       db,
       sql: """
-        SELECT name, SUM(won) AS won, SUM(lost) AS lost FROM (
-          SELECT name, won, lost FROM standings
-          UNION ALL SELECT name, won, 1 - won FROM match_results
+        SELECT name, SUM(won) AS won, SUM(lost) AS lost, SUM(won_by_forfeit) AS forfeits FROM (
+          SELECT name, won, lost, won_by_forfeit FROM standings
+          UNION ALL SELECT name, won, 1 - won, won_by_forfeit FROM match_results
           WHERE id > (SELECT through FROM standings_folded WHERE id = 1))
         GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
         """, arguments: [limit]
-    ).map { ($0["name"], $0["won"], $0["lost"]) }
+    ).map { ($0["name"], $0["won"], $0["lost"], $0["forfeits"]) }
   }
 }

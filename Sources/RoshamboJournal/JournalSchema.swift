@@ -152,6 +152,24 @@ enum JournalSchema {
       try db.execute(
         sql: "INSERT INTO meta (key, value) VALUES ('server_id', lower(hex(randomblob(16))))")
     }
+    migrator.registerMigration("v13: matches won by forfeit in the standings") { db in
+      // The leaderboard says how many of a player's wins were forfeits. The standings
+      // learn it from the matches still kept (those pruned before this knew no forfeit).
+      try db.execute(
+        sql: """
+          ALTER TABLE standings ADD COLUMN won_by_forfeit INTEGER NOT NULL DEFAULT 0;
+          DROP VIEW match_results;
+          CREATE VIEW match_results AS
+            SELECT id, player1 AS name, player1 = winner AS won,
+              player1 = winner AND forfeit != 0 AS won_by_forfeit FROM matches
+            UNION ALL SELECT id, player2, player2 = winner, player2 = winner AND forfeit != 0
+              FROM matches;
+          UPDATE standings SET won_by_forfeit = (
+            SELECT COUNT(*) FROM match_results AS result
+            WHERE result.name = standings.name AND result.won_by_forfeit
+              AND result.id <= (SELECT through FROM standings_folded WHERE id = 1));
+          """)
+    }
     return migrator
   }
 }

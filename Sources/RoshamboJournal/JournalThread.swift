@@ -197,7 +197,7 @@ package final class JournalThread: HubJournal {
   /// The leaderboard's top and the latest matches (without their rounds): what the lobby
   /// shows of the journal.
   package func standings(leaders: Int, recent: Int) -> EventLoopFuture<
-    ([(name: String, won: Int, lost: Int)], [FinishedMatch])
+    ([LeaderboardLine], [FinishedMatch])
   > {
     read { db in
       (

@@ -63,7 +63,7 @@ public struct MatchHistory {
   /// Matches, newest first, then a leaderboard, as `history` prints them (a journal's, or
   /// a shared history's), at the local time of `timeZone` with its offset from UTC.
   public static func report(
-    matches: [FinishedMatch], board: [(name: String, won: Int, lost: Int)],
+    matches: [FinishedMatch], board: [LeaderboardLine],
     timeZone: TimeZone = .current
   ) -> String {
     var lines = ["Recent matches (newest first):"]
@@ -88,7 +88,9 @@ public struct MatchHistory {
     lines.append("Leaderboard (matches won, lost):")
     if board.isEmpty { lines.append("  none yet") }
     for (rank, entry) in board.enumerated() {
-      lines.append("  \(rank + 1). \(quoted(entry.name))  \(entry.won) won, \(entry.lost) lost")
+      let forfeits = entry.byForfeit > 0 ? " (\(entry.byForfeit) by forfeit)" : ""
+      lines.append(
+        "  \(rank + 1). \(quoted(entry.name))  \(entry.won) won\(forfeits), \(entry.lost) lost")
     }
     return lines.joined(separator: "\n")
   }

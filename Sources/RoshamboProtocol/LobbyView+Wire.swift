@@ -54,6 +54,7 @@ extension JSONText {
       key("name"); string(leader.name); comma()
       key("won"); int(leader.won); comma()
       key("lost"); int(leader.lost)
+      if leader.wonByForfeit > 0 { comma(); key("wonByForfeit"); int(leader.wonByForfeit) }
       raw("}")
     }
     raw("]"); comma()
@@ -356,15 +357,20 @@ extension JSONReader {
     var name: String?
     var won: Int?
     var lost: Int?
+    var byForfeit = 0
     try object { reader, key in
       switch key {
       case "name": name = try reader.string()
       case "won": won = try reader.int()
       case "lost": lost = try reader.int()
+      case "wonByForfeit": byForfeit = try reader.optionalInt() ?? 0
       default: try reader.skipValue()
       }
     }
     guard let name, let won, let lost else { throw failure("a leader without name, won or lost") }
-    return LobbyView.Leader(name: name, won: won, lost: lost)
+    guard (0...max(0, won)).contains(byForfeit) else {
+      throw failure("a leader who won more matches by forfeit than in all")
+    }
+    return LobbyView.Leader(name: name, won: won, lost: lost, wonByForfeit: byForfeit)
   }
 }

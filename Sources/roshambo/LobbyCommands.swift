@@ -314,9 +314,15 @@ struct Challenge: AsyncParsableCommand {
     let name = try playerName(self.name)
     let resolved = try await server.resolve()
     let connection = try await connect(resolved, options: server)
-    let seated = try await seatFromLobby(
-      connection, name: name, accepting: false, challenging: opponent, fair: fair,
-      wait: .seconds(wait), keepalive: server.keepaliveInterval)
+    let seated: LobbyFollower.Seated
+    do {
+      seated = try await seatFromLobby(
+        connection, name: name, accepting: false, challenging: opponent, fair: fair,
+        wait: .seconds(wait), keepalive: server.keepaliveInterval)
+    } catch let lost as LobbyLost {
+      complain("lost the connection before the challenge was accepted: \(lost.description)")
+      throw ExitCode(ExitStatus.failure)
+    }
     let ending = await playSeated(
       connection, seated, name: name, reconnect: reconnector(resolved),
       keepalive: server.keepaliveInterval, seats: await seatMemory(resolved, name: name))

@@ -405,15 +405,21 @@ struct BotCommand: AsyncParsableCommand {
     // In a room one session plays every match; from the lobby, one session each.
     var tally = Bot.Tally()
     for _ in 0..<(fromLobby ? matches : 1) {
-      let connection = try await connect(resolved, options: server)
+      let connection: ServerConnection
       var seated: LobbyFollower.Seated?
       if fromLobby {
-        seated = try await seatFromLobby(
-          connection, name: name, accepting: lobby, challenging: challenge, fair: fair,
-          wait: .seconds(wait), keepalive: server.keepaliveInterval)
+        // A lost lobby (the network, a drain, a restart) is followed again by itself.
+        (connection, seated) = try await seatFromLobbyComingBack(
+          resolved, options: server, name: name, accepting: lobby, challenging: challenge,
+          fair: fair, wait: .seconds(wait))
+      } else {
+        connection = try await connect(resolved, options: server)
       }
+      // From the lobby, a match whose connection drops is taken back with its seat.
+      let reconnect = fromLobby ? reconnector(resolved) : nil
       let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-        let session = ClientSession(connection: connection, keepalive: server.keepaliveInterval)
+        let session = ClientSession(
+          connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
         session.recordDirectory = record.saveRecord
         // From the lobby each session plays one more match, counted after the last.
         let bot = Bot(
@@ -465,10 +471,9 @@ extension BotCommand {
   /// moves its connection from room to room), until a second connection that follows
   /// the lobby sees the tournament finished; then says who won.
   func playTournament(_ resolved: ResolvedServer, name: String) async throws {
-    let connection = try await connect(resolved, options: server)
-    let seated = try await seatFromLobby(
-      connection, name: name, accepting: false, challenging: nil, fair: false, entering: true,
-      keepalive: server.keepaliveInterval)
+    let (connection, seated) = try await seatFromLobbyComingBack(
+      resolved, options: server, name: name, accepting: false, challenging: nil, fair: false,
+      entering: true)
     let reconnect = reconnector(resolved)
     let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
       // A server that restarts mid-tournament is reconnected to, the seat resumed.
@@ -489,23 +494,34 @@ extension BotCommand {
     let looking = NIOLockedValueBox<ServerConnection?>(nil)
     let over = Task { () -> String? in
       var champion: String?
-      var attempts = 0
-      while champion == nil, attempts < 40, !Task.isCancelled {
-        attempts += 1
+      // A server away (restarting) is waited for as the lobby waits: 2 minutes.
+      var awaySince: ContinuousClock.Instant?
+      while champion == nil, !Task.isCancelled {
         guard let connection = try? await reconnect() else {
-          try? await Task.sleep(for: .milliseconds(250))
+          let since = awaySince ?? .now
+          awaySince = since
+          if ContinuousClock.now - since > Self.patience { break }
+          try? await Task.sleep(for: .milliseconds(500))
           continue
         }
+        awaySince = nil
         looking.withLockedValue { $0 = connection }
-        _ = try? await LobbyFollower.follow(
-          connection, name: name, keepalive: server.keepaliveInterval
-        ) { event in
-          guard case .view(_, let view) = event, let tournament = view.tournament,
-            tournament.phase == .finished
-          else { return true }
-          champion = tournament.champion
-          return false
-        }
+        do {
+          _ = try await LobbyFollower.follow(
+            connection, name: name, keepalive: server.keepaliveInterval
+          ) { event in
+            guard case .view(_, let view) = event, let tournament = view.tournament,
+              tournament.phase == .finished
+            else { return true }
+            champion = tournament.champion
+            return false
+          }
+        } catch is ProtocolViolation {
+          break
+        } catch let refused as LobbyFollower.Refused where refused.error.code != .closing {
+          break
+        } catch {}
+        if champion == nil { try? await Task.sleep(for: .milliseconds(250)) }
       }
       await MainActor.run { session.store.dispatch(.quit) }
       return champion
@@ -531,23 +547,88 @@ extension BotCommand {
   }
 }
 
+extension BotCommand {
+  /// How long a bot waits for a server that went away (restarting) to be back.
+  static let patience = Duration.seconds(120)
+}
+
+/// The lobby's connection ended without a refusal or a lie (the network, a server drained
+/// or restarted): coming back is worth trying. The sentence says how it ended.
+struct LobbyLost: Error, CustomStringConvertible {
+  var description: String
+}
+
+/// ``seatFromLobby`` on a connection of its own, coming back by itself when the lobby's
+/// connection is lost (the network, a drain, a restart): says so ("lost the connection;
+/// reconnecting…"), connects again every second for up to ``BotCommand/patience``, says
+/// "back in the lobby" once it follows it again, and goes on (an entrant of the
+/// tournament keeps its entry when back within the server's grace). Returns the
+/// connection and its seat.
+func seatFromLobbyComingBack(
+  _ server: ResolvedServer, options: ServerOptions, name: String, accepting: Bool,
+  challenging: String?, fair: Bool, entering: Bool = false, wait: Duration = .seconds(10)
+) async throws -> (ServerConnection, LobbyFollower.Seated) {
+  var connection = try await connect(server, options: options)
+  var comingBack = false
+  while true {
+    do {
+      let seated = try await seatFromLobby(
+        connection, name: name, accepting: accepting, challenging: challenging, fair: fair,
+        entering: entering, wait: wait, keepalive: options.keepaliveInterval,
+        comingBack: comingBack)
+      return (connection, seated)
+    } catch let lost as LobbyLost {
+      print("lost the connection; reconnecting… (\(lost.description))")
+      fflush(nil)
+      connection = try await reconnectBot(server, options: options)
+      comingBack = true
+    }
+  }
+}
+
+/// Connects again to `server` every second until it answers, for up to
+/// ``BotCommand/patience``; then gives up with the reason the last try failed (exit 69).
+func reconnectBot(_ server: ResolvedServer, options: ServerOptions) async throws
+  -> ServerConnection
+{
+  let reconnect = reconnector(server)
+  let since = ContinuousClock.now
+  while true {
+    do {
+      return try await reconnect()
+    } catch {
+      guard ContinuousClock.now - since < BotCommand.patience else {
+        throw options.cannotConnect(host: server.host, port: server.port, error)
+      }
+    }
+    try await Task.sleep(for: .seconds(1))
+  }
+}
+
 /// Follows the lobby on `connection` as `name` until a challenge seats it: accepting the
 /// first challenge to it (`accepting`), or challenging `challenging` as soon as the lobby
 /// shows that person free to take it (within `wait`: someone who never is, is said). A
-/// challenge that ends otherwise, a refusal or a closed connection is said, and exits 1
-/// (a broken protocol: 76).
+/// challenge that ends otherwise or a refusal is said, and exits 1 (a broken protocol:
+/// 76); a connection that ends otherwise (the network, a drain, a restart) throws
+/// ``LobbyLost``. `comingBack`: says "back in the lobby" on the first view.
 func seatFromLobby(
   _ connection: ServerConnection, name: String, accepting: Bool, challenging: String?,
   fair: Bool, entering: Bool = false, wait: Duration = .seconds(10),
-  keepalive: Duration = .seconds(15)
+  keepalive: Duration = .seconds(15), comingBack: Bool = false
 ) async throws -> LobbyFollower.Seated {
   // Read by the give-up timer on another task, hence the lock.
   let asked = NIOLockedValueBox(false)
+  let gaveUp = NIOLockedValueBox(false)
   var problem: String?
+  var back = comingBack
+  var closingSaid = false
   let me = (try? PlayerName.normalize(name).get()) ?? name
   let giveUp = Task {
     try await Task.sleep(for: wait)
-    if challenging != nil, !asked.withLockedValue({ $0 }) { await connection.close() }
+    if challenging != nil, !asked.withLockedValue({ $0 }) {
+      gaveUp.withLockedValue { $0 = true }
+      await connection.close()
+    }
   }
   defer { giveUp.cancel() }
   do {
@@ -555,7 +636,20 @@ func seatFromLobby(
       connection, name: name, takesChallenges: true, enteredTournament: { entering },
       keepalive: keepalive
     ) { event in
+      if back, case .view = event {
+        back = false
+        print("back in the lobby")
+        fflush(nil)
+      }
       switch event {
+      case .refused(let error, _) where error.code == .closing:
+        // A drain: the connection ends soon; the bot comes back once the server does.
+        if !closingSaid {
+          closingSaid = true
+          print(
+            "the server is closing in \(error.seconds ?? 0) s; back in the lobby when it is")
+          fflush(nil)
+        }
       case .view(_, let view) where entering:
         guard !asked.withLockedValue({ $0 }) else { break }
         asked.withLockedValue { $0 = true }
@@ -602,14 +696,28 @@ func seatFromLobby(
       }
       return true
     }
-    if let seated { return seated }
+    if let seated {
+      if back {
+        print("back in the tournament: seated in \(seated.room)")
+        fflush(nil)
+      }
+      return seated
+    }
+  } catch let refused as LobbyFollower.Refused where refused.error.code == .closing {
+    // Reached while it drains: it is restarting, or stopping; either way, try again.
+    throw LobbyLost(description: refused.description)
+  } catch let refused as LobbyFollower.Refused {
+    throw exitCode(after: refused)
+  } catch let violation as ProtocolViolation {
+    throw exitCode(after: violation)
   } catch {
-    throw exitCode(after: error)
+    throw LobbyLost(description: ConnectionFailure.ended(error))
   }
-  if let target = challenging, !asked.withLockedValue({ $0 }) {
+  if let target = challenging, !asked.withLockedValue({ $0 }), gaveUp.withLockedValue({ $0 }) {
     problem = "\(target) was not in the lobby free to take a challenge within \(wait)."
   }
-  complain(problem ?? "the server closed the connection before a challenge was accepted")
+  guard let problem else { throw LobbyLost(description: "the server closed the connection") }
+  complain(problem)
   throw ExitCode(ExitStatus.failure)
 }
 

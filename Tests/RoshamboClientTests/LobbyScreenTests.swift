@@ -436,6 +436,23 @@ struct LobbyScreenTests {
     #expect(LobbyView.Recent(finished)?.forfeit == true)
   }
 
+  @Test("the leaderboard says how many wins were by forfeit")
+  func leaderboardForfeits() throws {
+    let text =
+      #"{"type":"lobby","seq":1,"lobby":{"people":[],"peopleCount":0,"rooms":[],"roomCount":0,"leaders":[{"name":"Ann","won":3,"lost":1,"wonByForfeit":2},{"name":"Bob","won":1,"lost":3}],"tournament":null}}"#
+    guard case .lobby(_, let view) = try ServerMessage.decode(Array(text.utf8)) else {
+      Issue.record("not a lobby view")
+      return
+    }
+    let printed = LobbyText.lines(view)
+    #expect(printed.contains("  1. Ann: 3 won (2 by forfeit), 1 lost"), "\(printed)")
+    #expect(printed.contains("  2. Bob: 1 won, 3 lost"), "\(printed)")
+    var state = LobbyScreenState(me: "Bob")
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    let screen = LobbyScreenRenderer(width: 80, height: 24, color: false).lines(for: state)
+    #expect(screen.contains { $0.contains("1. Ann: 3 won (2 by forfeit), 1 lost") }, "\(screen)")
+  }
+
   @Test("printed paragraphs wrap between words at the terminal's width; a code is never split")
   func paragraphs() {
     let code = "4821-0937-5512-8864"

@@ -375,4 +375,104 @@ struct ScreenPropsTests {
     #expect(props.status.contains("Ann wins the match 2–0."), "\(props.status)")
     #expect(props.status.contains("Press q to go back."), "\(props.status)")
   }
+
+  /// Alice and Bob in `room` (a challenge's `duel-N`, a quick match's `quick-N`, a named
+  /// room), best of 3, Alice won round 1.
+  static func roundWon(in room: String) -> RoomState {
+    var state = RoomState(name: room, settings: .init(bestOf: 3, graceMillis: 30_000))
+    state.apply(.playerJoined(name: "Alice", token: "t1", at: 1_000))
+    state.apply(.playerJoined(name: "Bob", token: "t2", at: 2_000))
+    play(&state, .scissors, .paper)
+    return state
+  }
+
+  @Test("a challenge's match given up or left: over, q goes back, never a new opponent")
+  func challengeMatchLeft() {
+    var duel = Self.roundWon(in: "duel-1")
+    duel.apply(.left(seat: .two, at: 3_000))
+    let props = makeProps(view: duel.view(for: .one), context: connected)
+    #expect(!props.status.contains("new opponent"), "\(props.status)")
+    #expect(
+      props.status
+        == "Bob gave up the match: you win by forfeit. The match is over: press q to go back.")
+    #expect(props.keys == "[q] go back")
+    // Played to its end, then Bob went back to the lobby: no rematch to offer either.
+    var ended = Self.roundWon(in: "duel-2")
+    play(&ended, .rock, .scissors)
+    ended.apply(.left(seat: .two, at: 3_000))
+    let after = makeProps(view: ended.view(for: .one), context: connected)
+    #expect(
+      after.status == "You win the match 2–0! Bob left: the match is over. Press q to go back.",
+      "\(after.status)")
+    #expect(after.keys == "[q] go back")
+    // Quick match and a named room do take a new opponent in the free seat.
+    for room in ["quick-1", "den"] {
+      var other = Self.roundWon(in: room)
+      other.apply(.left(seat: .two, at: 3_000))
+      let status = makeProps(view: other.view(for: .one), context: connected).status
+      #expect(status.hasSuffix("Waiting for a new opponent…"), "\(room): \(status)")
+    }
+  }
+
+  @Test("a spectator's keys are the spectator's: q stops watching, or goes back after the match")
+  func spectatorKeys() {
+    var room = Self.roundWon(in: "duel-1")
+    let watching = makeProps(view: room.view(for: nil), context: connected)
+    #expect(watching.keys == "[q] stop watching", "\(watching.keys)")
+    play(&room, .rock, .scissors)
+    let over = makeProps(view: room.view(for: nil), context: connected)
+    #expect(over.keys == "[q] go back", "\(over.keys)")
+    #expect(over.status == "Alice wins the match 2–0. Press q to go back.")
+    // Players keep theirs.
+    #expect(makeProps(view: room.view(for: .one), context: connected).keys.contains("[q]uit"))
+  }
+
+  @Test("a tournament's last round: a bye, or a match over early, promises no next match")
+  func tournamentLastRound() {
+    let context = ClientContext(connection: .connected, now: 100_000)
+    // Bob's round-2 match is over; round 3 of 3 gives him a bye: nothing comes after it.
+    let bye = makeProps(
+      view: Self.tournamentMatch(round: 2, of: 3, seat: .two) {
+        $0.round = 3
+        $0.byes = ["Bob"]
+      }, context: context)
+    #expect(bye.status.contains("You have a bye in round 3, the last"), "\(bye.status)")
+    #expect(!bye.status.contains("next match"), "\(bye.status)")
+    #expect(bye.status.contains("press q"), "\(bye.status)")
+    // Ann won the last round's match; the champion is named once the others end, which
+    // this room's screen does not hear of: the lobby shows it.
+    let waiting = makeProps(
+      view: Self.tournamentMatch(round: 3, of: 3, seat: .one), context: context)
+    #expect(waiting.status.contains("press q"), "\(waiting.status)")
+    // The next round should have started 20 s ago and no match came: a bye, said so.
+    let late = makeProps(
+      view: Self.tournamentMatch(round: 2, of: 3, seat: .one) { $0.startsAt = 80_000 },
+      context: context)
+    #expect(!late.status.contains("your match starts by itself"), "\(late.status)")
+    #expect(late.status.contains("Round 3 has started"), "\(late.status)")
+    // Just started: still on its way.
+    let starting = makeProps(
+      view: Self.tournamentMatch(round: 2, of: 3, seat: .one) { $0.startsAt = 99_000 },
+      context: context)
+    #expect(starting.status.contains("Round 3 is starting"), "\(starting.status)")
+  }
+
+  @Test("what stays on the terminal after the screen: a finished match's result, no keys")
+  func lastWords() {
+    var room = playingRoom()
+    play(&room, .rock, .scissors)
+    let running = makeProps(view: room.view(for: .one), context: connected)
+    // What was printed before: the status of a match no longer played ("Your move.").
+    #expect(running.status == "Your move.")
+    #expect(running.lastWords == [])
+    play(&room, .paper, .rock)
+    let over = makeProps(view: room.view(for: .one), context: connected)
+    // Before: banner, reveal and status, whose "Press [n] for a rematch." was stale.
+    #expect(over.status.contains("Press [n] for a rematch."))
+    #expect(
+      over.lastWords == [
+        "PLAYER 1 WINS! You win.", "You win the round: paper covers rock", "You win the match 2–0!",
+      ])
+    #expect(!over.lastWords.joined().contains("Press"))
+  }
 }

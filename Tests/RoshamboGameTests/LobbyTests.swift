@@ -219,4 +219,37 @@ struct ReplayTests {
     #expect(replayed.rooms["den"]?.seats[.two]?.pick == .paper)
     #expect(replayed.rooms["quick-1"]?.phase == .choosing)
   }
+
+  @Test("a challenge's or a tournament's room whose match is over and a player gone is not listed")
+  func finishedRoomsWithAFreeSeat() {
+    var lobby = LobbyState(defaults: .init(bestOf: 1))
+    let players = [
+      LobbyAction.Entrant(name: "Alice", token: "a"), LobbyAction.Entrant(name: "Bob", token: "b"),
+    ]
+    #expect(lobby.apply(.openMatch(players: players, settings: .init(bestOf: 3), at: 1)) == nil)
+    #expect(lobby.apply(.openMatch(players: players, settings: .init(bestOf: 1), at: 1)) == nil)
+    lobby.apply(.join(room: "den", name: "Cy", token: "c", at: 1))
+    lobby.apply(.join(room: "den", name: "Di", token: "d", at: 1))
+    func listed() -> (names: [String], count: Int) {
+      let view = lobby.view(people: [], peopleCount: 0, leaders: [])
+      return (view.rooms.map(\.name), view.roomCount)
+    }
+    #expect(listed().names == ["den", "duel-1", "duel-2"])
+    // duel-1: Bob gives the match up; Alice still looks at the result.
+    lobby.apply(.room("duel-1", .left(seat: .two, at: 2)))
+    #expect(lobby.rooms["duel-1"]?.phase == .over)
+    // duel-2: played to its end; Alice goes back to the lobby, Bob stays.
+    lobby.apply(.room("duel-2", .chose(seat: .one, round: 1, weapon: .rock, at: 2)))
+    lobby.apply(.room("duel-2", .chose(seat: .two, round: 1, weapon: .paper, at: 2)))
+    #expect(lobby.rooms["duel-2"]?.phase == .over)
+    // duel-1 is over for good; duel-2 is over with both still there (a rematch may come).
+    #expect(listed().names == ["den", "duel-2"])
+    lobby.apply(.room("duel-2", .left(seat: .one, at: 3)))
+    // Nobody can play in either any more: they are not listed, nor counted.
+    #expect(listed().names == ["den"])
+    #expect(listed().count == 1)
+    // A named room with a free seat after a forfeit stays: someone may join it.
+    lobby.apply(.room("den", .left(seat: .two, at: 4)))
+    #expect(listed().names == ["den"])
+  }
 }

@@ -186,4 +186,23 @@ struct LobbyViewTests {
     #expect(text.contains(#""startsAt":1764083262000,"startsWith":8"#), "\(text)")
     #expect(try ServerMessage.decode(message.encoded()) == message)
   }
+
+  @Test("a leader's wins by forfeit (extension wonByForfeit): written when any, read back")
+  func leaderForfeits() throws {
+    let old =
+      #"{"type":"lobby","seq":1,"lobby":{"people":[],"peopleCount":0,"rooms":[],"roomCount":0,"leaders":[{"name":"Ann","won":3,"lost":1}],"tournament":null}}"#
+    let new = old.replacingOccurrences(of: #""lost":1}"#, with: #""lost":1,"wonByForfeit":2}"#)
+    // A protocol-1 server's leader (no field) is written back without it.
+    let fromOld = try ServerMessage.decode(Array(old.utf8))
+    #expect(!String(decoding: fromOld.encoded(), as: UTF8.self).contains("wonByForfeit"))
+    // The field is read and written again as it came.
+    let fromNew = try ServerMessage.decode(Array(new.utf8))
+    #expect(fromNew != fromOld)
+    let again = String(decoding: fromNew.encoded(), as: UTF8.self)
+    #expect(again.contains(#""lost":1,"wonByForfeit":2}"#), "\(again)")
+    #expect(try ServerMessage.decode(fromNew.encoded()) == fromNew)
+    // More wins by forfeit than wins is refused.
+    let lying = old.replacingOccurrences(of: #""lost":1}"#, with: #""lost":1,"wonByForfeit":4}"#)
+    #expect(throws: (any Error).self) { try ServerMessage.decode(Array(lying.utf8)) }
+  }
 }

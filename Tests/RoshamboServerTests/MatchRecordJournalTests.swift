@@ -85,6 +85,58 @@ struct MatchRecordJournalTests {
       ])
   }
 
+  @Test("the leaderboard counts wins by forfeit, upgraded from v12, unfolded and folded")
+  func forfeitsOnTheLeaderboard() throws {
+    let directory = temporaryDataDirectory()
+    let path = try Journal(directory: directory).path
+    let old = try DatabaseQueue(path: path)
+    try old.write { db in
+      // As release v12 left it: standings without forfeits, two matches folded into them
+      // (Ann beat Ben twice, once by forfeit).
+      try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v13%'")
+      try db.execute(sql: "DROP VIEW match_results")
+      if try db.columns(in: "standings").contains(where: { $0.name == "won_by_forfeit" }) {
+        try db.execute(sql: "ALTER TABLE standings DROP COLUMN won_by_forfeit")
+      }
+      try db.execute(
+        sql: """
+          CREATE VIEW match_results AS
+            SELECT id, player1 AS name, player1 = winner AS won FROM matches
+            UNION ALL SELECT id, player2, player2 = winner FROM matches;
+          INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
+            score2, winner, forfeit, fair) VALUES
+            ('duel-1', 5, 'classic', 3, 'Ann', 'Ben', 1, 0, 'Ann', 1, 0),
+            ('duel-2', 6, 'classic', 3, 'Ben', 'Ann', 0, 2, 'Ann', 0, 0);
+          INSERT INTO standings (name, won, lost) VALUES ('Ann', 2, 0), ('Ben', 0, 2);
+          UPDATE standings_folded SET through = 2;
+          """)
+    }
+    try old.close()
+    func board(_ journal: Journal) throws -> [String] {
+      try MatchHistory(dataDirectory: directory).report(limit: 1).split(separator: "\n").drop {
+        !$0.hasPrefix("Leaderboard")
+      }
+      .dropFirst().map(String.init)
+    }
+    let journal = try Journal(directory: directory)
+    #expect(
+      try board(journal) == [
+        #"  1. "Ann"  2 won (1 by forfeit), 0 lost"#, #"  2. "Ben"  0 won, 2 lost"#,
+      ])
+    // Ben wins one by forfeit: counted before the fold, and after it.
+    var forfeit = Self.finished(
+      "duel-3", ["Ann", "Ben"], [(.rock, .paper), (.rock, .paper)], at: 20)
+    forfeit.forfeit = true
+    try journal.append([], matches: [forfeit])
+    let expected = [
+      #"  1. "Ann"  2 won (1 by forfeit), 1 lost"#, #"  2. "Ben"  1 won (1 by forfeit), 2 lost"#,
+    ]
+    #expect(try board(journal) == expected)
+    try journal.foldStandings()
+    #expect(try board(journal) == expected)
+    #expect(try board(try Journal(directory: directory)) == expected)
+  }
+
   @Test("history filters by player and by time")
   func filters() throws {
     let directory = temporaryDataDirectory()

@@ -113,7 +113,16 @@ struct SharedHistoryTests {
     #expect(try await history.store([twins], serverID: "s1") == 1)
     #expect(
       try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
-    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "1")
+    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "2")
+    // A win by forfeit is counted as a win, and as one by forfeit.
+    var forfeit = twins
+    (forfeit.id, forfeit.players, forfeit.winner, forfeit.forfeit) = (
+      10, ["Bo", "Ann"], "Bo", true
+    )
+    #expect(try await history.store([forfeit], serverID: "s1") == 1)
+    let after = try await history.leaderboard(limit: 10)
+    #expect(after.first { $0.name == "Bo" }.map { [$0.won, $0.byForfeit] } == [1, 1])
+    #expect(after.first { $0.name == "Ann" }.map { [$0.won, $0.byForfeit] } == [4, 0])
     await history.close()
   }
 
@@ -291,9 +300,9 @@ struct HistoryRowsTests {
   func leaders() {
     let long = String(repeating: "A", count: 100_000)
     let escape = "\u{1B}]52;c;aGk=\u{07}Mallory"
-    let rows: [(name: String, won: Int, lost: Int)] = [
-      (long, 9, 0), ("Alice", 5, 0), (escape, 4, 0), ("Bob", 3, 1), (long, 2, 0), ("Cy", 1, 0),
-      ("Di", 0, 1),
+    let rows: [LeaderboardLine] = [
+      (long, 9, 0, 0), ("Alice", 5, 0, 0), (escape, 4, 0, 0), ("Bob", 3, 1, 0), (long, 2, 0, 0),
+      ("Cy", 1, 0, 0), ("Di", 0, 1, 0),
     ]
     let checked = HistoryRows(leaders: rows, limit: 3)
     #expect(checked.kept.map(\.name) == ["Alice", "Bob", "Cy"])
@@ -320,7 +329,7 @@ struct HistoryRowsTests {
   }
 
   static func fetches(limit: Int) -> Int {
-    HistoryRows<(name: String, won: Int, lost: Int)>.fetchCount(for: limit)
+    HistoryRows<LeaderboardLine>.fetchCount(for: limit)
   }
 }
 

@@ -131,6 +131,109 @@ struct TournamentProcessTests {
   }
 }
 
+/// `roshambo bot --lobby` and `--tournament` over a server drained, killed and started
+/// again on the same port and data directory: the bots come back by themselves, say so,
+/// and play.
+@Suite("Bots coming back to the lobby by themselves", .serialized)
+struct BotReconnectTests {
+  let identities = temporaryDataDirectory()
+
+  func arguments(data: String, port: Int, _ more: [String] = []) -> [String] {
+    [
+      "--host", "127.0.0.1", "--port", String(port), "--data-dir", data,
+      "--cert", TestCertificates.files.serverCertificate,
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+      "--best-of", "1", "--drain-seconds", "1", "--grace-seconds", "60",
+    ] + more
+  }
+
+  /// `roshambo bot` as `name` with an identity of its own, and `more` arguments.
+  func bot(_ name: String, port: Int, _ more: [String]) throws -> (Process, Pipe) {
+    try launchRoshambo(
+      [
+        "bot", "--name", name, "--host", "127.0.0.1", "--port", String(port),
+        "--ca", TestCertificates.files.caCertificate, "--identity", identities + "/\(name).pem",
+      ] + more)
+  }
+
+  /// The lobby, once `condition` holds (a follower of our own, which then leaves).
+  func lobby(port: Int, where condition: @escaping (LobbyView) -> Bool) async throws -> LobbyView {
+    let eve = try await TestClient.connect(port: port, as: nil)
+    defer { Task { await eve.close() } }
+    eve.send(
+      .hello(
+        protocol: WireProtocol.version, name: "eve-\(UInt16.random(in: 0...9999))", role: .lobby,
+        room: nil, resume: nil, id: 1))
+    return try await eve.lobby(where: condition)
+  }
+
+  /// Whether every one of `names` follows the lobby able to take challenges.
+  static func following(_ names: [String]) -> (LobbyView) -> Bool {
+    { view in
+      names.allSatisfy { name in view.people.contains { $0.name == name && $0.takesChallenges } }
+    }
+  }
+
+  @Test("bot --lobby, its server killed and started again, comes back and plays the challenge")
+  func lobbyBotAfterRestart() async throws {
+    let data = temporaryDataDirectory()
+    let first = try ServerProcess(arguments(data: data, port: 0))
+    let port = try first.port
+    let alice = try bot("Alice", port: port, ["--lobby", "--matches", "1"])
+    _ = try await lobby(port: port, where: Self.following(["Alice"]))
+    kill(first.process.processIdentifier, SIGKILL)
+    _ = first.finish()
+    let second = try ServerProcess(arguments(data: data, port: port))
+    defer { kill(second.process.processIdentifier, SIGKILL) }
+    _ = try second.port
+    _ = try await lobby(port: port, where: Self.following(["Alice"]))
+    let bob = try bot("Bob", port: port, ["--challenge", "Alice", "--matches", "1"])
+    let results = await TournamentProcessTests().finish([alice, bob])
+    #expect(results[1].0 == 0, "Bob: \(results[1].1)")
+    let (status, printed) = results[0]
+    #expect(status == 0, "Alice: \(printed)")
+    #expect(printed.contains("lost the connection; reconnecting…"), "\(printed)")
+    #expect(printed.contains("back in the lobby"), "\(printed)")
+    #expect(printed.contains("accepting Bob's challenge"), "\(printed)")
+    #expect(printed.contains("1 matches: "), "\(printed)")
+  }
+
+  @Test("bot --tournament keeps its entry over a drain and a restart, and plays its matches")
+  func tournamentBotsAfterDrain() async throws {
+    let data = temporaryDataDirectory()
+    let tournament = [
+      "--tournament", "single-elimination", "--tournament-players", "3",
+      "--tournament-start", "600", "--tournament-pause", "0.1",
+    ]
+    let first = try ServerProcess(arguments(data: data, port: 0, tournament))
+    let port = try first.port
+    let entrants = try ["p1", "p2"].map { try bot($0, port: port, ["--tournament"]) }
+    _ = try await lobby(port: port) { view in
+      Set(view.tournament?.standings.map(\.name) ?? []) == ["p1", "p2"]
+    }
+    // Drained (SIGTERM: `closing`, then the close), and started again at once.
+    kill(first.process.processIdentifier, SIGTERM)
+    _ = first.finish()
+    let second = try ServerProcess(arguments(data: data, port: port, tournament))
+    defer { kill(second.process.processIdentifier, SIGKILL) }
+    _ = try second.port
+    let back = try await lobby(port: port, where: Self.following(["p1", "p2"]))
+    #expect(Set(back.tournament?.standings.map(\.name) ?? []) == ["p1", "p2"])
+    // The third entry starts it: both came back in time, so both play.
+    let third = try bot("p3", port: port, ["--tournament"])
+    let results = await TournamentProcessTests().finish(entrants + [third])
+    for (index, (status, printed)) in results.enumerated() {
+      #expect(status == 0, "p\(index + 1): \(printed)")
+      #expect(printed.contains("tournament over: "), "p\(index + 1): \(printed)")
+    }
+    for (status, printed) in results.prefix(2) where status == 0 {
+      #expect(printed.contains("lost the connection; reconnecting…"), "\(printed)")
+      #expect(printed.contains("back in the lobby"), "\(printed)")
+      #expect(printed.contains(" matches: "), "\(printed)")
+    }
+  }
+}
+
 extension ServerProcess {
   /// What `roshambo-server history` prints for the journal in `data`.
   static func history(data: String) -> String {

@@ -730,7 +730,10 @@ final class GameHub {
       guard case .success(let (board, matches)) = result, !self.stopping else { return }
       let leaders =
         self.sharedLeaders
-        ?? board.map { LobbyView.Leader(name: $0.name, won: $0.won, lost: $0.lost) }
+        ?? board.map {
+          LobbyView.Leader(
+            name: $0.name, won: $0.won, lost: $0.lost, wonByForfeit: $0.byForfeit)
+        }
       let recent = matches.compactMap(LobbyView.Recent.init)
       guard leaders != self.feed.leaders || recent != self.feed.recent else { return }
       self.feed.leaders = leaders

@@ -25,7 +25,7 @@ package protocol HubJournal: AnyObject, Sendable {
 
   /// The leaderboard's top and the latest matches (without their rounds).
   func standings(leaders: Int, recent: Int) -> EventLoopFuture<
-    ([(name: String, won: Int, lost: Int)], [FinishedMatch])
+    ([LeaderboardLine], [FinishedMatch])
   >
 
   /// The kept match numbered `id` (nil: none).
@@ -65,3 +65,7 @@ package struct JournalCommitTiming: Sendable {
     self.tookMicros = tookMicros
   }
 }
+
+/// A line of the leaderboard: a player's matches won and lost, and how many of the wins
+/// were by forfeit.
+public typealias LeaderboardLine = (name: String, won: Int, lost: Int, byForfeit: Int)
