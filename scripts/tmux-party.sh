@@ -70,6 +70,8 @@ expect_screen Carol "Give up the match? Press Ctrl-C again"
 refuse_screen Alice "gave up"
 press Carol C-c
 expect_screen Carol "EXIT=130"
+# The screen is put back as it was: nothing of the running match stays in the shell.
+refuse_screen Carol "Choose your weapon"
 expect_screen Alice "Carol gave up the match: you win by forfeit."
 expect_screen Alice "PLAYER 2 WINS! You win."
 

@@ -9,14 +9,20 @@ import NIOConcurrencyHelpers
 /// The terminal as a full-screen program uses it: raw keys, the alternate screen,
 /// drawing whole frames, and putting everything back.
 ///
-/// Invariant: `restore()` (called on every exit path) leaves the terminal as it was.
+/// Invariant: `restore()` (called on every exit path) leaves the terminal as it was, and
+/// no frame is drawn after it: a frame belongs to the alternate screen, and drawn on the
+/// main one it would stay in the shell as stale text.
 public final class Terminal: @unchecked Sendable {
   // `@unchecked Sendable`: `saved` is written once in `enterFullScreen` before any other
   // thread can call `restore`, and `restore` is idempotent: `active` is behind its lock.
   private var saved = termios()
   private let active = NIOLockedValueBox(false)
+  private let output: @Sendable ([UInt8]) -> Void
 
-  public init() {}
+  /// `output` takes what would be written to standard output (tests read it).
+  public init(output: @escaping @Sendable ([UInt8]) -> Void = Terminal.standardOutput) {
+    self.output = output
+  }
 
   /// Whether standard output is a terminal.
   public static var isInteractive: Bool { isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1 }
@@ -67,13 +73,19 @@ public final class Terminal: @unchecked Sendable {
 
   /// Draws a whole frame: home, each line cleared to its end, the rest cleared. No line
   /// break follows the last line, so a frame as tall as the terminal does not scroll it.
+  /// Draws a whole frame; nothing once the terminal is put back (or before it is taken).
   public func draw(_ lines: [String]) {
+    guard active.withLockedValue({ $0 }) else { return }
     let frame = "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
     write(frame)
   }
 
   public func write(_ text: String) {
-    let bytes = Array(text.utf8)
+    output(Array(text.utf8))
+  }
+
+  /// Writes `bytes` to standard output, all of them unless it fails.
+  public static let standardOutput: @Sendable ([UInt8]) -> Void = { bytes in
     bytes.withUnsafeBytes { buffer in
       var offset = 0
       while offset < buffer.count {
