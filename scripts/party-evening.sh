@@ -372,10 +372,12 @@ in_lobby bob
 wait_for bob "You are in: your matches start by themselves"
 if grep -q "bob left the tournament" "$log"; then fail "bob's entry was dropped while he came back" bob; fi
 say "carol, dave and erin enter: five, and it starts"
-for who in carol dave erin; do
+for who in carol dave; do
   press "$who" t
   wait_for "$who" "You are in: your matches start by themselves"
 done
+press erin t   # the fifth: seated at once, or told she is in
+wait_log "erin entered the tournament \(5 of 5\)"
 wait_log "round 1 of 3 paired: "
 read -r a b <<< "$(pairings 1)"
 [ -n "$b" ] || fail "no match in round 1: $(grep -a 'round 1 of' "$log")"
@@ -418,6 +420,9 @@ wait_for frank "finished, $g is the champion"
 champion="$g"
 
 say "the host stops the server (Ctrl-C) with everyone in the lobby, and starts it again"
+# Erin's lobby has the final's result before the leaderboard is read off it.
+wait_for erin "finished, $champion is the champion"
+wait_for erin "cup-1-3-1: $g 1–0 $h, $g won"
 board_before="$(screen erin | sed -n '/^Leaderboard/,/^[A-Z]/p' | grep '^  [0-9]')"
 press host C-c
 wait_for host "roshambo-server stopped"
@@ -436,10 +441,12 @@ $board_after" erin
 say "the next tournament opens by itself on the same journal; five enter and it starts"
 wait_for erin "Tournament (single-elimination): taking entries, 0 entered" 30
 wait_for frank "Press t to enter"
-for who in alice bob carol dave frank; do
+for who in alice bob carol dave; do
   press "$who" t
   wait_for "$who" "You are in: your matches start by themselves"
 done
+press frank t
+wait_count "entered the tournament (5 of 5)" 2
 wait_count "round 1 of 3 paired: " 2
 read -r a b <<< "$(pairings 1)"
 wait_for "$a" "Room cup-2-1-1"
