@@ -91,7 +91,10 @@ cleanup() {
     echo "party-evening: stopped with status $status" >&2
     dump "${people[@]}"
   fi
+  local socket
+  socket=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null || true)
   tmux -L "$sock" kill-server 2>/dev/null || true
+  [ -n "$socket" ] && rm -f "$socket"
   # Whatever still runs on the hosts (the server, a client) ends with them.
   for ns in "${hosts[@]}"; do
     pids=$(ip netns pids "$tag-$ns" 2>/dev/null || true)
