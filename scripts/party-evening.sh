@@ -27,7 +27,10 @@
 #   - the next tournament opens by itself on the same journal, and five entries start it
 #     in room cup-2-1-1.
 # On failure it prints the screens concerned and the server's log. Prints its time at the
-# end (under 6 minutes). Needs root (ip netns), iproute2, tmux, and dist/ from
+# end (under 6 minutes). Checks that known product bugs still fail are skipped, each saying
+# so ("SKIPPED, a known product bug: …"); PARTY_EVENING_STRICT=1 runs them (with them, an
+# entry lost after the grace in the next tournament, 35 s more). PARTY_EVENING_SNAPS=DIR
+# keeps the screens at each step. Needs root (ip netns), iproute2, tmux, and dist/ from
 # scripts/package.sh.
 set -euo pipefail
 started=$(date +%s)
@@ -503,7 +506,31 @@ say "the next tournament opens by itself on the same journal; five enter and it 
 wait_for erin "Tournament (single-elimination): taking entries, 0 entered" 30
 wait_count "The single-elimination tournament is open: players press t" 2
 wait_for frank "Press t to enter"
+# An entry lost: frank enters second and his terminal closes; he is not back within the
+# grace (30 s), so the entry goes, and he is told when he comes back. It takes 35 s and
+# fails on two known bugs, so it runs only when they are checked for.
+if known_bug "an entry lost after the grace: one entrant left, the lobby still counts down to a start that never comes (it should say it starts once a second player is in), and the one who lost it is not told when he comes back (issue 36, point 6)"; then
+  :
+else
+  say "frank enters second; his terminal closes and he is away past the grace"
+  press alice t
+  wait_for alice "You are in: your matches start by themselves"
+  press frank t
+  wait_for frank "You are in: your matches start by themselves"
+  wait_for alice "It starts in "
+  close_terminal frank
+  wait_log "frank left the tournament \(1 entered\)" 40
+  wait_for alice "entered: alice"
+  wait_for alice "It starts once a second player is in"
+  terminal frank
+  type_line frank "./roshambo"
+  in_lobby frank
+  wait_for frank "Press t to enter"
+  # Told, in a notice, that the entry went while he was away.
+  screen frank | grep -q '^! .*tournament' || fail "frank is not told his entry was lost" frank
+fi
 for who in alice bob carol dave; do
+  shows "$who" "You are in: your matches start by themselves" && continue
   press "$who" t
   wait_for "$who" "You are in: your matches start by themselves"
 done
