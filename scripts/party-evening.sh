@@ -24,13 +24,11 @@
 #     crowned on their screen and in everyone's lobby;
 #   - the host stops the server (Ctrl-C) with everyone in the lobby and starts it again:
 #     every lobby says it is reconnecting and comes back by itself, the leaderboard kept;
-#   - the next tournament opens by itself on the same journal, and five entries start it
-#     in room cup-2-1-1.
+#   - the next tournament opens by itself on the same journal; an entrant away past the
+#     grace loses the entry (the lobby stops counting down with one entrant left) and is
+#     told when back; five entries start it in room cup-2-1-1.
 # On failure it prints the screens concerned and the server's log. Prints its time at the
-# end (under 6 minutes). Checks that known product bugs still fail are skipped, each saying
-# so ("SKIPPED, a known product bug: …"); PARTY_EVENING_STRICT=1 runs them (with them, an
-# entry lost after the grace in the next tournament, 35 s more). PARTY_EVENING_SNAPS=DIR
-# keeps the screens at each step. Needs root (ip netns), iproute2, tmux, and dist/ from
+# end (under 6 minutes). PARTY_EVENING_SNAPS=DIR keeps the screens at each step. Needs root (ip netns), iproute2, tmux, and dist/ from
 # scripts/package.sh.
 set -euo pipefail
 started=$(date +%s)
@@ -151,14 +149,6 @@ wait_count() {  # text count [seconds]
     tries=$((tries - 1))
   done
   fail "the server did not say $2 times: $1" host
-}
-# A check that fails because of a product bug not fixed yet is skipped, saying so, unless
-# PARTY_EVENING_STRICT=1 (run that way to see whether the bug is fixed). Use:
-#   known_bug "what is wrong" || { the checks; }
-known_bug() {  # what is wrong
-  [ "${PARTY_EVENING_STRICT:-}" = 1 ] && return 1
-  say "SKIPPED, a known product bug: $1"
-  return 0
 }
 press() { local who="$1"; shift; tmux -L "$sock" send-keys -t "$who" "$@"; }
 # Types a command line into WHO's shell, as a person would, and presses Enter.
@@ -318,10 +308,8 @@ press erin C-c
 wait_for erin "[130] erin\$"
 wait_for frank "erin gave up the match: you win by forfeit."
 # Back at her shell, the match's last screen is not drawn over it, nor "Your move." said.
-known_bug "after a second Ctrl-C the match screen is redrawn over the shell and 'Your move.' is printed after its last line" || {
-  refuse erin "Choose your weapon"
-  refuse erin "Your move."
-}
+refuse erin "Choose your weapon"
+refuse erin "Your move."
 snap ctrl-c erin frank
 press frank q
 in_lobby frank
@@ -507,11 +495,8 @@ wait_for erin "Tournament (single-elimination): taking entries, 0 entered" 30
 wait_count "The single-elimination tournament is open: players press t" 2
 wait_for frank "Press t to enter"
 # An entry lost: frank enters second and his terminal closes; he is not back within the
-# grace (30 s), so the entry goes, and he is told when he comes back. It takes 35 s and
-# fails on two known bugs, so it runs only when they are checked for.
-if known_bug "an entry lost after the grace: one entrant left, the lobby still counts down to a start that never comes (it should say it starts once a second player is in), and the one who lost it is not told when he comes back (issue 36, point 6)"; then
-  :
-else
+# grace (30 s), so the entry goes, and he is told when he comes back.
+{
   say "frank enters second; his terminal closes and he is away past the grace"
   press alice t
   wait_for alice "You are in: your matches start by themselves"
@@ -527,8 +512,8 @@ else
   in_lobby frank
   wait_for frank "Press t to enter"
   # Told, in a notice, that the entry went while he was away.
-  screen frank | grep -q '^! .*tournament' || fail "frank is not told his entry was lost" frank
-fi
+  wait_for frank "Your tournament entry was withdrawn"
+}
 for who in alice bob carol dave; do
   shows "$who" "You are in: your matches start by themselves" && continue
   press "$who" t

@@ -110,8 +110,12 @@ public final class LobbyScreen {
 
   private func draw(_ state: LobbyScreenState) {
     let size = Terminal.size
+    // Countdowns read the clock as the frame is drawn: the state's is the last tick's, up
+    // to a second old, which showed a 60 s wait as "61 s".
+    var shown = state
+    shown.now = max(state.now, Int64(Date().timeIntervalSince1970 * 1000))
     terminal.draw(
-      LobbyScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: state))
+      LobbyScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: shown))
     // The bell, once for each challenge to this person.
     if state.bells > bellsRung {
       bellsRung = state.bells

@@ -55,6 +55,7 @@ struct HubPartsTests {
       case .stateTo(let link, let room): "state \(room) to \(link.id)"
       case .close(let link): "close \(link.id)"
       case .lobby(let seq, _, let to): "lobby \(seq) to \(to.map { "\($0.map(\.id))" } ?? "all")"
+      case .afterLobbyViews(let link, _): "after lobby views \(link.id)"
       }
     }
   }

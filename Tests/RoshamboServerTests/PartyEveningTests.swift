@@ -365,7 +365,18 @@ struct NextTournamentTests {
         view.tournament?.standings.contains { $0.name == "Carol" } == false
       }
       #expect(view.tournament?.standings.map(\.name) == ["Bob"])
-      for client in [alice, bob] { await client.close() }
+      // One entrant left: no countdown to a start that cannot come.
+      #expect(view.tournament?.startsAt == nil)
+      // Carol, back, is told her entry went, after her first lobby view.
+      let carol = try await follow("Carol")
+      var told: ProtocolError?
+      while told == nil {
+        if case .error(let error, _) = try await carol.next() { told = error }
+      }
+      #expect(told?.code == .tournamentClosed)
+      #expect(told?.fatal == false)
+      #expect(told?.message.contains("Your tournament entry was withdrawn") == true, "\(told!)")
+      for client in [alice, bob, carol] { await client.close() }
     }
   }
 }

@@ -124,6 +124,12 @@ final class Broadcaster {
         where sessions.followers[link.id] != nil {
           deliveries.append(Delivery(link: link, frame: frame, kind: .state, spread: true))
         }
+      case .afterLobbyViews(let link, let message):
+        guard sessions.followers[link.id] != nil, let frame = frame(message, room: nil) else {
+          continue
+        }
+        deliveries.append(
+          Delivery(link: link, frame: frame, kind: Delivery.Kind(message), spread: true))
       }
     }
     return deliveries

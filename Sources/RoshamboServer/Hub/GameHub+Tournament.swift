@@ -136,10 +136,28 @@ extension GameHub {
         self.lobby.tournament?.entrants.contains(name) == true
       else { return }
       self.perform(.tournament(.withdraw(name: name)))
+      self.lapsedEntries.insert(name)
       self.logger.info(
         "an entrant did not come back in time; their entry is withdrawn",
         metadata: ["name": "\(LogText.quoted(name))"])
     }
+  }
+
+  /// One whose entry lapsed while they were away follows the lobby again: told so once,
+  /// while entries are still open (they may enter again), right after their first lobby
+  /// view (an error before it would refuse their following).
+  func tellLapsedEntry(_ name: String, link: ConnectionLink) {
+    guard lapsedEntries.remove(name) != nil, lobby.tournament?.phase == .entry,
+      lobby.tournament?.entrants.contains(name) == false
+    else { return }
+    let seconds = (max(0, lobby.defaults.graceMillis) + 999) / 1_000
+    noticesAfterFirstView[link.id] = (
+      link,
+      ProtocolError(
+        code: .tournamentClosed,
+        message: "Your tournament entry was withdrawn: you were away more than \(seconds) s. "
+          + "Press t to enter again.")
+    )
   }
 
   /// An entrant following the lobby again (the same identity, as the hello's name rule
@@ -187,10 +205,20 @@ extension GameHub {
     // The next round's time is known at once, so the state that ends the round's last
     // match says it (the timer itself is set after the action).
     if case .roundOver = event { tournamentStartsAt = now() + tournamentPlan.pauseMillis }
+    // One entrant cannot start a tournament: its start waits for a second entry again, and
+    // the state that withdraws the other says so.
+    if case .withdrew = event, let tournament = lobby.tournament, tournament.phase == .entry,
+      tournament.entrants.count < 2
+    {
+      tournamentTimer?.cancel()
+      tournamentTimer = nil
+      tournamentStartsAt = nil
+    }
     // The rest after the action that caused it, not inside it.
     loop.assumeIsolated().execute {
       switch event {
       case .opened:
+        self.lapsedEntries.removeAll()
         self.logger.info("tournament open for entries")
       case .entered:
         guard let tournament = self.lobby.tournament, tournament.phase == .entry else { return }

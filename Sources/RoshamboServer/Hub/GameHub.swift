@@ -52,6 +52,10 @@ final class GameHub {
   var tournamentTimer: Scheduled<Void>?
   /// Entrants whose connection dropped while entries are open: when their entry goes.
   var entryGrace: [String: Scheduled<Void>] = [:]
+  /// Entrants whose entry lapsed while they were away, not yet told.
+  var lapsedEntries: Set<String> = []
+  /// What a new follower is told once their first lobby view is on its way, by connection.
+  var noticesAfterFirstView: [Int: (ConnectionLink, ProtocolError)] = [:]
   /// When that timer closes entries or pairs the next round (ms since 1970): the lobby
   /// and the tournament's rooms show it.
   var tournamentStartsAt: Int64? {
@@ -359,7 +363,10 @@ final class GameHub {
         link, name: name, takesChallenges: challenges, playsFair: fair != nil,
         identity: identity)
       if challenges, tournamentFollowerArrived(link, name: name) { return }
-      if challenges, identity != nil { entrantReturned(name, link: link) }
+      if challenges, identity != nil {
+        entrantReturned(name, link: link)
+        tellLapsedEntry(name, link: link)
+      }
       feed.followed(by: link)
       feed.lobbyChanged()
       scheduleFlush()
@@ -580,8 +587,10 @@ final class GameHub {
       break
     case .everyone(let seq):
       outbox.append(.lobby(seq: seq, lobbyView(), to: nil))
+      sendNoticesAfterFirstView(to: nil)
     case .newcomers(let links, let seq):
       outbox.append(.lobby(seq: seq, lobbyView(), to: links))
+      sendNoticesAfterFirstView(to: links)
       // The change that came with them is still due to everyone else: ask again, which
       // schedules it (newcomers are served now, so this cannot recurse further).
       queueLobbyView()
@@ -591,6 +600,17 @@ final class GameHub {
         self.lobbyFlush = nil
         self.scheduleFlush()
       }
+    }
+  }
+
+  /// The notices waiting for the first lobby view of `links` (nil: every follower's).
+  private func sendNoticesAfterFirstView(to links: [ConnectionLink]?) {
+    guard !noticesAfterFirstView.isEmpty else { return }
+    for id in links.map({ $0.map(\.id) }) ?? Array(noticesAfterFirstView.keys) {
+      guard let (link, notice) = noticesAfterFirstView.removeValue(forKey: id),
+        sessions.followers[id] != nil
+      else { continue }
+      outbox.append(.afterLobbyViews(link, .error(notice, re: nil)))
     }
   }
 

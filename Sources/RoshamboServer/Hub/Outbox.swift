@@ -16,6 +16,9 @@ final class Outbox {
     case close(ConnectionLink)
     /// A lobby view to every follower of the lobby (`to` nil) or to one.
     case lobby(seq: Int, LobbyView, to: [ConnectionLink]?)
+    /// A message to a follower that must come after the lobby views queued before it
+    /// (those go out in slices, after other messages).
+    case afterLobbyViews(ConnectionLink, ServerMessage)
   }
 
   private var items: [Item] = []
