@@ -85,7 +85,7 @@ public enum LobbyText {
         "  \(place + 1). \(line.name): \(line.wins) won, \(line.losses) lost "
           + "(rounds \(line.roundDifference >= 0 ? "+" : "")\(line.roundDifference))\(out)")
     }
-    if tournament.phase == .entry {
+    if tournament.phase == .entry, !tournament.standings.isEmpty {
       lines.append("  entered: " + tournament.standings.map(\.name).joined(separator: ", "))
     }
     return lines

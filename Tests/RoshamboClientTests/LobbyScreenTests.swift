@@ -374,9 +374,13 @@ struct LobbyScreenTests {
     state.now = 100_000
     var view = Self.view(["Alice", "Bob", "Carol"])
     var entry = LobbyView.TournamentView(
-      kind: .swiss, phase: .entry, round: 0, rounds: 0,
-      standings: [.init(name: "Bob", wins: 0, losses: 0, roundDifference: 0, alive: true)],
-      pairings: [], champion: nil)
+      kind: .swiss, phase: .entry, round: 0, rounds: 0, standings: [], pairings: [],
+      champion: nil)
+    // Nobody in yet: no empty list of who entered.
+    #expect(
+      !LobbyText.lines(entry).contains { $0.contains("entered:") }, "\(LobbyText.lines(entry))")
+    entry.standings = [.init(name: "Bob", wins: 0, losses: 0, roundDifference: 0, alive: true)]
+    #expect(LobbyText.lines(entry).contains("  entered: Bob"))
     entry.startsWith = 8
     view.tournament = entry
     LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
