@@ -506,7 +506,9 @@ wait_for frank "Press t to enter"
   close_terminal frank
   wait_log "frank left the tournament \(1 entered\)" 40
   wait_for alice "entered: alice"
-  wait_for alice "It starts once a second player is in"
+  # No countdown to a start that cannot come with one entrant: it waits for the five.
+  wait_for alice "It starts at 5 entrants"
+  refuse alice "It starts in "
   terminal frank
   type_line frank "./roshambo"
   in_lobby frank
