@@ -26,7 +26,7 @@ public struct ScreenRenderer: Sendable {
     func add(_ text: String, _ style: Style = .plain, to lines: inout [String]) {
       for line in wrap(text) { lines.append(paint(line, style)) }
     }
-    add(props.title, .bold, to: &header)
+    for line in wrapParts(props.title) { header.append(paint(line, .bold)) }
     add(String(repeating: "─", count: min(width, 60)), .dim, to: &header)
     for player in props.players {
       let you = player.isYou ? " (you)" : ""
@@ -84,6 +84,15 @@ public struct ScreenRenderer: Sendable {
 
   /// Splits `text` into lines of at most `width` columns (wide characters count two), at
   /// spaces where it can.
+  /// `text` made of parts joined by " · " (a title), wrapped between its parts, never
+  /// inside one ("best" and "of 3" on two lines).
+  public func wrapParts(_ text: String) -> [String] {
+    let glued = text.components(separatedBy: " · ")
+      .map { $0.replacingOccurrences(of: " ", with: "\u{A0}") }
+      .joined(separator: " · ")
+    return wrap(glued).map { $0.replacingOccurrences(of: "\u{A0}", with: " ") }
+  }
+
   public func wrap(_ text: String) -> [String] {
     // Fits as it is: keeps indentation and spacing as written.
     if DisplayWidth.columns(of: text) <= width { return [text] }

@@ -192,6 +192,16 @@ struct ScreenTests {
     #expect(!lines.contains("  23. Alice rock, you rock: draw"), "\(lines)")
   }
 
+  @Test("a long title wraps between its parts at 60 columns, never inside 'best of 1'")
+  func titleWrapsBetweenParts() {
+    let renderer = ScreenRenderer(width: 60, color: false)
+    let title = "Room cup-12-2-14 · tournament, round 2 of 3 · classic · best of 1"
+    let lines = renderer.wrapParts(title)
+    #expect(lines == ["Room cup-12-2-14 · tournament, round 2 of 3 · classic ·", "best of 1"])
+    #expect(
+      renderer.wrapParts("Room den · classic · best of 3") == ["Room den · classic · best of 3"])
+  }
+
   @Test("text is wrapped between words, never inside one")
   func wrapsAtWords() {
     let renderer = ScreenRenderer(width: 20, color: false)
