@@ -29,9 +29,10 @@ archive="$(ls -t "$root"/dist/roshambo-*-linux-"$(uname -m)".tar.gz 2>/dev/null 
 [ -n "$archive" ] || { echo "lan-test: no package in dist/; run scripts/package.sh first" >&2; exit 66; }
 command -v ip >/dev/null || { echo "lan-test: ip (iproute2) is not installed" >&2; exit 69; }
 command -v tmux >/dev/null || { echo "lan-test: tmux is not installed" >&2; exit 69; }
+# shellcheck source=scripts/netns-lib.sh
+. "$root/scripts/netns-lib.sh"
 
 tag="rsb$$"
-lan="$tag-lan"
 work="$(mktemp -d)"
 server_pid=""
 session="$tag-tty"
@@ -60,22 +61,7 @@ for binary in roshambo roshambo-server; do
 done
 echo "lan-test: $(basename "$archive"): no Swift library linked, no swift on PATH"
 
-ip netns add "$lan"
-ip -n "$lan" link add br0 type bridge mcast_snooping 0
-ip -n "$lan" link set br0 up
-host=1
-for name in srv p1 p2 evil; do
-  ns="$tag-$name"
-  ip netns add "$ns"
-  ip link add "$tag$name-a" type veth peer name "$tag$name-b"
-  ip link set "$tag$name-a" netns "$ns"
-  ip link set "$tag$name-b" netns "$lan"
-  ip -n "$lan" link set "$tag$name-b" master br0 up
-  ip -n "$ns" addr add "10.77.0.$host/24" dev "$tag$name-a"
-  ip -n "$ns" link set "$tag$name-a" up
-  ip -n "$ns" link set lo up
-  host=$((host + 1))
-done
+make_lan "$tag" 10.77.0 srv p1 p2 evil
 echo "lan-test: hosts 10.77.0.1 (server), 10.77.0.2 and 10.77.0.3 (players), 10.77.0.4 (a forger) are up"
 
 # on HOST HOME COMMAND...: runs a packaged binary on a host, as a user whose home is HOME.

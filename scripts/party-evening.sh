@@ -37,6 +37,8 @@ archive="$(ls -t "$root"/dist/roshambo-*-linux-"$(uname -m)".tar.gz 2>/dev/null 
 [ -n "$archive" ] || { echo "party-evening: no package in dist/; run scripts/package.sh first" >&2; exit 66; }
 command -v ip >/dev/null || { echo "party-evening: ip (iproute2) is not installed" >&2; exit 69; }
 command -v tmux >/dev/null || { echo "party-evening: tmux is not installed" >&2; exit 69; }
+# shellcheck source=scripts/netns-lib.sh
+. "$root/scripts/netns-lib.sh"
 
 tag="pe$$"
 sock="roshambo-party-evening-$$"
@@ -163,22 +165,7 @@ srvdir="$(echo "$work"/server-machine/roshambo-*)"
 pkg="$(echo "$work"/player-machines/roshambo-*)"
 
 # Seven hosts on one bridge.
-ip netns add "$tag-lan"
-ip -n "$tag-lan" link add br0 type bridge mcast_snooping 0
-ip -n "$tag-lan" link set br0 up
-address=1
-for name in "${hosts[@]}"; do
-  ns="$tag-$name"
-  ip netns add "$ns"
-  ip link add "$tag${name}a" type veth peer name "$tag${name}b"
-  ip link set "$tag${name}a" netns "$ns"
-  ip link set "$tag${name}b" netns "$tag-lan"
-  ip -n "$tag-lan" link set "$tag${name}b" master br0 up
-  ip -n "$ns" addr add "10.78.0.$address/24" dev "$tag${name}a"
-  ip -n "$ns" link set "$tag${name}a" up
-  ip -n "$ns" link set lo up
-  address=$((address + 1))
-done
+make_lan "$tag" 10.78.0 "${hosts[@]}"
 say "seven hosts up: the server's 10.78.0.1, players' 10.78.0.2 to .7"
 
 # Opens WHO's terminal: a shell on their host, in the package's folder, whose prompt
