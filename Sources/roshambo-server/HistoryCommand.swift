@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import RoshamboGame
+import RoshamboHistory
+import RoshamboJournal
+import RoshamboProtocol
+import RoshamboServer
+import RoshamboTLS
+import ServiceLifecycle
+import Sysexits
+import UnixSignals
+
+struct History: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print finished matches and a leaderboard, or one match round by round.",
+    discussion: """
+      Reads the journal in --data-dir (data/ by default; give it before or after \
+      `history`), read-only, so it may run beside the server. Each match is listed with \
+      its number; `history NUMBER` prints that match's rounds and checks the record \
+      (as `roshambo verify` does). With --json, one record per line (the format in \
+      docs/MATCH-RECORD.md), for `roshambo replay FILE` and `roshambo verify FILE`. Names \
+      and rooms in text are printed quoted, with anything unprintable escaped.
+
+      With --history-url (before or after `history`), prints the shared history's \
+      latest matches and leaderboard instead: the whole fleet's.
+
+      Exit status: 0 printed; 64 a bad flag; 66 no journal, or no such match; 69 the \
+      shared history cannot be reached.
+      """)
+
+  /// `--data-dir`, given before or after `history`, is the server's own option.
+  @ParentCommand var server: RoshamboServerCommand
+
+  @Argument(help: ArgumentHelp("One match to print, by its number.", valueName: "match"))
+  var match: Int64?
+
+  @Option(help: "How many recent matches to show.")
+  var limit = 20
+
+  @Option(help: "Only matches this player played (the exact name).")
+  var player: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Only matches finished at or after this time: 2026-11-25, 2026-11-25T18:00:00Z or ms since 1970.",
+      valueName: "time"))
+  var since: Moment?
+
+  @Option(
+    help: ArgumentHelp("Only matches finished before this time (as --since).", valueName: "time"))
+  var until: Moment?
+
+  @Flag(help: "Print records as JSON, one per line.")
+  var json = false
+
+  func validate() throws {
+    guard (1...10_000).contains(limit) else {
+      throw ValidationError("--limit must be from 1 to 10000.")
+    }
+  }
+
+  func run() async throws {
+    if let address = server.options.historyAddress {
+      let history = SharedHistory(address: address, logger: Logger(label: "roshambo.history"))
+      do {
+        let matches = try await history.recentMatches(limit: limit)
+        let board = try await history.leaderboard(limit: 10)
+        await history.close()
+        print(MatchHistory.report(matches: matches, board: board))
+      } catch {
+        await history.close()
+        complain("cannot read the shared history at \(address): \(SharedHistory.explain(error))")
+        throw ExitCode(ExitStatus.unavailable)
+      }
+      return
+    }
+    let dataDir = server.options.dataDir
+    guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
+      complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")
+      throw ExitCode(ExitStatus.noInput)
+    }
+    let history = try MatchHistory(dataDirectory: dataDir)
+    if let id = match {
+      guard let found = try history.match(id: id) else {
+        complain("no match \(id) is kept in \(dataDir)/ (it never finished, or was pruned).")
+        throw ExitCode(ExitStatus.noInput)
+      }
+      if json {
+        print(String(decoding: MatchRecord.encode(found), as: UTF8.self))
+        return
+      }
+      let lines =
+        MatchRecordText.heading(found) + MatchRecordText.rounds(found).map { "  " + $0 }
+        + ["Check of the record:"]
+        + MatchRecordText.verification(RecordVerification(found))
+      print(lines.joined(separator: "\n"))
+      return
+    }
+    let filter = MatchHistory.Filter(
+      player: player, since: since?.millis, until: until?.millis, limit: limit)
+    if json {
+      for found in try history.matches(filter) {
+        print(String(decoding: MatchRecord.encode(found), as: UTF8.self))
+      }
+      return
+    }
+    print(try history.report(filter))
+  }
+}
+
+/// A moment on the command line: a date (midnight UTC), a date and time in ISO 8601, or
+/// milliseconds since 1970.
+struct Moment: ExpressibleByArgument {
+  var millis: Int64
+
+  init?(argument: String) {
+    if let millis = Int64(argument), millis >= 0 {
+      self.millis = millis
+      return
+    }
+    let full = ISO8601DateFormatter()
+    let day = ISO8601DateFormatter()
+    day.formatOptions = [.withFullDate]
+    guard let date = full.date(from: argument) ?? day.date(from: argument) else { return nil }
+    millis = Int64(date.timeIntervalSince1970 * 1000)
+  }
+}

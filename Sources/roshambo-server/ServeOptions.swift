@@ -1,0 +1,321 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import RoshamboGame
+import RoshamboHistory
+import RoshamboJournal
+import RoshamboProtocol
+import RoshamboServer
+import RoshamboTLS
+import ServiceLifecycle
+import Sysexits
+import UnixSignals
+
+/// What `roshambo-server` runs with: where to listen, its certificate, its data, how
+/// rooms play and its limits.
+struct ServeOptions: ParsableArguments {
+  @Option(help: "The address to listen on.")
+  var host = "0.0.0.0"
+
+  @Option(help: "The TCP port; 0 picks a free one and prints it.")
+  var port = 7443
+
+  @Option(help: ArgumentHelp("The certificate chain, PEM (leaf first).", valueName: "file"))
+  var cert: String?
+
+  @Option(help: ArgumentHelp("The certificate's private key, PEM.", valueName: "file"))
+  var key: String?
+
+  @Option(help: ArgumentHelp("Where the journal (roshambo.sqlite) is kept.", valueName: "dir"))
+  var dataDir = "data"
+
+  @Option(help: "Rounds in a match: an odd number from 1 to 99.")
+  var bestOf = 3
+
+  @Option(help: "classic (rock, paper, scissors) or lizardSpock (adds lizard and Spock).")
+  var ruleset = Ruleset.ID.classic
+
+  @Option(help: "Seconds a round may last before missing picks lose it; 0 for no limit.")
+  var roundSeconds: Double = 0
+
+  @Flag(
+    help: ArgumentHelp(
+      "Make every new room fair: rounds are played by commit–reveal.",
+      discussion: """
+        Each player first sends a SHA-256 commitment to a weapon and a random nonce, and \
+        reveals both once the opponent has committed; every client checks every round, so \
+        the server (and whoever hosts it) never knows a weapon before both players are \
+        bound to theirs. Clients older than 1.2 cannot join fair rooms. Without it, a \
+        player may still ask for a fair named room (roshambo play --fair --room NAME).
+        """))
+  var fair = false
+
+  @Option(help: "Seconds a dropped player's seat is held for them to come back.")
+  var graceSeconds: Double = 30
+
+  @Option(
+    help: ArgumentHelp(
+      "Connections allowed at once; more are refused with server_full.",
+      discussion: """
+        Each connection is an open file: at start the server raises its open-file limit \
+        as far as the system allows, and takes fewer connections (saying so) if this many \
+        still do not fit.
+        """))
+  var maxConnections = 10_000
+
+  @Option(
+    help: ArgumentHelp(
+      "Connections one IP address (an IPv6 address: its /64) may hold at once.",
+      discussion: """
+        Checked the moment a connection arrives, before TLS: more from the address are \
+        refused (the first few are told server_full, the rest closed at once). One \
+        address may also have at most this many TLS handshakes under way, and no more \
+        than 256. Players behind one NAT share an address: raise it for a LAN party \
+        behind one router, or for load tests.
+        """))
+  var maxConnectionsPerAddress = 64
+
+  @Option(help: "Seconds without a complete message before a connection is closed.")
+  var idleSeconds = 60
+
+  @Option(help: "Finished matches kept for `history` (the leaderboard keeps every total).")
+  var keepMatches = 10_000
+
+  @Option(
+    help: ArgumentHelp(
+      "Serve /metrics, /livez and /readyz over plain HTTP on this address (off by default).",
+      discussion: """
+        For Prometheus and health checks: HOST:PORT, e.g. 127.0.0.1:9464 (a port of its \
+        own, never the game's). Metrics say how the server is doing, never a pick or a \
+        name; bind it to loopback, or to an address only your monitoring reaches. See \
+        docs/OPERATIONS.md.
+        """, valueName: "host:port"))
+  var metricsAddress: OperationsAddress?
+
+  @Option(
+    help: ArgumentHelp(
+      "Ship every finished match to a PostgreSQL database shared by a fleet of servers.",
+      discussion: """
+        postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require] (the password \
+        may come from PGPASSWORD instead). The journal keeps each match until the \
+        database has it, so play never waits for it and nothing is lost while it is \
+        down; the tables are made on first use. Needs --data-dir. See docs/OPERATIONS.md.
+        """, valueName: "url"))
+  var historyURL: String?
+
+  @Flag(
+    help: ArgumentHelp(
+      "Run as an Agones GameServer (also when AGONES_SDK_HTTP_PORT is set).",
+      discussion: """
+        Tells the Agones SDK server beside it (127.0.0.1, port AGONES_SDK_HTTP_PORT or \
+        9358) that it is Ready once it listens, Health every 2 s while the game's loop \
+        answers, the Counters `players`, `rooms` and `waiting` and the List `rooms` (what \
+        `roshambo play --allocator` is routed by), and Shutdown when it stops (after its \
+        drain); it drains when Agones sets the GameServer to Shutdown. Implies \
+        --no-announce: in a fleet, players find servers through the allocator. See \
+        docs/OPERATIONS.md.
+        """))
+  var agones = false
+
+  /// The Agones SDK server's port, when the server runs under Agones.
+  var agonesPort: Int? {
+    let environment = ProcessInfo.processInfo.environment["AGONES_SDK_HTTP_PORT"]
+    guard agones || environment != nil else { return nil }
+    return environment.flatMap(Int.init) ?? 9358
+  }
+
+  /// `--history-url`, parsed (``validate()`` refused a bad one).
+  var historyAddress: HistoryAddress? { historyURL.flatMap { try? HistoryAddress(parsing: $0) } }
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds a stopping server lets the matches under way finish (SIGTERM: 30, SIGINT: 5).",
+      discussion: """
+        On SIGTERM or SIGINT the server drains before it stops: it takes no new \
+        connections, stops announcing itself, tells every player it is closing and when, \
+        and starts no new match; it stops as soon as no match is under way, or when this \
+        time is up. A match still unfinished then is saved, and resumes when the server \
+        starts again. A second signal stops it at once. 0 stops without waiting.
+        """, valueName: "seconds"))
+  var drainSeconds: Double?
+
+  @Option(
+    help: ArgumentHelp(
+      "Run a tournament for the lobby: round-robin, single-elimination or swiss.",
+      discussion: """
+        Opened when the server starts with no tournament in its journal. Players enter \
+        from the lobby (key t on its screen, or `roshambo bot --tournament`); entries \
+        close --tournament-start seconds after the second entry, or as soon as \
+        --tournament-players have entered. The server pairs each round, seats the pairs \
+        in rooms cup-N-R-M (best of --best-of, the --ruleset, fair with --fair), gives \
+        byes on odd counts, and pairs the next round --tournament-pause seconds after \
+        the last match of a round ends; a player who does not come forfeits after the \
+        grace period. The lobby shows the standings and the pairings.
+        """))
+  var tournament: Tournament.Kind?
+
+  @Option(help: "Start the tournament as soon as this many have entered (0: by time only).")
+  var tournamentPlayers = 0
+
+  @Option(help: "Seconds after the second entry that the tournament starts.")
+  var tournamentStart = 60.0
+
+  @Option(help: "Seconds between a tournament round's end and the next round.")
+  var tournamentPause = 3.0
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds after a tournament ends that the next one opens for entries (off: none).",
+      discussion: """
+        The next tournament is of the same kind and settings, on the same journal: its \
+        rooms are numbered on (cup-2-…) and the leaderboard and history carry on. With \
+        off, the server must be restarted for another.
+        """, valueName: "seconds|off"))
+  var tournamentNext = "60"
+
+  @Option(
+    help: ArgumentHelp(
+      "Tournament entries one IP address (an IPv6 address: its /64) may have (0: any).",
+      discussion: """
+        A player identity costs nothing to make, so one machine could enter any number \
+        of names; more entries from the address are refused. Players behind one NAT \
+        address share it: for a party behind one router, or several players on this \
+        machine, raise it (or 0).
+        """))
+  var tournamentEntriesPerAddress = ServerConfiguration.defaultTournamentEntriesPerAddress
+
+  @Option(
+    name: .customLong("release-name"),
+    help: ArgumentHelp(
+      "Free a name whichever player identity holds it (repeat for several).",
+      discussion: """
+        A name belongs to the first player identity (client key) to use it here; a \
+        player who lost their identity file, or a name someone took in jest, is freed \
+        with this at the next start. The next player to use it holds it.
+        """, valueName: "name"))
+  var releasedNames: [String] = []
+
+  @Flag(
+    help: ArgumentHelp(
+      "Start even though the journal is damaged.",
+      discussion: """
+        Moves roshambo.sqlite (and its -wal and -shm files) in --data-dir aside, renamed \
+        with .damaged-TIME (never deleted), and starts a new journal from the last good \
+        state: the snapshot and every row before the first one that cannot be read. \
+        Finished matches and the leaderboard are carried over.
+        """))
+  var recover = false
+
+  @Flag(help: "Also accept TLS 1.2 (ECDHE with AEAD suites only).")
+  var allowTLS12 = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Event loop threads for connections.",
+      discussion: """
+        With 1 (the default) every connection and the game share one thread, so a pick \
+        never waits for a hand-over between threads. More threads spread the TLS work \
+        of many connections over more cores, at the cost of those hand-overs.
+        """))
+  var threads = 1
+
+  @Option(
+    help: ArgumentHelp(
+      "The name announced on the local network (by default the host name).",
+      discussion: "Follows the rule for player names: 1 to 24 characters, nothing invisible."))
+  var name: String?
+
+  @Flag(
+    help: ArgumentHelp(
+      "Do not announce the server on the local network.",
+      discussion: """
+        By default the server multicasts its name, port, waiting players and identity \
+        code to \(Announcement.group) UDP port \(Announcement.port) every 2 s, so that \
+        `roshambo play` and `roshambo servers` find it without --host.
+        """))
+  var noAnnounce = false
+
+  @Flag(
+    help: ArgumentHelp(
+      "No journal, and stop when standard input closes (`roshambo play --vs-bot`).",
+      visibility: .hidden))
+  var ephemeral = false
+
+  @Option(
+    help: ArgumentHelp(
+      "The least severe log lines written (key=value, on standard error).",
+      discussion: "By default warnings and worse; info logs every connection, match and "
+        + "tournament step. The party's news is printed as sentences either way."))
+  var logLevel = Logger.Level.warning
+
+  func validate() throws {
+    guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+    guard bestOf >= 1, bestOf <= 99, bestOf % 2 == 1 else {
+      throw ValidationError("--best-of must be an odd number from 1 to 99, not \(bestOf).")
+    }
+    guard roundSeconds >= 0, roundSeconds <= 86_400 else {
+      throw ValidationError("--round-seconds must be from 0 (no limit) to 86400.")
+    }
+    guard graceSeconds >= 0, graceSeconds <= 86_400 else {
+      throw ValidationError("--grace-seconds must be from 0 to 86400.")
+    }
+    guard (0...Tournament.maxEntrants).contains(tournamentPlayers) else {
+      throw ValidationError(
+        "--tournament-players must be from 0 (start by time) to \(Tournament.maxEntrants).")
+    }
+    guard
+      tournamentNext == "off" || Double(tournamentNext).map({ (0...86_400).contains($0) }) == true
+    else {
+      throw ValidationError("--tournament-next must be 0 to 86400 seconds, or off.")
+    }
+    guard (0...86_400).contains(tournamentStart), (0...3_600).contains(tournamentPause) else {
+      throw ValidationError(
+        "--tournament-start must be 0 to 86400 seconds and --tournament-pause 0 to 3600.")
+    }
+    guard (0...Tournament.maxEntrants).contains(tournamentEntriesPerAddress) else {
+      throw ValidationError(
+        "--tournament-entries-per-address must be from 0 (any) to \(Tournament.maxEntrants).")
+    }
+    guard maxConnections >= 1 else {
+      throw ValidationError("--max-connections must be at least 1.")
+    }
+    guard maxConnectionsPerAddress >= 1 else {
+      throw ValidationError("--max-connections-per-address must be at least 1.")
+    }
+    guard (5...86_400).contains(idleSeconds) else {
+      throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
+    }
+    if let historyURL {
+      do {
+        _ = try HistoryAddress(parsing: historyURL)
+      } catch {
+        throw ValidationError("--history-url is refused: \(error).")
+      }
+      if ephemeral { throw ValidationError("--history-url needs a journal (not --ephemeral).") }
+    }
+    if let given = ProcessInfo.processInfo.environment["AGONES_SDK_HTTP_PORT"],
+      !(Int(given).map { (1...65_535).contains($0) } ?? false)
+    {
+      throw ValidationError(
+        "AGONES_SDK_HTTP_PORT is \"\(given.prefix(20))\"; it must be a port, 1 to 65535.")
+    }
+    if let drainSeconds, !(0...3_600).contains(drainSeconds) {
+      throw ValidationError("--drain-seconds must be from 0 to 3600, not \(drainSeconds).")
+    }
+    guard keepMatches >= 1 else { throw ValidationError("--keep-matches must be at least 1.") }
+    if let name, case .failure(let problem) = PlayerName.normalize(name) {
+      throw ValidationError("--name is refused: \(problem).")
+    }
+    guard (1...256).contains(threads) else {
+      throw ValidationError("--threads must be from 1 to 256, not \(threads).")
+    }
+  }
+
+  /// `--name`, or the host name when it makes a valid name (cut to fit), or "roshambo".
+  var announcedName: String {
+    if let name { return (try? PlayerName.normalize(name).get()) ?? name }
+    let host = String(LocalNetwork.hostName().prefix(PlayerName.maxCharacters))
+    return (try? PlayerName.normalize(host).get()) ?? "roshambo"
+  }
+}

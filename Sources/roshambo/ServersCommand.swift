@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import RoshamboClient
+import RoshamboGame
+import RoshamboLoad
+import RoshamboProtocol
+import RoshamboTLS
+import ServiceLifecycle
+import Sysexits
+
+struct Servers: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List the servers announcing themselves on the local network.",
+    discussion: """
+      Listens for roshambo-server's announcements (UDP multicast to \(Announcement.group) \
+      port \(Announcement.port)) and asks servers to announce at once, then prints one \
+      line per server: name, address:port, players waiting for an opponent, and the \
+      identity code of its certificate. An announcement is only a hint: connecting still \
+      checks the certificate. Exits 0 when at least one server was heard, 1 when none was.
+      """)
+
+  @Option(help: "Seconds to listen.")
+  var timeout: Double = 2
+
+  func validate() throws {
+    guard timeout >= 0.1, timeout <= 60 else {
+      throw ValidationError("--timeout must be from 0.1 to 60 seconds.")
+    }
+  }
+
+  func run() async throws {
+    let found: [DiscoveredServer]
+    do {
+      found = try await ServerDiscovery.find(timeout: .milliseconds(Int64(timeout * 1000)))
+    } catch {
+      complain("cannot listen for servers: \(error); use --host to name one.")
+      throw ExitCode(ExitStatus.unavailable)
+    }
+    for server in found { print(TerminalText.sanitized(server.line)) }
+    if found.isEmpty {
+      complain(
+        "no server announced itself within \(timeout) s; check that roshambo-server runs on "
+          + "this network without --no-announce, and that the network passes multicast.")
+      throw ExitCode(ExitStatus.failure)
+    }
+  }
+}
