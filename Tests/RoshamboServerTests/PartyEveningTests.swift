@@ -260,12 +260,29 @@ struct NameIdentityTests {
       #expect(seen.people.filter { $0.name == "Erin" }.count == 1)
       #expect(seen.peopleCount == 2)
       await who.close()
+      // A look from another machine whose login name is Erin too: not refused (it acts on
+      // nothing), and not shown as her.
+      let look = try await follow("Erin", port: server.port, as: "frank-key", challenges: false)
+      let looked = try await look.lobby { _ in true }
+      #expect(looked.people.filter { $0.name == "Erin" }.count == 1)
+      await look.close()
       // Her `who` leaving takes nothing from her: she is still there, able to play.
       let after = try await dave.lobby { view in
         view.people.contains { $0.name == "Erin" && $0.takesChallenges }
       }
       #expect(after.peopleCount == 2)
-      for client in [dave, erin] { await client.close() }
+      // Erin opens her lobby again elsewhere: the old one is told, and fatally, so that it
+      // does not come back and take the lobby from the new one.
+      let again = try await follow("Erin", port: server.port, as: "erin-key")
+      _ = try await again.lobby { _ in true }
+      var told: ProtocolError?
+      while told == nil {
+        if case .error(let error, _) = try await erin.next() { told = error }
+      }
+      #expect(told?.fatal == true)
+      #expect(told?.message.contains("opened again in another terminal") == true, "\(told!)")
+      await erin.waitUntilClosed()
+      for client in [dave, again] { await client.close() }
     }
   }
 

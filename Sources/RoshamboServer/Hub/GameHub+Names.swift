@@ -52,6 +52,16 @@ extension GameHub {
     {
       if tournamentLinks[name] == ghost.link { tournamentLinks[name] = link }
       sessions.unfollow(ghost.link.id)
+      // Said, and fatal: a lobby that only lost its connection would come back and replace
+      // the new one in turn, and the two would take the lobby from each other for ever.
+      outbox.append(
+        .message(
+          ghost.link,
+          .error(
+            ProtocolError(
+              code: .nameTaken,
+              message: "Your lobby was opened again in another terminal, which has it now; "
+                + "this one closes.", fatal: true), re: nil)))
       outbox.append(.close(ghost.link))
       logger.info(
         "a lobby screen replaced the one left behind",

@@ -349,7 +349,10 @@ final class GameHub {
     }
     let origin = Origin(link: link, re: id)
     // A resume is by token, which holds the seat; spectators' names act on nothing.
-    if resume == nil, role != .spectator {
+    // A look at the lobby (`who`, `replay N`, `lobby --json`) acts on nothing, so it needs
+    // no name of its own: it claims none and is refused none (it is not shown under a name
+    // another holds, below).
+    if resume == nil, role == .player || (role == .lobby && challenges) {
       if let refusal = nameRefusal(name, identity: identity, role: role) {
         reply(link, refusal, re: id)
         return
@@ -717,7 +720,10 @@ final class GameHub {
     for member in sessions.members.values where member.seat != nil {
       if let identity = member.identity { seen.insert(identity + " " + member.name) }
     }
-    let all = sessions.followers.values
+    // A look under a name someone else holds is not shown as them.
+    let all = sessions.followers.values.filter {
+      $0.takesChallenges || lobby.names.allows($0.name, for: $0.identity)
+    }
     let challengersFirst =
       all.lazy.filter(\.takesChallenges) + all.lazy.filter { !$0.takesChallenges }
     return challengersFirst.filter { follower in
