@@ -79,7 +79,7 @@ public final class Screen {
     ticker?.cancel()
     terminal.restore()
     subscription = nil
-    if let props = lastProps, interactive {
+    if let props = lastProps, interactive, leavesLastWords {
       // Leave a finished match's result on the main screen, wrapped between words; never
       // keys or a match's state that mean nothing once the screen is gone.
       let renderer = ScreenRenderer(width: Terminal.size.columns, color: false)
@@ -106,6 +106,12 @@ public final class Screen {
     }
     return .finished
   }
+
+  /// Whether a finished match's result stays on the terminal once the screen is gone:
+  /// when the program ends with it, not when the lobby comes back (there the result is in
+  /// the recent matches, and words left under the lobby's screen pile up all evening, to
+  /// show when it goes).
+  public var leavesLastWords = true
 
   private var quitting = false
   /// The signal that ends the program, if one did.

@@ -131,7 +131,9 @@ func party(server options: ServerOptions, name: String) async throws {
   var comingBack: String?
   let seats = await seatMemory(resolved, name: name)
   // A match left running (a closed terminal, a crash) is taken back before the lobby.
-  switch await takeBackSeat(resolved, options: options, name: name, seats: seats) {
+  switch await takeBackSeat(
+    resolved, options: options, name: name, seats: seats, thenLobby: true)
+  {
   case .signalled(let number)?: throw ExitCode(128 + number)
   case .serverMisbehaved?: throw ExitCode(ExitStatus.protocolViolation)
   default: break
@@ -199,6 +201,7 @@ func party(server options: ServerOptions, name: String) async throws {
       ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
         let session = ClientSession(connection: fresh, reconnect: reconnect, keepalive: keepalive)
         let screen = Screen(session: session)
+        screen.leavesLastWords = false
         return Task { @MainActor in
           if case .watch(let room) = outcome {
             return await screen.play(name: name, room: room, role: .spectator)
@@ -231,7 +234,8 @@ func seatMemory(_ server: ResolvedServer, name: String) -> SeatMemory? {
 /// Plays the match `seats` says this person left running, if there is one: nil when
 /// there is none. A seat the server no longer holds is said and forgotten.
 func takeBackSeat(
-  _ server: ResolvedServer, options: ServerOptions, name: String, seats: SeatMemory?
+  _ server: ResolvedServer, options: ServerOptions, name: String, seats: SeatMemory?,
+  thenLobby: Bool = false
 ) async -> Screen.Ending? {
   guard let seats, let held = await MainActor.run(body: { seats.held }) else { return nil }
   guard let connection = try? await connect(server, options: options) else { return nil }
@@ -241,6 +245,7 @@ func takeBackSeat(
     let session = ClientSession(connection: connection, reconnect: reconnect, keepalive: keepalive)
     session.seatMemory = seats
     let screen = Screen(session: session)
+    screen.leavesLastWords = !thenLobby
     return Task { @MainActor in
       await screen.play(name: name, room: held.room, role: .player, resume: held.token)
     }
@@ -343,6 +348,7 @@ func playSeated(
     session.seatMemory = seats
     session.adopt(seated, name: name)
     let screen = Screen(session: session)
+    screen.leavesLastWords = false
     return Task { @MainActor in await screen.playSeated() }
   }.value
 }
