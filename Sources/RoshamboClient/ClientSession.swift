@@ -41,6 +41,9 @@ public final class ClientSession {
     /// Set when a new connection replaced a lost one: a pick sent into the lost one may
     /// never have arrived, so the first state after it says whether to send it again.
     var resumed = false
+    /// Told when the server says this connection's tournament match is ready elsewhere
+    /// (``ErrorCode/matchReady``, to a spectator): the screen goes back to the lobby.
+    var matchReady: (@MainActor () -> Void)?
     private var lastID = 0
     private(set) var lastSent = ContinuousClock.now
     init(_ connection: ServerConnection) { self.connection = connection }
@@ -119,6 +122,8 @@ public final class ClientSession {
         outbox.seats?.keep(room: room, token: token)
       case .serverError(let error) where error.code == .badToken:
         outbox.seats?.forget()
+      case .serverError(let error) where error.code == .matchReady:
+        outbox.matchReady?()
       case .synced:
         keepSeat(context.state)
         resendLostPick(context.state)
@@ -219,6 +224,12 @@ public final class ClientSession {
   }
 
   /// Where evidence of a cheating server is written (a test may set it).
+  /// Told when the server calls this spectator to their own tournament match.
+  public var matchReady: (@MainActor () -> Void)? {
+    get { outbox.matchReady }
+    set { outbox.matchReady = newValue }
+  }
+
   public var evidenceDirectory: @Sendable () -> String {
     get { outbox.evidenceDirectory }
     set { outbox.evidenceDirectory = newValue }

@@ -54,6 +54,12 @@ public final class Screen {
   }
 
   private func run(start: () -> Void) async -> Ending {
+    if returnsToLobby {
+      session.matchReady = { [weak self] in
+        guard let self, self.session.store.state.seat == nil else { return }
+        self.quit()
+      }
+    }
     let interactive = Terminal.isInteractive
     color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if interactive {
@@ -79,7 +85,7 @@ public final class Screen {
     ticker?.cancel()
     terminal.restore()
     subscription = nil
-    if let props = lastProps, interactive, leavesLastWords {
+    if let props = lastProps, interactive, !returnsToLobby {
       // Leave a finished match's result on the main screen, wrapped between words; never
       // keys or a match's state that mean nothing once the screen is gone.
       let renderer = ScreenRenderer(width: Terminal.size.columns, color: false)
@@ -107,11 +113,11 @@ public final class Screen {
     return .finished
   }
 
-  /// Whether a finished match's result stays on the terminal once the screen is gone:
-  /// when the program ends with it, not when the lobby comes back (there the result is in
-  /// the recent matches, and words left under the lobby's screen pile up all evening, to
-  /// show when it goes).
-  public var leavesLastWords = true
+  /// Whether the lobby comes back after this screen. Then a finished match's result does
+  /// not stay on the terminal (it is in the lobby's recent matches, and words left under
+  /// the lobby's screen pile up all evening, to show when it goes), and a spectator called
+  /// to their own tournament match goes back to the lobby, which seats them.
+  public var returnsToLobby = false
 
   private var quitting = false
   /// The signal that ends the program, if one did.

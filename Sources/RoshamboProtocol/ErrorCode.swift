@@ -39,6 +39,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
   public static let nameTaken = ErrorCode(rawValue: "name_taken")
   public static let noSuchMatch = ErrorCode(rawValue: "no_such_match")
   public static let closing = ErrorCode(rawValue: "closing")
+  public static let matchReady = ErrorCode(rawValue: "match_ready")
 
   /// Every code of the contract, in the order `docs/PROTOCOL.md` lists them.
   public static let contract: [ErrorCode] = [
@@ -46,6 +47,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     .badToken, .wrongRound, .alreadyChosen, .invalidWeapon, .notPlaying, .rateLimited,
     .serverFull, .unavailable, .timeout, .fairRoom, .notFair, .noSuchPlayer, .busy,
     .noSuchChallenge, .challengeLimit, .tournamentClosed, .nameTaken, .noSuchMatch, .closing,
+    .matchReady,
   ]
 
   /// The code for a refusal by the game's rules. A stale refusal (a timer whose moment

@@ -201,7 +201,7 @@ func party(server options: ServerOptions, name: String) async throws {
       ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
         let session = ClientSession(connection: fresh, reconnect: reconnect, keepalive: keepalive)
         let screen = Screen(session: session)
-        screen.leavesLastWords = false
+        screen.returnsToLobby = true
         return Task { @MainActor in
           if case .watch(let room) = outcome {
             return await screen.play(name: name, room: room, role: .spectator)
@@ -245,7 +245,7 @@ func takeBackSeat(
     let session = ClientSession(connection: connection, reconnect: reconnect, keepalive: keepalive)
     session.seatMemory = seats
     let screen = Screen(session: session)
-    screen.leavesLastWords = !thenLobby
+    screen.returnsToLobby = thenLobby
     return Task { @MainActor in
       await screen.play(name: name, room: held.room, role: .player, resume: held.token)
     }
@@ -348,7 +348,7 @@ func playSeated(
     session.seatMemory = seats
     session.adopt(seated, name: name)
     let screen = Screen(session: session)
-    screen.leavesLastWords = false
+    screen.returnsToLobby = true
     return Task { @MainActor in await screen.playSeated() }
   }.value
 }

@@ -112,6 +112,62 @@ struct PartyEveningTests {
     }
   }
 
+  @Test("an entrant watching a match from the lobby is called to their own when it is paired")
+  func watchingEntrantCalled() async throws {
+    var configuration = tournamentConfiguration()
+    configuration.tournamentPlayers = 3
+    configuration.tournamentPauseMillis = 100
+    try await withServer(configuration) { server in
+      var followers: [String: TestClient] = [:]
+      for name in ["Alice", "Bob", "Carol"] {
+        let client = try await lobbyFollower(name, port: server.port)
+        _ = try await client.lobby { _ in true }
+        client.send(.enter(id: 2))
+        followers[name] = client
+      }
+      // Round 1: two are seated, the third has a bye.
+      let view = try await followers["Alice"]!.lobby { $0.tournament?.phase == .running }
+      let round = try #require(view.tournament?.pairings.first { !$0.isBye })
+      let room = try #require(round.room)
+      let bye = try #require(["Alice", "Bob", "Carol"].first { !round.players.contains($0) })
+      // The one with the bye leaves the lobby to watch the round's match, as `w` does; an
+      // impostor watches under the same name with another identity.
+      await followers[bye]!.close()
+      var watchers: [TestClient] = []
+      for person in [bye, "Mallory"] {
+        let watcher = try await TestClient.connect(port: server.port, as: person)
+        watcher.send(
+          .hello(
+            protocol: WireProtocol.version, name: bye, role: .spectator, room: room,
+            resume: nil, fair: nil, challenges: false, id: 1))
+        _ = try await watcher.state { _ in true }
+        watchers.append(watcher)
+      }
+      // The match is played; the final pairs the winner with the one watching.
+      for name in round.players {
+        let player = followers[name]!
+        let seated = try await player.state { $0.room == room && $0.phase == .choosing }
+        player.send(
+          .choose(round: seated.round, weapon: name == round.players[0] ? .rock : .scissors, id: 3))
+      }
+      var called: ProtocolError?
+      while called == nil {
+        if case .error(let error, _) = try await watchers[0].next() { called = error }
+      }
+      #expect(called?.code == .matchReady)
+      #expect(called?.fatal == false)
+      #expect(called?.message.contains("Your tournament match is ready") == true, "\(called!)")
+      // The impostor is not called: its next answer is its ping's.
+      watchers[1].send(.ping(id: 9))
+      while true {
+        let message = try await watchers[1].next()
+        if case .error(let error, _) = message { Issue.record("impostor told \(error)") }
+        if case .pong = message { break }
+      }
+      for client in watchers + Array(followers.values) { await client.close() }
+    }
+  }
+
   @Test("a player whose link goes quiet after promising pings is shown away within seconds")
   func quietLink() async throws {
     try await withServer { server in

@@ -299,8 +299,28 @@ extension GameHub {
           seatEntrant(link, name: name, room: room, seat: seat, token: token)
         } else {
           perform(.room(room, .disconnected(seat: seat, at: now())))
+          callWatchingEntrant(name, to: room)
         }
       }
+    }
+  }
+
+  /// Entrant `name`, away from the lobby because they watch a match (their own identity's
+  /// spectator connection), is told their match is ready: the lobby seats them. A
+  /// spectator's name is not checked, so only the identity that holds the name counts.
+  private func callWatchingEntrant(_ name: String, to room: String) {
+    guard let holder = lobby.names.holder(of: name) else { return }
+    let seconds = (max(0, lobby.defaults.graceMillis) + 999) / 1_000
+    for member in sessions.members.values
+    where member.seat == nil && member.name == name && member.identity == holder {
+      outbox.append(
+        .message(
+          member.link,
+          .error(
+            ProtocolError(
+              code: .matchReady,
+              message: "Your tournament match is ready in \(room): go back to the lobby "
+                + "within \(seconds) s (press q), which takes you to it."), re: nil)))
     }
   }
 

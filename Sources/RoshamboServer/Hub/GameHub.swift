@@ -379,7 +379,7 @@ final class GameHub {
       resumeSeat(link, token: token, identity: identity, id: id)
     } else if role == .spectator, let room {
       guard perform(.spectate(room: room), origin: origin) != nil else { return }
-      sessions.attachSpectator(link, room: room, name: name)
+      sessions.attachSpectator(link, room: room, name: name, identity: identity)
       batch.joined.insert(link.id)
       outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
       logger.info("spectating", metadata: ["conn": "\(link.id)", "room": "\(room)"])

@@ -57,8 +57,11 @@ struct Sessions {
     audiences[room, default: Audience()].seats[seat] = link
   }
 
-  mutating func attachSpectator(_ link: ConnectionLink, room: String, name: String) {
-    members[link.id] = Member(link: link, room: room, seat: nil, token: nil, name: name)
+  mutating func attachSpectator(
+    _ link: ConnectionLink, room: String, name: String, identity: String? = nil
+  ) {
+    members[link.id] = Member(
+      link: link, room: room, seat: nil, token: nil, name: name, identity: identity)
     audiences[room, default: Audience()].spectators.insert(link)
   }
 
