@@ -150,13 +150,10 @@ struct PartyEveningTests {
         player.send(
           .choose(round: seated.round, weapon: name == round.players[0] ? .rock : .scissors, id: 3))
       }
-      var called: ProtocolError?
-      while called == nil {
-        if case .error(let error, _) = try await watchers[0].next() { called = error }
-      }
-      #expect(called?.code == .matchReady)
-      #expect(called?.fatal == false)
-      #expect(called?.message.contains("Your tournament match is ready") == true, "\(called!)")
+      let called = try await watchers[0].nextError()
+      #expect(called.code == .matchReady)
+      #expect(!called.fatal)
+      #expect(called.message.contains("Your tournament match is ready"), "\(called)")
       // The impostor is not called: its next answer is its ping's.
       watchers[1].send(.ping(id: 9))
       while true {
@@ -331,12 +328,9 @@ struct NameIdentityTests {
       // does not come back and take the lobby from the new one.
       let again = try await follow("Erin", port: server.port, as: "erin-key")
       _ = try await again.lobby { _ in true }
-      var told: ProtocolError?
-      while told == nil {
-        if case .error(let error, _) = try await erin.next() { told = error }
-      }
-      #expect(told?.fatal == true)
-      #expect(told?.message.contains("opened again in another terminal") == true, "\(told!)")
+      let told = try await erin.nextError()
+      #expect(told.fatal)
+      #expect(told.message.contains("opened again in another terminal"), "\(told)")
       await erin.waitUntilClosed()
       for client in [dave, again] { await client.close() }
     }
@@ -442,13 +436,10 @@ struct NextTournamentTests {
       #expect(view.tournament?.startsAt == nil)
       // Carol, back, is told her entry went, after her first lobby view.
       let carol = try await follow("Carol")
-      var told: ProtocolError?
-      while told == nil {
-        if case .error(let error, _) = try await carol.next() { told = error }
-      }
-      #expect(told?.code == .tournamentClosed)
-      #expect(told?.fatal == false)
-      #expect(told?.message.contains("Your tournament entry was withdrawn") == true, "\(told!)")
+      let told = try await carol.nextError()
+      #expect(told.code == .tournamentClosed)
+      #expect(!told.fatal)
+      #expect(told.message.contains("Your tournament entry was withdrawn"), "\(told)")
       for client in [alice, bob, carol] { await client.close() }
     }
   }

@@ -292,6 +292,13 @@ final class TestClient: @unchecked Sendable {
     }
   }
 
+  /// The next error to arrive, whatever comes before it (views, states).
+  func nextError() async throws -> ProtocolError {
+    while true {
+      if case .error(let error, _) = try await next() { return error }
+    }
+  }
+
   /// The next message must be an error with `code`.
   func expectError(_ code: ErrorCode) async throws -> (error: ProtocolError, re: Int?) {
     let message = try await next()
