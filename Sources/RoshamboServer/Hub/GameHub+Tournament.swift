@@ -143,6 +143,9 @@ extension GameHub {
     }
   }
 
+  /// The grace period in whole seconds, rounded up, for what players are told.
+  private var graceSeconds: Int64 { (max(0, lobby.defaults.graceMillis) + 999) / 1_000 }
+
   /// One whose entry lapsed while they were away follows the lobby again: told so once,
   /// while entries are still open (they may enter again), right after their first lobby
   /// view (an error before it would refuse their following).
@@ -150,12 +153,11 @@ extension GameHub {
     guard lapsedEntries.remove(name) != nil, lobby.tournament?.phase == .entry,
       lobby.tournament?.entrants.contains(name) == false
     else { return }
-    let seconds = (max(0, lobby.defaults.graceMillis) + 999) / 1_000
     noticesAfterFirstView[link.id] = (
       link,
       ProtocolError(
         code: .tournamentClosed,
-        message: "Your tournament entry was withdrawn: you were away more than \(seconds) s. "
+        message: "Your tournament entry was withdrawn: you were away more than \(graceSeconds) s. "
           + "Press t to enter again.")
     )
   }
@@ -310,7 +312,6 @@ extension GameHub {
   /// spectator's name is not checked, so only the identity that holds the name counts.
   private func callWatchingEntrant(_ name: String, to room: String) {
     guard let holder = lobby.names.holder(of: name) else { return }
-    let seconds = (max(0, lobby.defaults.graceMillis) + 999) / 1_000
     for member in sessions.members.values
     where member.seat == nil && member.name == name && member.identity == holder {
       outbox.append(
@@ -320,7 +321,7 @@ extension GameHub {
             ProtocolError(
               code: .matchReady,
               message: "Your tournament match is ready in \(room): go back to the lobby "
-                + "within \(seconds) s (press q), which takes you to it."), re: nil)))
+                + "within \(graceSeconds) s (press q), which takes you to it."), re: nil)))
     }
   }
 
