@@ -25,12 +25,9 @@
 # Needs root (ip netns), iproute2, tmux, and dist/ from scripts/package.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-archive="$(ls -t "$root"/dist/roshambo-*-linux-"$(uname -m)".tar.gz 2>/dev/null | head -n 1 || true)"
-[ -n "$archive" ] || { echo "lan-test: no package in dist/; run scripts/package.sh first" >&2; exit 66; }
-command -v ip >/dev/null || { echo "lan-test: ip (iproute2) is not installed" >&2; exit 69; }
-command -v tmux >/dev/null || { echo "lan-test: tmux is not installed" >&2; exit 69; }
 # shellcheck source=scripts/netns-lib.sh
 . "$root/scripts/netns-lib.sh"
+needs_package lan-test
 
 tag="rsb$$"
 work="$(mktemp -d)"

@@ -1,6 +1,16 @@
 # Hosts on one LAN for the tests of the packaged binaries, sourced by lan-test.sh and
-# party-evening.sh (root, iproute2).
+# party-evening.sh (root, iproute2) after they set `root` (the repository).
 #
+# needs_package NAME: the newest package in dist/ as $archive, with ip and tmux on PATH;
+# otherwise says what is missing (as NAME) and exits (66: no package, 69: no tool).
+needs_package() {
+  local name="$1"
+  archive="$(ls -t "$root"/dist/roshambo-*-linux-"$(uname -m)".tar.gz 2>/dev/null | head -n 1 || true)"
+  [ -n "$archive" ] || { echo "$name: no package in dist/; run scripts/package.sh first" >&2; exit 66; }
+  command -v ip >/dev/null || { echo "$name: ip (iproute2) is not installed" >&2; exit 69; }
+  command -v tmux >/dev/null || { echo "$name: tmux is not installed" >&2; exit 69; }
+}
+
 # make_lan TAG SUBNET NAME...: a bridge in the namespace TAG-lan (multicast passes, as on
 # a home LAN), and for each NAME a host, the namespace TAG-NAME, wired to it by a veth
 # (TAGNAMEa in the host, TAGNAMEb on the bridge) with the address SUBNET.1, SUBNET.2, …

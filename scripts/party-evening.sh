@@ -33,12 +33,9 @@
 set -euo pipefail
 started=$(date +%s)
 root="$(cd "$(dirname "$0")/.." && pwd)"
-archive="$(ls -t "$root"/dist/roshambo-*-linux-"$(uname -m)".tar.gz 2>/dev/null | head -n 1 || true)"
-[ -n "$archive" ] || { echo "party-evening: no package in dist/; run scripts/package.sh first" >&2; exit 66; }
-command -v ip >/dev/null || { echo "party-evening: ip (iproute2) is not installed" >&2; exit 69; }
-command -v tmux >/dev/null || { echo "party-evening: tmux is not installed" >&2; exit 69; }
 # shellcheck source=scripts/netns-lib.sh
 . "$root/scripts/netns-lib.sh"
+needs_package party-evening
 
 tag="pe$$"
 sock="roshambo-party-evening-$$"
