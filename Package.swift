@@ -91,6 +91,14 @@ let package = Package(
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
+    // The hub as one value machine: inputs in, outputs out; no NIO, no clock, no disk.
+    .target(name: "RoshamboHub", dependencies: ["RoshamboGame", "RoshamboProtocol"]),
+    .testTarget(
+      name: "RoshamboHubTests",
+      dependencies: [
+        "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "GameFixtures",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]),
     // The authoritative server's core: connections, the hub, broadcast, timers, the LAN
     // announcer, metrics and the fleet link. It links no database: what it keeps comes
     // through a `ServerStorage` (the journal below), so `roshambo play --vs-bot` runs it
@@ -98,7 +106,7 @@ let package = Package(
     .target(
       name: "RoshamboServer",
       dependencies: [
-        "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto", "RoshamboJSON",
+        "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto", "RoshamboJSON",
         "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -114,7 +122,7 @@ let package = Package(
     .target(
       name: "RoshamboJournal",
       dependencies: [
-        "RoshamboServer", "RoshamboGame", "RoshamboProtocol", "RoshamboJSON",
+        "RoshamboServer", "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -150,7 +158,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [
-        "RoshamboServer", "RoshamboJournal", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
+        "RoshamboServer", "RoshamboHub", "RoshamboJournal", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
         "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

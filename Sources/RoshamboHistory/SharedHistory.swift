@@ -6,6 +6,7 @@ import NIOPosix
 import PostgresNIO
 import RoshamboCrypto
 import RoshamboGame
+import RoshamboHub
 import RoshamboProtocol
 import RoshamboServer
 

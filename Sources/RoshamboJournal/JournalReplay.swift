@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RoshamboGame
+import RoshamboHub
 import RoshamboProtocol
 import RoshamboServer
 

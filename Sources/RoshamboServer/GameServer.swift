@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboGame
+import RoshamboHub
 import RoshamboProtocol
 import RoshamboTLS
 import ServiceLifecycle
@@ -162,16 +163,13 @@ public final class GameServer: Service, Sendable {
       let journalThread = journal
       let restored = lastRow
       hub = try await hubLoop.submit {
-        let hub = GameHub(
-          loop: hubLoop, lobby: saved, journal: journalThread, journaledThrough: restored,
-          logger: logger, compactionInterval: max(1, configuration.journalCompactionInterval),
-          retryMillis: configuration.journalRetryMillis,
-          profileStalls: configuration.profileStalls, now: now)
-        hub.metrics = metrics
-        hub.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
-        hub.serverName = configuration.announceName
-        hub.news = configuration.news
-        hub.tournamentPlan = TournamentPlan(
+        var settings = HubConfiguration(hasJournal: journalThread != nil)
+        settings.compactionInterval = max(1, configuration.journalCompactionInterval)
+        settings.retryMillis = configuration.journalRetryMillis
+        settings.challengeLifetimeMillis = configuration.challengeLifetimeMillis
+        settings.serverName = configuration.announceName
+        settings.tellsNews = configuration.news != nil
+        settings.tournament = TournamentPlan(
           kind: configuration.tournament,
           settings: configuration.tournamentSettings ?? configuration.roomSettings,
           players: configuration.tournamentPlayers,
@@ -179,13 +177,14 @@ public final class GameServer: Service, Sendable {
           pauseMillis: configuration.tournamentPauseMillis,
           nextMillis: configuration.tournamentNextMillis,
           entriesPerAddress: max(0, configuration.tournamentEntriesPerAddress))
-        hub.restore()
-        for name in configuration.releasedNames where saved.names.holder(of: name) != nil {
-          hub.perform(.names(.release(name: name)))
-          logger.notice(
-            "name released: the next player to use it holds it",
-            metadata: ["name": "\(LogText.quoted(name))"])
-        }
+        let hub = HubDriver(
+          loop: hubLoop,
+          core: HubCore(lobby: saved, journaledThrough: restored, configuration: settings),
+          journal: journalThread, logger: logger, profileStalls: configuration.profileStalls,
+          now: now)
+        hub.metrics = metrics
+        hub.news = configuration.news
+        hub.restore(releasing: configuration.releasedNames)
         return HubHandle(hub)
       }.get()
       warnings = found

@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboJournal
 @testable import RoshamboServer
 

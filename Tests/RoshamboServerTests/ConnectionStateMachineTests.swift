@@ -3,6 +3,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboServer
 
 /// A connection's decisions alone: no channel, no hub, no clock but the one passed in.
@@ -42,7 +43,7 @@ struct ConnectionStateMachineTests {
     let early = arrive(&machine, .choose(round: 1, weapon: .rock, id: 4))
     #expect(early == .refuse(.helloFirst(), re: 4))
     #expect(machine.state == .awaitingHello)
-    #expect(arrive(&machine, Self.hello) == .forward(PlayerRequest(Self.hello)!))
+    #expect(arrive(&machine, Self.hello) == .forward(Self.hello))
     #expect(machine.state == .joined)
     let late = machine.helloTimedOut()
     #expect(late == .none)
@@ -91,9 +92,9 @@ struct ConnectionStateMachineTests {
   @Test("a flood after hello: the fatal refusal goes after the hub's answers to the burst")
   func floodAfterHello() {
     var machine = ConnectionStateMachine(limits: limits(burst: 3), admission: .admitted)
-    #expect(arrive(&machine, Self.hello) == .forward(PlayerRequest(Self.hello)!))
+    #expect(arrive(&machine, Self.hello) == .forward(Self.hello))
     let pick = ClientMessage.choose(round: 1, weapon: .rock, id: 2)
-    #expect(arrive(&machine, pick) == .forward(PlayerRequest(pick)!))
+    #expect(arrive(&machine, pick) == .forward(pick))
     #expect(arrive(&machine, .ping(id: 3)) == .pong(id: 3))
     #expect(code(arrive(&machine, .ping(id: 4))) == .rateLimited)
     for _ in 0..<2 { #expect(arrive(&machine, .ping(id: 5)) == .none) }

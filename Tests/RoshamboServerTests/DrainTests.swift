@@ -7,6 +7,7 @@ import RoshamboJournal
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboJournal
 @testable import RoshamboServer
 

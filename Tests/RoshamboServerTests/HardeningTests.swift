@@ -6,6 +6,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboJournal
 @testable import RoshamboServer
 

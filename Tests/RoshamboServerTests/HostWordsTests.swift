@@ -4,6 +4,7 @@ import RoshamboProtocol
 import RoshamboServer
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboJournal
 
 /// What the host reads: the party's news in sentences, the history in local times and

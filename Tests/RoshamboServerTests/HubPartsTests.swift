@@ -5,6 +5,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboServer
 
 /// The hub's parts alone, without sockets or a loop turning: the backlog state machine,
@@ -13,9 +14,7 @@ import Testing
 struct HubPartsTests {
   let loop = EmbeddedEventLoop()
 
-  func link(_ id: Int) -> ConnectionLink {
-    ConnectionLink(id: id, channel: EmbeddedChannel(loop: loop))
-  }
+  func link(_ id: Int) -> Peer { Peer(id: id) }
 
   func frame(_ byte: UInt8) -> ByteBuffer { ByteBuffer(bytes: [byte]) }
 
@@ -86,7 +85,7 @@ struct HubPartsTests {
 
   @Test("the batch keeps accepted actions in order with who asked, and the matches they finished")
   func batch() {
-    let batch = JournalBatch()
+    var batch = JournalBatch()
     let pick = LobbyAction.room("den", .chose(seat: .one, round: 1, weapon: .rock, at: 1))
     let timer = LobbyAction.room("den", .deadlinePassed(round: 1, at: 2))
     batch.record(pick, origin: Origin(link: link(1), re: 4))

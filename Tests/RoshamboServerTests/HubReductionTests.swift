@@ -3,6 +3,7 @@ import NIOEmbedded
 import RoshamboGame
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboServer
 
 /// The hub's reduction alone: each action's effects, exactly, with no loop, socket or
@@ -117,22 +118,6 @@ struct HubReductionTests {
     #expect(result.filter { if case .sendState = $0 { true } else { false } }.count == 2)
     #expect(result.contains(.sendState(room: "quick-1")))
     #expect(result.contains(.sendState(room: "quick-2")))
-  }
-
-  @Test("a new round's deadline replaces the old one even on the same moment")
-  func deadlineTimerFollowsTheRound() {
-    let loop = EmbeddedEventLoop()
-    var fired: [LobbyAction] = []
-    let timers = RoomTimers(loop: loop, now: { 0 }) { fired.append($0) }
-    timers.startDeadline(room: "den", round: 1, at: 20)
-    // Round 1 resolved at its opening moment: round 2's deadline falls on the same one.
-    timers.startDeadline(room: "den", round: 2, at: 20)
-    loop.advanceTime(by: .milliseconds(20))
-    #expect(fired == [.room("den", .deadlinePassed(round: 2, at: 20))])
-    timers.startGrace(room: "den", seat: .one, endsAt: 50)
-    timers.cancel(.grace(room: "den", seat: .one))
-    loop.advanceTime(by: .milliseconds(100))
-    #expect(fired.count == 1)
   }
 }
 

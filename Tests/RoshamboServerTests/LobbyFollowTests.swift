@@ -4,6 +4,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboServer
 
 /// Following the lobby: when views go out (``LobbyFeed``, alone), and what a follower
@@ -13,9 +14,7 @@ struct LobbyFollowTests {
   /// An embedded loop must stay on the thread that made it, so each test that needs one
   /// makes its own (a stored property would be made and dropped wherever the suite's
   /// instance is, which for the async tests is another thread).
-  func link(_ id: Int, on loop: EmbeddedEventLoop) -> ConnectionLink {
-    ConnectionLink(id: id, channel: EmbeddedChannel(loop: loop))
-  }
+  func link(_ id: Int, on loop: EmbeddedEventLoop) -> Peer { Peer(id: id) }
 
   @Test("a new follower gets the current view at once; changes go to all, 250 ms apart")
   func feed() {

@@ -6,6 +6,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboHub
 @testable import RoshamboServer
 
 /// The hub on an embedded loop with embedded channels: whether a connection can take more
@@ -18,6 +19,13 @@ struct SlowConsumerTests {
     let channel = EmbeddedChannel(loop: loop)
     try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
     return ConnectionLink(id: id, channel: channel)
+  }
+
+  /// A hub with no journal on the embedded loop.
+  func makeHub(now: @escaping @Sendable () -> Int64) -> HubDriver {
+    HubDriver(
+      loop: loop, core: HubCore(lobby: LobbyState(), configuration: .init(hasJournal: false)),
+      journal: nil, logger: Logger(label: "test"), now: now)
   }
 
   /// Every frame written to `link` since the last call, decoded.
@@ -34,8 +42,7 @@ struct SlowConsumerTests {
 
   @Test("a peer that does not read gets only the newest state when it can take more")
   func conflation() throws {
-    let hub = GameHub(
-      loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"), now: { 0 })
+    let hub = makeHub(now: { 0 })
     let alice = try link(1)
     let bob = try link(2)
     hub.receive(
@@ -93,9 +100,7 @@ struct SlowConsumerTests {
   @Test("followers of the lobby that do not read hold one view each, the newest")
   func followersConflated() throws {
     let clock = NIOLockedValueBox<Int64>(0)
-    let hub = GameHub(
-      loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"),
-      now: { clock.withLockedValue { $0 } })
+    let hub = makeHub(now: { clock.withLockedValue { $0 } })
     let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
     hub.metrics = metrics
     let followers = try (1...10).map { try link($0) }
@@ -140,8 +145,7 @@ struct SlowConsumerTests {
 
   @Test("messages that are not states are never dropped, but are bounded")
   func controlBacklog() throws {
-    let hub = GameHub(
-      loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"), now: { 0 })
+    let hub = makeHub(now: { 0 })
     let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
     hub.metrics = metrics
     let client = try link(1)

@@ -93,6 +93,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     if let completed = event as? TLSHandshakeCompleted {
       handshakeTimeout?.cancel()
       handshakeFinished()
+      link?.identity = completed.peerKey
       perform(machine.handshakeCompleted(identity: completed.peerKey), context: context)
     } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
       perform(machine.idle(), context: context)
@@ -168,13 +169,13 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext) {
     switch action {
-    case .forward(let request):
-      if case .hello = request {
+    case .forward(let message):
+      if case .hello = message {
         helloTimeout?.cancel()
         checkSilence(context: context)
       }
       guard let link else { return }
-      hub.execute { $0.receive(request, from: link) }
+      hub.execute { $0.receive(message, from: link) }
     case .pong(let id):
       context.writeAndFlush(
         wrapOutboundOut(.frame(ServerMessage.pong(id: id).encoded())), promise: nil)

@@ -87,7 +87,7 @@ struct ConnectionStateMachine {
     /// requests it was handed before (a flood closes a connection whose frames inside
     /// the burst are still being answered).
     case refuseAfterAnswers(ProtocolError, re: Int?)
-    case forward(PlayerRequest)
+    case forward(ClientMessage)
     case pong(id: Int?)
     case none
   }
@@ -154,19 +154,18 @@ struct ConnectionStateMachine {
     case .success(let decoded): message = decoded
     }
     if case .ping(let id) = message { return .pong(id: id) }
-    guard let request = PlayerRequest(message, identity: identity) else { return .none }
-    switch (state, request) {
+    switch (state, message) {
     case (.awaitingHello, .hello):
       state = .joined
       if case .hello(_, _, _, _, _, _, _, let keepalive, _) = message {
         silenceLimitSeconds = ClientMessage.keepaliveLimit(
           for: keepalive, idleLimit: limits.idleTimeoutSeconds)
       }
-      return .forward(request)
+      return .forward(message)
     case (.awaitingHello, _):
       return refuse(.helloFirst(), re: message.id)
     case (.joined, _):
-      return .forward(request)
+      return .forward(message)
     case (.closing, _):
       return .none
     }

@@ -5,18 +5,18 @@ import NIOCore
 /// Invariant: the hub is only ever touched on its own loop.
 struct HubHandle: Sendable {
   let loop: any EventLoop
-  private let hub: NIOLoopBound<GameHub>
+  private let hub: NIOLoopBound<HubDriver>
 
-  init(_ hub: GameHub) {
+  init(_ hub: HubDriver) {
     self.loop = hub.loop
     self.hub = NIOLoopBound(hub, eventLoop: hub.loop)
   }
 
-  func execute(_ body: @escaping @Sendable (GameHub) -> Void) {
+  func execute(_ body: @escaping @Sendable (HubDriver) -> Void) {
     loop.execute { body(self.hub.value) }
   }
 
-  func submit<T: Sendable>(_ body: @escaping @Sendable (GameHub) -> T) -> EventLoopFuture<T> {
+  func submit<T: Sendable>(_ body: @escaping @Sendable (HubDriver) -> T) -> EventLoopFuture<T> {
     loop.submit { body(self.hub.value) }
   }
 }

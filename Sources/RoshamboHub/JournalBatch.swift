@@ -5,15 +5,10 @@ import RoshamboGame
 ///
 /// Invariant: it holds exactly the actions accepted since the last ``clear()``, in the
 /// order they were reduced; nothing of them is sent before they are committed.
-final class JournalBatch {
+struct JournalBatch {
   private(set) var actions: [LobbyAction] = []
   private(set) var matches: [FinishedMatch] = []
   private(set) var origins: [Origin] = []
-  /// Connections whose membership rests on actions not committed yet.
-  var joined: Set<Int> = []
-  /// Followers of the lobby those actions seated (a challenge, a tournament round): if
-  /// the commit fails, they follow the lobby again.
-  var seatedFollowers: [Sessions.Follower] = []
   var isEmpty: Bool { actions.isEmpty && matches.isEmpty }
 
   /// What a sealed batch holds: the commit's rows and matches, and whom it concerns.
@@ -21,34 +16,28 @@ final class JournalBatch {
     var actions: [LobbyAction] = []
     var matches: [FinishedMatch] = []
     var origins: [Origin] = []
-    var joined: Set<Int> = []
-    var seatedFollowers: [Sessions.Follower] = []
   }
 
   /// Takes everything for a commit, leaving the batch empty.
-  func seal() -> Sealed {
+  mutating func seal() -> Sealed {
     defer { clear() }
-    return Sealed(
-      actions: actions, matches: matches, origins: origins, joined: joined,
-      seatedFollowers: seatedFollowers)
+    return Sealed(actions: actions, matches: matches, origins: origins)
   }
 
-  func clear() {
+  mutating func clear() {
     actions.removeAll(keepingCapacity: true)
     matches.removeAll()
     origins.removeAll(keepingCapacity: true)
-    joined.removeAll(keepingCapacity: true)
-    seatedFollowers.removeAll()
   }
 
   /// Records an accepted action (with who asked for it) for the next commit.
-  func record(_ action: LobbyAction, origin: Origin?) {
+  mutating func record(_ action: LobbyAction, origin: Origin?) {
     actions.append(action)
     if let origin { origins.append(origin) }
   }
 
   /// Records a match the batch's actions finished.
-  func record(_ match: FinishedMatch) {
+  mutating func record(_ match: FinishedMatch) {
     matches.append(match)
   }
 }

@@ -30,7 +30,7 @@ struct LobbyFeed {
   private(set) var changed = false
   private var lastSentAt: Int64?
   /// Followers who have not had a view yet.
-  private var newcomers: [ConnectionLink] = []
+  private var newcomers: [Peer] = []
   /// The leaderboard's top, as the journal last counted it.
   var leaders: [LobbyView.Leader] = []
   /// The matches finished lately, as the journal last listed them (newest first).
@@ -39,7 +39,7 @@ struct LobbyFeed {
   /// Something a follower sees changed (a room, someone arriving or leaving).
   mutating func lobbyChanged() { changed = true }
 
-  mutating func followed(by link: ConnectionLink) { newcomers.append(link) }
+  mutating func followed(by link: Peer) { newcomers.append(link) }
 
   /// What to send at a flush at `now` (ms), with `followers` following.
   enum Decision: Equatable {
@@ -47,7 +47,7 @@ struct LobbyFeed {
     /// A view to every follower, with this `seq`.
     case everyone(seq: Int)
     /// A view, with this `seq`, to these new followers only.
-    case newcomers([ConnectionLink], seq: Int)
+    case newcomers([Peer], seq: Int)
     /// Nothing now; flush again at this moment (ms).
     case later(at: Int64)
   }
@@ -72,7 +72,7 @@ struct LobbyFeed {
     return newcomers.isEmpty ? .nothing : .newcomers(takeNewcomers(), seq: seq)
   }
 
-  private mutating func takeNewcomers() -> [ConnectionLink] {
+  private mutating func takeNewcomers() -> [Peer] {
     defer { newcomers.removeAll() }
     return newcomers
   }

@@ -7,7 +7,7 @@ import RoshamboGame
 /// room; a room with nobody in its audience has no entry; a follower is in no room.
 struct Sessions {
   struct Member {
-    var link: ConnectionLink
+    var link: Peer
     var room: String
     var seat: Seat?
     /// What the lobby stores for this player's resume token (players only).
@@ -23,7 +23,7 @@ struct Sessions {
 
   /// A connection following the lobby.
   struct Follower {
-    var link: ConnectionLink
+    var link: Peer
     var name: String
     /// Whether it can be challenged and seated from the lobby (its `hello` said so).
     var takesChallenges = false
@@ -34,8 +34,8 @@ struct Sessions {
   }
 
   struct Audience {
-    var seats: [Seat: ConnectionLink] = [:]
-    var spectators: Set<ConnectionLink> = []
+    var seats: [Seat: Peer] = [:]
+    var spectators: Set<Peer> = []
   }
 
   private(set) var members: [Int: Member] = [:]
@@ -48,7 +48,7 @@ struct Sessions {
 
   /// `link` now holds `seat` in `room` (a connection that held it before is replaced).
   mutating func attach(
-    _ link: ConnectionLink, room: String, seat: Seat, name: String, token: String,
+    _ link: Peer, room: String, seat: Seat, name: String, token: String,
     resumeToken: String, identity: String? = nil
   ) {
     members[link.id] = Member(
@@ -58,7 +58,7 @@ struct Sessions {
   }
 
   mutating func attachSpectator(
-    _ link: ConnectionLink, room: String, name: String, identity: String? = nil
+    _ link: Peer, room: String, name: String, identity: String? = nil
   ) {
     members[link.id] = Member(
       link: link, room: room, seat: nil, token: nil, name: name, identity: identity)
@@ -82,7 +82,7 @@ struct Sessions {
   }
 
   mutating func follow(
-    _ link: ConnectionLink, name: String, takesChallenges: Bool = false, playsFair: Bool = false,
+    _ link: Peer, name: String, takesChallenges: Bool = false, playsFair: Bool = false,
     identity: String? = nil
   ) {
     followers[link.id] = Follower(
@@ -90,10 +90,15 @@ struct Sessions {
       identity: identity)
   }
 
+  /// `follower` follows the lobby (again).
+  mutating func follow(_ follower: Follower) {
+    followers[follower.link.id] = follower
+  }
+
   /// The connections using `name` now: players seated under it and followers of the
   /// lobby (spectators' names are only shown, never used to act), with their identities.
   /// Names that differ only in case are the same name (``NameBook/folded(_:)``).
-  func using(_ name: String) -> [(link: ConnectionLink, identity: String?)] {
+  func using(_ name: String) -> [(link: Peer, identity: String?)] {
     let folded = NameBook.folded(name)
     return followers.values.filter { NameBook.folded($0.name) == folded }.map {
       ($0.link, $0.identity)

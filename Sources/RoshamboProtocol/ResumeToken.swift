@@ -10,7 +10,7 @@ package enum ResumeToken {
   package static let prefix = "sha256:"
 
   /// 128 random bits as hex.
-  static func make() -> String {
+  package static func make() -> String {
     var generator = SystemRandomNumberGenerator()
     return (0..<2).map { _ in
       let hex = String(generator.next() as UInt64, radix: 16)
@@ -19,7 +19,7 @@ package enum ResumeToken {
   }
 
   /// What the lobby stores for `token`.
-  static func stored(_ token: String) -> String {
+  package static func stored(_ token: String) -> String {
     prefix + SHA256Digest.hex(token)
   }
 

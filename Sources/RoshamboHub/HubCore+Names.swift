@@ -7,13 +7,13 @@ import RoshamboProtocol
 /// lobby screen replaces the ghost a closed terminal left, and `roshambo who` beside it
 /// is not someone else. A client without an identity plays under a name nobody holds;
 /// two such players in rooms may share one, as protocol 1 always allowed.
-extension GameHub {
+extension HubCore {
   /// Why `name` is not for a connection presenting `identity` in `role` now (a fatal
   /// refusal of its `hello`), or nil.
   func nameRefusal(_ name: String, identity: String?, role: ClientMessage.Role)
     -> ProtocolError?
   {
-    if !lobby.names.allows(name, for: identity) {
+    if !state.lobby.names.allows(name, for: identity) {
       return ProtocolError(
         code: .nameTaken,
         message: "The name \(name) belongs to another player on this server. Play under "
@@ -22,8 +22,8 @@ extension GameHub {
     // In the lobby everyone is someone: another follower, or a player seated under the
     // name, who is not the same identity, is another person. Players in rooms are told
     // apart by their seats.
-    let others = sessions.using(name).filter { other in
-      (role == .lobby || sessions.followers[other.link.id] != nil)
+    let others = state.sessions.using(name).filter { other in
+      (role == .lobby || state.sessions.followers[other.link.id] != nil)
         && (identity == nil || other.identity != identity)
     }
     if !others.isEmpty {
@@ -36,25 +36,25 @@ extension GameHub {
   }
 
   /// `identity` takes `name` when nobody holds it (journaled with what follows).
-  func claimName(_ name: String, identity: String?) {
-    guard let identity, lobby.names.holder(of: name) == nil else { return }
+  mutating func claimName(_ name: String, identity: String?) {
+    guard let identity, state.lobby.names.holder(of: name) == nil else { return }
     perform(.names(.claim(name: name, identity: identity)))
   }
 
   /// The followers a closed terminal or a lost link left behind for this person: the
   /// same identity and name, taking challenges, other than `link`. They are closed, and
   /// the tournament's entry moves to `link`.
-  func replaceGhosts(of link: ConnectionLink, name: String, identity: String?) {
+  mutating func replaceGhosts(of link: Peer, name: String, identity: String?) {
     guard let identity else { return }
-    for ghost in sessions.followers.values
+    for ghost in state.sessions.followers.values
     where ghost.link != link && ghost.name == name && ghost.identity == identity
       && ghost.takesChallenges
     {
-      if tournamentLinks[name] == ghost.link { tournamentLinks[name] = link }
-      sessions.unfollow(ghost.link.id)
+      if state.tournament.links[name] == ghost.link { state.tournament.links[name] = link }
+      state.sessions.unfollow(ghost.link.id)
       // Said, and fatal: a lobby that only lost its connection would come back and replace
       // the new one in turn, and the two would take the lobby from each other for ever.
-      outbox.append(
+      state.outbox.append(
         .message(
           ghost.link,
           .error(
@@ -62,10 +62,10 @@ extension GameHub {
               code: .nameTaken,
               message: "Your lobby was opened again in another terminal, which has it now; "
                 + "this one closes.", fatal: true), re: nil)))
-      outbox.append(.close(ghost.link))
-      logger.info(
-        "a lobby screen replaced the one left behind",
-        metadata: ["conn": "\(link.id)", "old": "\(ghost.link.id)"])
+      state.outbox.append(.close(ghost.link))
+      log(
+        .info, "a lobby screen replaced the one left behind",
+        ["conn": "\(link.id)", "old": "\(ghost.link.id)"])
     }
   }
 }

@@ -7,15 +7,15 @@ import RoshamboGame
 ///
 /// Invariant: a refused action changes nothing and yields no effect; an accepted one
 /// yields `.journal(action)` first, then a `.sendState` for each room it touched.
-enum HubReduction {
-  static func reduce(
+package enum HubReduction {
+  package static func reduce(
     _ lobby: inout LobbyState, _ action: LobbyAction
   ) -> Result<[HubEffect], Refusal> {
     lobby.reduce(action).map { effects(of: action, $0) }
   }
 
   /// What the hub does for `action`, accepted with `events`.
-  static func effects(of action: LobbyAction, _ events: [LobbyEvent]) -> [HubEffect] {
+  package static func effects(of action: LobbyAction, _ events: [LobbyEvent]) -> [HubEffect] {
     var effects: [HubEffect] = [.journal(action)]
     var rooms: [String] = []
     func send(_ room: String) {

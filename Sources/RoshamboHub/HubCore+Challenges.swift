@@ -1,18 +1,18 @@
-import NIOCore
 import RoshamboGame
 import RoshamboProtocol
 
 /// Challenges between followers of the lobby: the ``ChallengeBoard`` decides, the hub
 /// tells both sides each change (`challenge` messages), expires what nobody answers, and
 /// seats both players in a new room when one is accepted.
-extension GameHub {
+extension HubCore {
   /// A follower challenges the person named `name`, on the lobby's terms where the
   /// challenge names none. `fair` asks for a fair match; on a server whose rooms are all
   /// fair (`--fair`) every challenge is fair, asked or not.
-  func challenge(
+  mutating func challenge(
     _ name: String, bestOf: Int?, ruleset: Ruleset.ID?, fair asked: Bool, origin: Origin
   ) {
-    guard let challenger = sessions.followers[origin.link.id], challenger.takesChallenges else {
+    guard let challenger = state.sessions.followers[origin.link.id], challenger.takesChallenges
+    else {
       reply(
         origin.link,
         .notPlaying("Only someone following the lobby who can take challenges may make one."),
@@ -20,13 +20,14 @@ extension GameHub {
       return
     }
     let target: Sessions.Follower
-    switch sessions.challengeable(named: name) {
+    switch state.sessions.challengeable(named: name) {
     case .success(let found): target = found
     case .failure(let refusal):
       reply(origin.link, ProtocolError(refusal), re: origin.re)
       return
     }
-    let fair = asked || lobby.defaults.fair
+    let defaults = state.lobby.defaults
+    let fair = asked || defaults.fair
     if fair, !(challenger.playsFair && target.playsFair) {
       let who = challenger.playsFair ? "\(name)'s program" : "your program"
       reply(
@@ -42,64 +43,52 @@ extension GameHub {
       return
     }
     let terms = ChallengeBoard.Terms(
-      bestOf: bestOf ?? lobby.defaults.bestOf, ruleset: ruleset ?? lobby.defaults.ruleset,
-      fair: fair)
+      bestOf: bestOf ?? defaults.bestOf, ruleset: ruleset ?? defaults.ruleset, fair: fair)
     let offer = ChallengeBoard.Action.offer(
       from: .init(
         id: challenger.link.id, name: challenger.name, identity: challenger.identity,
         address: challenger.link.address),
       to: .init(
         id: target.link.id, name: target.name, identity: target.identity,
-        address: target.link.address), terms: terms,
-      at: now())
-    switch challenges.reduce(offer) {
-    case .failure(let refusal):
-      reply(origin.link, ProtocolError(refusal), re: origin.re)
-    case .success(let events):
-      settle(.success(events))
+        address: target.link.address), terms: terms, at: now)
+    switch state.challenges.reduce(offer) {
+    case .failure(let refusal): reply(origin.link, ProtocolError(refusal), re: origin.re)
+    case .success(let events): settle(.success(events))
     }
   }
 
   /// The one challenged answers challenge `id`; a decline with `block` refuses its
   /// challenger's later challenges too, for as long as the server runs.
-  func answer(_ id: Int, accept: Bool, block: Bool = false, origin: Origin) {
+  mutating func answer(_ id: Int, accept: Bool, block: Bool = false, origin: Origin) {
     let by = origin.link.id
     let action: ChallengeBoard.Action =
       accept ? .accept(id: id, by: by) : block ? .block(id: id, by: by) : .decline(id: id, by: by)
-    switch challenges.reduce(action) {
-    case .failure(let refusal):
-      reply(origin.link, ProtocolError(refusal), re: origin.re)
-    case .success(let events):
-      settle(.success(events), origin: origin)
+    switch state.challenges.reduce(action) {
+    case .failure(let refusal): reply(origin.link, ProtocolError(refusal), re: origin.re)
+    case .success(let events): settle(.success(events), origin: origin)
     }
   }
 
   /// Carries out what the board decided: each side still following is told, timers start
   /// and stop, and an accepted challenge seats both.
-  func settle(_ result: Result<[ChallengeBoard.Event], Refusal>, origin: Origin? = nil) {
+  mutating func settle(_ result: Result<[ChallengeBoard.Event], Refusal>, origin: Origin? = nil) {
     guard case .success(let events) = result, !events.isEmpty else { return }
     for event in events {
       let challenge = event.challenge
       let notice = ServerMessage.challenge(ChallengeNotice(event))
       for person in [challenge.from.id, challenge.to.id] {
-        if let follower = sessions.followers[person] {
-          outbox.append(.message(follower.link, notice))
+        if let follower = state.sessions.followers[person] {
+          state.outbox.append(.message(follower.link, notice))
         }
       }
       switch event {
       case .offered:
-        let delay = max(0, challenge.expiresAt - now())
-        challengeTimers[challenge.id] = loop.assumeIsolated().scheduleTask(
-          in: .milliseconds(delay)
-        ) {
-          self.challengeTimers[challenge.id] = nil
-          self.settle(self.challenges.reduce(.expire(id: challenge.id, at: self.now())))
-        }
+        schedule(.challengeExpiry(id: challenge.id), at: challenge.expiresAt)
       case .accepted:
-        challengeTimers.removeValue(forKey: challenge.id)?.cancel()
+        cancel(.challengeExpiry(id: challenge.id))
         seat(challenge, origin: origin)
       case .declined, .expired, .withdrawn:
-        challengeTimers.removeValue(forKey: challenge.id)?.cancel()
+        cancel(.challengeExpiry(id: challenge.id))
       }
     }
     scheduleFlush()
@@ -108,21 +97,19 @@ extension GameHub {
   /// Seats both sides of an accepted challenge in a new room: the challenger in seat 1.
   /// Each stops following the lobby and gets a `welcome` (with a token to resume), then
   /// the room's state, as a player who joined.
-  private func seat(_ challenge: ChallengeBoard.Challenge, origin: Origin?) {
-    let sides = [challenge.from, challenge.to].compactMap { sessions.followers[$0.id] }
+  private mutating func seat(_ challenge: ChallengeBoard.Challenge, origin: Origin?) {
+    let sides = [challenge.from, challenge.to].compactMap { state.sessions.followers[$0.id] }
     guard sides.count == 2 else { return }
-    var settings = lobby.defaults
+    var settings = state.lobby.defaults
     settings.bestOf = challenge.terms.bestOf
     settings.ruleset = challenge.terms.ruleset
     settings.fair = challenge.terms.fair
-    let tokens = sides.map { _ in ResumeToken.make() }
+    let tokens = sides.map { _ in configuration.makeToken() }
     let entrants = zip(sides, tokens).map {
       LobbyAction.Entrant(name: $0.name, token: ResumeToken.stored($1))
     }
-    let room = lobby.nextMatchRoom
-    guard
-      perform(.openMatch(players: entrants, settings: settings, at: now()), origin: origin)
-        != nil
+    let room = state.lobby.nextMatchRoom
+    guard perform(.openMatch(players: entrants, settings: settings, at: now), origin: origin) != nil
     else {
       // Nothing was seated (the journal cannot be written): both stay in the lobby.
       for side in sides where side.link != origin?.link {
@@ -131,38 +118,40 @@ extension GameHub {
       return
     }
     for (side, token) in zip(sides, tokens) {
-      guard let seat = lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)) else {
+      guard let seat = state.lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)) else {
         continue
       }
       takeSeat(side.link, name: side.name, room: room, seat: seat, token: token)
     }
-    news?(
-      HostNews.challengeAccepted(from: challenge.from.name, to: challenge.to.name, room: room))
-    logger.info(
-      "challenge accepted",
-      metadata: [
-        "room": "\(room)", "from": "\(LogText.quoted(challenge.from.name))",
-        "to": "\(LogText.quoted(challenge.to.name))",
+    if configuration.tellsNews {
+      emit(
+        .news(
+          HostNews.challengeAccepted(
+            from: challenge.from.name, to: challenge.to.name, room: room)))
+    }
+    log(
+      .info, "challenge accepted",
+      [
+        "room": room, "from": LogText.quoted(challenge.from.name),
+        "to": LogText.quoted(challenge.to.name),
       ])
   }
 
   /// Takes `link` out of the lobby (whatever else it had pending with challenges ends)
   /// or out of a finished room (giving that seat up), and into `seat` of `room`, with a
-  /// `welcome` carrying the seat's token; the room's state follows after the commit. If
-  /// the commit fails, a follower taken out of the lobby follows it again.
-  func takeSeat(_ link: ConnectionLink, name: String, room: String, seat: Seat, token: String) {
-    let identity = sessions.followers[link.id]?.identity ?? sessions[link.id]?.identity
-    if let follower = sessions.followers[link.id], sessions.unfollow(link.id) {
-      settle(challenges.reduce(.departed(link.id)))
-      batch.seatedFollowers.append(follower)
-    } else if let member = sessions.remove(link.id), let old = member.seat {
-      perform(.room(member.room, .left(seat: old, at: now())))
+  /// `welcome` carrying the seat's token; the room's state follows after the commit.
+  mutating func takeSeat(_ link: Peer, name: String, room: String, seat: Seat, token: String) {
+    let identity =
+      state.sessions.followers[link.id]?.identity ?? state.sessions[link.id]?.identity
+    if state.sessions.unfollow(link.id) {
+      settle(state.challenges.reduce(.departed(link.id)))
+    } else if let member = state.sessions.remove(link.id), let old = member.seat {
+      perform(.room(member.room, .left(seat: old, at: now)))
     }
-    sessions.attach(
+    state.sessions.attach(
       link, room: room, seat: seat, name: name, token: ResumeToken.stored(token),
       resumeToken: token, identity: identity)
-    batch.joined.insert(link.id)
-    outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
+    state.outbox.append(.message(link, .welcome(room: room, seat: seat, token: token)))
     scheduleFlush()
   }
 }

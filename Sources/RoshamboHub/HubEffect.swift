@@ -5,7 +5,7 @@ import RoshamboGame
 /// ``HubReduction`` returns them as values; ``GameHub`` carries them out.
 ///
 /// Invariant: no effect carries a weapon of a round that has not resolved.
-enum HubEffect: Equatable {
+package enum HubEffect: Equatable {
   /// The action goes into the next commit.
   case journal(LobbyAction)
   /// The finished match goes into the same commit (history and leaderboard).
@@ -18,14 +18,14 @@ enum HubEffect: Equatable {
   case startDeadline(room: String, round: Int, at: Int64)
   /// A disconnected seat's grace runs out at `at`.
   case startGrace(room: String, seat: Seat, at: Int64)
-  case cancelTimer(RoomTimers.Key)
+  case cancelTimer(HubTimer)
   /// The tournament changed: a round to seat, or the next one to pair.
   case tournament(LobbyEvent.TournamentEvent)
   case log(GameLogLine)
 }
 
 /// A line of the game's log (``GameHub`` writes it at info level).
-enum GameLogLine: Equatable {
+package enum GameLogLine: Equatable {
   /// A round resolved: its picks are public now.
   case round(room: String, RoundResult)
   case matchOver(FinishedMatch)

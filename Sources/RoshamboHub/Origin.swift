@@ -1,6 +1,6 @@
 /// The connection and message id a refusal is answered to.
 struct Origin: Sendable {
-  let link: ConnectionLink
+  let link: Peer
   /// The `id` of the message that asked, echoed as `re`.
   let re: Int?
 }

@@ -6,36 +6,36 @@ import RoshamboProtocol
 ///
 /// Invariant: ``take()`` gives each room's state once per flush, after every welcome
 /// into that room, so no connection sees a room's state before its welcome.
-final class Outbox {
+struct Outbox {
   enum Item {
-    case message(ConnectionLink, ServerMessage)
+    case message(Peer, ServerMessage)
     /// The room's latest state to everyone in it.
     case roomState(String)
     /// The room's latest state to one connection only.
-    case stateTo(ConnectionLink, String)
-    case close(ConnectionLink)
+    case stateTo(Peer, String)
+    case close(Peer)
     /// A lobby view to every follower of the lobby (`to` nil) or to one.
-    case lobby(seq: Int, LobbyView, to: [ConnectionLink]?)
+    case lobby(seq: Int, LobbyView, to: [Peer]?)
     /// A message to a follower that must come after the lobby views queued before it
     /// (those go out in slices, after other messages).
-    case afterLobbyViews(ConnectionLink, ServerMessage)
+    case afterLobbyViews(Peer, ServerMessage)
   }
 
   private var items: [Item] = []
 
-  func append(_ item: Item) {
+  mutating func append(_ item: Item) {
     items.append(item)
   }
 
   /// Everything queued, in sending order (see ``sendingOrder(_:)``), leaving it empty.
-  func take() -> [Item] {
+  mutating func take() -> [Item] {
     defer { items.removeAll(keepingCapacity: true) }
     return Self.sendingOrder(items)
   }
 
   /// Keeps only errors and closes: what may still go out when the commit behind the
   /// rest failed.
-  func keepOnlyErrorsAndCloses() {
+  mutating func keepOnlyErrorsAndCloses() {
     items.removeAll { item in
       switch item {
       case .message(_, .error), .close: false

@@ -1,0 +1,58 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// What the hub is told once, at start: how often to fold the journal, how long to wait
+/// before trying a failed journal again, the challenges' lifetime, the tournament plan,
+/// the server's name, and where new resume tokens come from.
+///
+/// Invariant: nothing here changes while the hub runs.
+package struct HubConfiguration: Sendable {
+  /// Whether a journal keeps what is accepted (without one nothing is committed).
+  package var hasJournal: Bool
+  /// Actions between two snapshots of the journal (at least 10 per room).
+  package var compactionInterval = 10_000
+  /// How long a paused hub waits before trying the journal again, ms.
+  package var retryMillis: Int64 = 1_000
+  package var challengeLifetimeMillis = ChallengeBoard.defaultLifetimeMillis
+  package var tournament = TournamentPlan(
+    kind: nil, settings: .init(), players: 0, startMillis: 60_000, pauseMillis: 3_000)
+  /// The server's name for people (the one it announces), shown in the lobby's title.
+  package var serverName: String?
+  /// Whether the host's terminal is told the party's news (``HubOutput/news(_:)``).
+  package var tellsNews = false
+  /// A new resume token (128 random bits as hex; a seeded source in a simulation).
+  package var makeToken: @Sendable () -> String = { ResumeToken.make() }
+
+  package init(hasJournal: Bool) {
+    self.hasJournal = hasJournal
+  }
+}
+
+/// How the server runs its tournament: which kind it opens, how its matches are played,
+/// when entries close, the pause between rounds.
+package struct TournamentPlan: Sendable {
+  package var kind: Tournament.Kind?
+  package var settings: RoomState.Settings
+  /// Start once this many have entered (0: by the timer only).
+  package var players: Int
+  /// …or this long after the second entry, ms.
+  package var startMillis: Int64
+  package var pauseMillis: Int64
+  /// After a tournament ends, the next opens for entries this much later (nil: none).
+  package var nextMillis: Int64? = nil
+  /// Entries one address may have at once (0: no bound).
+  package var entriesPerAddress = 0
+
+  package init(
+    kind: Tournament.Kind?, settings: RoomState.Settings, players: Int, startMillis: Int64,
+    pauseMillis: Int64, nextMillis: Int64? = nil, entriesPerAddress: Int = 0
+  ) {
+    self.kind = kind
+    self.settings = settings
+    self.players = players
+    self.startMillis = startMillis
+    self.pauseMillis = pauseMillis
+    self.nextMillis = nextMillis
+    self.entriesPerAddress = entriesPerAddress
+  }
+}

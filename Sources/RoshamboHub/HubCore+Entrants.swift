@@ -1,0 +1,212 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// The tournament's entrants on their connections: entering and withdrawing, an entry
+/// held through a dropped connection for the grace period, and each round's players
+/// seated (a player still in last round's room is moved, one in the lobby is seated, one
+/// missing has a seat held for the grace period and forfeits without coming back).
+extension HubCore {
+  /// A follower taking challenges enters the tournament under its name.
+  mutating func enterTournament(_ origin: Origin, withdraw: Bool) {
+    if let follower = state.sessions.followers[origin.link.id], follower.identity == nil {
+      reply(
+        origin.link,
+        .notPlaying(
+          "Entering the tournament needs a player identity, which this client did not "
+            + "present; upgrade to roshambo 1.3 or later."),
+        re: origin.re)
+      return
+    }
+    guard let follower = state.sessions.followers[origin.link.id], follower.takesChallenges
+    else {
+      reply(
+        origin.link,
+        .notPlaying("Follow the lobby (able to play from it) to enter the tournament."),
+        re: origin.re)
+      return
+    }
+    if !withdraw, state.lobby.tournament?.settings.fair == true, !follower.playsFair {
+      reply(
+        origin.link,
+        ProtocolError(
+          code: .fairRoom,
+          message: "This tournament plays fair (commit–reveal) and this client cannot; "
+            + "upgrade to roshambo 1.2 or later."),
+        re: origin.re)
+      return
+    }
+    if !withdraw, let refusal = entriesRefusal(follower.name, from: origin.link.address) {
+      reply(origin.link, refusal, re: origin.re)
+      return
+    }
+    let action: TournamentAction =
+      withdraw ? .withdraw(name: follower.name) : .enter(name: follower.name)
+    guard perform(.tournament(action), origin: origin) != nil else { return }
+    if !withdraw {
+      state.tournament.links[follower.name] = origin.link
+      if let entrants = state.lobby.tournament?.entrants {
+        state.tournament.entryAddresses = state.tournament.entryAddresses.filter {
+          entrants.contains($0.key)
+        }
+      }
+      state.tournament.entryAddresses[follower.name] = origin.link.address
+    }
+  }
+
+  /// Why `name`, entering from `address`, is refused for the entries that address has
+  /// already (identities cost nothing to make, so one address could otherwise enter
+  /// any number of names), or nil.
+  private func entriesRefusal(_ name: String, from address: String?) -> ProtocolError? {
+    let most = state.tournament.plan.entriesPerAddress
+    let addresses = state.tournament.entryAddresses
+    guard most > 0, let address, let tournament = state.lobby.tournament,
+      tournament.phase == .entry, !tournament.entrants.contains(name),
+      tournament.entrants.count(where: { addresses[$0] == address }) >= most
+    else { return nil }
+    return ProtocolError(
+      code: .tournamentClosed,
+      message: "This tournament takes \(most == 1 ? "1 entry" : "\(most) entries") from one "
+        + "network address, and yours has them already. If several players share it, ask "
+        + "the host to allow more (roshambo-server --tournament-entries-per-address).")
+  }
+
+  /// A follower of the lobby who left it, while entries are open, when `link` is the
+  /// connection that entered: one who said `leave` withdraws now; one whose connection
+  /// dropped keeps the entry for the grace period, and loses it only if not back by then.
+  mutating func tournamentFollowerLeft(_ name: String, link: Peer, dropped: Bool) {
+    guard state.tournament.links[name] == link, let tournament = state.lobby.tournament,
+      tournament.phase == .entry, tournament.entrants.contains(name)
+    else { return }
+    guard dropped else {
+      perform(.tournament(.withdraw(name: name)))
+      return
+    }
+    state.tournament.away[name] = link
+    schedule(.entryGrace(name: name), at: now + max(0, state.lobby.defaults.graceMillis))
+  }
+
+  /// Entrant `name`'s grace ran out: their entry goes, unless they came back.
+  mutating func entryGraceEnded(_ name: String) {
+    guard let link = state.tournament.away.removeValue(forKey: name),
+      state.tournament.links[name] == link, state.lobby.tournament?.phase == .entry,
+      state.lobby.tournament?.entrants.contains(name) == true
+    else { return }
+    perform(.tournament(.withdraw(name: name)))
+    state.tournament.lapsed.insert(name)
+    log(
+      .info, "an entrant did not come back in time; their entry is withdrawn",
+      ["name": LogText.quoted(name)])
+  }
+
+  /// One whose entry lapsed while they were away follows the lobby again: told so once,
+  /// while entries are still open (they may enter again), right after their first lobby
+  /// view (an error before it would refuse their following).
+  mutating func tellLapsedEntry(_ name: String, link: Peer) {
+    guard state.tournament.lapsed.remove(name) != nil, state.lobby.tournament?.phase == .entry,
+      state.lobby.tournament?.entrants.contains(name) == false
+    else { return }
+    state.noticesAfterFirstView[link.id] = (
+      link,
+      ProtocolError(
+        code: .tournamentClosed,
+        message: "Your tournament entry was withdrawn: you were away more than \(graceSeconds) s. "
+          + "Press t to enter again.")
+    )
+  }
+
+  /// An entrant following the lobby again (the same identity, as the hello's name rule
+  /// makes sure) while entries are open: the entry is theirs on this connection, and the
+  /// grace their dropped one started ends.
+  mutating func entrantReturned(_ name: String, link: Peer) {
+    guard state.lobby.tournament?.phase == .entry,
+      state.lobby.tournament?.entrants.contains(name) == true
+    else { return }
+    state.tournament.away[name] = nil
+    cancel(.entryGrace(name: name))
+    state.tournament.links[name] = link
+  }
+
+  /// A follower arrived: an entrant whose seat of this round waits for them is seated
+  /// (and no longer follows); returns whether they were.
+  mutating func tournamentFollowerArrived(_ link: Peer, name: String) -> Bool {
+    guard let tournament = state.lobby.tournament, tournament.phase == .running,
+      let pairing = tournament.rounds.last?.first(where: {
+        !$0.isBye && $0.winner == nil && $0.players.contains(name)
+      }),
+      let room = pairing.room, let token = state.tournament.tokens[name],
+      let seat = state.lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)),
+      state.lobby.rooms[room]?.seats[seat]?.connected == false
+    else { return false }
+    guard perform(.room(room, .reconnected(seat: seat, at: now))) != nil else { return false }
+    seatEntrant(link, name: name, room: room, seat: seat, token: token)
+    return true
+  }
+
+  /// Each player of the round's matches on their connection, or held for the grace
+  /// period when they are not here.
+  mutating func seatTournamentRound() {
+    guard let round = state.lobby.tournament?.rounds.last else { return }
+    for pairing in round where !pairing.isBye {
+      guard let room = pairing.room else { continue }
+      for (index, name) in pairing.players.enumerated() {
+        let seat = Seat.allCases[index]
+        guard let token = state.tournament.tokens[name] else { continue }
+        if let link = linkOfEntrant(name) {
+          seatEntrant(link, name: name, room: room, seat: seat, token: token)
+        } else {
+          perform(.room(room, .disconnected(seat: seat, at: now)))
+          callWatchingEntrant(name, to: room)
+        }
+      }
+    }
+  }
+
+  /// Entrant `name`, away from the lobby because they watch a match (their own identity's
+  /// spectator connection), is told their match is ready: the lobby seats them. A
+  /// spectator's name is not checked, so only the identity that holds the name counts.
+  private mutating func callWatchingEntrant(_ name: String, to room: String) {
+    guard let holder = state.lobby.names.holder(of: name) else { return }
+    let error = ProtocolError(
+      code: .matchReady,
+      message: "Your tournament match is ready in \(room): go back to the lobby "
+        + "within \(graceSeconds) s (press q), which takes you to it.")
+    for member in state.sessions.members.values
+    where member.seat == nil && member.name == name && member.identity == holder {
+      state.outbox.append(.message(member.link, .error(error, re: nil)))
+    }
+  }
+
+  /// The connection of entrant `name`: the one that entered, if it still follows the
+  /// lobby or sits in one of the tournament's rooms, else one seated in a tournament room
+  /// under that name, else a follower of that name able to play.
+  private func linkOfEntrant(_ name: String) -> Peer? {
+    let sessions = state.sessions
+    if let link = state.tournament.links[name] {
+      if sessions.followers[link.id]?.name == name { return link }
+      if let member = sessions[link.id], member.name == name, member.seat != nil,
+        Tournament.isTournamentRoom(member.room)
+      {
+        return link
+      }
+    }
+    // After a restart nobody is known yet: whoever resumed a seat of the tournament's
+    // under that name, or follows the lobby able to play.
+    if let member = sessions.members.values.first(where: {
+      $0.name == name && $0.seat != nil && Tournament.isTournamentRoom($0.room)
+    }) {
+      return member.link
+    }
+    return sessions.followers.values.filter { $0.name == name && $0.takesChallenges }.min {
+      $0.link.id < $1.link.id
+    }?.link
+  }
+
+  /// Seats entrant `name` on `link` (``takeSeat(_:name:room:seat:token:)``), remembering
+  /// the connection for the rounds after.
+  private mutating func seatEntrant(
+    _ link: Peer, name: String, room: String, seat: Seat, token: String
+  ) {
+    takeSeat(link, name: name, room: room, seat: seat, token: token)
+    state.tournament.links[name] = link
+  }
+}

@@ -1,0 +1,154 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// The lobby's followers: when they get a view (``LobbyFeed``), what it shows, and the
+/// leaderboard read back from the journal.
+extension HubCore {
+  /// Queues a lobby view when ``LobbyFeed`` says one is due. Called where deliveries are
+  /// prepared (a flight sealed, or sent with nothing to commit), so the view is of the
+  /// lobby that flight makes durable and goes out with it, never before.
+  mutating func queueLobbyView() {
+    switch state.feed.decide(now: now, followers: state.sessions.followers.count) {
+    case .nothing:
+      break
+    case .everyone(let seq):
+      state.outbox.append(.lobby(seq: seq, lobbyView(), to: nil))
+      sendNoticesAfterFirstView(to: nil)
+    case .newcomers(let links, let seq):
+      state.outbox.append(.lobby(seq: seq, lobbyView(), to: links))
+      sendNoticesAfterFirstView(to: links)
+      // The change that came with them is still due to everyone else: ask again, which
+      // schedules it (newcomers are served now, so this cannot recurse further).
+      queueLobbyView()
+    case .later(let at):
+      if state.timers[.lobbyView] == nil { schedule(.lobbyView, at: at) }
+    }
+  }
+
+  /// The notices waiting for the first lobby view of `links` (nil: every follower's).
+  private mutating func sendNoticesAfterFirstView(to links: [Peer]?) {
+    guard !state.noticesAfterFirstView.isEmpty else { return }
+    for id in links.map({ $0.map(\.id) }) ?? Array(state.noticesAfterFirstView.keys) {
+      guard let (link, notice) = state.noticesAfterFirstView.removeValue(forKey: id),
+        state.sessions.followers[id] != nil
+      else { continue }
+      state.outbox.append(.afterLobbyViews(link, .error(notice, re: nil)))
+    }
+  }
+
+  /// The lobby as its followers see it now: players, spectators and followers (by name,
+  /// at most ``LobbyView/maxPeople``), the rooms, the leaderboard's top.
+  func lobbyView() -> LobbyView {
+    // Players, then spectators, then followers, each by name: the first 128 of that
+    // order, chosen without sorting everyone.
+    let rank = { (status: LobbyView.Status) in
+      switch status {
+      case .waiting, .playing: 0
+      case .watching: 1
+      case .idle: 2
+      }
+    }
+    let lobby = state.lobby
+    let members = state.sessions.members.values.lazy.compactMap {
+      member -> LobbyView.Person? in
+      guard let seat = member.seat else {
+        return LobbyView.Person(name: member.name, status: .watching, room: member.room)
+      }
+      guard let room = lobby.rooms[member.room], let held = room.seats[seat] else { return nil }
+      return LobbyView.Person(
+        name: held.name, status: room.phase == .waiting ? .waiting : .playing, room: member.room)
+    }
+    let followers = distinctFollowers().lazy.map {
+      LobbyView.Person(name: $0.name, status: .idle, room: nil, takesChallenges: $0.takesChallenges)
+    }
+    let people = [AnySequence(members), AnySequence(followers)].joined().smallest(
+      LobbyView.maxPeople
+    ) { a, b in
+      let (rankA, rankB) = (rank(a.status), rank(b.status))
+      return rankA != rankB ? rankA < rankB : a.name < b.name
+    }
+    var view = lobby.view(
+      people: people, peopleCount: state.sessions.members.count + followers.count,
+      leaders: state.feed.leaders, recent: state.feed.recent)
+    view.server = configuration.serverName
+    if view.tournament != nil {
+      view.tournament?.startsAt = state.tournament.startsAt
+      if view.tournament?.phase == .entry, state.tournament.plan.players > 0 {
+        view.tournament?.startsWith = state.tournament.plan.players
+      }
+    }
+    return view
+  }
+
+  /// The lobby's followers, each person once: the same identity under the same name as a
+  /// seated player or another follower (a lobby screen and `roshambo who` beside it) is
+  /// one person, shown by the connection that can be challenged.
+  private func distinctFollowers() -> [Sessions.Follower] {
+    var seen = Set<String>()
+    for member in state.sessions.members.values where member.seat != nil {
+      if let identity = member.identity { seen.insert(identity + " " + member.name) }
+    }
+    // A look under a name someone else holds is not shown as them.
+    let names = state.lobby.names
+    let all = state.sessions.followers.values.filter {
+      $0.takesChallenges || names.allows($0.name, for: $0.identity)
+    }
+    let challengersFirst =
+      all.lazy.filter(\.takesChallenges) + all.lazy.filter { !$0.takesChallenges }
+    return challengersFirst.filter { follower in
+      guard let identity = follower.identity else { return true }
+      return seen.insert(identity + " " + follower.name).inserted
+    }
+  }
+
+  /// Reads the leaderboard's top at start and when matches were recorded since the last
+  /// reading, at most every 2 s; so a newcomer's first view has it.
+  mutating func readLeaders() {
+    guard configuration.hasJournal, state.leaders.stale, !state.leaders.reading,
+      !state.stopping
+    else { return }
+    if let last = state.leaders.readAt, now - last < 2_000 {
+      if state.timers[.standings] == nil { schedule(.standings, at: last + 2_000) }
+      return
+    }
+    state.leaders.stale = false
+    state.leaders.readAt = now
+    state.leaders.reading = true
+    emit(.readStandings(leaders: LobbyView.maxLeaders, recent: LobbyView.maxRecent))
+  }
+
+  mutating func standingsRead(
+    _ result: Result<([LobbyView.Leader], [FinishedMatch]), JournalFailure>
+  ) {
+    state.leaders.reading = false
+    guard case .success(let (board, matches)) = result, !state.stopping else { return }
+    let leaders = state.leaders.shared ?? board
+    let recent = matches.compactMap(LobbyView.Recent.init)
+    guard leaders != state.feed.leaders || recent != state.feed.recent else { return }
+    state.feed.leaders = leaders
+    state.feed.recent = recent
+    state.feed.lobbyChanged()
+    scheduleFlush()
+  }
+
+  /// The shared history's leaderboard was read: the lobby shows it (the recent matches
+  /// stay this server's, which its players can replay).
+  mutating func sharedLeadersRead(_ leaders: [LobbyView.Leader]) {
+    state.leaders.shared = leaders
+    guard leaders != state.feed.leaders, !state.stopping else { return }
+    state.feed.leaders = leaders
+    state.feed.lobbyChanged()
+    scheduleFlush()
+  }
+
+  /// Why the server is not ready for players now, or nil: draining, stopping, or the
+  /// journal cannot be written (play is paused until it can).
+  package func unreadiness(now: Int64) -> String? {
+    if let seconds = state.drain.secondsLeft(now: now), !state.stopping {
+      return "the server is draining: it closes in \(seconds) s at the latest"
+    }
+    if state.stopping { return "the server is stopping" }
+    if !state.commits.acceptsActions { return "the journal cannot be written (is the disk full?)" }
+    return nil
+  }
+}

@@ -1,0 +1,121 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// Actions through the rules: reduced once by ``HubReduction``, and each of their
+/// ``HubEffect`` values carried out as state and outputs.
+extension HubCore {
+  /// Reduces `action` and carries out its effects; returns them, or nil when it was
+  /// refused (answered to `origin`, if any: a stale timer or connection event is
+  /// nobody's mistake and dropped silently), or when play is paused because the journal
+  /// cannot be written (answered `unavailable`; timers and dropped connections are
+  /// reconciled once it can be written again).
+  @discardableResult
+  mutating func perform(_ action: LobbyAction, origin: Origin? = nil) -> [HubEffect]? {
+    guard state.commits.acceptsActions else {
+      if let origin { reply(origin.link, .unavailable(), re: origin.re) }
+      return nil
+    }
+    switch HubReduction.reduce(&state.lobby, action) {
+    case .failure(let refusal):
+      if case .stale = refusal { return nil }
+      if let origin {
+        reply(origin.link, ProtocolError(refusal), re: origin.re)
+        log(.info, "refused", ["conn": "\(origin.link.id)", "code": "\(ErrorCode(refusal))"])
+      }
+      return nil
+    case .success(let effects):
+      if origin != nil { count(.actionAccepted) }
+      for effect in effects { run(effect, origin: origin) }
+      state.feed.lobbyChanged()
+      scheduleFlush()
+      return effects
+    }
+  }
+
+  private mutating func run(_ effect: HubEffect, origin: Origin?) {
+    switch effect {
+    case .journal(let action): state.batch.record(action, origin: origin)
+    case .recordMatch(let match): state.batch.record(match)
+    case .sendState(let room): state.outbox.append(.roomState(room))
+    case .follow(let move): follow(move)
+    case .startDeadline(let room, let round, let at):
+      schedule(.deadline(room: room), at: at, round: round)
+    case .startGrace(let room, let seat, let at):
+      schedule(.grace(room: room, seat: seat), at: at)
+    case .cancelTimer(let timer): cancel(timer)
+    case .tournament(let event): tournamentChanged(event)
+    case .log(let line): log(line)
+    }
+  }
+
+  /// The game's log: nothing of a round before it resolves.
+  private mutating func log(_ line: GameLogLine) {
+    switch line {
+    case .round(let room, let result):
+      count(.roundResolved)
+      log(
+        .info, "round",
+        [
+          "room": room, "round": "\(result.round)",
+          "weapons": "\(result.weapons.map { $0?.rawValue ?? "none" })",
+          "winner": "\(result.winner?.rawValue ?? 0)",
+        ])
+    case .matchOver(let match):
+      if configuration.tellsNews, let sentence = HostNews.match(match) { emit(.news(sentence)) }
+      count(.matchFinished(forfeit: match.forfeit, fair: match.fair))
+      log(
+        .info, "match over",
+        ["room": match.room, "winner": LogText.quoted(match.winner), "score": "\(match.scores)"])
+    case .graceExpired(let room, let seat):
+      log(.info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"])
+    }
+  }
+
+  /// Quick match moved a player left alone (``LobbyEvent/Move``): their connection, if
+  /// it is here, follows them, with the old room's last state, then a new `welcome` (the
+  /// same token) before the new room's state.
+  private mutating func follow(_ move: LobbyEvent.Move) {
+    guard let link = state.sessions.audience(of: move.from)?.seats[move.fromSeat],
+      let member = state.sessions[link.id], member.token == move.token,
+      let resumeToken = member.resumeToken
+    else { return }
+    let last = move.lastState
+    state.outbox.append(
+      .message(link, .state(seq: last.version, view: last.view(for: move.fromSeat))))
+    state.sessions.remove(link.id)
+    state.sessions.attach(
+      link, room: move.to, seat: move.seat, name: member.name, token: move.token,
+      resumeToken: resumeToken, identity: member.identity)
+    state.outbox.append(
+      .message(link, .welcome(room: move.to, seat: move.seat, token: resumeToken)))
+    log(
+      .info, "moved by quick match",
+      ["conn": "\(link.id)", "from": move.from, "room": move.to, "seat": "\(move.seat.rawValue)"])
+  }
+
+  /// Makes the lobby agree with the connections the hub holds: a seat marked connected
+  /// with no connection starts its grace, spectators nobody holds are removed (a room left
+  /// empty goes away), and every deadline and grace is scheduled. Run after a restart and
+  /// when the journal can be written again after failing.
+  mutating func reconcile() {
+    for (name, room) in state.lobby.rooms {
+      let audience = state.sessions.audience(of: name)
+      for (seat, held) in room.seats where !held.hasLeft && held.connected {
+        if audience?.seats[seat] == nil { perform(.room(name, .disconnected(seat: seat, at: now))) }
+      }
+      let watching = audience?.spectators.count ?? 0
+      for _ in 0..<max(0, room.spectators - watching) { perform(.room(name, .spectatorLeft)) }
+    }
+    for (name, room) in state.lobby.rooms {
+      for (seat, held) in room.seats where !held.hasLeft && !held.connected {
+        if let ends = held.graceEndsAt { schedule(.grace(room: name, seat: seat), at: ends) }
+      }
+      if let deadline = room.deadline, room.phase == .choosing {
+        schedule(.deadline(room: name), at: deadline, round: room.round)
+      } else {
+        cancel(.deadline(room: name))
+      }
+    }
+    flush()
+  }
+}

@@ -1,0 +1,120 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// Everything the hub holds, as one value: the lobby, who is connected where, what the
+/// next commit makes durable and what it will send, the commit in flight, the lobby's
+/// feed, challenges, the tournament's seating, the drain, and which timers run.
+///
+/// Invariant: the timers in ``timers`` are exactly those the driver has been told to
+/// keep (every `schedule` recorded, every `cancel` and firing removed).
+package struct HubState {
+  package internal(set) var lobby: LobbyState
+  var sessions = Sessions()
+  var outbox = Outbox()
+  var batch = JournalBatch()
+  var commits = CommitStateMachine<Flight>()
+  /// The sessions as they stood when the batch gathering now began (the last seal).
+  var sessionsAtSeal = Sessions()
+  /// The number of the journal's last row once everything sealed is committed.
+  var journaledThrough: Int64
+  var flushScheduled = false
+  /// When the lobby's followers get their next view, and the leaderboard it shows.
+  var feed = LobbyFeed()
+  var leaders = LeaderboardReading()
+  var challenges: ChallengeBoard
+  var tournament: TournamentSeating
+  /// What a new follower is told once their first lobby view is on its way, by connection.
+  var noticesAfterFirstView: [Int: (Peer, ProtocolError)] = [:]
+  /// Reads of match records under way, by a number of their own.
+  var recordReadings: [Int: RecordReading] = [:]
+  var recordReadingsStarted = 0
+  /// Whether the hub is stopping: nothing new is read.
+  package internal(set) var stopping = false
+  var drain = DrainStateMachine()
+  /// Each timer running, with the moment it fires and, for a deadline, its round.
+  package internal(set) var timers: [HubTimer: TimerEntry] = [:]
+  var snapshots: SnapshotSchedule
+  /// The stage each tournament room's latest state carried, by its version: a state sent
+  /// again (to a seat resumed) is the very view sent before, as the protocol says.
+  var stages: [String: (version: Int, stage: RoomView.TournamentStage?)] = [:]
+
+  init(lobby: LobbyState, journaledThrough: Int64, configuration: HubConfiguration) {
+    self.lobby = lobby
+    self.journaledThrough = journaledThrough
+    self.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
+    self.tournament = TournamentSeating(plan: configuration.tournament)
+    self.snapshots = SnapshotSchedule(interval: max(1, configuration.compactionInterval))
+  }
+
+  /// A timer's moment, and the round a deadline is for.
+  package struct TimerEntry: Equatable, Sendable {
+    package var at: Int64
+    var round = 0
+  }
+
+  /// A sealed batch on its way to the disk, and what it sends once it is durable.
+  struct Flight {
+    var batch: JournalBatch.Sealed
+    var deliveries: [Delivery]
+    /// The lobby after this batch, when a snapshot is due: written once it is committed.
+    var snapshot: LobbyState?
+    /// The number of the journal's row this batch ends with.
+    var through: Int64
+    /// The sessions when this batch began gathering: a failed commit goes back to them.
+    var sessionsBefore: Sessions
+  }
+
+  /// How many matches are being played now.
+  package var matchesUnderWay: Int { lobby.rooms.values.count { $0.phase == .choosing } }
+}
+
+/// When the leaderboard is read: at start, and after matches were recorded, at most
+/// every 2 s; the fleet's shared one, when there is one, is shown instead.
+struct LeaderboardReading {
+  var stale = true
+  var reading = false
+  var readAt: Int64?
+  var shared: [LobbyView.Leader]?
+}
+
+/// When the journal is folded into a snapshot: after `interval` actions, or 10 per room
+/// if that is more, and never while one is being written.
+struct SnapshotSchedule {
+  let interval: Int
+  var sinceLast = 0
+  var writing = false
+
+  /// `count` more actions are sealed in a lobby of `rooms` rooms: whether one is due now.
+  mutating func due(after count: Int, rooms: Int) -> Bool {
+    sinceLast += count
+    // A snapshot costs in proportion to the rooms; taking one at most every 10 actions
+    // per room keeps its cost per action flat as the lobby grows.
+    guard sinceLast >= max(interval, 10 * rooms), !writing else { return false }
+    sinceLast = 0
+    writing = true
+    return true
+  }
+}
+
+/// The tournament on the server: its plan, each entrant's connection, the address each
+/// entered from, this round's tokens (the journal keeps only their hashes), who lost
+/// their entry while away, and when the tournament's timer fires.
+struct TournamentSeating {
+  var plan: TournamentPlan
+  var links: [String: Peer] = [:]
+  var entryAddresses: [String: String] = [:]
+  var tokens: [String: String] = [:]
+  var lapsed: Set<String> = []
+  /// Entrants whose connection dropped while entries are open, and the connection that
+  /// entered (the entry goes when their ``HubTimer/entryGrace(name:)`` fires).
+  var away: [String: Peer] = [:]
+  /// When the tournament timer closes entries or pairs the next round (ms since 1970).
+  var startsAt: Int64?
+  /// What the tournament timer does when it fires.
+  var timerPurpose: TimerPurpose?
+
+  enum TimerPurpose: Equatable {
+    case startRound
+    case openNext
+  }
+}

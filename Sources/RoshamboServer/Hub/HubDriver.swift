@@ -1,0 +1,357 @@
+import Logging
+import NIOCore
+import RoshamboGame
+import RoshamboHub
+import RoshamboProtocol
+
+/// The hub's shell on its event loop: owns the ``HubCore``, one table of timers keyed by
+/// ``HubTimer``, the journal and the connections' writer; turns what happens into
+/// ``HubInput`` values and carries out each ``HubOutput``. It decides nothing about the
+/// game.
+///
+/// Invariants: everything here runs on `loop`; the core handles one input at a time (an
+/// input that arrives while outputs are carried out, such as a commit that finished
+/// inline, is queued and handled after them). Not `Sendable`: other threads reach it
+/// through ``HubHandle``.
+final class HubDriver {
+  let loop: any EventLoop
+  private(set) var core: HubCore
+  let journal: (any HubJournal)?
+  let logger: Logger
+  let now: @Sendable () -> Int64
+  private let writer: FrameWriter
+  /// The connections the hub has heard from, by id.
+  private var links: [Int: ConnectionLink] = [:]
+  private var timers: [HubTimer: Scheduled<Void>] = [:]
+  private var queued: [HubInput] = []
+  private var handling = false
+  /// Who waits for everything sealed to be committed and sent (``shutdown()``).
+  private var idleWaiters: [EventLoopPromise<Void>] = []
+  private var drainEnded: EventLoopPromise<Void>?
+  /// Readings and a snapshot under way: a shutdown waits for them.
+  private var journalWork: [Int: EventLoopFuture<Void>] = [:]
+  private var journalWorkStarted = 0
+  /// When the batch in flight was handed to the journal (for the metrics).
+  private var sealedAt = NIODeadline.now()
+  private var committingActions = 0
+  /// Where the host's sentences go (``HostNews``), if anywhere.
+  var news: (@Sendable (String) -> Void)?
+  /// How long the loop stalls and what ran in the stalls, when asked for.
+  let stalls: LoopStallMonitor?
+  private var stallLog: Scheduled<Void>?
+  private var lagProbe: Scheduled<Void>?
+  /// Where the hub counts what happens (nil in tests of the hub alone).
+  var metrics: ServerMetrics? {
+    didSet { writer.metrics = metrics }
+  }
+
+  init(
+    loop: any EventLoop, core: HubCore, journal: (any HubJournal)?, logger: Logger,
+    profileStalls: Bool = false, now: @escaping @Sendable () -> Int64
+  ) {
+    self.loop = loop
+    self.core = core
+    self.journal = journal
+    self.logger = logger
+    self.now = now
+    self.writer = FrameWriter(logger: logger, loop: loop)
+    self.stalls = profileStalls ? LoopStallMonitor() : nil
+  }
+
+  // MARK: - Inputs
+
+  /// Hands `input` to the core, then carries out what it returns; while that runs, a new
+  /// input waits its turn.
+  func handle(_ input: HubInput) {
+    queued.append(input)
+    guard !handling else { return }
+    handling = true
+    defer { handling = false }
+    var next = 0
+    while next < queued.count {
+      let input = queued[next]
+      next += 1
+      let outputs = timed(.send) { core.handle(input, now: now()) }
+      for output in outputs { perform(output) }
+    }
+    queued.removeAll(keepingCapacity: true)
+  }
+
+  /// After a restart: the lobby agrees with the (no) connections, the tournament goes on,
+  /// and `releasing` names lose their holder.
+  func restore(releasing: [String] = []) {
+    if let stalls {
+      stalls.start(on: loop)
+      logStalls()
+    }
+    if metrics != nil { probeLag() }
+    handle(.start(releasing: releasing))
+  }
+
+  func receive(_ message: ClientMessage, from link: ConnectionLink) {
+    if links[link.id] == nil { links[link.id] = link }
+    handle(.received(message, from: link.peer))
+  }
+
+  /// The connection refused itself fatally: the error and the close go out after what
+  /// the hub answered it before, in order.
+  func refuseAfterAnswers(_ link: ConnectionLink, _ error: ProtocolError, re: Int?) {
+    if links[link.id] == nil { links[link.id] = link }
+    handle(.refused(link.peer, error, re: re))
+  }
+
+  func detach(_ link: ConnectionLink) {
+    writer.forget(link.id)
+    guard links.removeValue(forKey: link.id) != nil else { return }
+    handle(.closed(link.peer))
+  }
+
+  /// The connection can take more: what waited for it goes out.
+  func writable(_ link: ConnectionLink) {
+    writer.writable(link)
+  }
+
+  func sharedLeadersRead(_ leaders: [LobbyView.Leader]) {
+    handle(.sharedLeadersRead(leaders))
+  }
+
+  /// Starts the drain, ending in `withinMillis` at the latest; returns how many matches
+  /// are under way and a future that completes once the drain is over.
+  func beginDrain(withinMillis: Int64) -> (running: Int, ended: EventLoopFuture<Void>) {
+    let promise = drainEnded ?? loop.makePromise(of: Void.self)
+    drainEnded = promise
+    let running = core.state.matchesUnderWay
+    handle(.drainRequested(withinMillis: withinMillis))
+    return (running, promise.futureResult)
+  }
+
+  /// The host insisted: the drain ends now.
+  func endDrainNow() {
+    handle(.drainCut)
+  }
+
+  /// Makes everything pending durable and sends it; the future completes once it is, and
+  /// what the journal was asked meanwhile (a snapshot, a reading) has finished.
+  func shutdown() -> EventLoopFuture<Void> {
+    let idle = loop.makePromise(of: Void.self)
+    idleWaiters.append(idle)
+    handle(.shutdown)
+    stalls?.stop()
+    stallLog?.cancel()
+    lagProbe?.cancel()
+    return idle.futureResult.assumeIsolated().flatMap {
+      EventLoopFuture.andAllComplete(Array(self.journalWork.values), on: self.loop)
+    }.nonisolated()
+  }
+
+  // MARK: - Readings
+
+  var lobby: LobbyState { core.state.lobby }
+  var backlogCount: Int { writer.backlogCount }
+  var unreadiness: String? { core.unreadiness(now: now()) }
+
+  func metricsSnapshot() -> ServerMetrics.Snapshot {
+    let census = core.state.census
+    return ServerMetrics.Snapshot(
+      playersSeated: census.playersSeated, spectators: census.spectators,
+      lobbyFollowers: census.lobbyFollowers, roomsByPhase: census.roomsByPhase)
+  }
+
+  /// What Agones' allocator routes by (``FleetListing/Report``).
+  func fleetReport() -> FleetListing.Report {
+    let census = core.state.census
+    return FleetListing.Report(
+      players: census.playersSeated, rooms: census.rooms, waiting: census.waiting ? 1 : 0,
+      namedRooms: census.namedRooms)
+  }
+
+  // MARK: - Outputs
+
+  private func perform(_ output: HubOutput) {
+    switch output {
+    case .deliver(let deliveries):
+      timed(.send) { writer.deliver(deliveries, links: links) }
+    case .schedule(let timer, let at):
+      schedule(timer, at: at)
+    case .cancel(let timer):
+      timers.removeValue(forKey: timer)?.cancel()
+    case .commit(let commit):
+      self.commit(commit)
+    case .writeSnapshot(let lobby, let through):
+      guard let journal else { return }
+      let began = NIODeadline.now()
+      track(journal.writeSnapshot(lobby, through: through)) { result in
+        self.stalls?.recordSnapshot(began: began)
+        self.handle(.snapshotWritten(result))
+      }
+    case .readStandings(let leaders, let recent):
+      guard let journal else { return }
+      track(journal.standings(leaders: leaders, recent: recent)) { result in
+        self.handle(
+          .standingsRead(
+            result.map { board, matches in
+              (
+                board.map {
+                  LobbyView.Leader(
+                    name: $0.name, won: $0.won, lost: $0.lost, wonByForfeit: $0.byForfeit)
+                }, matches
+              )
+            }))
+      }
+    case .readRecord(let reading, let match):
+      guard let journal else { return }
+      track(journal.match(id: match)) { self.handle(.recordRead(reading: reading, $0)) }
+    case .reload(let defaults):
+      guard let journal else { return }
+      track(journal.reload(defaults: defaults)) { self.handle(.reloaded($0)) }
+    case .probe(let at):
+      guard let journal else { return }
+      track(journal.probe(at: at)) { result in
+        let succeeded = if case .success = result { true } else { false }
+        self.handle(.probed(succeeded: succeeded))
+      }
+    case .log(let line):
+      log(line)
+    case .count(let counted):
+      count(counted)
+    case .news(let sentence):
+      news?(sentence)
+    case .drained:
+      drainEnded?.succeed()
+      drainEnded = nil
+    case .idle:
+      let waiters = idleWaiters
+      idleWaiters.removeAll()
+      for waiter in waiters { waiter.succeed() }
+    }
+  }
+
+  /// The flush runs once what the loop has queued now has run, so busy moments commit
+  /// many actions in one transaction; every other timer at its moment.
+  private func schedule(_ timer: HubTimer, at: Int64) {
+    timers.removeValue(forKey: timer)?.cancel()
+    if timer == .flush {
+      loop.assumeIsolated().execute { self.handle(.timerFired(.flush)) }
+      return
+    }
+    timers[timer] = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, at - now()))) {
+      self.timers[timer] = nil
+      self.handle(.timerFired(timer))
+    }
+  }
+
+  /// Commits here when asked to and the journal is quick now (cheaper than two hops
+  /// between threads), else on the journal's thread.
+  private func commit(_ commit: JournalCommit) {
+    guard let journal else { return }
+    sealedAt = NIODeadline.now()
+    committingActions = commit.actions.count
+    if commit.inline,
+      let done = timed(
+        .commit,
+        {
+          journal.commitNowIfQuick(
+            commit.actions, matches: commit.matches, snapshotAfter: commit.snapshotAfter)
+        })
+    {
+      committed(done, matches: commit.matches.count, onJournalThread: false)
+      return
+    }
+    let matches = commit.matches.count
+    journal.commit(commit.actions, matches: commit.matches, snapshotAfter: commit.snapshotAfter)
+      .hop(to: loop).assumeIsolated().whenComplete {
+        self.committed($0, matches: matches, onJournalThread: true)
+      }
+  }
+
+  private func committed(
+    _ result: Result<JournalCommitTiming, any Error>, matches: Int, onJournalThread: Bool
+  ) {
+    if case .success(let timing) = result {
+      let sealToSendMicros = Int((NIODeadline.now() - sealedAt).nanoseconds / 1_000)
+      if let metrics, committingActions > 0 {
+        metrics.commitSeconds.recordMicroseconds(timing.tookMicros)
+        metrics.actionsPerCommit.record(committingActions)
+        metrics.journalWait.recordMicroseconds(timing.waitedMicros)
+        metrics.commitToSend.recordMicroseconds(sealToSendMicros)
+      }
+      stalls?.recordCommit(
+        actions: committingActions, matches: matches, waitedMicros: timing.waitedMicros,
+        commitMicros: timing.tookMicros, sealToSendMicros: sealToSendMicros)
+    }
+    handle(.committed(result.map { _ in }.mapError(failure), onJournalThread: onJournalThread))
+  }
+
+  /// Runs `body` once `future` (the journal's) completes, back on this loop; a shutdown
+  /// waits for it.
+  private func track<T>(
+    _ future: EventLoopFuture<T>, _ body: @escaping (Result<T, JournalFailure>) -> Void
+  ) {
+    journalWorkStarted += 1
+    let number = journalWorkStarted
+    let back = future.hop(to: loop)
+    journalWork[number] = back.map { _ in }.recover { _ in }
+    back.assumeIsolated().whenComplete { result in
+      self.journalWork[number] = nil
+      body(result.mapError(self.failure))
+    }
+  }
+
+  private func failure(_ error: any Error) -> JournalFailure {
+    JournalFailure("\(error) (journal \(journal?.path ?? "-"))")
+  }
+
+  private func log(_ line: HubLog) {
+    let level: Logger.Level =
+      switch line.level {
+      case .debug: .debug
+      case .info: .info
+      case .notice: .notice
+      case .error: .error
+      case .critical: .critical
+      }
+    logger.log(level: level, "\(line.message)", metadata: line.metadata.mapValues { "\($0)" })
+  }
+
+  private func count(_ counted: HubCount) {
+    guard let metrics else { return }
+    switch counted {
+    case .actionAccepted: metrics.actionsAccepted.increment()
+    case .roundResolved: metrics.roundsResolved.increment()
+    case .matchFinished(let forfeit, let fair): metrics.matchFinished(forfeit: forfeit, fair: fair)
+    case .refused(let code): metrics.refused(code)
+    case .recordSent: metrics.recordsSent.increment()
+    }
+  }
+
+  // MARK: - The loop's own measures
+
+  /// Samples how late the loop runs what is due, every ``ServerMetrics/lagProbeInterval``.
+  private func probeLag() {
+    let due = NIODeadline.now() + ServerMetrics.lagProbeInterval
+    lagProbe = loop.assumeIsolated().scheduleTask(deadline: due) {
+      self.metrics?.loopLag.recordNanoseconds(max(0, (NIODeadline.now() - due).nanoseconds))
+      self.probeLag()
+    }
+  }
+
+  /// Logs the stall profile every 10 s, at debug level.
+  private func logStalls() {
+    stallLog = loop.assumeIsolated().scheduleTask(in: .seconds(10)) {
+      if let stalls = self.stalls { self.logger.debug("\(stalls.profile)") }
+      self.logStalls()
+    }
+  }
+
+  /// Runs `body`, counting its time as `step` in the stall profile and the metrics.
+  private func timed<T>(_ step: LoopStallMonitor.Step, _ body: () throws -> T) rethrows -> T {
+    guard stalls != nil || metrics != nil else { return try body() }
+    let start = NIODeadline.now()
+    defer {
+      let nanoseconds = (NIODeadline.now() - start).nanoseconds
+      stalls?.add(step, micros: Int(nanoseconds / 1_000))
+      metrics?.hubStep[step]?.recordNanoseconds(nanoseconds)
+    }
+    return try body()
+  }
+}
