@@ -20,8 +20,9 @@ package struct HubConfiguration: Sendable {
   package var serverName: String?
   /// Whether the host's terminal is told the party's news (``HubOutput/news(_:)``).
   package var tellsNews = false
-  /// A new resume token (128 random bits as hex; a seeded source in a simulation).
-  package var makeToken: @Sendable () -> String = { ResumeToken.make() }
+  /// Where resume tokens come from: nil, the system's random numbers; a seed, a
+  /// reproducible sequence (tests and simulations; never a server people use).
+  package var tokenSeed: UInt64?
 
   package init(hasJournal: Bool) {
     self.hasJournal = hasJournal

@@ -104,7 +104,7 @@ extension HubCore {
     settings.bestOf = challenge.terms.bestOf
     settings.ruleset = challenge.terms.ruleset
     settings.fair = challenge.terms.fair
-    let tokens = sides.map { _ in configuration.makeToken() }
+    let tokens = sides.map { _ in state.tokens.next() }
     let entrants = zip(sides, tokens).map {
       LobbyAction.Entrant(name: $0.name, token: ResumeToken.stored($1))
     }

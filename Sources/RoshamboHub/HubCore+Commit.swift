@@ -124,12 +124,13 @@ extension HubCore {
     for (id, follower) in now.followers where restored.followers[id] == nil {
       restored.follow(follower)
     }
-    for (id, member) in now.members where restored[id] == nil {
+    for (id, member) in now.members.sorted(by: { $0.key < $1.key }) where restored[id] == nil {
       if answered.insert(id).inserted {
         state.outbox.append(.message(member.link, .error(.unavailable(), re: nil)))
       }
     }
-    for (id, follower) in restored.followers where now.followers[id] == nil {
+    for (id, follower) in restored.followers.sorted(by: { $0.key < $1.key })
+    where now.followers[id] == nil {
       state.feed.followed(by: follower.link)
       state.feed.lobbyChanged()
       if answered.insert(id).inserted {
@@ -161,7 +162,7 @@ extension HubCore {
 
   /// Anyone whose seat the saved lobby does not give them is no longer in a room.
   private mutating func dropMembersTheLobbyDoesNotHold() {
-    for (id, member) in state.sessions.members {
+    for (id, member) in state.sessions.members.sorted(by: { $0.key < $1.key }) {
       let room = state.lobby.rooms[member.room]
       let holds =
         if let seat = member.seat {

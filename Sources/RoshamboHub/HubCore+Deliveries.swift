@@ -22,7 +22,7 @@ extension HubCore {
       case .roomState(let name):
         guard let room = state.lobby.rooms[name], let audience = state.sessions.audience(of: name)
         else { continue }
-        for (seat, link) in audience.seats {
+        for (seat, link) in audience.seats.sorted(by: { $0.key < $1.key }) {
           let view = tournamentView(room, for: seat)
           add(.state(seq: room.version, view: view), to: [link.id], room: name, into: &deliveries)
         }
@@ -30,7 +30,8 @@ extension HubCore {
         if !audience.spectators.isEmpty {
           let view = tournamentView(room, for: nil)
           add(
-            .state(seq: room.version, view: view), to: audience.spectators.map(\.id), room: name,
+            .state(seq: room.version, view: view), to: audience.spectators.map(\.id).sorted(),
+            room: name,
             into: &deliveries)
         }
       case .stateTo(let link, let name):
@@ -42,7 +43,9 @@ extension HubCore {
       case .lobby(let seq, let view, let to):
         // Only to those who follow it still (a newcomer may have been seated since).
         let followers = state.sessions.followers
-        let links = to?.filter { followers[$0.id] != nil } ?? followers.values.map(\.link)
+        let links =
+          to?.filter { followers[$0.id] != nil }
+          ?? followers.keys.sorted().map { followers[$0]!.link }
         guard !links.isEmpty,
           let payload = payload(.lobby(seq: seq, view: view), room: nil)
         else { continue }

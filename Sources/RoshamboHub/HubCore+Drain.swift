@@ -63,10 +63,10 @@ extension HubCore {
   private mutating func announceClosing(seconds: Int) {
     cancelTournamentTimer()
     let notice = ServerMessage.error(.closing(seconds: seconds), re: nil)
-    for member in state.sessions.members.values {
+    for member in state.sessions.members.values.sorted(by: { $0.link.id < $1.link.id }) {
       state.outbox.append(.message(member.link, notice))
     }
-    for follower in state.sessions.followers.values {
+    for follower in state.sessions.followers.values.sorted(by: { $0.link.id < $1.link.id }) {
       state.outbox.append(.message(follower.link, notice))
     }
     scheduleFlush()

@@ -170,7 +170,7 @@ extension HubCore {
       code: .matchReady,
       message: "Your tournament match is ready in \(room): go back to the lobby "
         + "within \(graceSeconds) s (press q), which takes you to it.")
-    for member in state.sessions.members.values
+    for member in state.sessions.members.values.sorted(by: { $0.link.id < $1.link.id })
     where member.seat == nil && member.name == name && member.identity == holder {
       state.outbox.append(.message(member.link, .error(error, re: nil)))
     }

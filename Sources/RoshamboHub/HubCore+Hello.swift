@@ -89,7 +89,7 @@ extension HubCore {
         re: hello.id)
       return
     }
-    let token = configuration.makeToken()
+    let token = state.tokens.next()
     let stored = ResumeToken.stored(token)
     guard
       perform(

@@ -28,7 +28,7 @@ extension HubCore {
   /// The notices waiting for the first lobby view of `links` (nil: every follower's).
   private mutating func sendNoticesAfterFirstView(to links: [Peer]?) {
     guard !state.noticesAfterFirstView.isEmpty else { return }
-    for id in links.map({ $0.map(\.id) }) ?? Array(state.noticesAfterFirstView.keys) {
+    for id in links.map({ $0.map(\.id) }) ?? state.noticesAfterFirstView.keys.sorted() {
       guard let (link, notice) = state.noticesAfterFirstView.removeValue(forKey: id),
         state.sessions.followers[id] != nil
       else { continue }

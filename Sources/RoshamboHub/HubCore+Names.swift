@@ -46,7 +46,7 @@ extension HubCore {
   /// the tournament's entry moves to `link`.
   mutating func replaceGhosts(of link: Peer, name: String, identity: String?) {
     guard let identity else { return }
-    for ghost in state.sessions.followers.values
+    for ghost in state.sessions.followers.values.sorted(by: { $0.link.id < $1.link.id })
     where ghost.link != link && ghost.name == name && ghost.identity == identity
       && ghost.takesChallenges
     {

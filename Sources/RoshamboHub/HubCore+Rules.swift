@@ -98,16 +98,18 @@ extension HubCore {
   /// empty goes away), and every deadline and grace is scheduled. Run after a restart and
   /// when the journal can be written again after failing.
   mutating func reconcile() {
-    for (name, room) in state.lobby.rooms {
+    for (name, room) in state.lobby.rooms.sorted(by: { $0.key < $1.key }) {
       let audience = state.sessions.audience(of: name)
-      for (seat, held) in room.seats where !held.hasLeft && held.connected {
+      for (seat, held) in room.seats.sorted(by: { $0.key < $1.key })
+      where !held.hasLeft && held.connected {
         if audience?.seats[seat] == nil { perform(.room(name, .disconnected(seat: seat, at: now))) }
       }
       let watching = audience?.spectators.count ?? 0
       for _ in 0..<max(0, room.spectators - watching) { perform(.room(name, .spectatorLeft)) }
     }
-    for (name, room) in state.lobby.rooms {
-      for (seat, held) in room.seats where !held.hasLeft && !held.connected {
+    for (name, room) in state.lobby.rooms.sorted(by: { $0.key < $1.key }) {
+      for (seat, held) in room.seats.sorted(by: { $0.key < $1.key })
+      where !held.hasLeft && !held.connected {
         if let ends = held.graceEndsAt { schedule(.grace(room: name, seat: seat), at: ends) }
       }
       if let deadline = room.deadline, room.phase == .choosing {

@@ -143,7 +143,7 @@ extension HubCore {
     var stored: [String: String] = [:]
     state.tournament.tokens.removeAll()
     for name in tournament.entrants {
-      let token = configuration.makeToken()
+      let token = state.tokens.next()
       state.tournament.tokens[name] = token
       stored[name] = ResumeToken.stored(token)
     }

@@ -181,7 +181,9 @@ package struct HubCore {
     state.stopping = true
     endDrainNow()
     flush()
-    for timer in Array(state.timers.keys) where timer != .probe { cancel(timer) }
+    for timer in state.timers.keys.sorted(by: { "\($0)" < "\($1)" }) where timer != .probe {
+      cancel(timer)
+    }
     switch state.commits.shutdownRequested() {
     case .finished(let cancelProbe):
       if cancelProbe { cancel(.probe) }

@@ -5,8 +5,8 @@ import RoshamboGame
 ///
 /// Invariant: a connection is in a room's audience exactly when it is a member of that
 /// room; a room with nobody in its audience has no entry; a follower is in no room.
-struct Sessions {
-  struct Member {
+struct Sessions: Equatable {
+  struct Member: Equatable {
     var link: Peer
     var room: String
     var seat: Seat?
@@ -22,7 +22,7 @@ struct Sessions {
   }
 
   /// A connection following the lobby.
-  struct Follower {
+  struct Follower: Equatable {
     var link: Peer
     var name: String
     /// Whether it can be challenged and seated from the lobby (its `hello` said so).
@@ -33,7 +33,7 @@ struct Sessions {
     var identity: String? = nil
   }
 
-  struct Audience {
+  struct Audience: Equatable {
     var seats: [Seat: Peer] = [:]
     var spectators: Set<Peer> = []
   }

@@ -1,0 +1,254 @@
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboHub
+
+/// The hub as one value: each test hands ``HubCore`` inputs and compares the outputs it
+/// returns, exactly, in order. No socket, event loop, disk, thread or sleep.
+@Suite("Hub: the core, input by input")
+struct HubCoreTests {
+  let alice = Peer(id: 1, identity: "key-a")
+  let bob = Peer(id: 2, identity: "key-b")
+  let carol = Peer(id: 3, identity: "key-c")
+  typealias H = HubHarness
+
+  /// Alice and Bob seated in `den` (not fair), everything committed and sent.
+  func seated() -> HubHarness {
+    var hub = HubHarness()
+    _ = hub.say(alice, H.hello("Alice", room: "den", fair: nil))
+    _ = hub.say(bob, H.hello("Bob", room: "den", fair: nil))
+    _ = hub.settle()
+    return hub
+  }
+
+  /// Alice and Bob following the lobby, able to take challenges.
+  func following(_ configure: (inout HubConfiguration) -> Void = { _ in }) -> HubHarness {
+    var hub = HubHarness(configure: configure)
+    _ = hub.say(alice, H.hello("Alice", role: .lobby, challenges: true))
+    _ = hub.say(bob, H.hello("Bob", role: .lobby, challenges: true))
+    _ = hub.settle()
+    return hub
+  }
+
+  @Test("a hello joins a room: its welcome and the room's state go out only once committed")
+  func helloJoins() {
+    var hub = HubHarness()
+    #expect(
+      hub.say(alice, H.hello("Alice", room: "den", fair: nil)) == [
+        "count actionAccepted", "schedule flush +0", "log joined",
+      ])
+    #expect(hub.flush() == ["commit 1"])
+    #expect(hub.committed() == ["→1 welcome den seat 1", "→1 state den #1 waiting round 1"])
+    // A second hello on the same connection is refused, and changes nothing.
+    #expect(
+      hub.say(alice, H.hello("Alice", room: "den")) == [
+        "count refused(bad_message)", "schedule flush +0",
+      ])
+    #expect(hub.flush() == ["→1 error bad_message"])
+  }
+
+  @Test("a pick is committed, then both seats get the state; the other's weapon is hidden")
+  func pickThroughCommit() throws {
+    var hub = seated()
+    #expect(
+      hub.say(alice, .choose(round: 1, weapon: .rock, id: 5)) == [
+        "log chose", "count actionAccepted", "schedule flush +0",
+      ])
+    #expect(hub.flush() == ["commit 1"])
+    let outputs = hub.raw(.committed(.success(()), onJournalThread: false))
+    #expect(
+      outputs.flatMap(hub.describe) == [
+        "→1 state den #3 choosing round 1", "→2 state den #3 choosing round 1",
+      ])
+    guard case .state(_, let toBob) = try #require(H.messages(to: bob, in: outputs).first),
+      case .state(_, let toAlice) = try #require(H.messages(to: alice, in: outputs).first)
+    else {
+      Issue.record("states expected")
+      return
+    }
+    #expect(toAlice.player(.one)?.weapon == .rock)
+    #expect(toBob.player(.one)?.weapon == nil)
+    #expect(toBob.player(.one)?.chosen == true)
+    // Bob's pick resolves the round: its weapons are logged now, not before.
+    #expect(
+      hub.say(bob, .choose(round: 1, weapon: .paper, id: 6)) == [
+        "log chose", "count actionAccepted", "count roundResolved", "log round",
+        "schedule flush +0",
+      ])
+  }
+
+  @Test("resume: a held seat is reconnected; a seat still connected moves to the new one")
+  func resume() throws {
+    var hub = HubHarness()
+    _ = hub.say(alice, H.hello("Alice", room: "den", fair: nil))
+    #expect(hub.settle().first == "commit 1")
+    let token = try #require(hub.state.sessions[alice.id]?.resumeToken)
+    // Connected still: the new connection replaces the old, with no action to commit.
+    let again = Peer(id: 4, identity: "key-a")
+    #expect(
+      hub.say(again, H.hello("Alice", room: nil, resume: token)) == [
+        "schedule flush +0", "log resumed",
+      ])
+    #expect(
+      hub.settle() == ["→1 close", "→4 welcome den seat 1", "→4 state den #1 waiting round 1"])
+    // Gone: the seat's grace starts; back within it, the seat is reconnected (committed).
+    #expect(
+      hub.handle(.closed(again)) == [
+        "schedule grace den seat 1 +30000", "schedule flush +0", "log disconnected",
+      ])
+    _ = hub.settle()
+    let third = Peer(id: 5, identity: "key-a")
+    #expect(
+      hub.say(third, H.hello("Alice", room: nil, resume: token)) == [
+        "count actionAccepted", "cancel grace den seat 1", "schedule flush +0", "log resumed",
+      ])
+    #expect(
+      hub.settle() == ["commit 1", "→5 welcome den seat 1", "→5 state den #3 waiting round 1"])
+  }
+}
+
+/// Challenges, tournaments, the drain and a failing journal, through the core alone.
+@Suite("Hub: the core's lobby, input by input")
+struct HubCoreLobbyTests {
+  let alice = Peer(id: 1, identity: "key-a")
+  let bob = Peer(id: 2, identity: "key-b")
+  let carol = Peer(id: 3, identity: "key-c")
+  typealias H = HubHarness
+
+  func following(_ configure: (inout HubConfiguration) -> Void = { _ in }) -> HubHarness {
+    var hub = HubHarness(configure: configure)
+    _ = hub.say(alice, H.hello("Alice", role: .lobby, challenges: true))
+    _ = hub.say(bob, H.hello("Bob", role: .lobby, challenges: true))
+    _ = hub.settle()
+    return hub
+  }
+
+  func challenge(_ hub: inout HubHarness) {
+    #expect(
+      hub.say(alice, .challenge(name: "Bob", bestOf: 1, ruleset: nil, fair: false, id: 3)) == [
+        "schedule challenge 1 +30000", "schedule flush +0",
+      ])
+    #expect(hub.settle() == ["→1 challenge 1 pending", "→2 challenge 1 pending"])
+  }
+
+  @Test("a challenge offered and accepted seats both in a new room, after the commit")
+  func challengeAccepted() {
+    var hub = following()
+    challenge(&hub)
+    #expect(
+      hub.say(bob, .accept(challenge: 1, id: 4)) == [
+        "cancel challenge 1", "count actionAccepted", "schedule flush +0", "log challenge accepted",
+      ])
+    #expect(hub.flush() == ["commit 1"])
+    #expect(
+      hub.committed() == [
+        "→1 challenge 1 accepted", "→2 challenge 1 accepted", "→1 welcome duel-1 seat 1",
+        "→2 welcome duel-1 seat 2", "→1 state duel-1 #2 choosing round 1",
+        "→2 state duel-1 #2 choosing round 1",
+      ])
+    #expect(hub.state.sessions.followers.isEmpty)
+    #expect(hub.state.sessions[alice.id]?.seat == .one)
+    #expect(hub.state.sessions[bob.id]?.seat == .two)
+  }
+
+  @Test("a challenge declined, or left unanswered, ends once; both are told")
+  func challengeDeclinedOrExpired() {
+    var declined = following()
+    challenge(&declined)
+    #expect(
+      declined.say(bob, .decline(challenge: 1, id: 4)) == [
+        "cancel challenge 1", "schedule flush +0",
+      ])
+    #expect(declined.settle() == ["→1 challenge 1 declined", "→2 challenge 1 declined"])
+    #expect(declined.state.timers.isEmpty)
+    var expired = following()
+    challenge(&expired)
+    #expect(expired.fire(.challengeExpiry(id: 1)) == ["schedule flush +0"])
+    #expect(expired.settle() == ["→1 challenge 1 expired", "→2 challenge 1 expired"])
+    // Answered after it ended: refused, nothing seated.
+    #expect(
+      expired.say(bob, .accept(challenge: 1, id: 5)) == [
+        "count refused(no_such_challenge)", "schedule flush +0",
+      ])
+    #expect(expired.state.sessions.members.isEmpty)
+  }
+
+  @Test("accepted while the challenger's connection is gone: withdrawn, and the accept refused")
+  func acceptAfterChallengerLeft() {
+    var hub = following()
+    challenge(&hub)
+    #expect(hub.handle(.closed(alice)) == ["cancel challenge 1", "schedule flush +0"])
+    #expect(hub.say(bob, .accept(challenge: 1, id: 4)) == ["count refused(no_such_challenge)"])
+    #expect(
+      hub.settle() == [
+        "schedule lobby-view +250", "→2 challenge 1 withdrawn", "→2 error no_such_challenge",
+      ])
+    #expect(hub.state.sessions.members.isEmpty)
+  }
+
+  @Test("a failed commit sends nothing of it, restores the sessions kept at sealing, then probes")
+  func failedCommit() {
+    var hub = following()
+    let lobbyBefore = hub.state.lobby
+    challenge(&hub)
+    let sessionsBefore = hub.state.sessions
+    _ = hub.say(bob, .accept(challenge: 1, id: 4))
+    #expect(hub.flush() == ["commit 1"])
+    // Carol arrives while the commit is under way: she is not undone with it.
+    #expect(
+      hub.say(carol, H.hello("Carol", role: .lobby, challenges: true)) == [
+        "schedule flush +0", "log following the lobby",
+      ])
+    #expect(
+      hub.handle(.committed(.failure(JournalFailure("disk full")), onJournalThread: false)) == [
+        "log journal write failed: nothing of it was sent and play is paused; it resumes by "
+          + "itself once the journal can be written (check free space on the data directory's disk)",
+        "reload",
+      ])
+    var expected = sessionsBefore
+    expected.follow(hub.state.sessions.followers[carol.id]!)
+    #expect(hub.state.sessions == expected)
+    // Played while paused: refused as unavailable.
+    #expect(
+      hub.handle(.reloaded(.success((lobbyBefore, 0)))) == [
+        "schedule probe +1000", "schedule lobby-view +250", "→2 error unavailable",
+        "→1 error unavailable", "→1,2,3 lobby #1",
+      ])
+    #expect(hub.state.lobby == lobbyBefore)
+    #expect(hub.fire(.probe) == ["probe"])
+    #expect(hub.handle(.probed(succeeded: false)) == ["schedule probe +1000"])
+    #expect(hub.fire(.probe) == ["probe"])
+    #expect(
+      hub.handle(.probed(succeeded: true)) == [
+        "log journal writes succeed again; play resumes", "→1,2,3 lobby #2",
+      ])
+    #expect(hub.state.sessions == expected)
+  }
+
+  @Test("the drain: everyone told, nothing new started, over when the last match ends")
+  func drain() {
+    var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1)))
+    _ = hub.say(alice, H.hello("Alice", room: "den", fair: nil))
+    _ = hub.say(bob, H.hello("Bob", room: "den", fair: nil))
+    _ = hub.say(carol, H.hello("Carol", role: .lobby, challenges: true))
+    _ = hub.settle()
+    #expect(
+      hub.handle(.drainRequested(withinMillis: 60_000)) == [
+        "schedule flush +0", "schedule drain +60000",
+      ])
+    #expect(
+      hub.settle() == ["→1 error closing", "→2 error closing", "→3 error closing"])
+    // Nothing new: a new player is refused (fatally), a challenge too.
+    let dave = Peer(id: 4, identity: "key-d")
+    _ = hub.say(dave, H.hello("Dave", room: "attic", fair: nil))
+    #expect(hub.settle() == ["→4 error closing", "→4 close"])
+    // The match under way ends: the drain is over.
+    _ = hub.say(alice, .choose(round: 1, weapon: .rock, id: 7))
+    _ = hub.say(bob, .choose(round: 1, weapon: .scissors, id: 8))
+    let ended = hub.settle()
+    #expect(ended.contains("drained"))
+    #expect(ended.contains("cancel drain"))
+    #expect(hub.state.timers[.drain] == nil)
+  }
+}
