@@ -135,7 +135,7 @@ let package = Package(
     .target(
       name: "RoshamboHistory",
       dependencies: [
-        "RoshamboServer", "RoshamboJournal", "RoshamboGame", "RoshamboProtocol", "RoshamboCrypto",
+        "RoshamboServer", "RoshamboJournal", "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboCrypto",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -2,7 +2,7 @@
 /// sealed and committed (on the hub's loop, or on the journal's thread, pipelined), when
 /// what it sends goes out, what happens when a commit fails (the lobby is reloaded from
 /// the journal, then play pauses until a probe write succeeds), and when a shutdown may
-/// finish. Events in, actions out; ``GameHub`` does the work. `Flight` is what a sealed
+/// finish. Events in, actions out; ``HubCore`` does the work. `Flight` is what a sealed
 /// batch carries to its delivery (the hub's frames; anything in tests).
 ///
 /// ```

@@ -2,7 +2,7 @@ import RoshamboGame
 
 /// One thing the hub does because the rules accepted an action: what the next commit
 /// records, which rooms' states go out, which clocks start or stop, what is logged.
-/// ``HubReduction`` returns them as values; ``GameHub`` carries them out.
+/// ``HubReduction`` returns them as values; ``HubCore`` carries them out.
 ///
 /// Invariant: no effect carries a weapon of a round that has not resolved.
 package enum HubEffect: Equatable {
@@ -24,7 +24,7 @@ package enum HubEffect: Equatable {
   case log(GameLogLine)
 }
 
-/// A line of the game's log (``GameHub`` writes it at info level).
+/// A line of the game's log (``HubCore`` returns it as a ``HubLog`` at info level).
 package enum GameLogLine: Equatable {
   /// A round resolved: its picks are public now.
   case round(room: String, RoundResult)
