@@ -38,8 +38,8 @@ final class HubDriver {
   var news: (@Sendable (String) -> Void)?
   /// How long the loop stalls and what ran in the stalls, when asked for.
   let stalls: LoopStallMonitor?
-  private var stallLog: Scheduled<Void>?
-  private var lagProbe: Scheduled<Void>?
+  var stallLog: Scheduled<Void>?
+  var lagProbe: Scheduled<Void>?
   /// Where the hub counts what happens (nil in tests of the hub alone).
   var metrics: ServerMetrics? {
     didSet { writer.metrics = metrics }
@@ -149,21 +149,6 @@ final class HubDriver {
   var lobby: LobbyState { core.state.lobby }
   var backlogCount: Int { writer.backlogCount }
   var unreadiness: String? { core.unreadiness(now: now()) }
-
-  func metricsSnapshot() -> ServerMetrics.Snapshot {
-    let census = core.state.census
-    return ServerMetrics.Snapshot(
-      playersSeated: census.playersSeated, spectators: census.spectators,
-      lobbyFollowers: census.lobbyFollowers, roomsByPhase: census.roomsByPhase)
-  }
-
-  /// What Agones' allocator routes by (``FleetListing/Report``).
-  func fleetReport() -> FleetListing.Report {
-    let census = core.state.census
-    return FleetListing.Report(
-      players: census.playersSeated, rooms: census.rooms, waiting: census.waiting ? 1 : 0,
-      namedRooms: census.namedRooms)
-  }
 
   // MARK: - Outputs
 
@@ -299,59 +284,5 @@ final class HubDriver {
 
   private func failure(_ error: any Error) -> JournalFailure {
     JournalFailure("\(error) (journal \(journal?.path ?? "-"))")
-  }
-
-  private func log(_ line: HubLog) {
-    let level: Logger.Level =
-      switch line.level {
-      case .debug: .debug
-      case .info: .info
-      case .notice: .notice
-      case .error: .error
-      case .critical: .critical
-      }
-    logger.log(level: level, "\(line.message)", metadata: line.metadata.mapValues { "\($0)" })
-  }
-
-  private func count(_ counted: HubCount) {
-    guard let metrics else { return }
-    switch counted {
-    case .actionAccepted: metrics.actionsAccepted.increment()
-    case .roundResolved: metrics.roundsResolved.increment()
-    case .matchFinished(let forfeit, let fair): metrics.matchFinished(forfeit: forfeit, fair: fair)
-    case .refused(let code): metrics.refused(code)
-    case .recordSent: metrics.recordsSent.increment()
-    }
-  }
-
-  // MARK: - The loop's own measures
-
-  /// Samples how late the loop runs what is due, every ``ServerMetrics/lagProbeInterval``.
-  private func probeLag() {
-    let due = NIODeadline.now() + ServerMetrics.lagProbeInterval
-    lagProbe = loop.assumeIsolated().scheduleTask(deadline: due) {
-      self.metrics?.loopLag.recordNanoseconds(max(0, (NIODeadline.now() - due).nanoseconds))
-      self.probeLag()
-    }
-  }
-
-  /// Logs the stall profile every 10 s, at debug level.
-  private func logStalls() {
-    stallLog = loop.assumeIsolated().scheduleTask(in: .seconds(10)) {
-      if let stalls = self.stalls { self.logger.debug("\(stalls.profile)") }
-      self.logStalls()
-    }
-  }
-
-  /// Runs `body`, counting its time as `step` in the stall profile and the metrics.
-  private func timed<T>(_ step: LoopStallMonitor.Step, _ body: () throws -> T) rethrows -> T {
-    guard stalls != nil || metrics != nil else { return try body() }
-    let start = NIODeadline.now()
-    defer {
-      let nanoseconds = (NIODeadline.now() - start).nanoseconds
-      stalls?.add(step, micros: Int(nanoseconds / 1_000))
-      metrics?.hubStep[step]?.recordNanoseconds(nanoseconds)
-    }
-    return try body()
   }
 }
