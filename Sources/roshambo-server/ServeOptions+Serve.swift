@@ -115,7 +115,7 @@ extension ServeOptions {
 
     let server: GameServer
     do {
-      server = try await GameServer.start(
+      server = try await GameServer.bind(
         configuration, logger: logger, storage: JournalStorage.shippingHistory)
     } catch let error as TLSError {
       complain(
@@ -146,8 +146,8 @@ extension ServeOptions {
     // "listening on" line stops the server cleanly. (One during start-up ends the
     // process at once; the journal is safe against that.)
     let drainSeconds = self.drainSeconds
-    let serving = ListeningServer(
-      server: server, logger: logger,
+    let serving = StopSignals(
+      server: server,
       drainLimit: { signal in
         .milliseconds(Int64((drainSeconds ?? (signal == .sigint ? 5 : 30)) * 1_000))
       }
@@ -192,20 +192,12 @@ extension ServeOptions {
       }
       fflush(nil)
     }
-    // The server returns once it has stopped: the group then ends too.
-    var services = [
-      ServiceGroupConfiguration.ServiceConfiguration(
-        service: serving, successTerminationBehavior: .gracefullyShutdownGroup)
-    ]
-    if ephemeral {
-      services.append(
-        .init(service: StandardInputClosed(), successTerminationBehavior: .gracefullyShutdownGroup))
-    }
-    // The server watches SIGTERM and SIGINT itself (``ListeningServer``): a second signal
-    // must reach it while it drains, which the group's own signal handling does not do.
-    let group = ServiceGroup(
-      configuration: .init(services: services, logger: logger))
-    try await group.run()
+    // The signals are heard beside the server's parts, and stop after them: a second
+    // signal must reach the server while it drains, which the group's own signal handling
+    // does not do.
+    var alongside = [ServiceGroupConfiguration.ServiceConfiguration(service: serving)]
+    if ephemeral { alongside.append(.init(service: StandardInputClosed(server: server))) }
+    try await server.serviceGroup(alongside: alongside, logger: logger).run()
     print("roshambo-server stopped")
   }
 }

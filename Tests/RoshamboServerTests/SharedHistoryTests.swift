@@ -382,12 +382,14 @@ struct HistoryOutboxTests {
         address: try HistoryAddress(parsing: "postgres://roshambo@127.0.0.1:1/roshambo"),
         logger: logger),
       journal: journal, logger: logger, metrics: metrics)
-    shipper.start()
+    // Outside a group: the task's cancellation stops it.
+    let shipping = Task { try await shipper.run() }
     let deadline = ContinuousClock.now + .seconds(10)
     while !lines.text.contains("dropped"), ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(20))
     }
-    await shipper.stop()
+    shipping.cancel()
+    try await shipping.value
     let said = lines.text
     #expect(
       said.contains(

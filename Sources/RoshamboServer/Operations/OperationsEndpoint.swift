@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 
 /// The operations port: plain HTTP/1.1 on an address of its own (never the game's TLS
 /// port), for a host's monitoring. `GET /metrics` is the Prometheus text of
@@ -92,6 +93,15 @@ public final class OperationsEndpoint: Sendable {
 
   func close() async {
     try? await channel.close()
+  }
+}
+
+extension OperationsEndpoint: Service {
+  /// Answers until the group's shutdown reaches it: after the drain (a drain's `/readyz`
+  /// says so), before the hub stops.
+  public func run() async throws {
+    try? await gracefulShutdown()
+    await close()
   }
 }
 
