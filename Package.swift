@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "RoshamboTLS", targets: ["RoshamboTLS"]),
     .library(name: "RoshamboProtocol", targets: ["RoshamboProtocol"]),
     .library(name: "RoshamboServer", targets: ["RoshamboServer"]),
+    .library(name: "RoshamboOperations", targets: ["RoshamboOperations"]),
     .library(name: "RoshamboJournal", targets: ["RoshamboJournal"]),
     .library(name: "RoshamboHistory", targets: ["RoshamboHistory"]),
     .executable(name: "roshambo-server", targets: ["roshambo-server"]),
@@ -92,9 +93,10 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     // The authoritative server's core: connections, the hub, broadcast, timers, the LAN
-    // announcer, metrics and the fleet link. It links no database: what it keeps comes
-    // through a `ServerStorage` (the journal below), so `roshambo play --vs-bot` runs it
-    // in the player's program.
+    // announcer, its parts as services of one group, and what it counts (through
+    // swift-metrics' API alone). It links no database, no HTTP and no Prometheus: what it
+    // keeps comes through a `ServerStorage` (the journal below), so `roshambo play
+    // --vs-bot` runs it in the player's program.
     .target(
       name: "RoshamboServer",
       dependencies: [
@@ -105,7 +107,21 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+      ]),
+    // What a host watches and runs a server through: metrics in Prometheus' format, the
+    // operations endpoint (`/metrics`, `/livez`, `/readyz`), `status`'s reading of it,
+    // and the Agones link.
+    .target(
+      name: "RoshamboOperations",
+      dependencies: [
+        "RoshamboServer", "RoshamboProtocol", "RoshamboJSON",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ]),
@@ -140,7 +156,8 @@ let package = Package(
     .executableTarget(
       name: "roshambo-server",
       dependencies: [
-        "RoshamboServer", "RoshamboJournal", "RoshamboHistory", "Sysexits", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboServer", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory", "Sysexits",
+        "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -151,7 +168,8 @@ let package = Package(
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [
-        "RoshamboServer", "RoshamboJournal", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
+        "RoshamboServer", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory",
+        "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
         "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

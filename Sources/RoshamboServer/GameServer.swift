@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// (``serviceGroup(alongside:logger:)``), which starts them in order and stops them in
 /// reverse.
 ///
-/// Invariant: the order of ``services(alongside:)`` is the only place the stop order is
+/// Invariant: the order of ``services(alongside:observers:farewells:)`` is the only place the stop order is
 /// written: the announcer and the listener stop first, then the drain, then what watches
 /// the game (shipper, fleet link, operations endpoint), then the hub (everything made
 /// durable, every connection closed with close_notify), then the journal, and Agones is
@@ -35,14 +35,10 @@ public final class GameServer: Sendable {
   private let connections: Connections
   /// Announces the server on the local network, when the configuration asks for it.
   private let announcer: Announcer?
-  /// The operations endpoint, if the configuration asked for one.
-  public let operations: OperationsEndpoint?
-  /// What the server counts (always kept; exposed by ``operations``).
+  /// What the server counts (kept where the factory it was made with keeps it).
   public let metrics: ServerMetrics
   /// Ships finished matches to the shared history, when one is configured.
   let shipper: (any HistoryShipping)?
-  /// Tells Agones how the server is, when Agones runs it.
-  public let agones: AgonesLink?
   /// The requests to stop, and the drain they start.
   private let requests: StopRequests
   /// Whether the game's port still takes connections (not once a drain or stop began).
@@ -105,13 +101,10 @@ public final class GameServer: Sendable {
     port: Int, host: String, fingerprint: String, code: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
     journal: (any HubJournal)?, connections: Connections, announcer: Announcer?,
-    operations: OperationsEndpoint?, metrics: ServerMetrics, shipper: (any HistoryShipping)?,
-    agones: AgonesLink?, requests: StopRequests
+    metrics: ServerMetrics, shipper: (any HistoryShipping)?, requests: StopRequests
   ) {
     self.requests = requests
     self.shipper = shipper
-    self.agones = agones
-    self.operations = operations
     self.metrics = metrics
     self.journal = journal
     self.announcer = announcer
@@ -128,10 +121,11 @@ public final class GameServer: Sendable {
 
   /// Loads the TLS context and the journal, rebuilds the lobby, and binds the game's port
   /// (and the operations endpoint's); nothing is served until ``serviceGroup(alongside:logger:)``
-  /// runs. A configuration with a data directory needs a `storage` to keep it in
+  /// runs. It counts through `metrics` (by default, nowhere). A configuration with a data directory needs a `storage` to keep it in
   /// (`RoshamboJournal`'s `JournalStorage`); without one the server keeps nothing.
   public static func bind(
     _ configuration: ServerConfiguration, logger: Logger, storage: (any ServerStorage)? = nil,
+    metrics: ServerMetrics = ServerMetrics(),
     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
   ) async throws -> GameServer {
     precondition(
@@ -145,9 +139,6 @@ public final class GameServer: Sendable {
     let tls = try TLSContext(tlsConfiguration)
     let fingerprint = try Fingerprint.sha256(ofPEMFile: configuration.certificateChainFile)
     let tlsWarnings = tls.warnings
-    let metrics = ServerMetrics(
-      version: RoshamboVersion.number, protocolVersion: WireProtocol.version,
-      commit: configuration.sourceCommit)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
     let hubLoop = group.next()
     let hub: HubHandle
@@ -273,53 +264,21 @@ public final class GameServer: Sendable {
       announcer = started
       allWarnings += announceWarnings
     }
-    var operations: OperationsEndpoint?
-    if let address = configuration.operationsAddress {
-      let probes = OperationsEndpoint.Probes(
-        sample: { [journal] in
-          hub.submit { metrics.record($0.metricsSnapshot()) }.map {
-            metrics.connectionsOpen.set(connections.count)
-            metrics.journalBytes.set(journal?.bytesOnDisk ?? 0)
-            metrics.historyWaiting.set(journal?.historyWaiting ?? 0)
-          }
-        },
-        readiness: {
-          hub.submit { $0.unreadiness.map(OperationsEndpoint.Health.unready) ?? .ready }
-        })
-      do {
-        operations = try await OperationsEndpoint.start(
-          host: address.host, port: address.port, group: group, metrics: metrics, probes: probes,
-          requestTimeout: .milliseconds(configuration.limits.operationsRequestTimeoutMillis),
-          logger: logger)
-      } catch {
-        await announcer?.stop()
-        try? await listener.close()
-        try? await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
-        try? await group.shutdownGracefully()
-        try? await journal?.close()
-        throw error
-      }
-    }
     let shipper = history?(
       HistoryContext(
         logger: logger, metrics: metrics,
         leaders: { board in hub.execute { $0.sharedLeadersRead(board) } }))
-    let agones = configuration.agonesPort.map { sdkPort in
-      AgonesLink(
-        port: sdkPort, version: RoshamboVersion.number, logger: logger,
-        probe: { await Self.liveReport(hub) })
-    }
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,
       group: group, listener: listener, hub: hub, journal: journal, connections: connections,
-      announcer: announcer, operations: operations, metrics: metrics, shipper: shipper,
-      agones: agones, requests: StopRequests(hub: hub, logger: logger))
+      announcer: announcer, metrics: metrics, shipper: shipper,
+      requests: StopRequests(hub: hub, logger: logger))
   }
 
   /// What the game holds for Agones (``FleetListing/Report``), if the hub's loop answers
-  /// within ``AgonesLink/loopPatience``; nil when it does not (it is stuck).
-  static func liveReport(_ hub: HubHandle) async -> FleetListing.Report? {
+  /// within 1 s; nil when it does not (it is stuck).
+  package func liveReport() async -> FleetListing.Report? {
     await withCheckedContinuation { continuation in
       let answered = NIOLockedValueBox(false)
       let finish = { @Sendable (report: FleetListing.Report?) in
@@ -334,17 +293,38 @@ public final class GameServer: Sendable {
     }
   }
 
-  /// One element when Agones sets this GameServer to `Shutdown`: drain and stop, as on
-  /// SIGTERM. Never an element when the server does not run under Agones.
-  public var shutdownRequests: AsyncStream<Void> {
-    agones?.shutdownRequests ?? AsyncStream { _ in }
+  /// Samples what the hub and the connections hold into ``metrics`` (on the hub's loop),
+  /// for a scrape; fails if the loop does not answer.
+  package func sampleMetrics() -> EventLoopFuture<Void> {
+    let (metrics, connections, journal) = (self.metrics, self.connections, self.journal)
+    return hub.submit { metrics.record($0.metricsSnapshot()) }.map {
+      metrics.connectionsOpen.set(connections.count)
+      metrics.journalBytes.set(journal?.bytesOnDisk ?? 0)
+      metrics.historyWaiting.set(journal?.historyWaiting ?? 0)
+    }
   }
+
+  /// Why the server does not take players now (nil: it does), asked of the hub's loop.
+  package func unreadiness() -> EventLoopFuture<String?> {
+    hub.submit { $0.unreadiness }
+  }
+
+  /// The event loops the server's connections run on (an operations endpoint may share
+  /// them: it stops before they do).
+  package var eventLoops: any EventLoopGroup { group }
 
   /// The server's parts in the order a `ServiceGroup` starts them; it stops them in
   /// reverse, so this order is the stop order read backwards. `alongside` runs first and
   /// stops last (the executable's signals, which must be heard all through the drain).
+  ///
+  /// `observers` watch the game while it runs (the operations endpoint, the fleet link's
+  /// reports): they start after the hub and stop after the drain, before the hub, so what
+  /// they ask of the hub's loop is answered. `farewells` are told the server is gone
+  /// (the fleet link's `Shutdown`): they stop after the journal has closed.
   public func services(
-    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = []
+    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = [],
+    observers: [(name: String, service: any Service)] = [],
+    farewells: [(name: String, service: any Service)] = []
   ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     // Every part stops in its turn whatever another one did: one that fails lets the
     // others stop in order.
@@ -356,14 +336,13 @@ public final class GameServer: Sendable {
     }
     var parts = alongside
     // Told last: Agones may end the process once it hears Shutdown.
-    if let agones { parts.append(part(AgonesFarewell(link: agones), "Agones farewell")) }
+    parts += farewells.map { part($0.service, $0.name) }
     // Closed once the hub has made everything durable.
     if let journal { parts.append(part(JournalService(journal: journal), "journal")) }
     parts.append(
       part(HubDriver(hub: hub, connections: connections, group: group, requests: requests), "hub"))
     // What watches the game asks the hub's loop: it stops before the hub, after the drain.
-    if let operations { parts.append(part(operations, "operations endpoint")) }
-    if let agones { parts.append(part(agones, "Agones link")) }
+    parts += observers.map { part($0.service, $0.name) }
     // Ships what the drain's matches finish; what it has not shipped stays in the
     // journal's outbox for the next start.
     if let shipper { parts.append(part(shipper, "history shipper")) }
@@ -378,13 +357,25 @@ public final class GameServer: Sendable {
     return parts
   }
 
-  /// One `ServiceGroup` running ``services(alongside:)``, which takes no signals itself:
-  /// the embedding program asks the server to stop (``requestStop(drainingWithin:started:)``)
-  /// or shuts the group down.
+  /// One `ServiceGroup` running ``services(alongside:observers:farewells:)``, which takes
+  /// no signals itself: the embedding program asks the server to stop
+  /// (``requestStop(drainingWithin:started:)``) or shuts the group down.
   public func serviceGroup(
-    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = [], logger: Logger
+    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = [],
+    observers: [(name: String, service: any Service)] = [],
+    farewells: [(name: String, service: any Service)] = [], logger: Logger
   ) -> ServiceGroup {
-    ServiceGroup(configuration: .init(services: services(alongside: alongside), logger: logger))
+    ServiceGroup(
+      configuration: .init(
+        services: services(alongside: alongside, observers: observers, farewells: farewells),
+        logger: logger))
+  }
+
+  /// Stops a server whose group never ran (what was bound after it failed): runs its
+  /// group with a stop already asked for, so its parts stop in their order.
+  package func discard(logger: Logger) async {
+    requestStop(drainingWithin: .zero)
+    try? await serviceGroup(logger: logger).run()
   }
 
   /// Asks the server to stop: the first request drains it (stops accepting connections and

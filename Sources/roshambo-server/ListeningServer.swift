@@ -12,6 +12,8 @@ import UnixSignals
 /// through the drain.
 struct StopSignals: Service {
   let server: GameServer
+  /// One element when Agones sets the GameServer to `Shutdown`.
+  let fleetShutdown: AsyncStream<Void>
   /// How long a drain started by this signal may last.
   let drainLimit: @Sendable (UnixSignal) -> Duration
   /// Prints the "listening on" line and how players join.
@@ -20,7 +22,7 @@ struct StopSignals: Service {
   func run() async throws {
     let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
     announce()
-    let server = self.server
+    let (server, fleetShutdown) = (self.server, self.fleetShutdown)
     let drainLimit = self.drainLimit
     @Sendable func stop(_ signal: UnixSignal) {
       let limit = drainLimit(signal)
@@ -39,7 +41,7 @@ struct StopSignals: Service {
       await withDiscardingTaskGroup { group in
         // Agones setting the GameServer to Shutdown drains as SIGTERM does.
         group.addTask {
-          for await _ in server.shutdownRequests { stop(.sigterm) }
+          for await _ in fleetShutdown { stop(.sigterm) }
         }
         for await signal in signals { stop(signal) }
         group.cancelAll()

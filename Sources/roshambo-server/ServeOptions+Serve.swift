@@ -5,6 +5,7 @@ import NIOCore
 import RoshamboGame
 import RoshamboHistory
 import RoshamboJournal
+import RoshamboOperations
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
@@ -113,9 +114,9 @@ extension ServeOptions {
       }
     }
 
-    let server: GameServer
+    let monitored: MonitoredServer
     do {
-      server = try await GameServer.bind(
+      monitored = try await MonitoredServer.bind(
         configuration, logger: logger, storage: JournalStorage.shippingHistory)
     } catch let error as TLSError {
       complain(
@@ -134,6 +135,8 @@ extension ServeOptions {
       complain("cannot start: \(error)")
       throw ExitCode(ExitStatus.unavailable)
     }
+    let server = monitored.server
+    let operations = monitored.operations
     let host = self.host
     let ruleset = self.ruleset
     let bestOf = self.bestOf
@@ -147,7 +150,7 @@ extension ServeOptions {
     // process at once; the journal is safe against that.)
     let drainSeconds = self.drainSeconds
     let serving = StopSignals(
-      server: server,
+      server: server, fleetShutdown: monitored.shutdownRequests,
       drainLimit: { signal in
         .milliseconds(Int64((drainSeconds ?? (signal == .sigint ? 5 : 30)) * 1_000))
       }
@@ -160,7 +163,7 @@ extension ServeOptions {
       )
       print("identity code: \(server.code) (players compare it when they first connect)")
       print("certificate SHA-256 fingerprint: \(server.fingerprint)")
-      if let operations = server.operations, let address = metricsAddress {
+      if let operations, let address = metricsAddress {
         print(
           "operations on http://\(address.host.contains(":") ? "[\(address.host)]" : address.host):"
             + "\(operations.port) (/metrics, /livez, /readyz)")
@@ -197,7 +200,7 @@ extension ServeOptions {
     // does not do.
     var alongside = [ServiceGroupConfiguration.ServiceConfiguration(service: serving)]
     if ephemeral { alongside.append(.init(service: StandardInputClosed(server: server))) }
-    try await server.serviceGroup(alongside: alongside, logger: logger).run()
+    try await monitored.serviceGroup(alongside: alongside, logger: logger).run()
     print("roshambo-server stopped")
   }
 }

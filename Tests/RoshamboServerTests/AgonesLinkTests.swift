@@ -5,6 +5,7 @@ import RoshamboJournal
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboOperations
 @testable import RoshamboServer
 
 /// The server under Agones, against a stand-in SDK server (``AgonesSDKStandIn``) that

@@ -6,6 +6,7 @@ import RoshamboGame
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboOperations
 @testable import RoshamboServer
 
 /// The hub on an embedded loop with embedded channels: whether a connection can take more
@@ -96,8 +97,8 @@ struct SlowConsumerTests {
     let hub = GameHub(
       loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"),
       now: { clock.withLockedValue { $0 } })
-    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
-    hub.metrics = metrics
+    let metrics = PrometheusMetrics(version: "test", protocolVersion: 1, commit: "test")
+    hub.metrics = metrics.server
     let followers = try (1...10).map { try link($0) }
     for (index, follower) in followers.enumerated() {
       hub.receive(
@@ -142,8 +143,8 @@ struct SlowConsumerTests {
   func controlBacklog() throws {
     let hub = GameHub(
       loop: loop, lobby: LobbyState(), journal: nil, logger: Logger(label: "test"), now: { 0 })
-    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
-    hub.metrics = metrics
+    let metrics = PrometheusMetrics(version: "test", protocolVersion: 1, commit: "test")
+    hub.metrics = metrics.server
     let client = try link(1)
     (client.channel as! EmbeddedChannel).isWritable = false
     for id in 0..<5 { hub.receive(.choose(round: 1, weapon: .rock, id: id), from: client) }

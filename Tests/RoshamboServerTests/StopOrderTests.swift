@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import RoshamboHistory
 import RoshamboJournal
+import RoshamboOperations
 import ServiceLifecycle
 import Testing
 
@@ -36,7 +37,7 @@ struct StopOrderTests {
       parsing: "postgres://roshambo@127.0.0.1:1/roshambo")
     var logger = Logger(label: "test.stop-order")
     logger.logLevel = .critical
-    let server = try await GameServer.bind(
+    let server = try await MonitoredServer.bind(
       configuration, logger: logger, storage: JournalStorage.shippingHistory)
     let stopped = NIOLockedValueBox<[String]>([])
     let parts = server.services().map { part in
@@ -50,7 +51,7 @@ struct StopOrderTests {
     while !sdk.calls.contains(where: { $0.line == "POST /ready" }) {
       try await Task.sleep(for: .milliseconds(20))
     }
-    server.requestStop(drainingWithin: .seconds(60))
+    server.server.requestStop(drainingWithin: .seconds(60))
     try await running
     #expect(
       stopped.withLockedValue { $0 } == [

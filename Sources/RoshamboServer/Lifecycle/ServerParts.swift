@@ -4,8 +4,8 @@ import ServiceLifecycle
 
 // The server's own long-lived parts, each a `Service` that runs until the group's
 // graceful shutdown reaches it (or the task is cancelled) and then stops its part. Their
-// order is ``GameServer/services(alongside:)``'s: the group starts them in that order and
-// stops them in reverse.
+// order is `GameServer.services(alongside:observers:farewells:)`'s: the group starts them
+// in that order and stops them in reverse.
 
 /// Returns at the first request to stop (``StopRequests``), so that the group's graceful
 /// shutdown begins; placed last, it is the first part stopped.

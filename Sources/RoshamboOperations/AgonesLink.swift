@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboJSON
+import RoshamboServer
 import ServiceLifecycle
 
 /// The server as an Agones `GameServer`: it talks to the SDK server that runs beside it
