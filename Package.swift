@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "RoshamboTLS", targets: ["RoshamboTLS"]),
     .library(name: "RoshamboProtocol", targets: ["RoshamboProtocol"]),
     .library(name: "RoshamboServer", targets: ["RoshamboServer"]),
+    .library(name: "RoshamboOperations", targets: ["RoshamboOperations"]),
     .library(name: "RoshamboJournal", targets: ["RoshamboJournal"]),
     .library(name: "RoshamboHistory", targets: ["RoshamboHistory"]),
     .executable(name: "roshambo-server", targets: ["roshambo-server"]),
@@ -100,9 +101,10 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     // The authoritative server's core: connections, the hub, broadcast, timers, the LAN
-    // announcer, metrics and the fleet link. It links no database: what it keeps comes
-    // through a `ServerStorage` (the journal below), so `roshambo play --vs-bot` runs it
-    // in the player's program.
+    // announcer, its parts as services of one group, and what it counts (through
+    // swift-metrics' API alone). It links no database, no HTTP and no Prometheus: what it
+    // keeps comes through a `ServerStorage` (the journal below), so `roshambo play
+    // --vs-bot` runs it in the player's program.
     .target(
       name: "RoshamboServer",
       dependencies: [
@@ -113,7 +115,21 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+      ]),
+    // What a host watches and runs a server through: metrics in Prometheus' format, the
+    // operations endpoint (`/metrics`, `/livez`, `/readyz`), `status`'s reading of it,
+    // and the Agones link.
+    .target(
+      name: "RoshamboOperations",
+      dependencies: [
+        "RoshamboServer", "RoshamboProtocol", "RoshamboJSON",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ]),
@@ -141,13 +157,15 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
     // The exit statuses both executables use (sysexits(3)); only executables exit.
     .target(name: "Sysexits"),
     .executableTarget(
       name: "roshambo-server",
       dependencies: [
-        "RoshamboServer", "RoshamboJournal", "RoshamboHistory", "Sysexits", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboServer", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory", "Sysexits",
+        "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -158,7 +176,8 @@ let package = Package(
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [
-        "RoshamboServer", "RoshamboHub", "RoshamboJournal", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
+        "RoshamboServer", "RoshamboHub", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory",
+        "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
         "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -168,6 +187,7 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PropertyBased", package: "swift-property-based"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
     // The client: connection, replica store, bots, terminal screen.
     .target(
@@ -206,6 +226,7 @@ let package = Package(
         "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboJournal", "RoshamboGame",
         "RoshamboProtocol", "RoshamboTLS",
         "ReduxTesting", "GameFixtures", .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

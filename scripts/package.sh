@@ -53,6 +53,12 @@ if nm "$bin/roshambo" 2>/dev/null | grep -qE 'GRDB|PostgresNIO|CCryptoBoringSSL'
   echo "package: roshambo contains the journal, PostgreSQL or BoringSSL; only roshambo-server may" >&2
   exit 1
 fi
+# Nor the operations endpoint: the server's core counts through swift-metrics' API alone,
+# and Prometheus' backend is RoshamboOperations', which only roshambo-server links.
+if nm "$bin/roshambo" 2>/dev/null | grep -qE 'Prometheus|RoshamboOperations'; then
+  echo "package: roshambo contains Prometheus or the operations endpoint; only roshambo-server may" >&2
+  exit 1
+fi
 
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT

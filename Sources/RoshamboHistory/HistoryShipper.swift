@@ -4,6 +4,7 @@ import NIOCore
 import RoshamboGame
 import RoshamboJournal
 import RoshamboServer
+import ServiceLifecycle
 
 /// Ships finished matches from the journal's outbox (``JournalThread/unshipped(limit:)``) to
 /// the ``SharedHistory``, on a task of its own, never on the game's loop: the oldest
@@ -31,7 +32,6 @@ final class HistoryShipper: HistoryShipping {
   private let metrics: ServerMetrics?
   /// Why the history cannot be reached, while it cannot (one warning an outage).
   private let problem = NIOLockedValueBox<String?>(nil)
-  private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
   /// Outbox drops already said and counted.
   private let droppedSaid = NIOLockedValueBox(0)
   /// Told the fleet's leaderboard whenever it is read.
@@ -48,20 +48,11 @@ final class HistoryShipper: HistoryShipping {
     self.metrics = metrics
   }
 
-  /// Starts shipping (once).
-  package func start() {
-    task.withLockedValue { task in
-      guard task == nil else { return }
-      task = Task { await self.run() }
-    }
-  }
-
-  /// Stops shipping and closes the history's connections; what was not shipped stays in
-  /// the outbox for the next start.
-  package func stop() async {
-    let running = task.withLockedValue { $0 }
-    running?.cancel()
-    await running?.value
+  /// Ships until the group's graceful shutdown (or the task's cancellation), then closes
+  /// the history's connections; what was not shipped stays in the outbox for the next
+  /// start.
+  package func run() async throws {
+    await cancelWhenGracefulShutdown { await self.ship() }
     await history.close()
   }
 
@@ -138,7 +129,7 @@ final class HistoryShipper: HistoryShipping {
     }
   }
 
-  private func run() async {
+  private func ship() async {
     var migrated = false
     var serverID = ""
     var wait = Self.firstRetry

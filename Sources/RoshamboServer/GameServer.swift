@@ -9,11 +9,17 @@ import RoshamboProtocol
 import RoshamboTLS
 import ServiceLifecycle
 
-/// A running Roshambo server: TLS listener, connections, the hub and its journal.
+/// A Roshambo server, bound and ready to serve: its TLS listener, the hub, its journal
+/// and the parts around them, each a `Service` run in one `ServiceGroup`
+/// (``serviceGroup(alongside:logger:)``), which starts them in order and stops them in
+/// reverse.
 ///
-/// Invariant: `stop()` stops accepting, makes everything durable, and closes every
-/// connection with close_notify before it returns (once; later calls do nothing).
-public final class GameServer: Service, Sendable {
+/// Invariant: the order of ``services(alongside:observers:farewells:)`` is the only place the stop order is
+/// written: the announcer and the listener stop first, then the drain, then what watches
+/// the game (shipper, fleet link, operations endpoint), then the hub (everything made
+/// durable, every connection closed with close_notify), then the journal, and Agones is
+/// told last.
+public final class GameServer: Sendable {
   public let port: Int
   public let host: String
   /// The SHA-256 fingerprint of the certificate the server presents.
@@ -30,20 +36,16 @@ public final class GameServer: Service, Sendable {
   private let connections: Connections
   /// Announces the server on the local network, when the configuration asks for it.
   private let announcer: Announcer?
-  /// The operations endpoint, if the configuration asked for one.
-  public let operations: OperationsEndpoint?
-  /// What the server counts (always kept; exposed by ``operations``).
+  /// What the server counts (kept where the factory it was made with keeps it).
   public let metrics: ServerMetrics
   /// Ships finished matches to the shared history, when one is configured.
   let shipper: (any HistoryShipping)?
-  /// Tells Agones how the server is, when Agones runs it.
-  public let agones: AgonesLink?
+  /// The requests to stop, and the drain they start.
+  private let requests: StopRequests
   /// Whether the game's port still takes connections (not once a drain or stop began).
-  var isListening: Bool { listener.isActive }
+  package var isListening: Bool { listener.isActive }
   /// Whether the server announces itself on the local network (asked for, and possible).
   public var isAnnouncing: Bool { announcer != nil }
-  /// Whether `stop()` has been called (a second call returns at once).
-  private let stopped = NIOLockedValueBox(false)
 
   /// Live connections, so `stop()` can close each one properly, and the
   /// ``AdmissionGate`` that decides at accept whether each may start.
@@ -100,12 +102,10 @@ public final class GameServer: Service, Sendable {
     port: Int, host: String, fingerprint: String, code: String, warnings: [String],
     group: MultiThreadedEventLoopGroup, listener: any Channel, hub: HubHandle,
     journal: (any HubJournal)?, connections: Connections, announcer: Announcer?,
-    operations: OperationsEndpoint?, metrics: ServerMetrics, shipper: (any HistoryShipping)?,
-    agones: AgonesLink?
+    metrics: ServerMetrics, shipper: (any HistoryShipping)?, requests: StopRequests
   ) {
+    self.requests = requests
     self.shipper = shipper
-    self.agones = agones
-    self.operations = operations
     self.metrics = metrics
     self.journal = journal
     self.announcer = announcer
@@ -120,11 +120,13 @@ public final class GameServer: Service, Sendable {
     self.connections = connections
   }
 
-  /// Loads the TLS context and the journal, rebuilds the lobby, and starts listening.
-  /// A configuration with a data directory needs a `storage` to keep it in
+  /// Loads the TLS context and the journal, rebuilds the lobby, and binds the game's port
+  /// (and the operations endpoint's); nothing is served until ``serviceGroup(alongside:logger:)``
+  /// runs. It counts through `metrics` (by default, nowhere). A configuration with a data directory needs a `storage` to keep it in
   /// (`RoshamboJournal`'s `JournalStorage`); without one the server keeps nothing.
-  public static func start(
+  public static func bind(
     _ configuration: ServerConfiguration, logger: Logger, storage: (any ServerStorage)? = nil,
+    metrics: ServerMetrics = ServerMetrics(),
     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
   ) async throws -> GameServer {
     precondition(
@@ -138,9 +140,6 @@ public final class GameServer: Service, Sendable {
     let tls = try TLSContext(tlsConfiguration)
     let fingerprint = try Fingerprint.sha256(ofPEMFile: configuration.certificateChainFile)
     let tlsWarnings = tls.warnings
-    let metrics = ServerMetrics(
-      version: RoshamboVersion.number, protocolVersion: WireProtocol.version,
-      commit: configuration.sourceCommit)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
     let hubLoop = group.next()
     let hub: HubHandle
@@ -202,6 +201,8 @@ public final class GameServer: Service, Sendable {
       listener = try await ServerBootstrap(group: group)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .serverChannelOption(.backlog, value: 1024)
+        // Connections are taken once the group runs the listener (``GameListener``).
+        .serverChannelOption(.autoRead, value: false)
         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         // Past 64 KiB waiting to go out a connection is unwritable, and the hub keeps
         // only the newest state for it until it drains below 16 KiB.
@@ -262,60 +263,21 @@ public final class GameServer: Service, Sendable {
       announcer = started
       allWarnings += announceWarnings
     }
-    var operations: OperationsEndpoint?
-    if let address = configuration.operationsAddress {
-      let probes = OperationsEndpoint.Probes(
-        sample: { [journal] in
-          hub.submit { metrics.record($0.metricsSnapshot()) }.map {
-            metrics.connectionsOpen.set(connections.count)
-            metrics.journalBytes.set(journal?.bytesOnDisk ?? 0)
-            metrics.historyWaiting.set(journal?.historyWaiting ?? 0)
-          }
-        },
-        readiness: {
-          hub.submit { $0.unreadiness.map(OperationsEndpoint.Health.unready) ?? .ready }
-        })
-      do {
-        operations = try await OperationsEndpoint.start(
-          host: address.host, port: address.port, group: group, metrics: metrics, probes: probes,
-          requestTimeout: .milliseconds(configuration.limits.operationsRequestTimeoutMillis),
-          logger: logger)
-      } catch {
-        try? await listener.close()
-        try? await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
-        try? await group.shutdownGracefully()
-        try? await journal?.close()
-        throw error
-      }
-    }
-    var shipper: (any HistoryShipping)?
-    if let history {
-      let started = history(
-        HistoryContext(
-          logger: logger, metrics: metrics,
-          leaders: { board in hub.execute { $0.sharedLeadersRead(board) } }))
-      started.start()
-      shipper = started
-    }
-    var agones: AgonesLink?
-    if let sdkPort = configuration.agonesPort {
-      let link = AgonesLink(
-        port: sdkPort, version: RoshamboVersion.number, logger: logger,
-        probe: { await Self.liveReport(hub) })
-      link.start()
-      agones = link
-    }
+    let shipper = history?(
+      HistoryContext(
+        logger: logger, metrics: metrics,
+        leaders: { board in hub.execute { $0.sharedLeadersRead(board) } }))
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,
       group: group, listener: listener, hub: hub, journal: journal, connections: connections,
-      announcer: announcer, operations: operations, metrics: metrics, shipper: shipper,
-      agones: agones)
+      announcer: announcer, metrics: metrics, shipper: shipper,
+      requests: StopRequests(hub: hub, logger: logger))
   }
 
   /// What the game holds for Agones (``FleetListing/Report``), if the hub's loop answers
-  /// within ``AgonesLink/loopPatience``; nil when it does not (it is stuck).
-  static func liveReport(_ hub: HubHandle) async -> FleetListing.Report? {
+  /// within 1 s; nil when it does not (it is stuck).
+  package func liveReport() async -> FleetListing.Report? {
     await withCheckedContinuation { continuation in
       let answered = NIOLockedValueBox(false)
       let finish = { @Sendable (report: FleetListing.Report?) in
@@ -330,78 +292,107 @@ public final class GameServer: Service, Sendable {
     }
   }
 
-  /// One element when Agones sets this GameServer to `Shutdown`: drain and stop, as on
-  /// SIGTERM. Never an element when the server does not run under Agones.
-  public var shutdownRequests: AsyncStream<Void> {
-    agones?.shutdownRequests ?? AsyncStream { _ in }
-  }
-
-  /// Serves until a graceful shutdown (SIGTERM or SIGINT through a `ServiceGroup`) or
-  /// the task's cancellation, then stops (``stop()``).
-  public func run() async throws {
-    try? await gracefulShutdown()
-    try await stop()
-  }
-
-  /// Drains, then stops (``stop()``): stops accepting connections and announcing itself,
-  /// tells every connection it closes within `limit` (a `closing` notice), refuses what
-  /// would start a new match, and waits until no match is under way, `limit` passes, or
-  /// ``endDrainNow()`` is called. `started` is told how many matches were under way.
-  /// A match still unfinished is kept in the journal and resumes after a restart.
-  public func drainAndStop(
-    within limit: Duration, started: @Sendable (_ matchesUnderWay: Int) -> Void = { _ in }
-  ) async throws {
-    guard !stopped.withLockedValue({ $0 }) else { return }
-    await announcer?.stop()
-    try? await listener.close()
-    let millis =
-      limit.components.seconds * 1_000 + limit.components.attoseconds / 1_000_000_000_000_000
-    let (running, ended) = try await hub.submit { $0.beginDrain(withinMillis: millis) }.get()
-    started(running)
-    try? await ended.get()
-    try await stop()
-  }
-
-  /// Ends a drain under way now (the host insisted): what still runs resumes after a
-  /// restart.
-  public func endDrainNow() {
-    guard !stopped.withLockedValue({ $0 }) else { return }
-    hub.execute { $0.endDrainNow() }
-  }
-
-  /// Stops accepting, makes everything durable, closes every connection with
-  /// close_notify, and stops the event loops. Calling it again does nothing.
-  public func stop() async throws {
-    let first = stopped.withLockedValue { stopped in
-      defer { stopped = true }
-      return !stopped
+  /// Samples what the hub and the connections hold into ``metrics`` (on the hub's loop),
+  /// for a scrape; fails if the loop does not answer.
+  package func sampleMetrics() -> EventLoopFuture<Void> {
+    let (metrics, connections, journal) = (self.metrics, self.connections, self.journal)
+    return hub.submit { metrics.record($0.metricsSnapshot()) }.map {
+      metrics.connectionsOpen.set(connections.count)
+      metrics.journalBytes.set(journal?.bytesOnDisk ?? 0)
+      metrics.historyWaiting.set(journal?.historyWaiting ?? 0)
     }
-    guard first else { return }
-    // What it has not shipped stays in the journal's outbox for the next start.
-    await shipper?.stop()
-    // Agones' probe asks the game's loop: it must be done before the loop shuts down
-    // (Shutdown itself is said last, below).
-    await agones?.stopReporting()
-    await announcer?.stop()
-    await operations?.close()
-    try? await listener.close()
-    try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
-    for channel in connections.all {
-      try? await channel.close()
-      // Closed means its handlers have run too, so its last word to the hub is queued.
-      try? await channel.closeFuture.get()
+  }
+
+  /// Why the server does not take players now (nil: it does), asked of the hub's loop.
+  package func unreadiness() -> EventLoopFuture<String?> {
+    hub.submit { $0.unreadiness }
+  }
+
+  /// The event loops the server's connections run on (an operations endpoint may share
+  /// them: it stops before they do).
+  package var eventLoops: any EventLoopGroup { group }
+
+  /// The server's parts in the order a `ServiceGroup` starts them; it stops them in
+  /// reverse, so this order is the stop order read backwards. `alongside` runs first and
+  /// stops last (the executable's signals, which must be heard all through the drain).
+  ///
+  /// `observers` watch the game while it runs (the operations endpoint, the fleet link's
+  /// reports): they start after the hub and stop after the drain, before the hub, so what
+  /// they ask of the hub's loop is answered. `farewells` are told the server is gone
+  /// (the fleet link's `Shutdown`): they stop after the journal has closed.
+  public func services(
+    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = [],
+    observers: [(name: String, service: any Service)] = [],
+    farewells: [(name: String, service: any Service)] = []
+  ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    // Every part stops in its turn whatever another one did: one that fails lets the
+    // others stop in order.
+    func part(_ service: any Service, _ name: String)
+      -> ServiceGroupConfiguration.ServiceConfiguration
+    {
+      .init(
+        service: service, failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)
     }
-    // What the closes handed the hub (seats into their grace) is done and its timers
-    // cancelled, so nothing is scheduled on a loop after it has shut down.
-    try await hub.submit { $0.shutdown() }.flatMap { $0 }.get()
-    try await group.shutdownGracefully()
-    try await journal?.close()
-    // Last: Agones may end the process once it hears this.
-    await agones?.shutdown()
+    var parts = alongside
+    // Told last: Agones may end the process once it hears Shutdown.
+    parts += farewells.map { part($0.service, $0.name) }
+    // Closed once the hub has made everything durable.
+    if let journal { parts.append(part(JournalService(journal: journal), "journal")) }
+    parts.append(
+      part(HubService(hub: hub, connections: connections, group: group, requests: requests), "hub"))
+    // What watches the game asks the hub's loop: it stops before the hub, after the drain.
+    parts += observers.map { part($0.service, $0.name) }
+    // Ships what the drain's matches finish; what it has not shipped stays in the
+    // journal's outbox for the next start.
+    if let shipper { parts.append(part(shipper, "history shipper")) }
+    parts.append(part(Drain(hub: hub, requests: requests), "drain"))
+    parts.append(part(GameListener(channel: listener), "game listener"))
+    if let announcer { parts.append(part(announcer, "LAN announcer")) }
+    // First to stop: its return at the first request starts the group's shutdown.
+    parts.append(
+      .init(
+        service: StopTrigger(requests: requests),
+        successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "stop requests"))
+    return parts
+  }
+
+  /// One `ServiceGroup` running ``services(alongside:observers:farewells:)``, which takes
+  /// no signals itself: the embedding program asks the server to stop
+  /// (``requestStop(drainingWithin:started:)``) or shuts the group down.
+  public func serviceGroup(
+    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = [],
+    observers: [(name: String, service: any Service)] = [],
+    farewells: [(name: String, service: any Service)] = [], logger: Logger
+  ) -> ServiceGroup {
+    ServiceGroup(
+      configuration: .init(
+        services: services(alongside: alongside, observers: observers, farewells: farewells),
+        logger: logger))
+  }
+
+  /// Stops a server whose group never ran (what was bound after it failed): runs its
+  /// group with a stop already asked for, so its parts stop in their order.
+  package func discard(logger: Logger) async {
+    requestStop(drainingWithin: .zero)
+    try? await serviceGroup(logger: logger).run()
+  }
+
+  /// Asks the server to stop: the first request drains it (stops accepting connections and
+  /// announcing itself, tells every connection it closes within `limit` (a `closing`
+  /// notice), refuses what would start a new match, and waits until no match is under way
+  /// or `limit` passes), then stops it; any later request ends the drain now. `started` is
+  /// told how many matches were under way. A match still unfinished is kept in the
+  /// journal and resumes after a restart. Without a request, the group's graceful shutdown
+  /// stops the server without a drain.
+  public func requestStop(
+    drainingWithin limit: Duration,
+    started: @escaping @Sendable (_ matchesUnderWay: Int) -> Void = { _ in }
+  ) {
+    requests.request(within: limit, started: started)
   }
 
   /// Holds the game's loop for `duration` (a test's stuck loop).
-  func holdGameLoop(for duration: TimeAmount) {
+  package func holdGameLoop(for duration: TimeAmount) {
     hub.execute { _ in usleep(UInt32(duration.nanoseconds / 1_000)) }
   }
 

@@ -1,5 +1,6 @@
 import Logging
 import RoshamboGame
+import ServiceLifecycle
 
 /// What a server keeps across restarts, opened once when it starts and before its hub:
 /// the journal in the configuration's data directory and, beside it, the shipping of
@@ -47,10 +48,8 @@ package struct HistoryContext: Sendable {
   package var leaders: @Sendable ([LobbyView.Leader]) -> Void
 }
 
-/// Ships finished matches from the journal to a shared history while the server runs.
-package protocol HistoryShipping: Sendable {
-  /// Starts shipping (once).
-  func start()
-  /// Stops; what was not shipped stays in the journal for the next start.
-  func stop() async
-}
+/// Ships finished matches from the journal to a shared history while the server runs: a
+/// `Service` that ships until the group's shutdown reaches it (after the drain, before
+/// the hub and the journal stop); what was not shipped stays in the journal's outbox for
+/// the next start.
+package protocol HistoryShipping: Service {}

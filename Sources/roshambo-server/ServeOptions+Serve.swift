@@ -5,6 +5,7 @@ import NIOCore
 import RoshamboGame
 import RoshamboHistory
 import RoshamboJournal
+import RoshamboOperations
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
@@ -113,9 +114,9 @@ extension ServeOptions {
       }
     }
 
-    let server: GameServer
+    let monitored: MonitoredServer
     do {
-      server = try await GameServer.start(
+      monitored = try await MonitoredServer.bind(
         configuration, logger: logger, storage: JournalStorage.shippingHistory)
     } catch let error as TLSError {
       complain(
@@ -134,6 +135,8 @@ extension ServeOptions {
       complain("cannot start: \(error)")
       throw ExitCode(ExitStatus.unavailable)
     }
+    let server = monitored.server
+    let operations = monitored.operations
     let host = self.host
     let ruleset = self.ruleset
     let bestOf = self.bestOf
@@ -146,8 +149,8 @@ extension ServeOptions {
     // "listening on" line stops the server cleanly. (One during start-up ends the
     // process at once; the journal is safe against that.)
     let drainSeconds = self.drainSeconds
-    let serving = ListeningServer(
-      server: server, logger: logger,
+    let serving = StopSignals(
+      server: server, fleetShutdown: monitored.shutdownRequests,
       drainLimit: { signal in
         .milliseconds(Int64((drainSeconds ?? (signal == .sigint ? 5 : 30)) * 1_000))
       }
@@ -160,7 +163,7 @@ extension ServeOptions {
       )
       print("identity code: \(server.code) (players compare it when they first connect)")
       print("certificate SHA-256 fingerprint: \(server.fingerprint)")
-      if let operations = server.operations, let address = metricsAddress {
+      if let operations, let address = metricsAddress {
         print(
           "operations on http://\(address.host.contains(":") ? "[\(address.host)]" : address.host):"
             + "\(operations.port) (/metrics, /livez, /readyz)")
@@ -192,20 +195,12 @@ extension ServeOptions {
       }
       fflush(nil)
     }
-    // The server returns once it has stopped: the group then ends too.
-    var services = [
-      ServiceGroupConfiguration.ServiceConfiguration(
-        service: serving, successTerminationBehavior: .gracefullyShutdownGroup)
-    ]
-    if ephemeral {
-      services.append(
-        .init(service: StandardInputClosed(), successTerminationBehavior: .gracefullyShutdownGroup))
-    }
-    // The server watches SIGTERM and SIGINT itself (``ListeningServer``): a second signal
-    // must reach it while it drains, which the group's own signal handling does not do.
-    let group = ServiceGroup(
-      configuration: .init(services: services, logger: logger))
-    try await group.run()
+    // The signals are heard beside the server's parts, and stop after them: a second
+    // signal must reach the server while it drains, which the group's own signal handling
+    // does not do.
+    var alongside = [ServiceGroupConfiguration.ServiceConfiguration(service: serving)]
+    if ephemeral { alongside.append(.init(service: StandardInputClosed(server: server))) }
+    try await monitored.serviceGroup(alongside: alongside, logger: logger).run()
     print("roshambo-server stopped")
   }
 }

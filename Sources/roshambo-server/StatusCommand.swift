@@ -5,6 +5,7 @@ import NIOCore
 import RoshamboGame
 import RoshamboHistory
 import RoshamboJournal
+import RoshamboOperations
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS

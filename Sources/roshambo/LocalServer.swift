@@ -1,5 +1,6 @@
 import Logging
 import RoshamboServer
+import ServiceLifecycle
 
 /// The server `roshambo play --vs-bot` plays on: the server's core run inside this
 /// program, on 127.0.0.1 with a free port, no journal and no LAN announcement. The player
@@ -7,14 +8,19 @@ import RoshamboServer
 /// roshambo` on a fresh clone builds no server executable first.
 ///
 /// Invariant: once ``start(certificate:key:)`` returns, the server is listening on
-/// ``port``; ``stop()`` stops it (it keeps nothing, so at once).
+/// ``port`` and its service group runs; ``stop()`` shuts the group down (it keeps
+/// nothing, so at once) and returns once it has.
 final class LocalServer: Sendable {
   let port: Int
-  private let server: GameServer
+  private let group: ServiceGroup
+  /// The group's run, on a task of its own beside the game's screen.
+  private let running: Task<Void, Never>
 
-  private init(server: GameServer) {
-    self.server = server
+  private init(server: GameServer, logger: Logger) {
     port = server.port
+    let group = server.serviceGroup(logger: logger)
+    self.group = group
+    running = Task { try? await group.run() }
   }
 
   /// What went wrong starting the server, in the player's words.
@@ -33,7 +39,8 @@ final class LocalServer: Sendable {
     // and that comes back as the error thrown here.
     logger.logLevel = .critical
     do {
-      return LocalServer(server: try await GameServer.start(configuration, logger: logger))
+      return LocalServer(
+        server: try await GameServer.bind(configuration, logger: logger), logger: logger)
     } catch {
       throw Failure(description: "the local server did not start: \(error)")
     }
@@ -41,6 +48,7 @@ final class LocalServer: Sendable {
 
   /// Stops the server.
   func stop() async {
-    try? await server.stop()
+    await group.triggerGracefulShutdown()
+    await running.value
   }
 }

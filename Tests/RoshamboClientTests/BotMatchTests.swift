@@ -6,6 +6,7 @@ import RoshamboJournal
 import RoshamboLoad
 import RoshamboServer
 import RoshamboTLS
+import ServiceLifecycle
 import Testing
 
 enum ClientTestCertificates {
@@ -24,7 +25,7 @@ enum ClientTestCertificates {
 /// is part of some tests; a second stop does nothing).
 func withTestServer<T>(
   port: Int = 0, dataDirectory: String? = nil, isolation: isolated (any Actor)? = #isolation,
-  _ body: (GameServer) async throws -> T
+  _ body: (ServedServer) async throws -> T
 ) async throws -> T {
   let server = try await startTestServer(port: port, dataDirectory: dataDirectory)
   let result: T
@@ -40,7 +41,7 @@ func withTestServer<T>(
 
 /// An in-process server on 127.0.0.1 and a free port (or `port`), quiet in the logs.
 private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async throws
-  -> GameServer
+  -> ServedServer
 {
   var configuration = ServerConfiguration(
     certificateChainFile: ClientTestCertificates.files.serverCertificate,
@@ -49,7 +50,36 @@ private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async 
   configuration.port = port
   var logger = Logger(label: "test")
   logger.logLevel = .critical
-  return try await GameServer.start(configuration, logger: logger, storage: JournalStorage())
+  let server = try await GameServer.bind(configuration, logger: logger, storage: JournalStorage())
+  return ServedServer(server, logger: logger)
+}
+
+/// A server run in its service group on a task of the test's, stopped through the group.
+///
+/// Invariant: once ``stop()`` returns, the group has stopped every part (a second call
+/// returns at once).
+@dynamicMemberLookup
+final class ServedServer: Sendable {
+  private let server: GameServer
+  private let group: ServiceGroup
+  private let running: Task<Void, any Error>
+
+  init(_ server: GameServer, logger: Logger) {
+    self.server = server
+    let group = server.serviceGroup(logger: logger)
+    self.group = group
+    running = Task { try await group.run() }
+  }
+
+  subscript<T>(dynamicMember path: KeyPath<GameServer, T>) -> T { server[keyPath: path] }
+
+  func lobby() async throws -> LobbyState { try await server.lobby() }
+
+  /// Stops it through the group's graceful shutdown and waits until it has stopped.
+  func stop() async throws {
+    await group.triggerGracefulShutdown()
+    try await running.value
+  }
 }
 
 let repositoryRoot = URL(fileURLWithPath: #filePath)

@@ -5,6 +5,7 @@ import RoshamboJournal
 import RoshamboProtocol
 import Testing
 
+@testable import RoshamboOperations
 @testable import RoshamboServer
 
 /// The server under Agones, against a stand-in SDK server (``AgonesSDKStandIn``) that
@@ -30,7 +31,7 @@ struct AgonesLinkTests {
     let port = try PostgresProcess.freePort()
     var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
     configuration.agonesPort = port
-    let server = try await GameServer.start(
+    let server = try await ServedServer.start(
       configuration, logger: .init(label: "test"), storage: JournalStorage.shippingHistory)
     try await Task.sleep(for: .milliseconds(600))  // a try or two find nothing there
     let sdk = try AgonesSDKStandIn(port: port)
@@ -91,7 +92,7 @@ struct AgonesLinkTests {
     defer { sdk.close() }
     var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
     configuration.agonesPort = sdk.port
-    let server = try await GameServer.start(
+    let server = try await ServedServer.start(
       configuration, logger: .init(label: "test"), storage: JournalStorage.shippingHistory)
     try await eventually(sdk, "a Health call, left hanging") { $0.contains("POST /health") }
     let started = ContinuousClock.now

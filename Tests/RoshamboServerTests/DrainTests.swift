@@ -71,7 +71,7 @@ struct DrainTests {
     configuration.limits.maxConnectionsPerAddress = 100
     var logger = Logger(label: "test.drain")
     logger.logLevel = .warning
-    let server = try await GameServer.start(
+    let server = try await ServedServer.start(
       configuration, logger: logger, storage: JournalStorage.shippingHistory)
     defer { Task { try? await server.stop() } }
     let operations = try #require(server.operations?.port)

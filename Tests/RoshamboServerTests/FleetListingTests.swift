@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RoshamboOperations
 @testable import RoshamboServer
 
 /// What the server tells Agones (``FleetListing``), alone: which calls follow from what

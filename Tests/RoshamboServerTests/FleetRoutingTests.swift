@@ -16,18 +16,18 @@ struct FleetRoutingTests {
   /// two players to the same one: the allocator otherwise takes them in turn).
   final class Fleet: Sendable {
     let sdks: [AgonesSDKStandIn]
-    let servers: [GameServer]
+    let servers: [ServedServer]
     let allocator: AgonesAllocatorStandIn
     let client: (certificate: String, key: String)
 
     init() async throws {
       sdks = try ["roshambo-a", "roshambo-b"].map { try AgonesSDKStandIn(name: $0) }
-      var servers: [GameServer] = []
+      var servers: [ServedServer] = []
       for sdk in sdks {
         var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
         configuration.agonesPort = sdk.port
         servers.append(
-          try await GameServer.start(
+          try await ServedServer.start(
             configuration, logger: .init(label: "test"), storage: JournalStorage.shippingHistory))
       }
       self.servers = servers

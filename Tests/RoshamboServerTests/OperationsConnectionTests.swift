@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
+@testable import RoshamboOperations
 @testable import RoshamboServer
 
 /// Stands at the bottom of a connection's pipeline for a socket whose peer does not read:
@@ -45,7 +46,7 @@ final class UnreadSocket: ChannelOutboundHandler {
 /// holds and closes, with no socket and no clock but the channel's.
 @Suite("The operations endpoint: one connection")
 struct OperationsConnectionTests {
-  let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
+  let metrics = PrometheusMetrics(version: "test", protocolVersion: 1, commit: "test")
   let lines = LogLines()
 
   /// A connected channel with the endpoint's pipeline over `socket`; its probes answer at

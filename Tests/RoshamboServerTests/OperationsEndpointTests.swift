@@ -4,6 +4,7 @@ import RoshamboProtocol
 import Testing
 
 @testable import RoshamboJournal
+@testable import RoshamboOperations
 @testable import RoshamboServer
 
 /// A TCP socket connected to 127.0.0.1:`port` (blocking), or nil.

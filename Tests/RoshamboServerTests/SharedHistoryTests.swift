@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RoshamboGame
+import RoshamboOperations
 import RoshamboProtocol
 import Testing
 
@@ -375,26 +376,28 @@ struct HistoryOutboxTests {
     for at in 1...12 { _ = try await journal.commit([], matches: [match(at: Int64(at))]).get() }
     let lines = LogLines()
     let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
-    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
+    let prometheus = PrometheusMetrics(version: "test", protocolVersion: 1, commit: "test")
     // Nothing listens on port 1: every attempt fails at once.
     let shipper = HistoryShipper(
       history: SharedHistory(
         address: try HistoryAddress(parsing: "postgres://roshambo@127.0.0.1:1/roshambo"),
         logger: logger),
-      journal: journal, logger: logger, metrics: metrics)
-    shipper.start()
+      journal: journal, logger: logger, metrics: prometheus.server)
+    // Outside a group: the task's cancellation stops it.
+    let shipping = Task { try await shipper.run() }
     let deadline = ContinuousClock.now + .seconds(10)
     while !lines.text.contains("dropped"), ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(20))
     }
-    await shipper.stop()
+    shipping.cancel()
+    try await shipping.value
     let said = lines.text
     #expect(
       said.contains(
         "2 of the oldest finished matches waiting for the shared history were dropped from "
           + "the journal's outbox"), "\(said)")
     #expect(said.components(separatedBy: "were dropped").count == 2, "said once")
-    let scraped = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+    let scraped = samples(String(decoding: prometheus.exposition(), as: UTF8.self))
     #expect(scraped["roshambo_history_matches_waiting"] == 10)
     #expect(scraped["roshambo_history_matches_dropped_total"] == 2)
     try await journal.close()

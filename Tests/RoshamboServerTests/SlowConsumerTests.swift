@@ -7,6 +7,7 @@ import RoshamboProtocol
 import Testing
 
 @testable import RoshamboHub
+@testable import RoshamboOperations
 @testable import RoshamboServer
 
 /// The hub on an embedded loop with embedded channels: whether a connection can take more
@@ -101,8 +102,8 @@ struct SlowConsumerTests {
   func followersConflated() throws {
     let clock = NIOLockedValueBox<Int64>(0)
     let hub = makeHub(now: { clock.withLockedValue { $0 } })
-    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
-    hub.metrics = metrics
+    let metrics = PrometheusMetrics(version: "test", protocolVersion: 1, commit: "test")
+    hub.metrics = metrics.server
     let followers = try (1...10).map { try link($0) }
     for (index, follower) in followers.enumerated() {
       hub.receive(
@@ -146,8 +147,8 @@ struct SlowConsumerTests {
   @Test("messages that are not states are never dropped, but are bounded")
   func controlBacklog() throws {
     let hub = makeHub(now: { 0 })
-    let metrics = ServerMetrics(version: "test", protocolVersion: 1, commit: "test")
-    hub.metrics = metrics
+    let metrics = PrometheusMetrics(version: "test", protocolVersion: 1, commit: "test")
+    hub.metrics = metrics.server
     let client = try link(1)
     (client.channel as! EmbeddedChannel).isWritable = false
     for id in 0..<5 { hub.receive(.choose(round: 1, weapon: .rock, id: id), from: client) }

@@ -74,7 +74,7 @@ func withServer<T>(
   settings: RoomState.Settings = .init(), dataDirectory: String? = temporaryDataDirectory(),
   compactionInterval: Int = 10_000,
   limits: (inout ServerConfiguration.Limits) -> Void = { _ in },
-  _ body: (GameServer) async throws -> T
+  _ body: (ServedServer) async throws -> T
 ) async throws -> T {
   let server = try await startServer(
     settings: settings, dataDirectory: dataDirectory, compactionInterval: compactionInterval,
@@ -86,15 +86,15 @@ func withServer<T>(
 /// when `body` throws.
 func withServer<T>(
   _ configuration: ServerConfiguration, logger: Logger = Logger(label: "test"),
-  _ body: (GameServer) async throws -> T
+  _ body: (ServedServer) async throws -> T
 ) async throws -> T {
   try await stopping(
-    try await GameServer.start(
+    try await ServedServer.start(
       configuration, logger: logger, storage: JournalStorage.shippingHistory), body)
 }
 
 /// `body`'s result, with `server` stopped after it whatever happened.
-private func stopping<T>(_ server: GameServer, _ body: (GameServer) async throws -> T)
+private func stopping<T>(_ server: ServedServer, _ body: (ServedServer) async throws -> T)
   async throws -> T
 {
   let result: T
@@ -113,7 +113,7 @@ func startServer(
   settings: RoomState.Settings = .init(), dataDirectory: String? = temporaryDataDirectory(),
   compactionInterval: Int = 10_000,
   limits: (inout ServerConfiguration.Limits) -> Void = { _ in }
-) async throws -> GameServer {
+) async throws -> ServedServer {
   var configuration = ServerConfiguration(
     certificateChainFile: TestCertificates.files.serverCertificate,
     privateKeyFile: TestCertificates.files.serverKey, dataDirectory: dataDirectory)
@@ -128,7 +128,7 @@ func startServer(
   limits(&configuration.limits)
   var logger = Logger(label: "test.server")
   logger.logLevel = .warning
-  return try await GameServer.start(
+  return try await ServedServer.start(
     configuration, logger: logger, storage: JournalStorage.shippingHistory)
 }
 

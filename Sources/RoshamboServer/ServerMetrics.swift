@@ -1,21 +1,17 @@
 import CoreMetrics
 import NIOCore
-import Prometheus
 import RoshamboProtocol
 
-/// The server's metrics, in swift-metrics' types, made by a Prometheus factory over a
-/// registry of this server's own (so servers in one process, as in tests, never share a
-/// count), and exposed in Prometheus' text format on the operations port
-/// (``OperationsEndpoint``). Names and units follow Prometheus' conventions; each is
-/// listed in `docs/OPERATIONS.md`.
+/// What the server counts, in swift-metrics' types (`CoreMetrics`), made by the factory
+/// it is given: `RoshamboOperations`' Prometheus factory over a registry of this server's
+/// own (so servers in one process, as in tests, never share a count), or none (the
+/// default, for a server nobody scrapes). Names and units follow Prometheus' conventions;
+/// each is listed in `docs/OPERATIONS.md`.
 ///
 /// Invariant: every metric exists from the start (counters at 0), so a scrape always
 /// lists all of them; labels come from fixed sets (error codes, refusal reasons), never
 /// from what a client sent.
 public final class ServerMetrics: Sendable {
-  /// Where the values are kept and emitted from.
-  public let registry: PrometheusCollectorRegistry
-
   let connectionsAccepted: CoreMetrics.Counter
   let connectionsRefused: [String: CoreMetrics.Counter]
   let handshakeFailures: CoreMetrics.Counter
@@ -52,41 +48,17 @@ public final class ServerMetrics: Sendable {
   let lobbyFollowers: CoreMetrics.Meter
   let rooms: [String: CoreMetrics.Meter]
   let journalBytes: CoreMetrics.Meter
-  let ready: CoreMetrics.Meter
+  package let ready: CoreMetrics.Meter
 
   /// Why a connection is refused before it is served: the labels of
   /// `roshambo_connections_refused_total`.
   public static let refusalReasons = ["server_full", "address_full", "dropped"]
 
-  public init(version: String, protocolVersion: Int, commit: String) {
-    let registry = PrometheusCollectorRegistry()
-    self.registry = registry
-    var factory = PrometheusMetricsFactory(registry: registry)
-    factory.durationHistogramBuckets["roshambo_journal_commit_seconds"] = [
-      .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
-      .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
-      .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
-    ]
-    // The stall profile's own bounds (0.1 ms to 100 ms), and a second past them.
-    factory.durationHistogramBuckets["roshambo_loop_lag_seconds"] = [
-      .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(2),
-      .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50),
-      .milliseconds(100), .seconds(1),
-    ]
-    for name in [
-      "roshambo_hub_step_seconds", "roshambo_journal_wait_seconds",
-      "roshambo_commit_to_send_seconds",
-    ] {
-      factory.durationHistogramBuckets[name] = [
-        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
-        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
-        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
-        .seconds(1),
-      ]
-    }
-    factory.valueHistogramBuckets["roshambo_journal_actions_per_commit"] = [
-      1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
-    ]
+  /// Metrics made by `factory` (none kept by default).
+  public init(
+    factory: any MetricsFactory = NOOPMetricsHandler.instance, version: String = "",
+    protocolVersion: Int = 0, commit: String = ""
+  ) {
     func counter(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Counter {
       CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
     }
@@ -149,7 +121,7 @@ public final class ServerMetrics: Sendable {
   }
 
   /// What the hub counts when asked, at each scrape.
-  struct Snapshot: Sendable, Equatable {
+  package struct Snapshot: Sendable, Equatable {
     var playersSeated = 0
     var spectators = 0
     var lobbyFollowers = 0
@@ -170,7 +142,4 @@ public final class ServerMetrics: Sendable {
   func refused(_ code: ErrorCode) {
     actionsRefused[code]?.increment()
   }
-
-  /// The text of a scrape.
-  public func exposition() -> [UInt8] { registry.emitToBuffer() }
 }

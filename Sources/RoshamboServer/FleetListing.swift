@@ -20,31 +20,31 @@
 /// Invariant: the List never holds more than ``listCapacity`` names by this server's
 /// doing; a round makes at most ``maxListCallsPerRound`` List calls; a name is removed
 /// only after it has not been a room here for ``arrivalGrace``.
-struct FleetListing: Equatable, Sendable {
+package struct FleetListing: Equatable, Sendable {
   /// The List's key and the Counters' keys, as the Fleet declares them.
-  static let roomsList = "rooms"
-  static let counters = ["players", "rooms", "waiting"]
+  package static let roomsList = "rooms"
+  package static let counters = ["players", "rooms", "waiting"]
   /// Agones caps a List at 1,000 values.
-  static let listCapacity = 1_000
+  package static let listCapacity = 1_000
   /// The List calls one round makes at most (the Counters' three are not counted).
-  static let maxListCallsPerRound = 32
+  package static let maxListCallsPerRound = 32
   /// How long a name the allocator added may wait for its room (ms).
-  static let arrivalGrace: Int64 = 60_000
+  package static let arrivalGrace: Int64 = 60_000
   /// How long the GameServer's count may differ from the game's before it is set (ms).
-  static let countGrace: Int64 = 10_000
+  package static let countGrace: Int64 = 10_000
 
   /// What the game holds now.
-  struct Report: Equatable, Sendable {
-    var players: Int
-    var rooms: Int
+  package struct Report: Equatable, Sendable {
+    package var players: Int
+    package var rooms: Int
     /// Players waiting alone for a quick-match opponent.
-    var waiting: Int
+    package var waiting: Int
     /// Rooms named by players (not `quick-N`, `duel-N` or a tournament's): all of them,
     /// so that which are listed is this listing's choice (the newest), not the order of
     /// a dictionary.
-    var namedRooms: Set<String>
+    package var namedRooms: Set<String>
 
-    func count(_ key: String) -> Int {
+    package func count(_ key: String) -> Int {
       switch key {
       case "players": players
       case "rooms": rooms
@@ -54,17 +54,19 @@ struct FleetListing: Equatable, Sendable {
   }
 
   /// One call to the SDK server.
-  enum Call: Hashable, Sendable {
+  package enum Call: Hashable, Sendable {
     case setCounter(String, Int)
     case addToList(String)
     case removeFromList(String)
   }
 
+  package init() {}
+
   /// Counts last set successfully.
-  private(set) var sent: [String: Int] = [:]
+  package private(set) var sent: [String: Int] = [:]
   /// The names believed to be in the List: the watch's last view, and what was added
   /// or removed since.
-  private(set) var listed: Set<String> = []
+  package private(set) var listed: Set<String> = []
   /// Since when each listed name has not been a room here (ms).
   private var notRoomSince: [String: Int64] = [:]
   /// The counts the GameServer showed last, and since when each differed from the game's.
@@ -76,13 +78,13 @@ struct FleetListing: Equatable, Sendable {
 
   /// The GameServer as the watch shows it now; `names` nil when it shows no `rooms` List
   /// (what was added stays believed).
-  mutating func observe(counts: [String: Int], listed names: [String]?) {
+  package mutating func observe(counts: [String: Int], listed names: [String]?) {
     watchedCounts = counts
     if let names { listed = Set(names) }
   }
 
   /// The calls that bring the GameServer in line with `report`, at `now` (ms).
-  mutating func calls(for report: Report, now: Int64) -> [Call] {
+  package mutating func calls(for report: Report, now: Int64) -> [Call] {
     var calls: [Call] = []
     for key in Self.counters {
       let count = report.count(key)
@@ -125,7 +127,7 @@ struct FleetListing: Equatable, Sendable {
   }
 
   /// `call` was made and the SDK server answered 2xx.
-  mutating func succeeded(_ call: Call) {
+  package mutating func succeeded(_ call: Call) {
     switch call {
     case .setCounter(let key, let count):
       sent[key] = count

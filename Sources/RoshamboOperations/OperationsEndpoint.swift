@@ -3,10 +3,12 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RoshamboServer
+import ServiceLifecycle
 
 /// The operations port: plain HTTP/1.1 on an address of its own (never the game's TLS
 /// port), for a host's monitoring. `GET /metrics` is the Prometheus text of
-/// ``ServerMetrics``; `GET /livez` says whether the process and the hub's loop answer;
+/// ``PrometheusMetrics``; `GET /livez` says whether the process and the hub's loop answer;
 /// `GET /readyz` whether the server takes players now (listening, the journal writable,
 /// not stopping). Anything else is 404 (405 for another method).
 ///
@@ -46,7 +48,7 @@ public final class OperationsEndpoint: Sendable {
   }
 
   static func start(
-    host: String, port: Int, group: any EventLoopGroup, metrics: ServerMetrics,
+    host: String, port: Int, group: any EventLoopGroup, metrics: PrometheusMetrics,
     probes: Probes, requestTimeout: TimeAmount = .seconds(10), logger: Logger
   ) async throws -> OperationsEndpoint {
     let connections = OperationsConnections(capacity: maxConnections)
@@ -78,7 +80,7 @@ public final class OperationsEndpoint: Sendable {
 
   /// Sets up one connection's pipeline: HTTP/1.1, then ``OperationsHandler``.
   static func configure(
-    _ channel: any Channel, metrics: ServerMetrics, probes: Probes, requestTimeout: TimeAmount,
+    _ channel: any Channel, metrics: PrometheusMetrics, probes: Probes, requestTimeout: TimeAmount,
     slot: OperationsConnections.Slot? = nil, logger: Logger
   ) throws {
     // Requests are kept in order by the handler itself, one answered at a time.
@@ -95,6 +97,15 @@ public final class OperationsEndpoint: Sendable {
   }
 }
 
+extension OperationsEndpoint: Service {
+  /// Answers until the group's shutdown reaches it: after the drain (a drain's `/readyz`
+  /// says so), before the hub stops.
+  public func run() async throws {
+    try? await gracefulShutdown()
+    await close()
+  }
+}
+
 /// One connection of the operations port: one request answered at a time, in order.
 ///
 /// Invariant: at most one answer is being prepared or written at once, and while it is
@@ -108,7 +119,7 @@ final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
   typealias OutboundIn = HTTPServerResponsePart
   typealias OutboundOut = HTTPServerResponsePart
 
-  private let metrics: ServerMetrics
+  private let metrics: PrometheusMetrics
   private let probes: OperationsEndpoint.Probes
   private let requestTimeout: TimeAmount
   /// Where this connection reports whether it is being answered (nil: nowhere).
@@ -127,7 +138,7 @@ final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
   private var deadline: Scheduled<Void>?
 
   init(
-    metrics: ServerMetrics, probes: OperationsEndpoint.Probes, requestTimeout: TimeAmount,
+    metrics: PrometheusMetrics, probes: OperationsEndpoint.Probes, requestTimeout: TimeAmount,
     slot: OperationsConnections.Slot?, logger: Logger
   ) {
     self.metrics = metrics
@@ -254,13 +265,13 @@ final class OperationsHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let (handler, context) = bound.value
         switch result {
         case .success(.ready):
-          handler.metrics.ready.set(1)
+          handler.metrics.server.ready.set(1)
           handler.send(.ok, "ready\n", head, context)
         case .success(.unready(let why)):
-          handler.metrics.ready.set(0)
+          handler.metrics.server.ready.set(0)
           handler.send(.serviceUnavailable, "not ready: \(why)\n", head, context)
         case .failure:
-          handler.metrics.ready.set(0)
+          handler.metrics.server.ready.set(0)
           handler.send(
             .serviceUnavailable, "not ready: the game loop did not answer\n", head, context)
         }

@@ -3,6 +3,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RoshamboJSON
+import RoshamboServer
+import ServiceLifecycle
 
 /// The server as an Agones `GameServer`: it talks to the SDK server that runs beside it
 /// (the sidecar; REST on 127.0.0.1, `AGONES_SDK_HTTP_PORT`, 9358 by default). It labels
@@ -17,7 +19,7 @@ import RoshamboJSON
 ///
 /// Invariant: `Ready` comes before any `Health`, Counter or List call, and `Shutdown` is
 /// the last call made.
-public final class AgonesLink: Sendable {
+public final class AgonesLink: Service {
   static let healthEvery = Duration.seconds(2)
   static let loopPatience = Duration.seconds(1)
   static let longestRetry = Duration.seconds(4)
@@ -37,8 +39,6 @@ public final class AgonesLink: Sendable {
   /// one at a time, and a second thread so that `Shutdown` never waits behind a call
   /// given up on (``call(_:_:_:alsoDone:)``).
   private let calls = NIOThreadPool(numberOfThreads: 2)
-  private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
-  private let watching = NIOLockedValueBox<Task<Void, Never>?>(nil)
   private let listing = NIOLockedValueBox(FleetListing())
   /// What the watch saw last: whether the GameServer was allocated, and whether a drain
   /// was asked for (once).
@@ -58,43 +58,17 @@ public final class AgonesLink: Sendable {
     calls.start()
   }
 
-  func start() {
-    task.withLockedValue { task in
-      guard task == nil else { return }
-      task = Task { await self.run() }
-    }
-  }
-
   /// Milliseconds on a monotonic clock, for ``FleetListing``'s graces.
   private static func now() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
 
-  /// Stops the pings, the Counters and the watch, and waits for them: after it nothing
-  /// asks the game's loop anything, so the loop may shut down.
-  func stopReporting() async {
-    let running = task.withLockedValue { $0 }
-    running?.cancel()
-    await running?.value
-    if let watch = watching.withLockedValue({ $0 }) {
-      watch.cancel()
-      await watch.value
-    }
-  }
-
-  /// Stops reporting (``stopReporting()``) and says `Shutdown` (once), waiting for the
-  /// SDK server ``shutdownPatience`` in all: a sidecar that does not answer by then is
-  /// left behind, said in the log, and the stop goes on.
-  func shutdown() async {
-    let deadline = ContinuousClock.now + Self.shutdownPatience
-    await stopReporting()
-    let running = task.withLockedValue { task in
-      defer { task = nil }
-      return task
-    }
-    guard running != nil else { return }
+  /// Says `Shutdown` (once), waiting for the SDK server ``shutdownPatience`` at most: a
+  /// sidecar that does not answer by then is left behind, said in the log, and the stop
+  /// goes on. Called by ``AgonesFarewell`` once everything else has stopped.
+  func sayShutdown() async {
     shutdownAsked.finish()
     let saying = Task { try await self.call("POST", "/shutdown", "{}") }
     let timer = Task {
-      try await Task.sleep(until: deadline)
+      try await Task.sleep(for: Self.shutdownPatience)
       saying.cancel()
     }
     let said = await saying.result
@@ -111,7 +85,14 @@ public final class AgonesLink: Sendable {
     calls.shutdownGracefully { _ in }
   }
 
-  private func run() async {
+  /// Reports until the group's shutdown reaches it (after the drain, before the hub
+  /// stops): the calls still running are given up on at once, and nothing asks the game's
+  /// loop anything after it returns.
+  public func run() async throws {
+    await cancelWhenGracefulShutdown { await self.report() }
+  }
+
+  private func report() async {
     // Ready (and the label) first, however long the sidecar takes to come up.
     var wait = Duration.milliseconds(250)
     var said = false
@@ -134,8 +115,16 @@ public final class AgonesLink: Sendable {
       }
     }
     guard said else { return }
-    let watch = Task { await self.watch() }
-    watching.withLockedValue { $0 = watch }
+    await withDiscardingTaskGroup { group in
+      group.addTask { await self.watch() }
+      await self.ping()
+      group.cancelAll()
+    }
+  }
+
+  /// Health, the Counters and the List, every ``healthEvery``, while the game's loop
+  /// answers.
+  private func ping() async {
     while !Task.isCancelled {
       if let report = await probe() {
         _ = try? await call("POST", "/health", "{}")
@@ -266,5 +255,19 @@ public final class AgonesLink: Sendable {
         description: "the Agones SDK server answered \(method) \(path) with \(answer.status)")
     }
     return answer.body
+  }
+}
+
+/// Tells Agones the server is gone (`POST /shutdown`, ``AgonesLink/sayShutdown()``) when
+/// the group's shutdown reaches it: it runs first, so it is told last, after the journal
+/// has closed.
+///
+/// Invariant: `Shutdown` is the last call the link makes.
+struct AgonesFarewell: Service {
+  let link: AgonesLink
+
+  func run() async throws {
+    try? await gracefulShutdown()
+    await link.sayShutdown()
   }
 }
