@@ -128,6 +128,10 @@ public struct ServerConfiguration: Sendable {
   /// The port of the Agones SDK server beside this one (``AgonesLink``); nil: not run by
   /// Agones.
   public var agonesPort: Int?
+  /// How long the drain a SIGTERM (or Agones' `Shutdown`) asks for may last, and the one a
+  /// SIGINT asks for (the host at the terminal waits for it).
+  public var drainLimitOnTerminate = Duration.seconds(30)
+  public var drainLimitOnInterrupt = Duration.seconds(5)
   /// The git commit the binary was built from (for `roshambo_build_info`).
   public var sourceCommit = "unknown"
 

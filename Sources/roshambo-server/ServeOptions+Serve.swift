@@ -149,10 +149,15 @@ extension ServeOptions {
     // "listening on" line stops the server cleanly. (One during start-up ends the
     // process at once; the journal is safe against that.)
     let drainSeconds = self.drainSeconds
+    let drainLimits = (
+      terminate: configuration.drainLimitOnTerminate,
+      interrupt: configuration.drainLimitOnInterrupt
+    )
     let serving = StopSignals(
       server: server, fleetShutdown: monitored.shutdownRequests,
       drainLimit: { signal in
-        .milliseconds(Int64((drainSeconds ?? (signal == .sigint ? 5 : 30)) * 1_000))
+        drainSeconds.map { .milliseconds(Int64($0 * 1_000)) }
+          ?? (signal == .sigint ? drainLimits.interrupt : drainLimits.terminate)
       }
     ) {
       for warning in server.warnings { logger.warning("\(warning)") }

@@ -15,11 +15,14 @@ import UnixSignals
 /// What `roshambo-server` runs with: where to listen, its certificate, its data, how
 /// rooms play and its limits.
 struct ServeOptions: ParsableArguments {
+  /// Every default is the configuration's own: written once, in `ServerConfiguration`.
+  private static let defaults = ServerConfiguration(
+    certificateChainFile: "", privateKeyFile: "", dataDirectory: nil)
   @Option(help: "The address to listen on.")
-  var host = "0.0.0.0"
+  var host = Self.defaults.host
 
   @Option(help: "The TCP port; 0 picks a free one and prints it.")
-  var port = 7443
+  var port = Self.defaults.port
 
   @Option(help: ArgumentHelp("The certificate chain, PEM (leaf first).", valueName: "file"))
   var cert: String?
@@ -31,13 +34,13 @@ struct ServeOptions: ParsableArguments {
   var dataDir = "data"
 
   @Option(help: "Rounds in a match: an odd number from 1 to 99.")
-  var bestOf = 3
+  var bestOf = Self.defaults.roomSettings.bestOf
 
   @Option(help: "classic (rock, paper, scissors) or lizardSpock (adds lizard and Spock).")
-  var ruleset = Ruleset.ID.classic
+  var ruleset = Self.defaults.roomSettings.ruleset
 
   @Option(help: "Seconds a round may last before missing picks lose it; 0 for no limit.")
-  var roundSeconds: Double = 0
+  var roundSeconds = Self.seconds(Self.defaults.roomSettings.roundMillis)
 
   @Flag(
     help: ArgumentHelp(
@@ -52,7 +55,7 @@ struct ServeOptions: ParsableArguments {
   var fair = false
 
   @Option(help: "Seconds a dropped player's seat is held for them to come back.")
-  var graceSeconds: Double = 30
+  var graceSeconds = Self.seconds(Self.defaults.roomSettings.graceMillis)
 
   @Option(
     help: ArgumentHelp(
@@ -62,7 +65,7 @@ struct ServeOptions: ParsableArguments {
         as far as the system allows, and takes fewer connections (saying so) if this many \
         still do not fit.
         """))
-  var maxConnections = 10_000
+  var maxConnections = Self.defaults.limits.maxConnections
 
   @Option(
     help: ArgumentHelp(
@@ -74,13 +77,13 @@ struct ServeOptions: ParsableArguments {
         than 256. Players behind one NAT share an address: raise it for a LAN party \
         behind one router, or for load tests.
         """))
-  var maxConnectionsPerAddress = 64
+  var maxConnectionsPerAddress = Self.defaults.limits.maxConnectionsPerAddress
 
   @Option(help: "Seconds without a complete message before a connection is closed.")
-  var idleSeconds = 60
+  var idleSeconds = Int(Self.defaults.limits.idleTimeoutSeconds)
 
   @Option(help: "Finished matches kept for `history` (the leaderboard keeps every total).")
-  var keepMatches = 10_000
+  var keepMatches = Self.defaults.keepMatches
 
   @Option(
     help: ArgumentHelp(
@@ -156,13 +159,13 @@ struct ServeOptions: ParsableArguments {
   var tournament: Tournament.Kind?
 
   @Option(help: "Start the tournament as soon as this many have entered (0: by time only).")
-  var tournamentPlayers = 0
+  var tournamentPlayers = Self.defaults.tournamentPlayers
 
   @Option(help: "Seconds after the second entry that the tournament starts.")
-  var tournamentStart = 60.0
+  var tournamentStart = Self.seconds(Self.defaults.tournamentStartMillis)
 
   @Option(help: "Seconds between a tournament round's end and the next round.")
-  var tournamentPause = 3.0
+  var tournamentPause = Self.seconds(Self.defaults.tournamentPauseMillis)
 
   @Option(
     help: ArgumentHelp(
@@ -172,7 +175,10 @@ struct ServeOptions: ParsableArguments {
         rooms are numbered on (cup-2-…) and the leaderboard and history carry on. With \
         off, the server must be restarted for another.
         """, valueName: "seconds|off"))
-  var tournamentNext = "60"
+  var tournamentNext =
+    Self.defaults.tournamentNextMillis.map {
+      $0 % 1_000 == 0 ? String($0 / 1_000) : String(Self.seconds($0))
+    } ?? "off"
 
   @Option(
     help: ArgumentHelp(
@@ -183,7 +189,7 @@ struct ServeOptions: ParsableArguments {
         address share it: for a party behind one router, or several players on this \
         machine, raise it (or 0).
         """))
-  var tournamentEntriesPerAddress = ServerConfiguration.defaultTournamentEntriesPerAddress
+  var tournamentEntriesPerAddress = Self.defaults.tournamentEntriesPerAddress
 
   @Option(
     name: .customLong("release-name"),
@@ -218,7 +224,7 @@ struct ServeOptions: ParsableArguments {
         never waits for a hand-over between threads. More threads spread the TLS work \
         of many connections over more cores, at the cost of those hand-overs.
         """))
-  var threads = 1
+  var threads = Self.defaults.threads
 
   @Option(
     help: ArgumentHelp(
@@ -318,4 +324,7 @@ struct ServeOptions: ParsableArguments {
     let host = String(LocalNetwork.hostName().prefix(PlayerName.maxCharacters))
     return (try? PlayerName.normalize(host).get()) ?? "roshambo"
   }
+
+  /// Milliseconds as the seconds a flag takes.
+  private static func seconds(_ millis: Int64) -> Double { Double(millis) / 1_000 }
 }
