@@ -249,9 +249,9 @@ public final class ClientSession {
   }
 
   /// Takes over a connection that is already seated (an accepted challenge's `welcome`,
-  /// read by ``LobbyFollower``): the store learns the seat, and a dropped connection
+  /// read by ``LobbyClient``): the store learns the seat, and a dropped connection
   /// resumes it with its token like any player's.
-  public func adopt(_ seated: LobbyFollower.Seated, name: String) {
+  public func adopt(_ seated: LobbyClient.Seated, name: String) {
     hello = (name, seated.room, .player, true)
     alreadyWelcomed = true
     store.dispatch(.welcome(room: seated.room, seat: seated.seat, token: seated.token))

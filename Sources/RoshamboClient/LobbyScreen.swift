@@ -20,7 +20,7 @@ public final class LobbyScreen {
   public enum Outcome: Equatable, Sendable {
     case quit
     /// An accepted challenge seated this connection: play on it.
-    case seated(LobbyFollower.Seated)
+    case seated(LobbyClient.Seated)
     case quickMatch
     case watch(room: String)
     /// Replay the finished match of this number.
@@ -37,15 +37,12 @@ public final class LobbyScreen {
   }
 
   public let store: Store<LobbyScreenState, LobbyScreenAction>
-  private let connection: ServerConnection
+  private let lobby: LobbyClient
   private let terminal = Terminal()
   private var subscription: Subscription?
   private var signalRoute: ProcessSignals.Route?
   private var outcome: Outcome?
   private var keys = KeyDecoder()
-  private var lastID = 1
-  /// Whether this person pressed t to enter the tournament.
-  private var entered = false
   private let color: Bool
   private let keepalive: Duration
 
@@ -55,7 +52,7 @@ public final class LobbyScreen {
     connection: ServerConnection, name: String, keepalive: Duration = .seconds(15),
     notice: String? = nil
   ) {
-    self.connection = connection
+    self.lobby = LobbyClient(connection, name: name, takesChallenges: true)
     self.keepalive = keepalive
     self.store = Store(initialState: LobbyScreenState(me: name), reducer: LobbyScreenReducer())
     self.color = ProcessInfo.processInfo.environment["NO_COLOR"] == nil
@@ -74,12 +71,8 @@ public final class LobbyScreen {
         try? await Task.sleep(for: .seconds(1))
       }
     }
-    let name = store.state.me
     do {
-      let seated = try await LobbyFollower.follow(
-        connection, name: name, takesChallenges: true,
-        enteredTournament: { [weak self] in self?.entered ?? false }, keepalive: keepalive
-      ) { [weak self] event in
+      let seated = try await lobby.follow(keepalive: keepalive) { [weak self] event in
         guard let self else { return false }
         switch event {
         case .view(_, let view): self.store.dispatch(.viewed(view))
@@ -92,7 +85,7 @@ public final class LobbyScreen {
         return self.outcome == nil
       }
       if let seated, outcome == nil { outcome = .seated(seated) }
-    } catch let refused as LobbyFollower.Refused {
+    } catch let refused as LobbyClient.Refused {
       if outcome == nil { outcome = .failed(refused.description) }
     } catch let violation as ProtocolViolation {
       if outcome == nil { outcome = .serverMisbehaved(violation.description) }
@@ -130,13 +123,8 @@ public final class LobbyScreen {
   private func finish(_ chosen: Outcome) {
     guard outcome == nil else { return }
     outcome = chosen
-    let connection = self.connection
-    Task { await connection.close() }
-  }
-
-  private func nextID() -> Int {
-    lastID += 1
-    return lastID
+    let lobby = self.lobby
+    Task { await lobby.close() }
   }
 
   private func handle(_ raw: UInt8) {
@@ -172,23 +160,22 @@ public final class LobbyScreen {
           .notice("Select someone in the lobby (not playing or watching) to challenge."))
         return
       }
-      connection.send(
-        .challenge(name: person.name, bestOf: nil, ruleset: nil, fair: false, id: nextID()))
+      lobby.challenge(person.name, fair: false)
     case "a", "A":
       guard let challenge = state.incoming.first else {
         store.dispatch(.notice("Nobody has challenged you."))
         return
       }
-      connection.send(.accept(challenge: challenge.id, id: nextID()))
+      lobby.accept(challenge.id)
     case "d", "D":
       guard let challenge = state.incoming.first else { return }
-      connection.send(.decline(challenge: challenge.id, id: nextID()))
+      lobby.decline(challenge.id)
     case "b", "B":
       // Declines this challenge and every later one from the same person (their identity,
       // or their address without one) until the server restarts.
       guard let challenge = state.incoming.first else { return }
       store.dispatch(.declineForTheEvening(challenge.from))
-      connection.send(.decline(challenge: challenge.id, block: true, id: nextID()))
+      lobby.decline(challenge.id, forTheEvening: true)
     case "r", "R":
       guard let match = state.selectedMatch else {
         store.dispatch(.notice("No match has finished here yet."))
@@ -200,8 +187,7 @@ public final class LobbyScreen {
         store.dispatch(.notice("No tournament is taking entries now."))
         return
       }
-      entered = true
-      connection.send(.enter(id: nextID()))
+      lobby.enterTournament()
       store.dispatch(.notice("You entered the tournament: your matches start by themselves."))
     default:
       break

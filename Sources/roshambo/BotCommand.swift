@@ -93,67 +93,62 @@ struct BotCommand: AsyncParsableCommand {
       return
     }
     let fromLobby = lobby || challenge != nil
-    // In a room one session plays every match; from the lobby, one session each.
-    var tally = Bot.Tally()
-    for _ in 0..<(fromLobby ? matches : 1) {
-      let connection: ServerConnection
-      var seated: LobbyFollower.Seated?
-      if fromLobby {
-        // A lost lobby (the network, a drain, a restart) is followed again by itself.
-        (connection, seated) = try await seatFromLobbyComingBack(
-          resolved, options: server, name: name, accepting: lobby, challenging: challenge,
-          fair: fair, wait: .seconds(wait))
-      } else {
-        connection = try await connect(resolved, options: server)
-      }
-      // From the lobby, a match whose connection drops is taken back with its seat.
-      let reconnect = fromLobby ? reconnector(resolved) : nil
-      let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-        let session = ClientSession(
-          connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
-        session.recordDirectory = record.saveRecord
-        // From the lobby each session plays one more match, counted after the last.
-        let bot = Bot(
-          session: session, strategy: strategy, matches: fromLobby ? tally.matches + 1 : matches,
-          tally: tally
-        ) { line in
-          print(line)
-          fflush(nil)
-        }
-        bot.start()
-        if let seated {
-          session.adopt(seated, name: name)
-        } else {
-          session.join(name: name, room: room, fair: fair)
-        }
-        return (session, bot)
-      }
-      let playing = BotPlaying(session: session, bot: bot)
-      try await playing.runUntilSignalled()
-      guard let outcome = playing.outcome.withLockedValue({ $0 }) else { return }
-      let before = tally
-      tally = outcome.tally
-      if outcome.violated {
-        // Even after the last match: a lie in its deciding round makes its result worthless.
-        print(tally.summary)
-        complain(outcome.closing ?? "the server broke the protocol")
-        throw ExitCode(ExitStatus.protocolViolation)
-      }
-      let wanted = fromLobby ? before.matches + 1 : matches
-      guard tally.matches >= wanted else {
-        print(tally.summary)
-        if outcome.stopped {
-          complain(
-            "stopped by a signal after \(tally.matches) of \(matches) matches; left the room.")
-        } else {
-          complain(
-            "played \(tally.matches) of \(matches) matches before the connection ended"
-              + (outcome.closing.map { ": \($0)" } ?? "."))
-        }
-        throw ExitCode(ExitStatus.failure)
+    var run = BotRun(matches: matches, fromLobby: fromLobby)
+    var step = run.start()
+    while true {
+      switch step {
+      case .finish(let summary):
+        print(summary)
+        return
+      case .fail(let summary, let complaint, let violated):
+        print(summary)
+        complain(complaint)
+        throw ExitCode(violated ? ExitStatus.protocolViolation : ExitStatus.failure)
+      case .play(let until, let tally):
+        guard let outcome = try await playSession(resolved, name: name, until: until, tally: tally)
+        else { return }
+        step = run.ended(outcome)
       }
     }
-    print(tally.summary)
+  }
+
+  /// One session: seated from the lobby (when playing from it) or joining a room, played
+  /// until its bot counts `until` matches; nil if it never ended by itself.
+  private func playSession(
+    _ resolved: ResolvedServer, name: String, until: Int, tally: Bot.Tally
+  ) async throws -> BotRun.Outcome? {
+    let fromLobby = lobby || challenge != nil
+    let connection: ServerConnection
+    var seated: LobbyClient.Seated?
+    if fromLobby {
+      // A lost lobby (the network, a drain, a restart) is followed again by itself.
+      (connection, seated) = try await seatFromLobbyComingBack(
+        resolved, options: server, name: name,
+        goal: challenge.map { .challenge($0, fair: fair) } ?? .accept, wait: .seconds(wait))
+    } else {
+      connection = try await connect(resolved, options: server)
+    }
+    // From the lobby, a match whose connection drops is taken back with its seat.
+    let reconnect = fromLobby ? reconnector(resolved) : nil
+    let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
+      let session = ClientSession(
+        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
+      session.recordDirectory = record.saveRecord
+      let bot = Bot(session: session, strategy: strategy, matches: until, tally: tally) { line in
+        print(line)
+        fflush(nil)
+      }
+      bot.start()
+      if let seated {
+        session.adopt(seated, name: name)
+      } else {
+        session.join(name: name, room: room, fair: fair)
+      }
+      return (session, bot)
+    }
+    let playing = BotPlaying(session: session, bot: bot)
+    try await playing.runUntilSignalled()
+    return playing.outcome.withLockedValue { $0 }
   }
 }
 
@@ -163,8 +158,7 @@ extension BotCommand {
   /// the lobby sees the tournament finished; then says who won.
   func playTournament(_ resolved: ResolvedServer, name: String) async throws {
     let (connection, seated) = try await seatFromLobbyComingBack(
-      resolved, options: server, name: name, accepting: false, challenging: nil, fair: false,
-      entering: true)
+      resolved, options: server, name: name, goal: .enterTournament)
     let reconnect = reconnector(resolved)
     let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
       // A server that restarts mid-tournament is reconnected to, the seat resumed.
@@ -183,39 +177,36 @@ extension BotCommand {
     }
     // Follows the lobby (again after a restart) until the tournament is over.
     let looking = NIOLockedValueBox<ServerConnection?>(nil)
+    let keepalive = server.keepaliveInterval
     let over = Task { () -> String? in
-      var champion: String?
       // A server away (restarting) is waited for as the lobby waits: 2 minutes.
-      var awaySince: ContinuousClock.Instant?
-      while champion == nil, !Task.isCancelled {
+      var watch = TournamentWatch(patience: Self.patience)
+      var step = TournamentWatch.Step.follow(after: .zero)
+      while case .follow(let pause) = step, !Task.isCancelled {
+        if pause > .zero { try? await Task.sleep(for: pause) }
         guard let connection = try? await reconnect() else {
-          let since = awaySince ?? .now
-          awaySince = since
-          if ContinuousClock.now - since > Self.patience { break }
-          try? await Task.sleep(for: .milliseconds(500))
+          step = watch.couldNotConnect(at: .now)
           continue
         }
-        awaySince = nil
+        watch.connected()
         looking.withLockedValue { $0 = connection }
         do {
-          _ = try await LobbyFollower.follow(
-            connection, name: name, keepalive: server.keepaliveInterval
-          ) { event in
-            guard case .view(_, let view) = event, let tournament = view.tournament,
-              tournament.phase == .finished
-            else { return true }
-            champion = tournament.champion
-            return false
+          _ = try await LobbyClient.follow(connection, name: name, keepalive: keepalive) {
+            event in
+            guard case .view(_, let view) = event else { return true }
+            return watch.viewed(view)
           }
+          step = watch.followEnded(.closed)
         } catch is ProtocolViolation {
-          break
-        } catch let refused as LobbyFollower.Refused where refused.error.code != .closing {
-          break
-        } catch {}
-        if champion == nil { try? await Task.sleep(for: .milliseconds(250)) }
+          step = watch.followEnded(.protocolViolation)
+        } catch let refused as LobbyClient.Refused {
+          step = watch.followEnded(.refused(closing: refused.error.code == .closing))
+        } catch {
+          step = watch.followEnded(.closed)
+        }
       }
       await MainActor.run { session.store.dispatch(.quit) }
-      return champion
+      return watch.champion
     }
     let playing = BotPlaying(session: session, bot: bot)
     try await playing.runUntilSignalled()

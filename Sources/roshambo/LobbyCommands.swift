@@ -101,13 +101,13 @@ struct Lobby: AsyncParsableCommand {
 /// `roshambo play` does.
 func followLobby(
   server options: ServerOptions, name: String?, within limit: Duration? = nil,
-  _ each: @escaping (LobbyFollower.Event) async -> Bool
+  _ each: @escaping (LobbyClient.Event) async -> Bool
 ) async throws {
   let resolved = try await options.resolve()
   let connection = try await connect(resolved, options: options)
   let name = try playerName(name)
   let follow = {
-    try await LobbyFollower.follow(
+    try await LobbyClient.follow(
       connection, name: name, keepalive: options.keepaliveInterval, each: each)
   }
   do {
@@ -128,95 +128,91 @@ func party(server options: ServerOptions, name: String) async throws {
   let resolved = try await options.resolve()
   let reconnect = reconnector(resolved)
   let keepalive = options.keepaliveInterval
-  var comingBack: String?
   let seats = await seatMemory(resolved, name: name)
-  // A match left running (a closed terminal, a crash) is taken back before the lobby.
-  switch await takeBackSeat(
-    resolved, options: options, name: name, seats: seats, thenLobby: true)
-  {
-  case .signalled(let number)?: throw ExitCode(128 + number)
-  case .serverMisbehaved?: throw ExitCode(ExitStatus.protocolViolation)
-  default: break
-  }
+  let navigation = LobbyNavigation()
+  var step = navigation.start()
+  // The lobby's connection, kept from the lobby screen for the match it seated.
+  var lobbyConnection: ServerConnection?
   while true {
-    let connection: ServerConnection
-    if let why = comingBack {
-      connection = try await reconnectLobby(
-        resolved, options: options, after: why, reconnect: reconnect)
-      comingBack = nil
-    } else {
-      connection = try await connect(resolved, options: options)
-    }
-    // Said once, on the first lobby screen of the run that made the identity.
-    let notice = madeIdentity.withLockedValue { said in
-      defer { said = nil }
-      return said
-    }
-    let outcome = await MainActor.run {
-      LobbyScreen(connection: connection, name: name, keepalive: keepalive, notice: notice)
-    }.run()
-    let ending: Screen.Ending
-    switch outcome {
-    case .quit:
-      return
-    case .signalled(let number):
-      throw ExitCode(128 + number)
-    case .failed(let message):
-      complain(message)
-      throw ExitCode(ExitStatus.failure)
-    case .lost(let message):
-      comingBack = message
-      continue
-    case .serverMisbehaved(let message):
-      complain(message)
-      throw ExitCode(ExitStatus.protocolViolation)
-    case .seated(let seated):
-      ending = await playSeated(
-        connection, seated, name: name, reconnect: reconnect, keepalive: keepalive,
-        seats: seats)
-    case .replay(let id):
-      let fresh = try await connect(resolved, options: options)
-      var signalled: Int32?
-      do {
-        let match = try await RecordRequest.fetch(fresh, name: name, id: Int(id))
-        if let replay = MatchReplay(match) {
-          signalled = await MainActor.run {
-            ReplayScreen(replay, title: "match \(id)", speed: 1)
-          }.run()
+    switch step {
+    case .takeBackSeat:
+      // A match left running (a closed terminal, a crash) is taken back before the lobby.
+      step = navigation.tookBackSeat(
+        await takeBackSeat(resolved, options: options, name: name, seats: seats, thenLobby: true))
+    case .lobby(let why, let complaint):
+      if let complaint { complain(complaint) }
+      let connection =
+        if let why {
+          try await reconnectLobby(resolved, options: options, after: why, reconnect: reconnect)
+        } else {
+          try await connect(resolved, options: options)
         }
-      } catch let violation as ProtocolViolation {
-        complain(violation.description)
-        throw ExitCode(ExitStatus.protocolViolation)
-      } catch let refused as RecordRequest.Refused {
-        complain("could not replay match \(id): \(refused.description)")
-      } catch {
-        // The connection failed: back to the lobby, which says so if it persists.
-        complain("could not replay match \(id): \(ConnectionFailure.ended(error))")
+      // Said once, on the first lobby screen of the run that made the identity.
+      let notice = madeIdentity.withLockedValue { said in
+        defer { said = nil }
+        return said
       }
-      // Ctrl-C or a closed terminal during the replay ends the program, as anywhere.
-      if let signalled { throw ExitCode(128 + signalled) }
-      continue
+      lobbyConnection = connection
+      step = navigation.lobbyEnded(
+        await MainActor.run {
+          LobbyScreen(connection: connection, name: name, keepalive: keepalive, notice: notice)
+        }.run())
+    case .playSeated(let seated):
+      guard let connection = lobbyConnection else { return }
+      step = navigation.matchEnded(
+        await playSeated(
+          connection, seated, name: name, reconnect: reconnect, keepalive: keepalive,
+          seats: seats))
+    case .replay(let id):
+      step = navigation.replayEnded(
+        try await replay(match: id, from: resolved, options: options, name: name), match: id)
     case .quickMatch, .watch:
       let fresh = try await connect(resolved, options: options)
-      ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
-        let session = ClientSession(connection: fresh, reconnect: reconnect, keepalive: keepalive)
-        let screen = Screen(session: session)
-        screen.returnsToLobby = true
-        return Task { @MainActor in
-          if case .watch(let room) = outcome {
-            return await screen.play(name: name, room: room, role: .spectator)
+      let room: String? = if case .watch(let room) = step { room } else { nil }
+      step = navigation.matchEnded(
+        await MainActor.run { () -> Task<Screen.Ending, Never> in
+          let session = ClientSession(
+            connection: fresh, reconnect: reconnect, keepalive: keepalive)
+          let screen = Screen(session: session)
+          screen.returnsToLobby = true
+          return Task { @MainActor in
+            if let room { return await screen.play(name: name, room: room, role: .spectator) }
+            session.seatMemory = seats
+            return await screen.play(name: name, room: nil, role: .player)
           }
-          session.seatMemory = seats
-          return await screen.play(name: name, room: nil, role: .player)
-        }
-      }.value
+        }.value)
+    case .end(let exit, let complaint):
+      if let complaint { complain(complaint) }
+      switch exit {
+      case .quit: return
+      case .signalled(let number): throw ExitCode(128 + number)
+      case .refused: throw ExitCode(ExitStatus.failure)
+      case .protocolViolation: throw ExitCode(ExitStatus.protocolViolation)
+      }
     }
-    switch ending {
-    case .finished: continue
-    case .failed: comingBack = "the match's connection ended"
-    case .serverMisbehaved: throw ExitCode(ExitStatus.protocolViolation)
-    case .signalled(let number): throw ExitCode(128 + number)
-    }
+  }
+}
+
+/// Fetches match `id`'s record on a connection of its own and replays it on the screen (a
+/// connection that cannot be made throws, and ends the program).
+func replay(match id: Int64, from server: ResolvedServer, options: ServerOptions, name: String)
+  async throws -> LobbyNavigation.ReplayEnding
+{
+  let fresh = try await connect(server, options: options)
+  do {
+    let match = try await RecordRequest.fetch(fresh, name: name, id: Int(id))
+    guard let replay = MatchReplay(match) else { return .watched }
+    let signalled = await MainActor.run {
+      ReplayScreen(replay, title: "match \(id)", speed: 1)
+    }.run()
+    return signalled.map { .signalled($0) } ?? .watched
+  } catch let violation as ProtocolViolation {
+    return .protocolViolation(violation.description)
+  } catch let refused as RecordRequest.Refused {
+    return .unavailable(refused.description)
+  } catch {
+    // The connection failed: back to the lobby, which says so if it persists.
+    return .unavailable(ConnectionFailure.ended(error))
   }
 }
 
@@ -319,11 +315,11 @@ struct Challenge: AsyncParsableCommand {
     let name = try playerName(self.name)
     let resolved = try await server.resolve()
     let connection = try await connect(resolved, options: server)
-    let seated: LobbyFollower.Seated
+    let seated: LobbyClient.Seated
     do {
       seated = try await seatFromLobby(
-        connection, name: name, accepting: false, challenging: opponent, fair: fair,
-        wait: .seconds(wait), keepalive: server.keepaliveInterval)
+        connection, name: name, goal: .challenge(opponent, fair: fair), wait: .seconds(wait),
+        keepalive: server.keepaliveInterval)
     } catch let lost as LobbyLost {
       complain("lost the connection before the challenge was accepted: \(lost.description)")
       throw ExitCode(ExitStatus.failure)
@@ -338,7 +334,7 @@ struct Challenge: AsyncParsableCommand {
 
 /// Plays on the screen the match a challenge or the tournament seated `connection` in.
 func playSeated(
-  _ connection: ServerConnection, _ seated: LobbyFollower.Seated, name: String,
+  _ connection: ServerConnection, _ seated: LobbyClient.Seated, name: String,
   reconnect: @escaping @Sendable () async throws -> ServerConnection, keepalive: Duration,
   seats: SeatMemory?
 ) async -> Screen.Ending {
