@@ -128,22 +128,17 @@ public final class LobbyScreen {
   }
 
   private func handle(_ raw: UInt8) {
-    let byte: UInt8
-    switch keys.feed(raw) {
-    case nil, .right, .left, .home, .end: return
-    case .up: return store.dispatch(.move(-1))
-    case .down: return store.dispatch(.move(1))
-    case .byte(let pressed): byte = pressed
+    guard let key = keys.feed(raw), let command = KeyBindings.lobbyCommand(for: key) else {
+      return
     }
     let state = store.state
-    switch Character(UnicodeScalar(byte)) {
-    case "q", "Q": finish(.quit)
-    case "k": store.dispatch(.move(-1))
-    case "j": store.dispatch(.move(1))
-    case "\t": store.dispatch(.switchPane)
-    case "m", "M": finish(.quickMatch)
-    case "w", "W", "\r", "\n":
-      if state.pane == .recent, byte == 0x0D || byte == 0x0A {
+    switch command {
+    case .quit: finish(.quit)
+    case .move(let step): store.dispatch(.move(step))
+    case .switchPane: store.dispatch(.switchPane)
+    case .quickMatch: finish(.quickMatch)
+    case .watch, .open:
+      if state.pane == .recent, command == .open {
         if let match = state.selectedMatch { finish(.replay(match: match)) }
         return
       }
@@ -151,46 +146,44 @@ public final class LobbyScreen {
         store.dispatch(.notice("No room to watch yet."))
         return
       }
-      if state.pane == .rooms || byte == UInt8(ascii: "w") || byte == UInt8(ascii: "W") {
+      if state.pane == .rooms || command == .watch {
         finish(.watch(room: room))
       }
-    case "c", "C":
+    case .challenge:
       guard let person = state.challengeable else {
         store.dispatch(
           .notice("Select someone in the lobby (not playing or watching) to challenge."))
         return
       }
       lobby.challenge(person.name, fair: false)
-    case "a", "A":
+    case .accept:
       guard let challenge = state.incoming.first else {
         store.dispatch(.notice("Nobody has challenged you."))
         return
       }
       lobby.accept(challenge.id)
-    case "d", "D":
+    case .decline:
       guard let challenge = state.incoming.first else { return }
       lobby.decline(challenge.id)
-    case "b", "B":
+    case .declineForTheEvening:
       // Declines this challenge and every later one from the same person (their identity,
       // or their address without one) until the server restarts.
       guard let challenge = state.incoming.first else { return }
       store.dispatch(.declineForTheEvening(challenge.from))
       lobby.decline(challenge.id, forTheEvening: true)
-    case "r", "R":
+    case .replay:
       guard let match = state.selectedMatch else {
         store.dispatch(.notice("No match has finished here yet."))
         return
       }
       finish(.replay(match: match))
-    case "t", "T":
+    case .enterTournament:
       guard state.view?.tournament?.phase == .entry else {
         store.dispatch(.notice("No tournament is taking entries now."))
         return
       }
       lobby.enterTournament()
       store.dispatch(.notice("You entered the tournament: your matches start by themselves."))
-    default:
-      break
     }
   }
 

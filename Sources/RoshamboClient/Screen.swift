@@ -186,25 +186,20 @@ public final class Screen {
   private func handle(_ byte: UInt8) {
     let state = session.store.state
     let ruleset = state.view.map { Ruleset.named($0.ruleset) } ?? .classic
-    let key = Character(UnicodeScalar(byte))
-    if key != "q", key != "Q", armed != nil {
+    let command = KeyBindings.matchCommand(for: byte, ruleset: ruleset)
+    if command != .quit, armed != nil {
       armed = nil
       session.store.dispatch(.notice(nil))
     }
-    switch key {
-    case "q", "Q":
+    switch command {
+    case .quit?:
       if confirmed(.quitKey) { quit() }
-    case "n", "N":
+    case .rematch?:
       session.store.dispatch(.rematch)
-    case let digit where ("1"..."5").contains(digit):
-      let index = Int(String(digit))! - 1
-      if index < ruleset.weapons.count { pick(ruleset.weapons[index]) }
-    case let letter:
-      if let weapon = ruleset.weapons.first(where: {
-        $0.key == Character(letter.lowercased())
-      }) {
-        pick(weapon)
-      }
+    case .pick(let weapon)?:
+      pick(weapon)
+    case nil:
+      break
     }
   }
 
