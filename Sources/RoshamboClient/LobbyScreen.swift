@@ -38,9 +38,8 @@ public final class LobbyScreen {
 
   public let store: Store<LobbyScreenState, LobbyScreenAction>
   private let lobby: LobbyClient
-  private let terminal = Terminal()
+  private let terminal = TerminalSession()
   private var subscription: Subscription?
-  private var signalRoute: ProcessSignals.Route?
   private var outcome: Outcome?
   private var keys = KeyDecoder()
   private let color: Bool
@@ -60,10 +59,9 @@ public final class LobbyScreen {
   }
 
   public func run() async -> Outcome {
-    terminal.enterFullScreen()
-    Terminal.restoreOnCrash()
-    watchSignals()
-    KeyInput.take { [weak self] key in self?.handle(key) }
+    terminal.begin(
+      onKey: { [weak self] key in self?.handle(key) },
+      onSignal: { [weak self] number in self?.received(signal: number) })
     subscription = store.subscribe { [weak self] state in self?.draw(state) }
     let ticker = Task { @MainActor [weak self] in
       while !Task.isCancelled {
@@ -93,11 +91,8 @@ public final class LobbyScreen {
       if outcome == nil { outcome = .lost(ConnectionFailure.ended(error)) }
     }
     ticker.cancel()
-    KeyInput.release()
-    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
-    signalRoute = nil
     subscription = nil
-    terminal.restore()
+    terminal.end()
     return outcome ?? .lost("the server closed the connection")
   }
 
@@ -112,7 +107,7 @@ public final class LobbyScreen {
     // The bell, once for each challenge to this person.
     if state.bells > bellsRung {
       bellsRung = state.bells
-      terminal.write("\u{07}")
+      terminal.terminal.write("\u{07}")
     }
   }
 
@@ -189,14 +184,11 @@ public final class LobbyScreen {
 
   /// Ctrl-C quits the lobby (exit 130); SIGTERM and SIGHUP likewise with their numbers.
   /// A resize redraws.
-  private func watchSignals() {
-    signalRoute = ProcessSignals.shared.route { [weak self] number in
-      guard let self else { return }
-      if number == SIGWINCH {
-        self.draw(self.store.state)
-      } else {
-        self.finish(.signalled(number))
-      }
+  private func received(signal number: Int32) {
+    if number == SIGWINCH {
+      draw(store.state)
+    } else {
+      finish(.signalled(number))
     }
   }
 

@@ -42,12 +42,11 @@ public final class ReplayScreen {
   private var replay: MatchReplay
   private let speed: Double
   private let title: String
-  private let terminal = Terminal()
+  private let terminal = TerminalSession()
   private var keys = KeyDecoder()
   private var playing = true
   private var player: Task<Void, Never>?
   private var finished: CheckedContinuation<Void, Never>?
-  private var signalRoute: ProcessSignals.Route?
 
   /// `title` names the match ("match 42", or the file); `speed` multiplies the pace the
   /// rounds were played at; `paused`: wait for space (or a step) instead of playing.
@@ -96,21 +95,17 @@ public final class ReplayScreen {
       for line in Self.lines(for: replay) { print(line) }
       return nil
     }
-    terminal.enterFullScreen()
-    Terminal.restoreOnCrash()
-    watchSignals()
-    KeyInput.take { [weak self] byte in
-      guard let self, let key = self.keys.feed(byte), let command = Command(key) else { return }
-      self.perform(command)
-    }
+    terminal.begin(
+      onKey: { [weak self] byte in
+        guard let self, let key = self.keys.feed(byte), let command = Command(key) else { return }
+        self.perform(command)
+      },
+      onSignal: { [weak self] number in self?.received(signal: number) })
     show()
     schedule()
     await withCheckedContinuation { finished = $0 }
     player?.cancel()
-    KeyInput.release()
-    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
-    signalRoute = nil
-    terminal.restore()
+    terminal.end()
     return signalled
   }
 
@@ -181,15 +176,13 @@ public final class ReplayScreen {
       ScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: props))
   }
 
-  private func watchSignals() {
-    signalRoute = ProcessSignals.shared.route { [weak self] number in
-      guard let self else { return }
-      if number == SIGWINCH {
-        self.show()
-      } else {
-        self.signalled = number
-        self.perform(.quit)
-      }
+  /// A resize redraws; any other signal ends the replay, and is returned.
+  private func received(signal number: Int32) {
+    if number == SIGWINCH {
+      show()
+    } else {
+      signalled = number
+      perform(.quit)
     }
   }
 
