@@ -16,7 +16,7 @@ struct LobbyLost: Error, CustomStringConvertible {
 
 /// ``seatFromLobby`` on a connection of its own, coming back by itself when the lobby's
 /// connection is lost (the network, a drain, a restart): says so ("lost the connection;
-/// reconnecting…"), connects again every second for up to ``BotCommand/patience``, says
+/// reconnecting…"), connects again every second for up to ``BotPlayer/patience``, says
 /// "back in the lobby" once it follows it again, and goes on (an entrant of the
 /// tournament keeps its entry when back within the server's grace). Returns the
 /// connection and its seat.
@@ -42,7 +42,7 @@ func seatFromLobbyComingBack(
 }
 
 /// Connects again to `server` every second until it answers, for up to
-/// ``BotCommand/patience``; then gives up with the reason the last try failed (exit 69).
+/// ``BotPlayer/patience``; then gives up with the reason the last try failed (exit 69).
 func reconnectBot(_ server: ResolvedServer, options: ServerOptions) async throws
   -> ServerConnection
 {
@@ -52,7 +52,7 @@ func reconnectBot(_ server: ResolvedServer, options: ServerOptions) async throws
     do {
       return try await reconnect()
     } catch {
-      guard ContinuousClock.now - since < BotCommand.patience else {
+      guard ContinuousClock.now - since < BotPlayer.patience else {
         throw options.cannotConnect(host: server.host, port: server.port, error)
       }
     }
@@ -120,63 +120,32 @@ private func perform(_ actions: [LobbySeating.Action], on lobby: LobbyClient) ->
   return true
 }
 
-/// A bot's session as a service: it plays until its matches are done or the connection
-/// ends; on a graceful shutdown it leaves its room first.
-///
-/// Invariant: `outcome` is set once, when the session has ended.
-final class BotPlaying: Service, Sendable {
-  let session: ClientSession
-  let bot: Bot
-  let outcome = NIOLockedValueBox<BotRun.Outcome?>(nil)
-  private let stopping = NIOLockedValueBox(false)
-
-  init(session: ClientSession, bot: Bot) {
-    self.session = session
-    self.bot = bot
-  }
-
-  /// Runs in a service group of its own: SIGINT, SIGTERM or SIGHUP makes the bot leave
-  /// its room (a running match is given up at once, not held for a grace period). The
-  /// signals come through ``ProcessSignals``, which outlives this group: a bot plays one
-  /// group per match from the lobby, and a group's own signal watch, once cancelled,
-  /// would leave every later one deaf.
-  func runUntilSignalled() async throws {
-    let group = ServiceGroup(
-      configuration: .init(
-        services: [.init(service: self, successTerminationBehavior: .gracefullyShutdownGroup)],
-        gracefulShutdownSignals: [], logger: BotCommand.quietLogger))
-    let route = await MainActor.run {
-      ProcessSignals.shared.route { number in
-        guard number != SIGWINCH else { return }
-        Task { await group.triggerGracefulShutdown() }
-      }
-    }
-    defer { Task { @MainActor in ProcessSignals.shared.release(route) } }
-    try await group.run()
-  }
+/// `roshambo challenge`: challenges `opponent` from the lobby as soon as they are free,
+/// then plays the match on the screen once they accept.
+struct ChallengeMatch {
+  var server: ServerOptions
+  var name: String
+  var opponent: String
+  var fair: Bool
+  /// How long to wait for the opponent to be free in the lobby.
+  var wait: Duration
 
   func run() async throws {
-    let session = self.session
-    let ended = await withGracefulShutdownHandler {
-      await session.run()
-    } onGracefulShutdown: {
-      self.stopping.withLockedValue { $0 = true }
-      // `leave`, then close: a server that does not close after it cannot hold the bot.
-      Task { @MainActor in
-        session.store.dispatch(.quit)
-        session.hangUp()
-      }
+    let resolved = try await server.resolve()
+    let connection = try await connect(resolved, options: server)
+    let seated: LobbyClient.Seated
+    do {
+      seated = try await seatFromLobby(
+        connection, name: name, goal: .challenge(opponent, fair: fair), wait: wait,
+        keepalive: server.keepaliveInterval)
+    } catch let lost as LobbyLost {
+      complain("lost the connection before the challenge was accepted: \(lost.description)")
+      throw ExitCode(ExitStatus.failure)
     }
-    let (error, fatal) = ended
-    let bot = self.bot
-    let tally = await MainActor.run { bot.tally }
-    let why =
-      fatal.map { "the server refused: \($0.message)" } ?? error.map(ConnectionFailure.ended)
-    outcome.withLockedValue {
-      $0 = BotRun.Outcome(
-        tally: tally, closing: why,
-        violated: error is ProtocolViolation || error is ServerCheated,
-        stopped: stopping.withLockedValue { $0 })
-    }
+    let ending = await playSeated(
+      connection, seated, name: name, reconnect: reconnector(resolved),
+      keepalive: server.keepaliveInterval, seats: await seatMemory(resolved, name: name))
+    let status = ExitStatus.of(ending)
+    if status != 0 { throw ExitCode(status) }
   }
 }
