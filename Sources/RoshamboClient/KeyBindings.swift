@@ -1,8 +1,9 @@
 import RoshamboGame
 
-/// The keys of the match screen and the lobby screen, and the words shown for them: the
+/// The keys of the match, lobby and replay screens, and the words shown for them: the
 /// one place a key is bound to what it does. The match screen reads its keys here, its
-/// prompt line and key line are written from here, and so are the lobby screen's.
+/// prompt line and key line are written from here, and so are the lobby screen's and the
+/// replay's.
 ///
 /// Invariant: a key named in any hint or prompt written here is bound, here, to what
 /// that hint says it does (a weapon's key is ``key(for:)`` both in the prompt and when
@@ -127,4 +128,36 @@ public enum KeyBindings {
   public static func blockHint(_ challenger: String) -> String {
     "b decline all from \(challenger) this evening"
   }
+
+  // MARK: - The replay screen
+
+  /// What a key asks of a replay.
+  public enum ReplayCommand: Equatable, Sendable {
+    case forward, back, start, end, togglePlay, quit
+
+    /// The command of a key: → l n Enter (forward), ← h p (back), g Home (start), G End
+    /// (end), space (play or pause), q (quit).
+    public init?(_ key: KeyDecoder.Key) {
+      switch key {
+      case .right: self = .forward
+      case .left: self = .back
+      case .home: self = .start
+      case .end: self = .end
+      case .up, .down: return nil
+      case .byte(let byte):
+        switch Character(UnicodeScalar(byte)) {
+        case "l", "n", "\r", "\n": self = .forward
+        case "h", "p": self = .back
+        case "g": self = .start
+        case "G": self = .end
+        case " ": self = .togglePlay
+        case "q", "Q": self = .quit
+        default: return nil
+        }
+      }
+    }
+  }
+
+  /// The replay's keys as its position line shows them.
+  public static let replayHints = ["← → step", "g G start/end", "space play/pause", "q quit"]
 }

@@ -12,32 +12,8 @@ import RoshamboProtocol
 /// Invariant: the terminal is put back and the keys released before `run` returns.
 @MainActor
 public final class ReplayScreen {
-  /// What a key asks of the replay.
-  public enum Command: Equatable, Sendable {
-    case forward, back, start, end, togglePlay, quit
-
-    /// The command of a key: → l n (forward), ← h p (back), g Home (start), G End (end),
-    /// space (play or pause), q (quit).
-    public init?(_ key: KeyDecoder.Key) {
-      switch key {
-      case .right: self = .forward
-      case .left: self = .back
-      case .home: self = .start
-      case .end: self = .end
-      case .up, .down: return nil
-      case .byte(let byte):
-        switch Character(UnicodeScalar(byte)) {
-        case "l", "n", "\r", "\n": self = .forward
-        case "h", "p": self = .back
-        case "g": self = .start
-        case "G": self = .end
-        case " ": self = .togglePlay
-        case "q", "Q": self = .quit
-        default: return nil
-        }
-      }
-    }
-  }
+  /// What a key asks of the replay (the keys are ``KeyBindings``'s).
+  public typealias Command = KeyBindings.ReplayCommand
 
   private var replay: MatchReplay
   private let speed: Double
@@ -83,8 +59,8 @@ public final class ReplayScreen {
       : replay.position == rounds
         ? "end (\(rounds) round\(rounds == 1 ? "" : "s"))"
         : "after round \(replay.roundShown?.round ?? replay.position) of \(rounds)"
-    return "Replay of \(title) · \(at) · \(playing ? "playing" : "paused") · ← → step · "
-      + "g G start/end · space play/pause · q quit"
+    return "Replay of \(title) · \(at) · \(playing ? "playing" : "paused") · "
+      + KeyBindings.replayHints.joined(separator: " · ")
   }
 
   /// Shows the replay until the person quits (or, piped, prints it and returns).

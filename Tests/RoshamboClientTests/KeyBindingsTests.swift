@@ -65,4 +65,17 @@ struct KeyBindingsTests {
     #expect(KeyBindings.lobbyCommand(for: .left) == nil)
     #expect(KeyBindings.lobbyCommand(for: .byte(Self.byte("x"))) == nil)
   }
+
+  @Test("the replay: the keys its position line names move it as the line says")
+  func replayHintsBound() {
+    #expect(
+      KeyBindings.replayHints == ["← → step", "g G start/end", "space play/pause", "q quit"])
+    #expect(KeyBindings.ReplayCommand(.right) == .forward)
+    #expect(KeyBindings.ReplayCommand(.left) == .back)
+    #expect(KeyBindings.ReplayCommand(.byte(Self.byte("g"))) == .start)
+    #expect(KeyBindings.ReplayCommand(.byte(Self.byte("G"))) == .end)
+    #expect(KeyBindings.ReplayCommand(.byte(Self.byte(" "))) == .togglePlay)
+    #expect(KeyBindings.ReplayCommand(.byte(Self.byte("q"))) == .quit)
+    #expect(KeyBindings.ReplayCommand(.up) == nil)
+  }
 }
