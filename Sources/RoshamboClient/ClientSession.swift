@@ -23,7 +23,7 @@ public final class ClientSession {
   private let outbox: Outbox
   private var hello: (name: String, room: String?, role: ClientMessage.Role, fair: Bool)?
 
-  /// Where the middleware sends: the current connection, whether the player quit, the
+  /// Where the effects send: the current connection, whether the player quit, the
   /// `id` of the last message sent, and when something was last sent.
   final class Outbox {
     var connection: ServerConnection {
@@ -176,13 +176,13 @@ public final class ClientSession {
     set { outbox.seats = newValue }
   }
 
-  /// Where evidence of a cheating server is written (a test may set it).
   /// Told when the server calls this spectator to their own tournament match.
   public var matchReady: (@MainActor () -> Void)? {
     get { outbox.matchReady }
     set { outbox.matchReady = newValue }
   }
 
+  /// Where evidence of a cheating server is written (a test may set it).
   public var evidenceDirectory: @Sendable () -> String {
     get { outbox.evidenceDirectory }
     set { outbox.evidenceDirectory = newValue }
