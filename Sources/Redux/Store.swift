@@ -31,18 +31,31 @@ public final class Store<State, Action> {
   @usableFromInline var isDispatching = false
   @usableFromInline var isReducing = false
   @usableFromInline var queue: [Action] = []
+  /// Runs after each action's reducer and subscribers: an effect reducer's effects.
+  @usableFromInline var afterReduce: (() -> Void)?
   private let isolation: (any Actor)?
 
   /// Creates a store with its initial state, its reducer and its middleware, outermost
   /// first. The store belongs to the caller's isolation.
-  public init<R: Reducer>(
+  public convenience init<R: Reducer>(
     initialState: State,
     reducer: R,
     middleware: [Middleware<State, Action>] = [],
     isolation: isolated (any Actor)? = #isolation
   ) where R.State == State, R.Action == Action {
+    self.init(
+      initialState: initialState, reduce: reducer.reduce(into:action:), middleware: middleware,
+      isolation: isolation)
+  }
+
+  init(
+    initialState: State,
+    reduce: @escaping (inout State, Action) -> Void,
+    middleware: [Middleware<State, Action>],
+    isolation: isolated (any Actor)?
+  ) {
     self.current = initialState
-    self.reducer = reducer.reduce(into:action:)
+    self.reducer = reduce
     self.isolation = isolation
     if !middleware.isEmpty {
       var next: (Action) -> Void = { [unowned self] action in self.reduceAndNotify(action) }
@@ -117,6 +130,7 @@ public final class Store<State, Action> {
     reducer(&current, action)
     isReducing = false
     if !subscribers.isEmpty { notifySubscribers() }
+    afterReduce?()
   }
 
   @inlinable

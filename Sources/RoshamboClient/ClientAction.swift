@@ -7,8 +7,8 @@ public enum ClientAction: Equatable, Sendable {
   case welcome(room: String, seat: Seat?, token: String?)
   case synced(view: RoomView, seq: Int)
   case serverError(ProtocolError)
-  /// The player picks (sent by middleware; shown as pending at once). In a fair room the
-  /// middleware turns it into ``commit(_:nonce:)`` with a fresh nonce.
+  /// The player picks (shown as pending at once; the reducer returns it to send). In a
+  /// fair room the session turns it into ``commit(_:nonce:)`` with a fresh nonce.
   case choose(Weapon)
   /// In a fair room: commit to `weapon` with `nonce` (64 hex digits, from `RAND_bytes`).
   case commit(Weapon, nonce: String)

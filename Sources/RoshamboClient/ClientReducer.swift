@@ -2,13 +2,32 @@ import Redux
 import RoshamboGame
 import RoshamboProtocol
 
-/// The client's reducer: pure, like the server's.
-public struct ClientReducer: Reducer {
+/// The client's reducer: pure, like the server's. Besides the new state it returns what
+/// the action calls for beyond it (``ClientEffect``: a message to send, a commitment to
+/// make, a seat to keep, evidence or a record to write), for ``ClientSession`` to carry
+/// out.
+///
+/// Invariant: a pick goes out (an effect) only when this reducer takes it as the round's
+/// pending pick, once per round, or to send again, after a new connection, a pick the
+/// server does not show.
+public struct ClientReducer: EffectReducer {
+  public typealias State = ClientState
+  public typealias Action = ClientAction
+
   public init() {}
 
-  public func reduce(into state: inout ClientState, action: ClientAction) {
+  public func reduce(into state: inout ClientState, effectsOf action: ClientAction)
+    -> [ClientEffect]
+  {
+    let lying = state.fair.evidence != nil
+    var effects: [ClientEffect] = []
     switch action {
     case .connection(let status):
+      // A new connection replaced a lost one: a pick sent into the lost one may never
+      // have arrived, so the first view after it says whether to send it again.
+      if status == .connected, case .reconnecting = state.context.connection {
+        state.resumed = true
+      }
       state.context.connection = status
       // Connected (again, after the server closed): it is serving.
       if status == .connected { state.context.closesAt = nil }
@@ -32,8 +51,13 @@ public struct ClientReducer: Reducer {
       state.room = room
       state.seat = seat
       state.token = token ?? state.token
+      if seat != nil, let token { effects.append(.keepSeat(room: room, token: token)) }
     case .synced(let view, let seq):
-      guard seq > state.seq else { return }
+      // A view not newer than the last (the same one again on a new connection) changes
+      // nothing, but still says whether to send a lost pick again, and the reveal due.
+      guard seq > state.seq else {
+        return afterSync(&state, previousPhase: state.view?.phase, lying: lying)
+      }
       let previous = state.view
       // A new match starts only once the last one ended (a rematch, or a new opponent in
       // the free seat), or from waiting; the intake refuses any other way back.
@@ -57,31 +81,37 @@ public struct ClientReducer: Reducer {
       {
         state.context.pendingPick = nil
       }
+      effects += afterSync(&state, previousPhase: previous?.phase, lying: lying)
     case .serverError(let error):
       state.context.notice = error.message
       if error.code == .alreadyChosen || error.code == .wrongRound {
         state.context.pendingPick = nil
       }
+      if error.code == .badToken { effects.append(.forgetSeat) }
+      if error.code == .matchReady { effects.append(.matchReady) }
     case .choose(let weapon):
-      // In a fair room the middleware makes a nonce and sends `.commit` instead.
-      guard let view = state.view, !view.fair, state.canPick(weapon) else { return }
+      guard let view = state.view, state.canPick(weapon) else { return [] }
+      // In a fair room a nonce is made outside the reducer, and `.commit` picks.
+      guard !view.fair else { return [.makeCommitment(weapon)] }
       state.pickedRounds.insert(view.round)
       state.context.pendingPick = weapon
       state.context.notice = nil
+      effects.append(.send(.choose(round: view.round, weapon: weapon)))
     case .commit(let weapon, let nonce):
       guard let view = state.view, view.fair, state.canPick(weapon), let me = view.you,
         let bytes = Commitment.bytes(ofHex: nonce)
-      else { return }
+      else { return [] }
       let digest = Commitment.digest(
         room: view.room, round: view.round, seat: me, weapon: weapon, nonce: bytes)
       state.fair.secrets[view.round] = FairPlay.Secret(weapon: weapon, nonce: nonce, digest: digest)
       state.pickedRounds.insert(view.round)
       state.context.pendingPick = weapon
       state.context.notice = nil
+      effects.append(.send(.commit(round: view.round, digest: digest)))
     case .brokeProtocol(let violation):
       guard state.fair.evidence == nil, let view = state.view, view.fair,
         let (round, secret) = state.fair.secrets.min(by: { $0.key < $1.key })
-      else { return }
+      else { return [] }
       let missing = RoundResult.unreported(round)
       let (shown, seat) = (state.fair.opponentCommitments[round], state.seat)
       record(
@@ -96,8 +126,12 @@ public struct ClientReducer: Reducer {
       let reason = state.fair.evidence?.reason ?? "it reported a round falsely"
       state.context.notice =
         "The server cheated: \(reason). The match is stopped; the evidence is in \(path)."
-    case .rematch, .quit:
+    case .rematch:
       state.context.notice = nil
+      effects.append(.send(.rematch))
+    case .quit:
+      state.context.notice = nil
+      effects.append(.leave)
     case .notice(let text):
       state.context.notice = text
     case .tick(let now):
@@ -107,6 +141,56 @@ public struct ClientReducer: Reducer {
     case .roundTrip(let millis):
       state.context.roundTripMillis = millis
     }
+    if !lying, case .brokeProtocol = action, let evidence = state.fair.evidence {
+      effects.append(.keepEvidence(evidence))
+    }
+    return effects
+  }
+
+  /// What a new view calls for, in order: keeping (or forgetting) the seat, sending again
+  /// a pick lost with a connection, the reveal the view allows, the evidence of a lie
+  /// first seen in it, and this client's record of a match seen to end.
+  private func afterSync(
+    _ state: inout ClientState, previousPhase: RoomState.Phase?, lying: Bool
+  ) -> [ClientEffect] {
+    guard let view = state.view else { return [] }
+    var effects: [ClientEffect] = []
+    // A player's seat is kept while its match can still be played, forgotten once over.
+    if view.you != nil {
+      if view.phase == .over {
+        effects.append(.forgetSeat)
+      } else if let room = state.room, let token = state.token {
+        effects.append(.keepSeat(room: room, token: token))
+      }
+    }
+    if state.resumed {
+      state.resumed = false
+      if let resend = lostPick(state, view: view) { effects.append(.send(resend)) }
+    }
+    let fair = state.fair
+    if let round = fair.revealNow, let secret = fair.secret(for: round), fair.evidence == nil {
+      // Only now: the opponent's commitment for this round has been shown and kept.
+      effects.append(.send(.reveal(round: round, weapon: secret.weapon, nonce: secret.nonce)))
+    }
+    if let evidence = fair.evidence, !lying {
+      effects.append(.keepEvidence(evidence))
+    }
+    if previousPhase == .choosing, view.phase == .over { effects.append(.saveRecord) }
+    return effects
+  }
+
+  /// After a new connection replaced a lost one, a pick the server does not show was lost
+  /// with the old connection: it is sent again (the same commitment, in a fair room), so
+  /// a key pressed during an outage is not lost and the match does not wait for ever.
+  private func lostPick(_ state: ClientState, view: RoomView) -> ClientEffect.Message? {
+    guard let weapon = state.context.pendingPick, view.phase == .choosing, let me = view.you,
+      view.player(me)?.chosen == false
+    else { return nil }
+    if view.fair {
+      guard let secret = state.fair.secret(for: view.round) else { return nil }
+      return .commit(round: view.round, digest: secret.digest)
+    }
+    return .choose(round: view.round, weapon: weapon)
   }
 
   /// A fair room's view: record the opponent's commitment the first time it is shown,

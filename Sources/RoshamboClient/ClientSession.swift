@@ -4,10 +4,11 @@ import RoshamboGame
 import RoshamboProtocol
 
 /// A client's store wired to its server: events from the connection become actions;
-/// the middleware sends what the player does. The bot and the screen both run on one.
+/// the effects the reducer returns (``ClientEffect``) are carried out here: sent, kept,
+/// written. The bot and the screen both run on one.
 ///
 /// Invariant: the store is only touched on the main actor; the server is only told
-/// things through the middleware, after the reducer has accepted them.
+/// what the reducer returned as an effect.
 @MainActor
 public final class ClientSession {
   public let store: Store<ClientState, ClientAction>
@@ -22,25 +23,18 @@ public final class ClientSession {
   private let outbox: Outbox
   private var hello: (name: String, room: String?, role: ClientMessage.Role, fair: Bool)?
 
-  /// Where the middleware sends: the current connection, whether the player quit, the
+  /// Where the effects send: the current connection, whether the player quit, the
   /// `id` of the last message sent, and when something was last sent.
   final class Outbox {
     var connection: ServerConnection {
       didSet { lastSent = .now }
     }
     var quitting = false
-    /// Whether the evidence of a lie has been written.
-    var evidenceKept = false
     var evidenceDirectory: @Sendable () -> String = { EvidenceFile.defaultDirectory() }
     /// Where this client keeps its own record of each match it sees end, if anywhere.
     var recordDirectory: String?
-    /// The phase of the last view, to see a match end.
-    var lastPhase: RoomState.Phase?
     /// Where the seat is kept while a match runs, for coming back after a crash.
     var seats: SeatMemory?
-    /// Set when a new connection replaced a lost one: a pick sent into the lost one may
-    /// never have arrived, so the first state after it says whether to send it again.
-    var resumed = false
     /// Told when the server says this connection's tournament match is ready elsewhere
     /// (``ErrorCode/matchReady``, to a spectator): the screen goes back to the lobby.
     var matchReady: (@MainActor () -> Void)?
@@ -57,6 +51,20 @@ public final class ClientSession {
     func send(_ message: ClientMessage) {
       lastSent = .now
       connection.send(message)
+    }
+
+    /// A message of the match, with a fresh `id` where the server answers by one.
+    func send(_ message: ClientEffect.Message) {
+      switch message {
+      case .choose(let round, let weapon):
+        send(.choose(round: round, weapon: weapon, id: nextID()))
+      case .commit(let round, let digest):
+        send(.commit(round: round, digest: digest, id: nextID()))
+      case .reveal(let round, let weapon, let nonce):
+        send(.reveal(round: round, weapon: weapon, nonce: nonce, id: nextID()))
+      case .rematch:
+        send(.rematch(id: nil))
+      }
     }
   }
 
@@ -100,84 +108,31 @@ public final class ClientSession {
     self.backoff = backoff
     let outbox = Outbox(connection)
     self.outbox = outbox
-    let sending = Middleware<ClientState, ClientAction>.effect { action, context in
-      switch action {
-      case .choose(let weapon):
-        guard let view = context.state.view else { return }
-        if view.fair {
-          // The nonce is made here, outside the reducer: 32 bytes from RAND_bytes.
-          guard context.state.canPick(weapon) else { return }
-          context.dispatch(.commit(weapon, nonce: Commitment.hex(Commitment.makeNonce())))
-          return
-        }
-        // Only a pick the reducer took as pending goes out.
-        guard context.state.context.pendingPick == weapon else { return }
-        outbox.send(.choose(round: view.round, weapon: weapon, id: outbox.nextID()))
-      case .commit(let weapon, _):
-        guard context.state.context.pendingPick == weapon, let view = context.state.view,
-          let secret = context.state.fair.secret(for: view.round)
-        else { return }
-        outbox.send(.commit(round: view.round, digest: secret.digest, id: outbox.nextID()))
-      case .welcome(let room, _?, let token?):
-        outbox.seats?.keep(room: room, token: token)
-      case .serverError(let error) where error.code == .badToken:
-        outbox.seats?.forget()
-      case .serverError(let error) where error.code == .matchReady:
-        outbox.matchReady?()
-      case .synced:
-        keepSeat(context.state)
-        resendLostPick(context.state)
-        let fair = context.state.fair
-        if let round = fair.revealNow, let secret = fair.secret(for: round), fair.evidence == nil {
-          // Only now: the opponent's commitment for this round has been shown and kept.
-          outbox.send(
-            .reveal(round: round, weapon: secret.weapon, nonce: secret.nonce, id: outbox.nextID()))
-        }
-        keepEvidence(context)
-        keepRecord(context)
-      case .brokeProtocol:
-        keepEvidence(context)
-      case .rematch:
-        outbox.send(.rematch(id: nil))
-      case .quit:
-        outbox.quitting = true
-        outbox.seats?.forget()
-        outbox.send(.leave(id: nil))
-      default:
-        break
-      }
+    store = Store(initialState: ClientState(), reducer: ClientReducer()) { effect, context in
+      Self.perform(effect, outbox: outbox, context: context)
     }
-    /// After a new connection replaced a lost one, a pick the server does not show was lost
-    /// with the old connection: it is sent again (the same commitment, in a fair room), so
-    /// a key pressed during an outage is not lost and the match does not wait for ever.
-    func resendLostPick(_ state: ClientState) {
-      guard outbox.resumed else { return }
-      outbox.resumed = false
-      guard let weapon = state.context.pendingPick, let view = state.view,
-        view.phase == .choosing, let me = view.you, view.player(me)?.chosen == false
-      else { return }
-      if view.fair {
-        guard let secret = state.fair.secret(for: view.round) else { return }
-        outbox.send(.commit(round: view.round, digest: secret.digest, id: outbox.nextID()))
-      } else {
-        outbox.send(.choose(round: view.round, weapon: weapon, id: outbox.nextID()))
-      }
-    }
-    /// A player's seat is kept while its match can still be played, and forgotten once
-    /// it is over.
-    func keepSeat(_ state: ClientState) {
-      guard let seats = outbox.seats, let view = state.view, view.you != nil else { return }
-      if view.phase == .over {
-        seats.forget()
-      } else if let room = state.room, let token = state.token {
-        seats.keep(room: room, token: token)
-      }
-    }
-    /// Once the server is caught lying: the evidence is written (once, whatever else the
-    /// player or the bot does meanwhile), and the match is left.
-    func keepEvidence(_ context: MiddlewareContext<ClientState, ClientAction>) {
-      guard let evidence = context.state.fair.evidence, !outbox.evidenceKept else { return }
-      outbox.evidenceKept = true
+    store.dispatch(.connection(.connected))
+  }
+
+  /// Carries out what the reducer returned.
+  private static func perform(
+    _ effect: ClientEffect, outbox: Outbox, context: MiddlewareContext<ClientState, ClientAction>
+  ) {
+    switch effect {
+    case .send(let message):
+      outbox.send(message)
+    case .makeCommitment(let weapon):
+      // The nonce is made here, outside the reducer: 32 bytes from RAND_bytes.
+      context.dispatch(.commit(weapon, nonce: Commitment.hex(Commitment.makeNonce())))
+    case .keepSeat(let room, let token):
+      outbox.seats?.keep(room: room, token: token)
+    case .forgetSeat:
+      outbox.seats?.forget()
+    case .matchReady:
+      outbox.matchReady?()
+    case .keepEvidence(let evidence):
+      // Written once, whatever else the player or the bot does meanwhile; then the match
+      // is left.
       outbox.quitting = true
       let path: String
       do {
@@ -188,12 +143,8 @@ public final class ClientSession {
       context.dispatch(.evidenceSaved(path: path))
       outbox.send(.leave(id: nil))
       Task { await outbox.connection.close() }
-    }
-    /// When a match this client watched run ends: its own record of it, if asked for.
-    func keepRecord(_ context: MiddlewareContext<ClientState, ClientAction>) {
-      let phase = context.state.view?.phase
-      defer { outbox.lastPhase = phase }
-      guard let directory = outbox.recordDirectory, phase == .over, outbox.lastPhase == .choosing,
+    case .saveRecord:
+      guard let directory = outbox.recordDirectory,
         let record = context.state.ownRecord(
           finishedAt: Int64(Date().timeIntervalSince1970 * 1000))
       else { return }
@@ -204,9 +155,11 @@ public final class ClientSession {
         context.dispatch(
           .notice("Could not save your record of this match: \(error.localizedDescription)"))
       }
+    case .leave:
+      outbox.quitting = true
+      outbox.seats?.forget()
+      outbox.send(.leave(id: nil))
     }
-    store = Store(initialState: ClientState(), reducer: ClientReducer(), middleware: [sending])
-    store.dispatch(.connection(.connected))
   }
 
   /// Where this client saves its own record of each match it plays or watches to the
@@ -223,13 +176,13 @@ public final class ClientSession {
     set { outbox.seats = newValue }
   }
 
-  /// Where evidence of a cheating server is written (a test may set it).
   /// Told when the server calls this spectator to their own tournament match.
   public var matchReady: (@MainActor () -> Void)? {
     get { outbox.matchReady }
     set { outbox.matchReady = newValue }
   }
 
+  /// Where evidence of a cheating server is written (a test may set it).
   public var evidenceDirectory: @Sendable () -> String {
     get { outbox.evidenceDirectory }
     set { outbox.evidenceDirectory = newValue }
@@ -249,9 +202,9 @@ public final class ClientSession {
   }
 
   /// Takes over a connection that is already seated (an accepted challenge's `welcome`,
-  /// read by ``LobbyFollower``): the store learns the seat, and a dropped connection
+  /// read by ``LobbyClient``): the store learns the seat, and a dropped connection
   /// resumes it with its token like any player's.
-  public func adopt(_ seated: LobbyFollower.Seated, name: String) {
+  public func adopt(_ seated: LobbyClient.Seated, name: String) {
     hello = (name, seated.room, .player, true)
     alreadyWelcomed = true
     store.dispatch(.welcome(room: seated.room, seat: seated.seat, token: seated.token))
@@ -349,7 +302,6 @@ public final class ClientSession {
         guard let fresh = try? await reconnect() else { continue }
         connection = fresh
         outbox.connection = fresh
-        outbox.resumed = true
         outbox.send(
           .hello(
             protocol: WireProtocol.version, name: hello.name, role: hello.role, room: hello.room,

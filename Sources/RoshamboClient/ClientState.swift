@@ -17,6 +17,9 @@ public struct ClientState: Equatable, Sendable {
   public var pickedRounds: Set<Int> = []
   /// In a fair room: the secrets, what was shown, and the verdicts (``FairPlay``).
   public var fair = FairPlay()
+  /// Set when a new connection replaced a lost one, until the first view on it says
+  /// whether a pick sent into the lost one must be sent again.
+  public var resumed = false
 
   public init() {}
 

@@ -80,7 +80,8 @@ public struct FairPlay: Equatable, Sendable {
   var revealed: Set<Int> = []
   /// Rounds whose view showed this client's reveal as received.
   var acknowledged: Set<Int> = []
-  /// The round whose reveal the middleware sends now (set by one reduce only).
+  /// The round whose reveal is to be sent now (set by one reduce only, which returns the
+  /// reveal as an effect).
   public internal(set) var revealNow: Int?
   /// A verdict for each resolved round of this match, by round number.
   public internal(set) var verdicts: [Int: Verdict] = [:]

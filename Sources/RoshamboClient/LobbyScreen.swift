@@ -20,7 +20,7 @@ public final class LobbyScreen {
   public enum Outcome: Equatable, Sendable {
     case quit
     /// An accepted challenge seated this connection: play on it.
-    case seated(LobbyFollower.Seated)
+    case seated(LobbyClient.Seated)
     case quickMatch
     case watch(room: String)
     /// Replay the finished match of this number.
@@ -37,15 +37,11 @@ public final class LobbyScreen {
   }
 
   public let store: Store<LobbyScreenState, LobbyScreenAction>
-  private let connection: ServerConnection
-  private let terminal = Terminal()
+  private let lobby: LobbyClient
+  private let terminal = TerminalSession()
   private var subscription: Subscription?
-  private var signalRoute: ProcessSignals.Route?
   private var outcome: Outcome?
   private var keys = KeyDecoder()
-  private var lastID = 1
-  /// Whether this person pressed t to enter the tournament.
-  private var entered = false
   private let color: Bool
   private let keepalive: Duration
 
@@ -55,7 +51,7 @@ public final class LobbyScreen {
     connection: ServerConnection, name: String, keepalive: Duration = .seconds(15),
     notice: String? = nil
   ) {
-    self.connection = connection
+    self.lobby = LobbyClient(connection, name: name, takesChallenges: true)
     self.keepalive = keepalive
     self.store = Store(initialState: LobbyScreenState(me: name), reducer: LobbyScreenReducer())
     self.color = ProcessInfo.processInfo.environment["NO_COLOR"] == nil
@@ -63,10 +59,9 @@ public final class LobbyScreen {
   }
 
   public func run() async -> Outcome {
-    terminal.enterFullScreen()
-    Terminal.restoreOnCrash()
-    watchSignals()
-    KeyInput.take { [weak self] key in self?.handle(key) }
+    terminal.begin(
+      onKey: { [weak self] key in self?.handle(key) },
+      onSignal: { [weak self] number in self?.received(signal: number) })
     subscription = store.subscribe { [weak self] state in self?.draw(state) }
     let ticker = Task { @MainActor [weak self] in
       while !Task.isCancelled {
@@ -74,12 +69,8 @@ public final class LobbyScreen {
         try? await Task.sleep(for: .seconds(1))
       }
     }
-    let name = store.state.me
     do {
-      let seated = try await LobbyFollower.follow(
-        connection, name: name, takesChallenges: true,
-        enteredTournament: { [weak self] in self?.entered ?? false }, keepalive: keepalive
-      ) { [weak self] event in
+      let seated = try await lobby.follow(keepalive: keepalive) { [weak self] event in
         guard let self else { return false }
         switch event {
         case .view(_, let view): self.store.dispatch(.viewed(view))
@@ -92,7 +83,7 @@ public final class LobbyScreen {
         return self.outcome == nil
       }
       if let seated, outcome == nil { outcome = .seated(seated) }
-    } catch let refused as LobbyFollower.Refused {
+    } catch let refused as LobbyClient.Refused {
       if outcome == nil { outcome = .failed(refused.description) }
     } catch let violation as ProtocolViolation {
       if outcome == nil { outcome = .serverMisbehaved(violation.description) }
@@ -100,11 +91,8 @@ public final class LobbyScreen {
       if outcome == nil { outcome = .lost(ConnectionFailure.ended(error)) }
     }
     ticker.cancel()
-    KeyInput.release()
-    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
-    signalRoute = nil
     subscription = nil
-    terminal.restore()
+    terminal.end()
     return outcome ?? .lost("the server closed the connection")
   }
 
@@ -119,7 +107,7 @@ public final class LobbyScreen {
     // The bell, once for each challenge to this person.
     if state.bells > bellsRung {
       bellsRung = state.bells
-      terminal.write("\u{07}")
+      terminal.terminal.write("\u{07}")
     }
   }
 
@@ -130,32 +118,22 @@ public final class LobbyScreen {
   private func finish(_ chosen: Outcome) {
     guard outcome == nil else { return }
     outcome = chosen
-    let connection = self.connection
-    Task { await connection.close() }
-  }
-
-  private func nextID() -> Int {
-    lastID += 1
-    return lastID
+    let lobby = self.lobby
+    Task { await lobby.close() }
   }
 
   private func handle(_ raw: UInt8) {
-    let byte: UInt8
-    switch keys.feed(raw) {
-    case nil, .right, .left, .home, .end: return
-    case .up: return store.dispatch(.move(-1))
-    case .down: return store.dispatch(.move(1))
-    case .byte(let pressed): byte = pressed
+    guard let key = keys.feed(raw), let command = KeyBindings.lobbyCommand(for: key) else {
+      return
     }
     let state = store.state
-    switch Character(UnicodeScalar(byte)) {
-    case "q", "Q": finish(.quit)
-    case "k": store.dispatch(.move(-1))
-    case "j": store.dispatch(.move(1))
-    case "\t": store.dispatch(.switchPane)
-    case "m", "M": finish(.quickMatch)
-    case "w", "W", "\r", "\n":
-      if state.pane == .recent, byte == 0x0D || byte == 0x0A {
+    switch command {
+    case .quit: finish(.quit)
+    case .move(let step): store.dispatch(.move(step))
+    case .switchPane: store.dispatch(.switchPane)
+    case .quickMatch: finish(.quickMatch)
+    case .watch, .open:
+      if state.pane == .recent, command == .open {
         if let match = state.selectedMatch { finish(.replay(match: match)) }
         return
       }
@@ -163,61 +141,54 @@ public final class LobbyScreen {
         store.dispatch(.notice("No room to watch yet."))
         return
       }
-      if state.pane == .rooms || byte == UInt8(ascii: "w") || byte == UInt8(ascii: "W") {
+      if state.pane == .rooms || command == .watch {
         finish(.watch(room: room))
       }
-    case "c", "C":
+    case .challenge:
       guard let person = state.challengeable else {
         store.dispatch(
           .notice("Select someone in the lobby (not playing or watching) to challenge."))
         return
       }
-      connection.send(
-        .challenge(name: person.name, bestOf: nil, ruleset: nil, fair: false, id: nextID()))
-    case "a", "A":
+      lobby.challenge(person.name, fair: false)
+    case .accept:
       guard let challenge = state.incoming.first else {
         store.dispatch(.notice("Nobody has challenged you."))
         return
       }
-      connection.send(.accept(challenge: challenge.id, id: nextID()))
-    case "d", "D":
+      lobby.accept(challenge.id)
+    case .decline:
       guard let challenge = state.incoming.first else { return }
-      connection.send(.decline(challenge: challenge.id, id: nextID()))
-    case "b", "B":
+      lobby.decline(challenge.id)
+    case .declineForTheEvening:
       // Declines this challenge and every later one from the same person (their identity,
       // or their address without one) until the server restarts.
       guard let challenge = state.incoming.first else { return }
       store.dispatch(.declineForTheEvening(challenge.from))
-      connection.send(.decline(challenge: challenge.id, block: true, id: nextID()))
-    case "r", "R":
+      lobby.decline(challenge.id, forTheEvening: true)
+    case .replay:
       guard let match = state.selectedMatch else {
         store.dispatch(.notice("No match has finished here yet."))
         return
       }
       finish(.replay(match: match))
-    case "t", "T":
+    case .enterTournament:
       guard state.view?.tournament?.phase == .entry else {
         store.dispatch(.notice("No tournament is taking entries now."))
         return
       }
-      entered = true
-      connection.send(.enter(id: nextID()))
+      lobby.enterTournament()
       store.dispatch(.notice("You entered the tournament: your matches start by themselves."))
-    default:
-      break
     }
   }
 
   /// Ctrl-C quits the lobby (exit 130); SIGTERM and SIGHUP likewise with their numbers.
   /// A resize redraws.
-  private func watchSignals() {
-    signalRoute = ProcessSignals.shared.route { [weak self] number in
-      guard let self else { return }
-      if number == SIGWINCH {
-        self.draw(self.store.state)
-      } else {
-        self.finish(.signalled(number))
-      }
+  private func received(signal number: Int32) {
+    if number == SIGWINCH {
+      draw(store.state)
+    } else {
+      finish(.signalled(number))
     }
   }
 

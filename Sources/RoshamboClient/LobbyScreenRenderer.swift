@@ -21,14 +21,6 @@ public struct LobbyScreenRenderer: Sendable {
     self.color = color
   }
 
-  /// The keys, wrapped between them (a challenge waiting says its own keys, a accept,
-  /// d decline and b decline all from that person this evening). `r` says it replays a finished match: nobody takes it for a match
-  /// starting.
-  static let keys = [
-    "↑↓ select", "Tab list", "c challenge", "w watch", "m quick match", "t tournament",
-    "r replay a finished match", "q quit",
-  ]
-
   /// How long a notice stays, ms (the lobby's tick clears it).
   public static let noticeLifetime: Int64 = 10_000
 
@@ -36,7 +28,7 @@ public struct LobbyScreenRenderer: Sendable {
   /// stay together when they fit).
   func keyLines(_ paint: ScreenRenderer) -> [String] {
     var lines: [String] = []
-    for key in Self.keys {
+    for key in KeyBindings.lobbyHints {
       if let last = lines.last, DisplayWidth.columns(of: last + " · " + key) <= width {
         lines[lines.count - 1] = last + " · " + key
       } else {
@@ -187,8 +179,8 @@ public struct LobbyScreenRenderer: Sendable {
     var lines: [String] = []
     for challenge in state.incoming {
       lines += said(
-        "\(challenge.from) challenges you: \(terms(challenge)) · a accept, d decline · "
-          + left(challenge, state.now) + " · b decline all from \(challenge.from) this evening",
+        "\(challenge.from) challenges you: \(terms(challenge)) · \(KeyBindings.challengeHint) · "
+          + left(challenge, state.now) + " · " + KeyBindings.blockHint(challenge.from),
         .accent)
     }
     for challenge in state.outgoing {

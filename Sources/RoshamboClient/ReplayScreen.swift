@@ -12,42 +12,17 @@ import RoshamboProtocol
 /// Invariant: the terminal is put back and the keys released before `run` returns.
 @MainActor
 public final class ReplayScreen {
-  /// What a key asks of the replay.
-  public enum Command: Equatable, Sendable {
-    case forward, back, start, end, togglePlay, quit
-
-    /// The command of a key: → l n (forward), ← h p (back), g Home (start), G End (end),
-    /// space (play or pause), q (quit).
-    public init?(_ key: KeyDecoder.Key) {
-      switch key {
-      case .right: self = .forward
-      case .left: self = .back
-      case .home: self = .start
-      case .end: self = .end
-      case .up, .down: return nil
-      case .byte(let byte):
-        switch Character(UnicodeScalar(byte)) {
-        case "l", "n", "\r", "\n": self = .forward
-        case "h", "p": self = .back
-        case "g": self = .start
-        case "G": self = .end
-        case " ": self = .togglePlay
-        case "q", "Q": self = .quit
-        default: return nil
-        }
-      }
-    }
-  }
+  /// What a key asks of the replay (the keys are ``KeyBindings``'s).
+  public typealias Command = KeyBindings.ReplayCommand
 
   private var replay: MatchReplay
   private let speed: Double
   private let title: String
-  private let terminal = Terminal()
+  private let terminal = TerminalSession()
   private var keys = KeyDecoder()
   private var playing = true
   private var player: Task<Void, Never>?
   private var finished: CheckedContinuation<Void, Never>?
-  private var signalRoute: ProcessSignals.Route?
 
   /// `title` names the match ("match 42", or the file); `speed` multiplies the pace the
   /// rounds were played at; `paused`: wait for space (or a step) instead of playing.
@@ -84,8 +59,8 @@ public final class ReplayScreen {
       : replay.position == rounds
         ? "end (\(rounds) round\(rounds == 1 ? "" : "s"))"
         : "after round \(replay.roundShown?.round ?? replay.position) of \(rounds)"
-    return "Replay of \(title) · \(at) · \(playing ? "playing" : "paused") · ← → step · "
-      + "g G start/end · space play/pause · q quit"
+    return "Replay of \(title) · \(at) · \(playing ? "playing" : "paused") · "
+      + KeyBindings.replayHints.joined(separator: " · ")
   }
 
   /// Shows the replay until the person quits (or, piped, prints it and returns).
@@ -96,21 +71,17 @@ public final class ReplayScreen {
       for line in Self.lines(for: replay) { print(line) }
       return nil
     }
-    terminal.enterFullScreen()
-    Terminal.restoreOnCrash()
-    watchSignals()
-    KeyInput.take { [weak self] byte in
-      guard let self, let key = self.keys.feed(byte), let command = Command(key) else { return }
-      self.perform(command)
-    }
+    terminal.begin(
+      onKey: { [weak self] byte in
+        guard let self, let key = self.keys.feed(byte), let command = Command(key) else { return }
+        self.perform(command)
+      },
+      onSignal: { [weak self] number in self?.received(signal: number) })
     show()
     schedule()
     await withCheckedContinuation { finished = $0 }
     player?.cancel()
-    KeyInput.release()
-    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
-    signalRoute = nil
-    terminal.restore()
+    terminal.end()
     return signalled
   }
 
@@ -181,15 +152,13 @@ public final class ReplayScreen {
       ScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: props))
   }
 
-  private func watchSignals() {
-    signalRoute = ProcessSignals.shared.route { [weak self] number in
-      guard let self else { return }
-      if number == SIGWINCH {
-        self.show()
-      } else {
-        self.signalled = number
-        self.perform(.quit)
-      }
+  /// A resize redraws; any other signal ends the replay, and is returned.
+  private func received(signal number: Int32) {
+    if number == SIGWINCH {
+      show()
+    } else {
+      signalled = number
+      perform(.quit)
     }
   }
 

@@ -15,9 +15,8 @@ import RoshamboProtocol
 @MainActor
 public final class Screen {
   private let session: ClientSession
-  private let terminal = Terminal()
+  private let terminal = TerminalSession()
   private var subscription: Subscription?
-  private var signalRoute: ProcessSignals.Route?
   private var ticker: Task<Void, Never>?
   private var lastProps: ScreenProps?
   private var color = false
@@ -63,10 +62,11 @@ public final class Screen {
     let interactive = Terminal.isInteractive
     color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if interactive {
-      terminal.enterFullScreen()
-      Terminal.restoreOnCrash()
-      watchSignals()
-      startKeyReader()
+      // Keys arrive on a thread of their own (``KeyInput``) and are handled on the main
+      // actor until the session ends.
+      terminal.begin(
+        onKey: { [weak self] key in self?.handle(key) },
+        onSignal: { [weak self] number in self?.received(signal: number) })
     }
     subscription = session.store.subscribe(select: \.props) { [weak self] props in
       self?.show(props, interactive: interactive)
@@ -79,11 +79,8 @@ public final class Screen {
     }
     start()
     let (error, fatal) = await session.run()
-    if interactive { KeyInput.release() }
-    if let signalRoute { ProcessSignals.shared.release(signalRoute) }
-    signalRoute = nil
     ticker?.cancel()
-    terminal.restore()
+    terminal.end()
     subscription = nil
     if let props = lastProps, interactive, !returnsToLobby {
       // Leave a finished match's result on the main screen, wrapped between words; never
@@ -177,34 +174,23 @@ public final class Screen {
       ScreenRenderer(width: size.columns, height: size.rows, color: color).lines(for: props))
   }
 
-  /// Keys arrive on a thread of their own (``KeyInput``) and are handled on the main
-  /// actor until the session ends.
-  private func startKeyReader() {
-    KeyInput.take { [weak self] key in self?.handle(key) }
-  }
-
   private func handle(_ byte: UInt8) {
     let state = session.store.state
     let ruleset = state.view.map { Ruleset.named($0.ruleset) } ?? .classic
-    let key = Character(UnicodeScalar(byte))
-    if key != "q", key != "Q", armed != nil {
+    let command = KeyBindings.matchCommand(for: byte, ruleset: ruleset)
+    if command != .quit, armed != nil {
       armed = nil
       session.store.dispatch(.notice(nil))
     }
-    switch key {
-    case "q", "Q":
+    switch command {
+    case .quit?:
       if confirmed(.quitKey) { quit() }
-    case "n", "N":
+    case .rematch?:
       session.store.dispatch(.rematch)
-    case let digit where ("1"..."5").contains(digit):
-      let index = Int(String(digit))! - 1
-      if index < ruleset.weapons.count { pick(ruleset.weapons[index]) }
-    case let letter:
-      if let weapon = ruleset.weapons.first(where: {
-        $0.key == Character(letter.lowercased())
-      }) {
-        pick(weapon)
-      }
+    case .pick(let weapon)?:
+      pick(weapon)
+    case nil:
+      break
     }
   }
 
@@ -218,22 +204,19 @@ public final class Screen {
   /// (the terminal closed) drop the connection without giving the seat up, so the player
   /// can come back within the grace period. Either way the terminal is put back and the
   /// program exits with 128 + the signal's number (130 for Ctrl-C). A resize redraws.
-  private func watchSignals() {
-    signalRoute = ProcessSignals.shared.route { [weak self] number in
-      guard let self else { return }
-      switch number {
-      case SIGWINCH:
-        if let props = self.lastProps { self.draw(props) }
-      case SIGINT:
-        guard self.confirmed(.interrupt) else { return }
-        self.terminal.restore()
-        self.quit(signal: SIGINT)
-      default:
-        self.terminal.restore()
-        self.signalled = number
-        self.quitting = true
-        self.session.hangUp()
-      }
+  private func received(signal number: Int32) {
+    switch number {
+    case SIGWINCH:
+      if let props = lastProps { draw(props) }
+    case SIGINT:
+      guard confirmed(.interrupt) else { return }
+      terminal.terminal.restore()
+      quit(signal: SIGINT)
+    default:
+      terminal.terminal.restore()
+      signalled = number
+      quitting = true
+      session.hangUp()
     }
   }
 

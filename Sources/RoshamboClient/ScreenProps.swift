@@ -103,7 +103,7 @@ public func makeProps(
     return ScreenProps(
       title: "Roshambo", players: [], round: nil, countdown: nil,
       status: connection ?? "Connecting…", prompt: nil, reveal: nil, banner: nil, history: [],
-      keys: "[q]uit", notice: context.notice, connection: connection,
+      keys: KeyBindings.quit, notice: context.notice, connection: connection,
       closing: context.closesAt.map { closingLine(closesAt: $0, now: context.now, inMatch: false) })
   }
   let ruleset = Ruleset.named(view.ruleset)
@@ -117,7 +117,7 @@ public func makeProps(
   var banner: String?
   var result: String?
   // A spectator's q stops watching; a player's quits (asking first during a match).
-  var keys = me == nil ? "[q] stop watching" : "[q]uit"
+  var keys = me == nil ? KeyBindings.stopWatching : KeyBindings.quit
   switch view.phase {
   case .waiting:
     status = me == nil ? "Waiting for players…" : "Waiting for an opponent…"
@@ -138,8 +138,8 @@ public func makeProps(
           : "You picked \(mine.rawValue). Waiting for \(other)…"
       } else {
         status = opponent?.chosen == true ? "\(other) has chosen. Your move." : "Your move."
-        prompt = choosePrompt(ruleset)
-        keys = chooseKeys(ruleset) + " · [q]uit"
+        prompt = KeyBindings.choosePrompt(ruleset)
+        keys = KeyBindings.chooseHint(ruleset) + " · " + KeyBindings.quit
       }
     } else {
       let chosen = view.players.filter(\.chosen).map(\.name)
@@ -162,10 +162,10 @@ public func makeProps(
         now: context.now)
       status += " " + next.status
       if let big = next.banner { banner = big }
-      keys = me == nil ? "[q] go back" : "[q] back to the lobby"
+      keys = me == nil ? KeyBindings.goBack : KeyBindings.backToLobby
     } else if me == nil {
       status += " Press q to go back."
-      keys = "[q] go back"
+      keys = KeyBindings.goBack
     } else if let me, let opponent {
       if opponent.left, LobbyState.isChallengeRoom(view.room) {
         // Nobody else is seated in a challenge's room: the match is over for good.
@@ -173,18 +173,18 @@ public func makeProps(
           forfeiter(view, winner: winner) == nil
           ? " \(opponent.name) left: the match is over. Press q to go back."
           : " The match is over: press q to go back."
-        keys = "[q] go back"
+        keys = KeyBindings.goBack
       } else if opponent.left {
         status += " Waiting for a new opponent…"
       } else if view.rematch.contains(me.seat) {
         status += " Waiting for \(opponent.name) to accept the rematch…"
-        keys = "[q]uit"
+        keys = KeyBindings.quit
       } else if view.rematch.contains(opponent.seat) {
         status += " \(opponent.name) wants a rematch: press [n] to accept."
-        keys = "[n] rematch · [q]uit"
+        keys = KeyBindings.rematch + " · " + KeyBindings.quit
       } else {
         status += " Press [n] for a rematch."
-        keys = "[n] rematch · [q]uit"
+        keys = KeyBindings.rematch + " · " + KeyBindings.quit
       }
     }
   }
@@ -317,29 +317,6 @@ func latencyLine(_ millis: Double) -> String? {
 
 /// From this round trip on, the link is slow enough to say so.
 let slowRoundTripMillis = 250.0
-
-/// "Choose your weapon: [r]ock [p]aper [s]cissors".
-public func choosePrompt(_ ruleset: Ruleset) -> String {
-  "Choose your weapon: " + ruleset.weapons.map(keyLabel).joined(separator: " ")
-}
-
-extension Weapon {
-  /// The key that picks this weapon on the screen: its initial, and `k` for Spock (`s` is
-  /// scissors).
-  public var key: Character { self == .spock ? "k" : rawValue.first! }
-}
-
-private func keyLabel(_ weapon: Weapon) -> String {
-  let name = weapon.rawValue
-  let k = weapon.key
-  guard let index = name.firstIndex(of: k) else { return "[\(k)]\(name)" }
-  return name[..<index] + "[\(k)]" + name[name.index(after: index)...]
-}
-
-private func chooseKeys(_ ruleset: Ruleset) -> String {
-  "[" + ruleset.weapons.map { String($0.key) }.joined(separator: "/")
-    + "] or [1-\(ruleset.weapons.count)] choose"
-}
 
 private func connectionLine(_ connection: ClientContext.Connection) -> String? {
   switch connection {

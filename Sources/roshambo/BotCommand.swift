@@ -4,6 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import RoshamboClient
 import RoshamboGame
+import RoshamboJSON
 import RoshamboLoad
 import RoshamboProtocol
 import RoshamboTLS
@@ -58,13 +59,6 @@ struct BotCommand: AsyncParsableCommand {
   )
   var tournament = false
 
-  /// The service group's own lines stay out of the bot's output.
-  static var quietLogger: Logger {
-    var logger = Logger(label: "roshambo.bot")
-    logger.logLevel = .error
-    return logger
-  }
-
   func validate() throws {
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
     if let name { try validateName(name) }
@@ -85,163 +79,10 @@ struct BotCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let resolved = try await server.resolve(
-      fleet: fleet, for: room.map { .room($0) } ?? .quickMatch)
-    let name = self.name ?? Bot.randomName()
-    if tournament {
-      try await playTournament(resolved, name: name)
-      return
-    }
-    let fromLobby = lobby || challenge != nil
-    // In a room one session plays every match; from the lobby, one session each.
-    var tally = Bot.Tally()
-    for _ in 0..<(fromLobby ? matches : 1) {
-      let connection: ServerConnection
-      var seated: LobbyFollower.Seated?
-      if fromLobby {
-        // A lost lobby (the network, a drain, a restart) is followed again by itself.
-        (connection, seated) = try await seatFromLobbyComingBack(
-          resolved, options: server, name: name, accepting: lobby, challenging: challenge,
-          fair: fair, wait: .seconds(wait))
-      } else {
-        connection = try await connect(resolved, options: server)
-      }
-      // From the lobby, a match whose connection drops is taken back with its seat.
-      let reconnect = fromLobby ? reconnector(resolved) : nil
-      let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-        let session = ClientSession(
-          connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
-        session.recordDirectory = record.saveRecord
-        // From the lobby each session plays one more match, counted after the last.
-        let bot = Bot(
-          session: session, strategy: strategy, matches: fromLobby ? tally.matches + 1 : matches,
-          tally: tally
-        ) { line in
-          print(line)
-          fflush(nil)
-        }
-        bot.start()
-        if let seated {
-          session.adopt(seated, name: name)
-        } else {
-          session.join(name: name, room: room, fair: fair)
-        }
-        return (session, bot)
-      }
-      let playing = BotPlaying(session: session, bot: bot)
-      try await playing.runUntilSignalled()
-      guard let outcome = playing.outcome.withLockedValue({ $0 }) else { return }
-      let before = tally
-      tally = outcome.tally
-      if outcome.violated {
-        // Even after the last match: a lie in its deciding round makes its result worthless.
-        print(tally.summary)
-        complain(outcome.closing ?? "the server broke the protocol")
-        throw ExitCode(ExitStatus.protocolViolation)
-      }
-      let wanted = fromLobby ? before.matches + 1 : matches
-      guard tally.matches >= wanted else {
-        print(tally.summary)
-        if outcome.stopped {
-          complain(
-            "stopped by a signal after \(tally.matches) of \(matches) matches; left the room.")
-        } else {
-          complain(
-            "played \(tally.matches) of \(matches) matches before the connection ended"
-              + (outcome.closing.map { ": \($0)" } ?? "."))
-        }
-        throw ExitCode(ExitStatus.failure)
-      }
-    }
-    print(tally.summary)
+    try await BotPlayer(
+      server: server, fleet: fleet, strategy: strategy, matches: matches, room: room,
+      name: name, fair: fair, lobby: lobby, challenge: challenge, wait: wait,
+      saveRecord: record.saveRecord, tournament: tournament
+    ).run()
   }
 }
-
-extension BotCommand {
-  /// Enters the tournament and plays each match the server seats the bot in (the server
-  /// moves its connection from room to room), until a second connection that follows
-  /// the lobby sees the tournament finished; then says who won.
-  func playTournament(_ resolved: ResolvedServer, name: String) async throws {
-    let (connection, seated) = try await seatFromLobbyComingBack(
-      resolved, options: server, name: name, accepting: false, challenging: nil, fair: false,
-      entering: true)
-    let reconnect = reconnector(resolved)
-    let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-      // A server that restarts mid-tournament is reconnected to, the seat resumed.
-      let session = ClientSession(
-        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
-      session.recordDirectory = record.saveRecord
-      let bot = Bot(
-        session: session, strategy: strategy, matches: .max, asksRematch: false
-      ) { line in
-        print(line)
-        fflush(nil)
-      }
-      bot.start()
-      session.adopt(seated, name: name)
-      return (session, bot)
-    }
-    // Follows the lobby (again after a restart) until the tournament is over.
-    let looking = NIOLockedValueBox<ServerConnection?>(nil)
-    let over = Task { () -> String? in
-      var champion: String?
-      // A server away (restarting) is waited for as the lobby waits: 2 minutes.
-      var awaySince: ContinuousClock.Instant?
-      while champion == nil, !Task.isCancelled {
-        guard let connection = try? await reconnect() else {
-          let since = awaySince ?? .now
-          awaySince = since
-          if ContinuousClock.now - since > Self.patience { break }
-          try? await Task.sleep(for: .milliseconds(500))
-          continue
-        }
-        awaySince = nil
-        looking.withLockedValue { $0 = connection }
-        do {
-          _ = try await LobbyFollower.follow(
-            connection, name: name, keepalive: server.keepaliveInterval
-          ) { event in
-            guard case .view(_, let view) = event, let tournament = view.tournament,
-              tournament.phase == .finished
-            else { return true }
-            champion = tournament.champion
-            return false
-          }
-        } catch is ProtocolViolation {
-          break
-        } catch let refused as LobbyFollower.Refused where refused.error.code != .closing {
-          break
-        } catch {}
-        if champion == nil { try? await Task.sleep(for: .milliseconds(250)) }
-      }
-      await MainActor.run { session.store.dispatch(.quit) }
-      return champion
-    }
-    let playing = BotPlaying(session: session, bot: bot)
-    try await playing.runUntilSignalled()
-    over.cancel()
-    await looking.withLockedValue { $0 }?.close()
-    let champion = await over.value
-    let outcome = playing.outcome.withLockedValue { $0 }
-    print(outcome?.tally.summary ?? "")
-    if outcome?.violated == true {
-      complain(outcome?.closing ?? "the server broke the protocol")
-      throw ExitCode(ExitStatus.protocolViolation)
-    }
-    guard let champion else {
-      complain(
-        "the tournament did not finish"
-          + (outcome?.closing.map { ": \($0)" } ?? " (stopped before its end)."))
-      throw ExitCode(ExitStatus.failure)
-    }
-    print("tournament over: \(champion) is the champion")
-  }
-}
-
-extension BotCommand {
-  /// How long a bot waits for a server that went away (restarting) to be back.
-  static let patience = Duration.seconds(120)
-}
-
-/// The lobby's connection ended without a refusal or a lie (the network, a server drained
-/// or restarted): coming back is worth trying. The sentence says how it ended.

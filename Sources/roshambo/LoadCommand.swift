@@ -46,6 +46,25 @@ struct Load: AsyncParsableCommand {
   }
 
   func run() async throws {
+    try await LoadTrial(
+      server: server, rooms: rooms, duration: duration, paceMs: paceMs, threads: threads,
+      fair: fair
+    ).run()
+  }
+}
+
+/// `roshambo load`: many bot pairs in this process against one server, then the
+/// throughput, the latency of a pick's round trip and the errors.
+struct LoadTrial {
+  var server: ServerOptions
+  var rooms: Int
+  /// Seconds to measure, after every bot is seated.
+  var duration: Double
+  var paceMs: Int
+  var threads: Int
+  var fair: Bool
+
+  func run() async throws {
     let target = try await server.resolve()
     let report: LoadReport
     do {

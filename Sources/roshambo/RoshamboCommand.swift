@@ -81,7 +81,7 @@ func exitCode(after error: any Error) -> ExitCode {
   case let violation as ProtocolViolation:
     complain(violation.description)
     return ExitCode(ExitStatus.protocolViolation)
-  case let refused as LobbyFollower.Refused:
+  case let refused as LobbyClient.Refused:
     complain(refused.description)
     return ExitCode(ExitStatus.failure)
   case let silent as NoAnswer:

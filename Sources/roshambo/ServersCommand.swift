@@ -31,6 +31,17 @@ struct Servers: AsyncParsableCommand {
   }
 
   func run() async throws {
+    try await ServerListing(timeout: timeout).run()
+  }
+}
+
+/// `roshambo servers`: the servers announcing themselves on the local network, one line
+/// each.
+struct ServerListing {
+  /// Seconds to listen.
+  var timeout: Double
+
+  func run() async throws {
     let found: [DiscoveredServer]
     do {
       found = try await ServerDiscovery.find(timeout: .milliseconds(Int64(timeout * 1000)))

@@ -25,17 +25,6 @@ struct Watch: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let resolved = try await server.resolve(fleet: fleet, for: .watch(room))
-    let connection = try await connect(resolved, options: server)
-    let reconnect = reconnector(resolved)
-    let keepalive = server.keepaliveInterval
-    let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
-      let screen = Screen(
-        session: ClientSession(connection: connection, reconnect: reconnect, keepalive: keepalive))
-      return Task { @MainActor in await screen.play(name: "spectator", room: room, role: .spectator)
-      }
-    }.value
-    let status = ExitStatus.of(ending)
-    if status != 0 { throw ExitCode(status) }
+    try await RoomWatcher(server: server, fleet: fleet, room: room).run()
   }
 }

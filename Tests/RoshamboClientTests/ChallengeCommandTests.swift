@@ -17,7 +17,7 @@ struct ChallengeCommandTests {
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
     var seen = false
     let deadline = ContinuousClock.now + .seconds(10)
-    try await LobbyFollower.follow(connection, name: "Watcher") { event in
+    try await LobbyClient.follow(connection, name: "Watcher") { event in
       if case .view(_, let view) = event {
         seen = view.people.contains { $0.name == name && $0.takesChallenges }
       }
@@ -75,7 +75,7 @@ struct ChallengeCommandTests {
       let carol = try await ServerConnection.connect(
         host: "127.0.0.1", port: server.port, tls: tls)
       let declining = Task {
-        try await LobbyFollower.follow(carol, name: "Carol", takesChallenges: true) { event in
+        try await LobbyClient.follow(carol, name: "Carol", takesChallenges: true) { event in
           guard case .challenge(let notice) = event else { return true }
           if notice.status == .pending { carol.send(.decline(challenge: notice.id, id: 2)) }
           return notice.status == .pending

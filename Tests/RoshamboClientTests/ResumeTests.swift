@@ -213,7 +213,7 @@ struct LostLinkTests {
     var views = 0
     var thrown: (any Error)?
     do {
-      try await LobbyFollower.follow(
+      try await LobbyClient.follow(
         connection, name: "Eve", keepalive: .milliseconds(200)
       ) { event in
         if case .view = event { views += 1 }

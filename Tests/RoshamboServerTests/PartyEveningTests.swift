@@ -49,7 +49,7 @@ struct PartyEveningTests {
       let alice = try await connection(port: port)
       let seen = NIOLockedValueBox<(mute: Bool, muteGone: Bool)>((false, false))
       let following = Task {
-        try await LobbyFollower.follow(
+        try await LobbyClient.follow(
           alice, name: "Alice", takesChallenges: true, keepalive: .milliseconds(200)
         ) { event in
           guard case .view(_, let view) = event else { return true }
@@ -102,7 +102,7 @@ struct PartyEveningTests {
       }
       let again = try await ServerConnection.connect(
         host: "127.0.0.1", port: server.port, tls: TestCertificates.client(as: "Bob"))
-      let seated = try await LobbyFollower.follow(again, name: "Bob", takesChallenges: true) {
+      let seated = try await LobbyClient.follow(again, name: "Bob", takesChallenges: true) {
         _ in true
       }
       #expect(seated?.room == room)

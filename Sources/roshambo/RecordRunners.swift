@@ -69,48 +69,17 @@ func printVerification(of match: FinishedMatch) -> Bool {
   return verification.holds
 }
 
-// MARK: - replay
-
-struct Replay: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    abstract: "Replay a finished match on the game's screen, from the server or a file.",
-    discussion: """
-      MATCH is a match's number on the server (as `roshambo-server history` lists it) or \
-      a record file (`--save-record`, `roshambo-server history --json`; - for standard \
-      input). The screen is the one of live play, for a spectator, round by round: → or \
-      l steps forward, ← or h back, g and G (Home, End) jump to the start and the end, \
-      space plays or pauses at --speed, q quits. Piped, it prints one line per round.
-
-      Exit status: 0 shown (and, with --verify, the record holds); 65 a record that \
-      does not hold or cannot be read; 66 no such file or match; 69 no server \
-      reachable; 1 a server that sent no record within 10 s; 76 a server that broke the \
-      protocol.
-      """)
-
-  @Argument(
-    help: ArgumentHelp("A match number on the server, or a record file.", valueName: "match"))
+/// `roshambo replay`: a finished match, from the server or a file, checked first if
+/// asked, on the game's screen (piped: one line per round).
+struct RecordReplay {
   var source: RecordSource
-
-  @OptionGroup var server: ServerOptions
-
-  @Option(help: "The name the server sees you under while it sends the record.")
+  var server: ServerOptions
   var name: String?
-
-  @Option(help: "How much faster than it was played (2: twice as fast).")
-  var speed = 1.0
-
-  @Flag(help: "Check the record on its own first (as `roshambo verify`).")
-  var verify = false
-
-  @Flag(help: "Start paused at the first round (space plays).")
-  var paused = false
-
-  func validate() throws {
-    if let name { try validateName(name) }
-    guard speed > 0, speed <= 1000 else {
-      throw ValidationError("--speed must be above 0 and at most 1000.")
-    }
-  }
+  /// How much faster than it was played.
+  var speed: Double
+  /// Check the record on its own first.
+  var verify: Bool
+  var paused: Bool
 
   func run() async throws {
     let match = try await source.load(server: server, name: name)
@@ -136,28 +105,10 @@ struct Replay: AsyncParsableCommand {
   }
 }
 
-// MARK: - verify
-
-struct Verify: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    abstract: "Check a match record on its own, trusting nobody (the host included).",
-    discussion: """
-      Checks, from the record alone: each fair round's revealed weapon and nonce against \
-      the commitment made before (SHA-256, as docs/MATCH-RECORD.md lays out), each \
-      round's winner against the ruleset, the scores against the rounds and the winner \
-      against the scores. An ordinary (not fair) match can only be found consistent: \
-      its weapons are the host's word. With --compare, also says where two records of \
-      the same match differ (your own, saved with --save-record, and the server's).
-
-      Exit status: 0 the record holds (and agrees with --compare's); 65 it does not, or \
-      is not a record; 66 no such file.
-      """)
-
-  @Argument(help: ArgumentHelp("The record file (- for standard input).", valueName: "file"))
+/// `roshambo verify`: a record checked on its own, and against another record of the
+/// same match if one is given.
+struct RecordCheck {
   var file: String
-
-  @Option(
-    help: ArgumentHelp("Another record of the same match to compare with.", valueName: "file"))
   var compare: String?
 
   func run() async throws {

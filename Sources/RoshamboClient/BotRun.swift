@@ -1,0 +1,147 @@
+import RoshamboGame
+
+/// How `roshambo bot` goes from match to match: in a room one session plays every match;
+/// from the lobby each challenge seats a session of its own that plays one. A value:
+/// each session's outcome in, the next step out; the caller runs the sessions.
+///
+/// Invariant: it asks for another session only while every session so far played the
+/// matches it was started for and none caught the server lying; it ends by saying the
+/// tally once.
+public struct BotRun: Equatable, Sendable {
+  /// How a session ended.
+  public struct Outcome: Equatable, Sendable {
+    public var tally: Bot.Tally
+    /// Why the connection ended, if it was not the bot's own doing.
+    public var closing: String?
+    /// The server broke the protocol or lied.
+    public var violated: Bool
+    /// Whether a signal stopped it.
+    public var stopped: Bool
+
+    public init(tally: Bot.Tally, closing: String?, violated: Bool, stopped: Bool) {
+      self.tally = tally
+      self.closing = closing
+      self.violated = violated
+      self.stopped = stopped
+    }
+  }
+
+  /// What to do next.
+  public enum Step: Equatable, Sendable {
+    /// Run a session whose bot starts counting from `tally` and leaves once it counts
+    /// `until` matches.
+    case play(until: Int, tally: Bot.Tally)
+    /// Say `summary`: every match was played.
+    case finish(summary: String)
+    /// Say `summary`, then `complaint` on standard error, and exit non-zero (76 when
+    /// `violated`, else 1).
+    case fail(summary: String, complaint: String, violated: Bool)
+  }
+
+  public let matches: Int
+  public let fromLobby: Bool
+  public private(set) var tally = Bot.Tally()
+  private var sessions = 0
+
+  public init(matches: Int, fromLobby: Bool) {
+    self.matches = matches
+    self.fromLobby = fromLobby
+  }
+
+  /// The first session.
+  public mutating func start() -> Step {
+    next()
+  }
+
+  /// A session ended with `outcome`: the next step.
+  public mutating func ended(_ outcome: Outcome) -> Step {
+    let before = tally
+    tally = outcome.tally
+    if outcome.violated {
+      // Even after the last match: a lie in its deciding round makes its result worthless.
+      return .fail(
+        summary: tally.summary, complaint: outcome.closing ?? "the server broke the protocol",
+        violated: true)
+    }
+    let wanted = fromLobby ? before.matches + 1 : matches
+    guard tally.matches >= wanted else {
+      let complaint =
+        outcome.stopped
+        ? "stopped by a signal after \(tally.matches) of \(matches) matches; left the room."
+        : "played \(tally.matches) of \(matches) matches before the connection ended"
+          + (outcome.closing.map { ": \($0)" } ?? ".")
+      return .fail(summary: tally.summary, complaint: complaint, violated: false)
+    }
+    return next()
+  }
+
+  private mutating func next() -> Step {
+    guard sessions < (fromLobby ? matches : 1) else { return .finish(summary: tally.summary) }
+    sessions += 1
+    // From the lobby each session plays one more match, counted after the last.
+    return .play(until: fromLobby ? tally.matches + 1 : matches, tally: tally)
+  }
+}
+
+/// How `roshambo bot --tournament` knows the tournament is over: a second connection
+/// follows the lobby (again after a restart) until a view shows it finished. A value:
+/// what happened to that connection in, whether to try again and when out.
+///
+/// Invariant: it stops for good once it has a champion, after a server that broke the
+/// protocol or refused other than by closing, or once the server has been away for
+/// longer than `patience`.
+public struct TournamentWatch: Equatable, Sendable {
+  /// What to do next.
+  public enum Step: Equatable, Sendable {
+    /// Connect and follow the lobby after waiting this long.
+    case follow(after: Duration)
+    /// Stop watching (``champion`` holds the winner, if the tournament finished).
+    case stop
+  }
+
+  /// How the following ended.
+  public enum Ending: Equatable, Sendable {
+    /// A view showed the tournament finished, or the connection simply ended.
+    case closed
+    case protocolViolation
+    /// The server refused the follower; `closing`: because it is draining.
+    case refused(closing: Bool)
+  }
+
+  /// How long a server that went away (restarting) is waited for.
+  public let patience: Duration
+  public private(set) var champion: String?
+  private var awaySince: ContinuousClock.Instant?
+
+  public init(patience: Duration = .seconds(120)) {
+    self.patience = patience
+  }
+
+  /// Connecting failed at `now`.
+  public mutating func couldNotConnect(at now: ContinuousClock.Instant) -> Step {
+    let since = awaySince ?? now
+    awaySince = since
+    return now - since > patience ? .stop : .follow(after: .milliseconds(500))
+  }
+
+  /// A connection follows the lobby again.
+  public mutating func connected() {
+    awaySince = nil
+  }
+
+  /// A lobby view: whether to go on following.
+  public mutating func viewed(_ view: LobbyView) -> Bool {
+    guard let tournament = view.tournament, tournament.phase == .finished else { return true }
+    champion = tournament.champion
+    return false
+  }
+
+  /// The following ended.
+  public mutating func followEnded(_ ending: Ending) -> Step {
+    switch ending {
+    case .protocolViolation, .refused(closing: false): return .stop
+    case .closed, .refused(closing: true):
+      return champion == nil ? .follow(after: .milliseconds(250)) : .stop
+    }
+  }
+}

@@ -1,0 +1,248 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import RoshamboClient
+import RoshamboGame
+import RoshamboJSON
+import RoshamboLoad
+import RoshamboProtocol
+import RoshamboTLS
+import ServiceLifecycle
+import Sysexits
+
+/// `roshambo bot`: plays in a room, by quick match, from the lobby (accepting, or
+/// challenging someone) or in the tournament, with no screen: one line per round, then
+/// a summary.
+struct BotPlayer {
+  var server: ServerOptions
+  var fleet: FleetOptions
+  var strategy: BotStrategy
+  var matches: Int
+  var room: String?
+  var name: String?
+  var fair: Bool
+  var lobby: Bool
+  var challenge: String?
+  var wait: Int
+  /// Where each match's own record is saved (`--save-record`), if anywhere.
+  var saveRecord: String?
+  var tournament: Bool
+
+  /// The service group's own lines stay out of the bot's output.
+  static var quietLogger: Logger {
+    var logger = Logger(label: "roshambo.bot")
+    logger.logLevel = .error
+    return logger
+  }
+
+  func run() async throws {
+    let resolved = try await server.resolve(
+      fleet: fleet, for: room.map { .room($0) } ?? .quickMatch)
+    let name = self.name ?? Bot.randomName()
+    if tournament {
+      try await playTournament(resolved, name: name)
+      return
+    }
+    let fromLobby = lobby || challenge != nil
+    var run = BotRun(matches: matches, fromLobby: fromLobby)
+    var step = run.start()
+    while true {
+      switch step {
+      case .finish(let summary):
+        print(summary)
+        return
+      case .fail(let summary, let complaint, let violated):
+        print(summary)
+        complain(complaint)
+        throw ExitCode(violated ? ExitStatus.protocolViolation : ExitStatus.failure)
+      case .play(let until, let tally):
+        guard let outcome = try await playSession(resolved, name: name, until: until, tally: tally)
+        else { return }
+        step = run.ended(outcome)
+      }
+    }
+  }
+
+  /// One session: seated from the lobby (when playing from it) or joining a room, played
+  /// until its bot counts `until` matches; nil if it never ended by itself.
+  private func playSession(
+    _ resolved: ResolvedServer, name: String, until: Int, tally: Bot.Tally
+  ) async throws -> BotRun.Outcome? {
+    let fromLobby = lobby || challenge != nil
+    let connection: ServerConnection
+    var seated: LobbyClient.Seated?
+    if fromLobby {
+      // A lost lobby (the network, a drain, a restart) is followed again by itself.
+      (connection, seated) = try await seatFromLobbyComingBack(
+        resolved, options: server, name: name,
+        goal: challenge.map { .challenge($0, fair: fair) } ?? .accept, wait: .seconds(wait))
+    } else {
+      connection = try await connect(resolved, options: server)
+    }
+    // From the lobby, a match whose connection drops is taken back with its seat.
+    let reconnect = fromLobby ? reconnector(resolved) : nil
+    let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
+      let session = ClientSession(
+        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
+      session.recordDirectory = saveRecord
+      let bot = Bot(session: session, strategy: strategy, matches: until, tally: tally) { line in
+        print(line)
+        fflush(nil)
+      }
+      bot.start()
+      if let seated {
+        session.adopt(seated, name: name)
+      } else {
+        session.join(name: name, room: room, fair: fair)
+      }
+      return (session, bot)
+    }
+    let playing = BotPlaying(session: session, bot: bot)
+    try await playing.runUntilSignalled()
+    return playing.outcome.withLockedValue { $0 }
+  }
+}
+
+extension BotPlayer {
+  /// Enters the tournament and plays each match the server seats the bot in (the server
+  /// moves its connection from room to room), until a second connection that follows
+  /// the lobby sees the tournament finished; then says who won.
+  func playTournament(_ resolved: ResolvedServer, name: String) async throws {
+    let (connection, seated) = try await seatFromLobbyComingBack(
+      resolved, options: server, name: name, goal: .enterTournament)
+    let reconnect = reconnector(resolved)
+    let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
+      // A server that restarts mid-tournament is reconnected to, the seat resumed.
+      let session = ClientSession(
+        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
+      session.recordDirectory = saveRecord
+      let bot = Bot(
+        session: session, strategy: strategy, matches: .max, asksRematch: false
+      ) { line in
+        print(line)
+        fflush(nil)
+      }
+      bot.start()
+      session.adopt(seated, name: name)
+      return (session, bot)
+    }
+    // Follows the lobby (again after a restart) until the tournament is over.
+    let looking = NIOLockedValueBox<ServerConnection?>(nil)
+    let keepalive = server.keepaliveInterval
+    let over = Task { () -> String? in
+      // A server away (restarting) is waited for as the lobby waits: 2 minutes.
+      var watch = TournamentWatch(patience: Self.patience)
+      var step = TournamentWatch.Step.follow(after: .zero)
+      while case .follow(let pause) = step, !Task.isCancelled {
+        if pause > .zero { try? await Task.sleep(for: pause) }
+        guard let connection = try? await reconnect() else {
+          step = watch.couldNotConnect(at: .now)
+          continue
+        }
+        watch.connected()
+        looking.withLockedValue { $0 = connection }
+        do {
+          _ = try await LobbyClient.follow(connection, name: name, keepalive: keepalive) {
+            event in
+            guard case .view(_, let view) = event else { return true }
+            return watch.viewed(view)
+          }
+          step = watch.followEnded(.closed)
+        } catch is ProtocolViolation {
+          step = watch.followEnded(.protocolViolation)
+        } catch let refused as LobbyClient.Refused {
+          step = watch.followEnded(.refused(closing: refused.error.code == .closing))
+        } catch {
+          step = watch.followEnded(.closed)
+        }
+      }
+      await MainActor.run { session.store.dispatch(.quit) }
+      return watch.champion
+    }
+    let playing = BotPlaying(session: session, bot: bot)
+    try await playing.runUntilSignalled()
+    over.cancel()
+    await looking.withLockedValue { $0 }?.close()
+    let champion = await over.value
+    let outcome = playing.outcome.withLockedValue { $0 }
+    print(outcome?.tally.summary ?? "")
+    if outcome?.violated == true {
+      complain(outcome?.closing ?? "the server broke the protocol")
+      throw ExitCode(ExitStatus.protocolViolation)
+    }
+    guard let champion else {
+      complain(
+        "the tournament did not finish"
+          + (outcome?.closing.map { ": \($0)" } ?? " (stopped before its end)."))
+      throw ExitCode(ExitStatus.failure)
+    }
+    print("tournament over: \(champion) is the champion")
+  }
+}
+
+extension BotPlayer {
+  /// How long a bot waits for a server that went away (restarting) to be back.
+  static let patience = Duration.seconds(120)
+}
+
+/// A bot's session as a service: it plays until its matches are done or the connection
+/// ends; on a graceful shutdown it leaves its room first.
+///
+/// Invariant: `outcome` is set once, when the session has ended.
+final class BotPlaying: Service, Sendable {
+  let session: ClientSession
+  let bot: Bot
+  let outcome = NIOLockedValueBox<BotRun.Outcome?>(nil)
+  private let stopping = NIOLockedValueBox(false)
+
+  init(session: ClientSession, bot: Bot) {
+    self.session = session
+    self.bot = bot
+  }
+
+  /// Runs in a service group of its own: SIGINT, SIGTERM or SIGHUP makes the bot leave
+  /// its room (a running match is given up at once, not held for a grace period). The
+  /// signals come through ``ProcessSignals``, which outlives this group: a bot plays one
+  /// group per match from the lobby, and a group's own signal watch, once cancelled,
+  /// would leave every later one deaf.
+  func runUntilSignalled() async throws {
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [.init(service: self, successTerminationBehavior: .gracefullyShutdownGroup)],
+        gracefulShutdownSignals: [], logger: BotPlayer.quietLogger))
+    let route = await MainActor.run {
+      ProcessSignals.shared.route { number in
+        guard number != SIGWINCH else { return }
+        Task { await group.triggerGracefulShutdown() }
+      }
+    }
+    defer { Task { @MainActor in ProcessSignals.shared.release(route) } }
+    try await group.run()
+  }
+
+  func run() async throws {
+    let session = self.session
+    let ended = await withGracefulShutdownHandler {
+      await session.run()
+    } onGracefulShutdown: {
+      self.stopping.withLockedValue { $0 = true }
+      // `leave`, then close: a server that does not close after it cannot hold the bot.
+      Task { @MainActor in
+        session.store.dispatch(.quit)
+        session.hangUp()
+      }
+    }
+    let (error, fatal) = ended
+    let bot = self.bot
+    let tally = await MainActor.run { bot.tally }
+    let why =
+      fatal.map { "the server refused: \($0.message)" } ?? error.map(ConnectionFailure.ended)
+    outcome.withLockedValue {
+      $0 = BotRun.Outcome(
+        tally: tally, closing: why,
+        violated: error is ProtocolViolation || error is ServerCheated,
+        stopped: stopping.withLockedValue { $0 })
+    }
+  }
+}

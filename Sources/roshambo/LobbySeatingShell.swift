@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import RoshamboClient
+import RoshamboGame
+import RoshamboLoad
+import RoshamboProtocol
+import RoshamboTLS
+import ServiceLifecycle
+import Sysexits
+
+struct LobbyLost: Error, CustomStringConvertible {
+  var description: String
+}
+
+/// ``seatFromLobby`` on a connection of its own, coming back by itself when the lobby's
+/// connection is lost (the network, a drain, a restart): says so ("lost the connection;
+/// reconnecting…"), connects again every second for up to ``BotPlayer/patience``, says
+/// "back in the lobby" once it follows it again, and goes on (an entrant of the
+/// tournament keeps its entry when back within the server's grace). Returns the
+/// connection and its seat.
+func seatFromLobbyComingBack(
+  _ server: ResolvedServer, options: ServerOptions, name: String, goal: LobbySeating.Goal,
+  wait: Duration = .seconds(10)
+) async throws -> (ServerConnection, LobbyClient.Seated) {
+  var connection = try await connect(server, options: options)
+  var comingBack = false
+  while true {
+    do {
+      let seated = try await seatFromLobby(
+        connection, name: name, goal: goal, wait: wait, keepalive: options.keepaliveInterval,
+        comingBack: comingBack)
+      return (connection, seated)
+    } catch let lost as LobbyLost {
+      print("lost the connection; reconnecting… (\(lost.description))")
+      fflush(nil)
+      connection = try await reconnectBot(server, options: options)
+      comingBack = true
+    }
+  }
+}
+
+/// Connects again to `server` every second until it answers, for up to
+/// ``BotPlayer/patience``; then gives up with the reason the last try failed (exit 69).
+func reconnectBot(_ server: ResolvedServer, options: ServerOptions) async throws
+  -> ServerConnection
+{
+  let reconnect = reconnector(server)
+  let since = ContinuousClock.now
+  while true {
+    do {
+      return try await reconnect()
+    } catch {
+      guard ContinuousClock.now - since < BotPlayer.patience else {
+        throw options.cannotConnect(host: server.host, port: server.port, error)
+      }
+    }
+    try await Task.sleep(for: .seconds(1))
+  }
+}
+
+/// Follows the lobby on `connection` as `name` until a challenge or the tournament seats
+/// it, doing what ``LobbySeating`` says for `goal`. A challenge that ends otherwise or a
+/// refusal is said, and exits 1 (a broken protocol: 76); a connection that ends
+/// otherwise (the network, a drain, a restart) throws ``LobbyLost``. `comingBack`: says
+/// "back in the lobby" on the first view.
+func seatFromLobby(
+  _ connection: ServerConnection, name: String, goal: LobbySeating.Goal,
+  wait: Duration = .seconds(10), keepalive: Duration = .seconds(15), comingBack: Bool = false
+) async throws -> LobbyClient.Seated {
+  // Read by the give-up timer on another task, hence the lock.
+  let seating = NIOLockedValueBox(
+    LobbySeating(name: name, goal: goal, wait: wait, comingBack: comingBack))
+  let lobby = LobbyClient(
+    connection, name: name, takesChallenges: true, entrant: goal == .enterTournament)
+  let giveUp = Task {
+    try await Task.sleep(for: wait)
+    if seating.withLockedValue({ $0.waitedTooLong() }) { await connection.close() }
+  }
+  defer { giveUp.cancel() }
+  do {
+    let seated = try await lobby.follow(keepalive: keepalive) { event in
+      perform(seating.withLockedValue { $0.handle(event) }, on: lobby)
+    }
+    if let seated {
+      _ = perform(seating.withLockedValue { $0.seated(in: seated.room) }, on: lobby)
+      return seated
+    }
+  } catch let refused as LobbyClient.Refused where refused.error.code == .closing {
+    // Reached while it drains: it is restarting, or stopping; either way, try again.
+    throw LobbyLost(description: refused.description)
+  } catch let refused as LobbyClient.Refused {
+    throw exitCode(after: refused)
+  } catch let violation as ProtocolViolation {
+    throw exitCode(after: violation)
+  } catch {
+    throw LobbyLost(description: ConnectionFailure.ended(error))
+  }
+  guard let problem = seating.withLockedValue({ $0.endedWithoutSeat() }) else {
+    throw LobbyLost(description: "the server closed the connection")
+  }
+  complain(problem)
+  throw ExitCode(ExitStatus.failure)
+}
+
+/// Carries out `actions` on `lobby`; returns whether to go on following.
+private func perform(_ actions: [LobbySeating.Action], on lobby: LobbyClient) -> Bool {
+  for action in actions {
+    switch action {
+    case .say(let line):
+      print(line)
+      fflush(nil)
+    case .challenge(let person, let fair): lobby.challenge(person, fair: fair)
+    case .accept(let challenge): lobby.accept(challenge)
+    case .enterTournament: lobby.enterTournament()
+    case .stop: return false
+    }
+  }
+  return true
+}
+
+/// `roshambo challenge`: challenges `opponent` from the lobby as soon as they are free,
+/// then plays the match on the screen once they accept.
+struct ChallengeMatch {
+  var server: ServerOptions
+  var name: String
+  var opponent: String
+  var fair: Bool
+  /// How long to wait for the opponent to be free in the lobby.
+  var wait: Duration
+
+  func run() async throws {
+    let resolved = try await server.resolve()
+    let connection = try await connect(resolved, options: server)
+    let seated: LobbyClient.Seated
+    do {
+      seated = try await seatFromLobby(
+        connection, name: name, goal: .challenge(opponent, fair: fair), wait: wait,
+        keepalive: server.keepaliveInterval)
+    } catch let lost as LobbyLost {
+      complain("lost the connection before the challenge was accepted: \(lost.description)")
+      throw ExitCode(ExitStatus.failure)
+    }
+    let ending = await playSeated(
+      connection, seated, name: name, reconnect: reconnector(resolved),
+      keepalive: server.keepaliveInterval, seats: await seatMemory(resolved, name: name))
+    let status = ExitStatus.of(ending)
+    if status != 0 { throw ExitCode(status) }
+  }
+}

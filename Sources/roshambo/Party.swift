@@ -1,0 +1,194 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import RoshamboClient
+import RoshamboGame
+import RoshamboJSON
+import RoshamboLoad
+import RoshamboProtocol
+import RoshamboTLS
+import ServiceLifecycle
+import Sysexits
+
+/// `roshambo lobby` on a terminal: the lobby screen, then whatever the person chose
+/// there (a match from a challenge, quick match, watching a room, a replay) on its
+/// screen, then the lobby again, until they quit it; ``LobbyNavigation`` says which.
+struct Party {
+  var server: ServerOptions
+  var name: String
+
+  func run() async throws {
+    let options = server
+    let resolved = try await options.resolve()
+    let reconnect = reconnector(resolved)
+    let keepalive = options.keepaliveInterval
+    let seats = await seatMemory(resolved, name: name)
+    let navigation = LobbyNavigation()
+    var step = navigation.start()
+    // The lobby's connection, kept from the lobby screen for the match it seated.
+    var lobbyConnection: ServerConnection?
+    while true {
+      switch step {
+      case .takeBackSeat:
+        // A match left running (a closed terminal, a crash) is taken back before the lobby.
+        step = navigation.tookBackSeat(
+          await takeBackSeat(resolved, options: options, name: name, seats: seats, thenLobby: true))
+      case .lobby(let why, let complaint):
+        if let complaint { complain(complaint) }
+        let connection =
+          if let why {
+            try await reconnectLobby(resolved, options: options, after: why, reconnect: reconnect)
+          } else {
+            try await connect(resolved, options: options)
+          }
+        // Said once, on the first lobby screen of the run that made the identity.
+        let notice = madeIdentity.withLockedValue { said in
+          defer { said = nil }
+          return said
+        }
+        lobbyConnection = connection
+        step = navigation.lobbyEnded(
+          await MainActor.run {
+            LobbyScreen(connection: connection, name: name, keepalive: keepalive, notice: notice)
+          }.run())
+      case .playSeated(let seated):
+        guard let connection = lobbyConnection else { return }
+        step = navigation.matchEnded(
+          await playSeated(
+            connection, seated, name: name, reconnect: reconnect, keepalive: keepalive,
+            seats: seats))
+      case .replay(let id):
+        step = navigation.replayEnded(
+          try await replay(match: id, from: resolved, options: options, name: name), match: id)
+      case .quickMatch, .watch:
+        let fresh = try await connect(resolved, options: options)
+        let room: String? = if case .watch(let room) = step { room } else { nil }
+        step = navigation.matchEnded(
+          await MainActor.run { () -> Task<Screen.Ending, Never> in
+            let session = ClientSession(
+              connection: fresh, reconnect: reconnect, keepalive: keepalive)
+            let screen = Screen(session: session)
+            screen.returnsToLobby = true
+            return Task { @MainActor in
+              if let room { return await screen.play(name: name, room: room, role: .spectator) }
+              session.seatMemory = seats
+              return await screen.play(name: name, room: nil, role: .player)
+            }
+          }.value)
+      case .end(let exit, let complaint):
+        if let complaint { complain(complaint) }
+        switch exit {
+        case .quit: return
+        case .signalled(let number): throw ExitCode(128 + number)
+        case .refused: throw ExitCode(ExitStatus.failure)
+        case .protocolViolation: throw ExitCode(ExitStatus.protocolViolation)
+        }
+      }
+    }
+  }
+}
+
+/// Fetches match `id`'s record on a connection of its own and replays it on the screen (a
+/// connection that cannot be made throws, and ends the program).
+func replay(match id: Int64, from server: ResolvedServer, options: ServerOptions, name: String)
+  async throws -> LobbyNavigation.ReplayEnding
+{
+  let fresh = try await connect(server, options: options)
+  do {
+    let match = try await RecordRequest.fetch(fresh, name: name, id: Int(id))
+    guard let replay = MatchReplay(match) else { return .watched }
+    let signalled = await MainActor.run {
+      ReplayScreen(replay, title: "match \(id)", speed: 1)
+    }.run()
+    return signalled.map { .signalled($0) } ?? .watched
+  } catch let violation as ProtocolViolation {
+    return .protocolViolation(violation.description)
+  } catch let refused as RecordRequest.Refused {
+    return .unavailable(refused.description)
+  } catch {
+    // The connection failed: back to the lobby, which says so if it persists.
+    return .unavailable(ConnectionFailure.ended(error))
+  }
+}
+
+/// Where `name`'s seat on `server` is kept while a match runs (nil without a home
+/// directory to keep it in).
+@MainActor
+func seatMemory(_ server: ResolvedServer, name: String) -> SeatMemory? {
+  guard let directory = HeldSeat.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+  else { return nil }
+  return SeatMemory(
+    path: HeldSeat.path(in: directory, host: server.host, port: server.port, name: name),
+    name: name)
+}
+
+/// Plays the match `seats` says this person left running, if there is one: nil when
+/// there is none. A seat the server no longer holds is said and forgotten.
+func takeBackSeat(
+  _ server: ResolvedServer, options: ServerOptions, name: String, seats: SeatMemory?,
+  thenLobby: Bool = false
+) async -> Screen.Ending? {
+  guard let seats, let held = await MainActor.run(body: { seats.held }) else { return nil }
+  guard let connection = try? await connect(server, options: options) else { return nil }
+  let reconnect = reconnector(server)
+  let keepalive = options.keepaliveInterval
+  let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
+    let session = ClientSession(connection: connection, reconnect: reconnect, keepalive: keepalive)
+    session.seatMemory = seats
+    let screen = Screen(session: session)
+    screen.returnsToLobby = thenLobby
+    return Task { @MainActor in
+      await screen.play(name: name, room: held.room, role: .player, resume: held.token)
+    }
+  }.value
+  if ending == .failed { await MainActor.run { seats.forget() } }
+  return ending
+}
+
+/// Connects again with `reconnect` after the lobby's connection ended (the network, a
+/// server restarting or draining), saying so on the terminal, every 2 s for up to 2
+/// minutes; Ctrl-C leaves. Gives up with the reason the last try failed.
+func reconnectLobby(
+  _ server: ResolvedServer, options: ServerOptions, after why: String,
+  reconnect: @Sendable () async throws -> ServerConnection
+) async throws -> ServerConnection {
+  let attempts = 60
+  var attempt = 0
+  complain("lost the lobby: \(why).")
+  while true {
+    attempt += 1
+    // One short line, redrawn in place: it must not wrap on a narrow terminal.
+    print(
+      "\r\u{1B}[KReconnecting, try \(attempt) of \(attempts) (Ctrl-C leaves)…", terminator: "")
+    fflush(nil)
+    do {
+      let connection = try await reconnect()
+      print("\r\u{1B}[K", terminator: "")
+      return connection
+    } catch {
+      guard attempt < attempts else {
+        print("")
+        throw options.cannotConnect(host: server.host, port: server.port, error)
+      }
+    }
+    try await Task.sleep(for: .seconds(2))
+  }
+}
+
+/// Plays on the screen the match a challenge or the tournament seated `connection` in.
+func playSeated(
+  _ connection: ServerConnection, _ seated: LobbyClient.Seated, name: String,
+  reconnect: @escaping @Sendable () async throws -> ServerConnection, keepalive: Duration,
+  seats: SeatMemory?
+) async -> Screen.Ending {
+  await MainActor.run { () -> Task<Screen.Ending, Never> in
+    let session = ClientSession(
+      connection: connection, reconnect: reconnect, keepalive: keepalive)
+    session.seatMemory = seats
+    session.adopt(seated, name: name)
+    let screen = Screen(session: session)
+    screen.returnsToLobby = true
+    return Task { @MainActor in await screen.playSeated() }
+  }.value
+}
