@@ -269,7 +269,7 @@ final class HubDriver {
 
   /// Runs `body` once `future` (the journal's) completes, back on this loop; a shutdown
   /// waits for it.
-  private func track<T>(
+  private func track<T: Sendable>(
     _ future: EventLoopFuture<T>, _ body: @escaping (Result<T, JournalFailure>) -> Void
   ) {
     journalWorkStarted += 1
