@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
     .library(name: "RoshamboLoad", targets: ["RoshamboLoad"]),
     .executable(name: "roshambo", targets: ["roshambo"]),
+    .executable(name: "roshambo-simulate", targets: ["roshambo-simulate"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -231,6 +232,23 @@ let package = Package(
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
+    // A whole LAN party in one thread on a virtual clock: the real hub, a journal under
+    // the real one's contract, people made of the real client's parts, faults; the
+    // invariants after every step.
+    .target(
+      name: "RoshamboSimulation",
+      dependencies: [
+        "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboClient", "RoshamboJournal",
+      ]),
+    .executableTarget(
+      name: "roshambo-simulate",
+      dependencies: [
+        "RoshamboSimulation", "Sysexits",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .testTarget(
+      name: "RoshamboSimulationTests",
+      dependencies: ["RoshamboSimulation", "RoshamboHub", "RoshamboGame", "RoshamboProtocol"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -32,3 +32,16 @@ extension HubState {
     return census
   }
 }
+
+extension HubState {
+  /// Whether everything accepted is committed and nothing waits to be: the live lobby is
+  /// then exactly what the journal replays to.
+  package var isSettled: Bool { batch.isEmpty && !commits.isBusy && commits.acceptsActions }
+
+  /// Everyone here under a name that acts (followers of the lobby and seated players),
+  /// with the identity each presented.
+  package var namedPeople: [(name: String, identity: String?)] {
+    sessions.followers.values.map { ($0.name, $0.identity) }
+      + sessions.members.values.filter { $0.seat != nil }.map { ($0.name, $0.identity) }
+  }
+}

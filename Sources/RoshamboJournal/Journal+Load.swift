@@ -75,12 +75,12 @@ extension Journal {
       let seq: Int64 = row["seq"]
       let text: String = row["action"]
       do {
-        let action = try JournalFormat.action(from: text.utf8)
-        // The live server's own reduction of the rules: a replay is the game again.
-        if case .failure(let refusal) = lobby.reduce(action) {
-          throw JournalError.badRow(
-            path: path, seq: seq, problem: "the rules refuse it: \(refusal.message)")
-        }
+        try JournalFormat.replay(text.utf8, onto: &lobby)
+      } catch let refused as JournalFormat.RefusedRow {
+        let failure = JournalError.badRow(path: path, seq: seq, problem: refused.description)
+        guard stopAtBadRow else { throw failure }
+        badRow = failure
+        break
       } catch {
         let failure =
           error as? JournalError

@@ -39,6 +39,21 @@ public enum JournalFormat {
     }
   }
 
+  /// A row the live rules refuse when it is replayed.
+  public struct RefusedRow: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// Replays one row onto `lobby` as loading the journal does: the row decoded, then
+  /// reduced by the live server's own rules (a replay is the game again). Throws what is
+  /// wrong with the row, or ``RefusedRow`` when the rules refuse it.
+  public static func replay(_ row: some Collection<UInt8>, onto lobby: inout LobbyState) throws {
+    let action = try action(from: row)
+    if case .failure(let refusal) = lobby.reduce(action) {
+      throw RefusedRow(description: "the rules refuse it: \(refusal.message)")
+    }
+  }
+
   /// The lobby a snapshot holds; throws what is wrong with it.
   public static func lobby(from bytes: some Collection<UInt8>) throws -> LobbyState {
     try JSONReader.withBuffer(bytes) { buffer in

@@ -1,0 +1,131 @@
+import RoshamboGame
+import RoshamboHub
+import RoshamboProtocol
+
+/// What the invariants remember between steps.
+struct InvariantWatch {
+  /// Every finished match committed, by what makes it one match.
+  var matches: Set<String> = []
+  /// Each challenge's ends told to each person (reset when the hub restarts: its board
+  /// is not kept).
+  var challengeEnds: [String: Int] = [:]
+  /// Whether the live lobby is to be compared with the journal once the hub settles.
+  var compareDue = false
+
+  mutating func committed(
+    _ commit: JournalCommit, journal: SimulatedJournal, simulation: Simulation
+  ) {
+    for match in commit.matches {
+      let key = "\(match.room) \(match.finishedAt) \(match.players) \(match.scores)"
+      if !matches.insert(key).inserted {
+        simulation.fail("no match is counted twice", "match \(key) was committed again")
+      }
+    }
+    compareDue = true
+  }
+}
+
+/// The invariants, each named in the failure it causes.
+extension Simulation {
+  /// A frame the hub hands the network: nothing of a round before it resolves, nothing
+  /// of a room before it is durable.
+  func checkDelivery(_ payload: [UInt8], to ids: [Int]) {
+    trace.add(payload)
+    guard let message = try? ServerMessage.decode(payload) else {
+      fail("server frames decode", "a frame to \(ids) does not decode")
+      return
+    }
+    guard case .state(let seq, let view) = message else { return }
+    for player in view.players where player.seat != view.you && player.weapon != nil {
+      fail(
+        "no frame holds a pick before its round resolved",
+        "room \(view.room) round \(view.round): seat \(player.seat.rawValue)'s weapon in a view for "
+          + "\(view.you.map { "seat \($0.rawValue)" } ?? "a spectator")")
+    }
+    // A room's last state (a quick-match move out of a room that closes) is of a room the
+    // journal closed: durable once the closing is.
+    let closedDurably =
+      journal.lobby.rooms[view.room] == nil && journal.highestVersion[view.room] != nil
+    let durable = journal.highestVersion[view.room] ?? -1
+    if seq > durable, !closedDurably {
+      fail(
+        "nothing is sent before it is durable",
+        "room \(view.room) version \(seq) sent; the journal holds version \(durable)")
+    }
+  }
+
+  /// A message a person's program receives (before it acts on it).
+  func checkReceived(_ message: ServerMessage, by index: Int) {
+    switch message {
+    case .challenge(let notice) where notice.status != .pending:
+      let key = "\(notice.id) \(index)"
+      watch.challengeEnds[key, default: 0] += 1
+      if watch.challengeEnds[key]! > 1 {
+        fail(
+          "every challenge ends exactly once", "challenge \(notice.id) ended twice for P\(index)")
+      }
+    case .error(let error, _) where error.code == .badToken:
+      let player = players[index]
+      if let dropped = player.droppedInMatchAt, now - max(dropped, lastRestart) < grace - 2_000 {
+        fail(
+          "back within the grace, the seat is theirs",
+          "P\(index) came back \(now - max(dropped, lastRestart)) ms after dropping out of a "
+            + "running match and was refused (grace \(grace) ms)")
+      }
+    default:
+      break
+    }
+  }
+
+  /// A log line: no weapon before its round resolved.
+  func checkLog(_ line: HubLog) {
+    if line.message != "round", line.metadata.keys.contains(where: { $0.hasPrefix("weapon") }) {
+      fail("no log holds a pick before its round resolved", "\(line.message): \(line.metadata)")
+    }
+  }
+
+  /// After every step.
+  func checkInvariants() {
+    if !journal.replayFailures.isEmpty {
+      fail("the journal replays", journal.replayFailures[0])
+      return
+    }
+    guard let hub else {
+      watch.challengeEnds.removeAll()
+      return
+    }
+    let lobby = hub.state.lobby
+    let waiting = lobby.rooms.values.count {
+      LobbyState.isQuickMatchRoom($0.name) && $0.hasPlayerWaiting
+    }
+    if waiting > 1 { fail("at most one quick-match player waits", "\(waiting) wait") }
+    var holders: [String: String] = [:]
+    for (name, identity) in hub.state.namedPeople {
+      guard let identity else { continue }
+      let folded = NameBook.folded(name)
+      if let other = holders[folded], other != identity {
+        fail("a name is never held by two identities", "\(name) by \(other) and \(identity)")
+      }
+      holders[folded] = identity
+    }
+    if watch.compareDue, hub.state.isSettled, commitInFlight == nil {
+      watch.compareDue = false
+      if lobby != journal.lobby {
+        fail(
+          "the journal replays to the live hub",
+          "the live lobby differs from the journal's replay (rooms \(lobby.rooms.keys.sorted()) "
+            + "against \(journal.lobby.rooms.keys.sorted()))")
+      }
+    }
+  }
+
+  /// At the end of the evening.
+  func checkAtEnd() {
+    guard let tournament = hub?.state.lobby.tournament, tournament.phase == .finished else {
+      return
+    }
+    if tournament.champion == nil {
+      fail("a tournament that started ends with one champion", "finished with none")
+    }
+  }
+}

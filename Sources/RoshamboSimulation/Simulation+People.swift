@@ -1,0 +1,149 @@
+import RoshamboGame
+import RoshamboHub
+import RoshamboProtocol
+
+/// People and the network between them and the server: connecting, frames each way in
+/// order per connection, decisions, and the faults the network and people bring.
+extension Simulation {
+  func wakeUp(_ index: Int) {
+    var player = players[index]
+    if player.connection == nil {
+      guard hub != nil else {
+        // The server is down: the program tries again shortly.
+        wake(index, after: random.int(1_000...4_000))
+        return
+      }
+      // Someone away for a while comes back (a seat held, or the lobby, or quick match).
+      let id = nextConnection
+      nextConnection += 1
+      connections[id] = Connection(id: id, player: index, generation: hubGeneration)
+      player.connection = id
+      let hello = player.hello(fair: random.chance(0.3))
+      players[index] = player
+      trace.note("\(now - start) P\(index) connects c\(id)")
+      send([hello], on: id)
+      wake(index, after: random.int(500...3_000))
+      return
+    }
+    let reaction = player.decide(random: &random, fair: true)
+    players[index] = player
+    react(reaction, player: index)
+    if players[index].connection != nil {
+      wake(index, after: random.int(300...4_000))
+    }
+  }
+
+  func toClient(_ id: Int, _ bytes: [UInt8]?) {
+    guard let connection = connections[id] else { return }
+    let index = connection.player
+    guard players[index].connection == id else { return }
+    guard let bytes else {
+      // The server closed it (or died): the program notices and comes back.
+      trace.note("\(now - start) P\(index) sees c\(id) close")
+      players[index].lostConnection(at: now)
+      connections[id]?.open = false
+      wake(index, after: random.int(500...5_000))
+      return
+    }
+    let message: ServerMessage
+    do {
+      message = try ServerMessage.decode(bytes)
+    } catch {
+      fail("server frames decode", "connection \(id): \(error)")
+      return
+    }
+    checkReceived(message, by: index)
+    var player = players[index]
+    let reaction = player.receive(message, random: &random)
+    players[index] = player
+    react(reaction, player: index)
+  }
+
+  func react(_ reaction: SimulatedPlayer.Reaction, player index: Int) {
+    if let violation = reaction.violation {
+      fail("the real client finds nothing wrong", "P\(index): \(violation)")
+      return
+    }
+    guard let id = players[index].connection else { return }
+    send(reaction.send, on: id)
+    if reaction.close {
+      let soon = players[index].watchTarget != nil
+      close(
+        id, player: index,
+        comeBackAfter: soon ? random.int(300...3_000) : random.int(5_000...300_000))
+    }
+  }
+
+  /// Frames from a person to the server, each after the last one on the connection.
+  func send(_ messages: [ClientMessage], on id: Int) {
+    for message in messages {
+      guard var connection = connections[id], connection.open else { return }
+      let at = max(now + random.int(1...15), connection.toServerAt, connection.cutUntil)
+      connection.toServerAt = at
+      connections[id] = connection
+      queue.schedule(.toServer(connection: id, bytes: message.encoded()), at: at)
+    }
+  }
+
+  /// The person's side closes the connection; they come back after a while.
+  func close(_ id: Int, player index: Int, comeBackAfter delay: Int64) {
+    guard var connection = connections[id] else { return }
+    connection.open = false
+    connections[id] = connection
+    let at = max(now + random.int(1...15), connection.toServerAt, connection.cutUntil)
+    queue.schedule(.serverSeesClose(connection: id), at: at)
+    players[index].lostConnection(at: now)
+    wake(index, after: delay)
+  }
+
+  // MARK: - Faults
+
+  func scheduleFaults(until end: Int64) {
+    let faults = configuration.faults
+    var at = start
+    while at < end {
+      at += random.int(20_000...240_000)
+      let pick = random.next() % 10
+      if faults.contains(.crash), pick == 0 {
+        queue.schedule(.crash, at: at)
+      } else if faults.contains(.disk), pick == 1 {
+        queue.schedule(.disk(full: true), at: at)
+        queue.schedule(.disk(full: false), at: at + random.int(500...20_000))
+      } else if faults.contains(.network), pick < 6 {
+        queue.schedule(random.chance(0.5) ? .dropConnection : .cutHost, at: at)
+      } else if faults.contains(.people) {
+        queue.schedule(.dropConnection, at: at)
+      }
+    }
+  }
+
+  /// A connection is lost: both ends see it close (the person's program comes back,
+  /// mostly within the grace).
+  func dropRandomConnection() {
+    let open = connections.values.filter(\.open).map(\.id).sorted()
+    guard let id = open.randomElement(using: &random), let connection = connections[id] else {
+      return
+    }
+    trace.note("\(now - start) DROP c\(id)")
+    counts["dropped connection", default: 0] += 1
+    connections[id]?.open = false
+    queue.schedule(.serverSeesClose(connection: id), at: now + random.int(1...2_000))
+    let index = connection.player
+    if players[index].connection == id {
+      players[index].lostConnection(at: now)
+      let back = random.chance(0.8) ? random.int(500...20_000) : random.int(20_000...120_000)
+      wake(index, after: back)
+    }
+  }
+
+  /// A host is cut off from the server for a while: its frames wait (TCP holds them) and
+  /// arrive, in order, once it is back.
+  func cutRandomHost() {
+    let open = connections.values.filter(\.open).map(\.id).sorted()
+    guard let id = open.randomElement(using: &random) else { return }
+    let until = now + random.int(1_000...20_000)
+    trace.note("\(now - start) CUT c\(id) for \(until - now) ms")
+    counts["host cut off", default: 0] += 1
+    connections[id]?.cutUntil = until
+  }
+}

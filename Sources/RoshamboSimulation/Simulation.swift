@@ -1,0 +1,197 @@
+import RoshamboGame
+import RoshamboHub
+import RoshamboProtocol
+
+/// A whole LAN party in one thread on a virtual clock: the real ``HubCore``, a journal
+/// under the real one's contract (``SimulatedJournal``), people made of the real
+/// client's parts (``SimulatedPlayer``), and a network between them that carries the
+/// real encoded frames, with delays, dropped connections, hosts cut off for a while, a
+/// full disk, and the server killed and started again at any step. After every step the
+/// invariants (``Simulation/checkInvariants()``) are checked; the first that fails ends
+/// the run, named.
+///
+/// Invariant: every random choice comes from one ``SimulationRandom``, and events due at
+/// the same moment run in the order they were scheduled, so a seed is one evening.
+public final class Simulation {
+  public let configuration: SimulationConfiguration
+  var random: SimulationRandom
+  var queue = EventQueue<Event>()
+  /// Virtual time, ms since 1970.
+  var now: Int64 = 1_800_000_000_000
+  let start: Int64
+  var hub: HubCore?
+  /// Rises at each crash: what the dead hub scheduled or asked for is dropped.
+  var hubGeneration = 0
+  /// Each timer's generation: a timer replaced or cancelled leaves a stale event.
+  var timerGenerations: [HubTimer: Int] = [:]
+  var timerSerial = 0
+  var journal: SimulatedJournal
+  /// The commit asked for and not yet answered (lost in a crash).
+  var commitInFlight: JournalCommit?
+  var players: [SimulatedPlayer]
+  var connections: [Int: Connection] = [:]
+  var nextConnection = 1
+  /// Inputs raised while the hub's outputs are carried out: handled after them.
+  var pendingInputs: [HubInput] = []
+  var handling = false
+  var lastRestart: Int64
+  public internal(set) var trace: Trace
+  public internal(set) var failure: Failure?
+  public internal(set) var steps = 0
+  /// What happened during the evening, counted: rounds, matches, crashes, drops, …
+  public internal(set) var counts: [String: Int] = [:]
+  /// What the invariants keep between steps.
+  var watch = InvariantWatch()
+  let hubConfiguration: HubConfiguration
+  let grace: Int64
+
+  /// A connection between a person and the server.
+  struct Connection {
+    let id: Int
+    let player: Int
+    /// The hub generation it was made with (a crash closes it).
+    let generation: Int
+    var open = true
+    /// When the last frame each way is delivered: frames never overtake one another.
+    var toServerAt: Int64 = 0
+    var toClientAt: Int64 = 0
+    /// Until when its host is cut off from the server.
+    var cutUntil: Int64 = 0
+  }
+
+  enum Event {
+    case timer(HubTimer, generation: Int, hub: Int)
+    case committed(Result<Void, JournalFailure>, hub: Int)
+    case answer(HubInput, hub: Int)
+    case toServer(connection: Int, bytes: [UInt8])
+    case serverSeesClose(connection: Int)
+    case toClient(connection: Int, bytes: [UInt8]?)
+    case wake(player: Int)
+    case crash
+    case restart
+    case disk(full: Bool)
+    case dropConnection
+    case cutHost
+    case end
+  }
+
+  /// What failed: the invariant's name, what was seen, and when.
+  public struct Failure: Error, CustomStringConvertible {
+    public var invariant: String
+    public var detail: String
+    public var step: Int
+    public var at: Int64
+    public var description: String { "\(invariant): \(detail) (step \(step), at +\(at) ms)" }
+  }
+
+  public init(_ configuration: SimulationConfiguration) {
+    self.configuration = configuration
+    self.random = SimulationRandom(seed: configuration.seed)
+    self.start = now
+    self.lastRestart = now
+    let defaults = RoomState.Settings(bestOf: 3)
+    self.grace = defaults.graceMillis
+    self.journal = SimulatedJournal(defaults: defaults)
+    self.trace = Trace()
+    var settings = HubConfiguration(hasJournal: true)
+    settings.tokenSeed = configuration.seed &+ 1
+    settings.compactionInterval = 1_000_000
+    settings.tournament = TournamentPlan(
+      kind: .singleElimination, settings: RoomState.Settings(bestOf: 1), players: 4,
+      startMillis: 60_000, pauseMillis: 5_000, nextMillis: 120_000)
+    self.hubConfiguration = settings
+    self.players = (0..<configuration.players).map {
+      SimulatedPlayer(index: $0, kind: $0 % 8 == 7 ? .watcher : $0 % 2 == 0 ? .quickMatch : .lobby)
+    }
+  }
+
+  /// Runs the evening to its end or to the first invariant that fails.
+  public func run() -> Failure? {
+    hub = HubCore(lobby: journal.lobby, configuration: hubConfiguration)
+    handle(.start(releasing: []))
+    for index in players.indices { wake(index, after: random.int(0...60_000)) }
+    let end = start + Int64(configuration.hours * 3_600_000)
+    queue.schedule(.end, at: end)
+    scheduleFaults(until: end)
+    while failure == nil, let (at, event) = queue.next() {
+      now = max(now, at)
+      steps += 1
+      if case .end = event { break }
+      step(event)
+      if failure == nil { checkInvariants() }
+    }
+    if failure == nil { checkAtEnd() }
+    return failure
+  }
+
+  /// Simulated milliseconds so far.
+  public var simulatedMillis: Int64 { now - start }
+
+  func fail(_ invariant: String, _ detail: String) {
+    guard failure == nil else { return }
+    failure = Failure(invariant: invariant, detail: detail, step: steps, at: now - start)
+    trace.note("FAILED \(invariant): \(detail)")
+  }
+
+  private func step(_ event: Event) {
+    switch event {
+    case .timer(let timer, let generation, let generationOfHub):
+      guard generationOfHub == hubGeneration, timerGenerations[timer] == generation else { return }
+      timerGenerations[timer] = nil
+      trace.note("\(now - start) timer \(timer)")
+      handle(.timerFired(timer))
+    case .committed(let result, let generationOfHub):
+      guard generationOfHub == hubGeneration, let commit = commitInFlight else { return }
+      commitInFlight = nil
+      answerCommit(commit, result, onJournalThread: true)
+    case .answer(let input, let generationOfHub):
+      guard generationOfHub == hubGeneration else { return }
+      handle(input)
+    case .toServer(let id, let bytes):
+      guard let connection = connections[id], connection.generation == hubGeneration,
+        hub != nil
+      else { return }
+      switch ClientMessage.decode(bytes) {
+      case .success(let message):
+        trace.note("\(now - start) c\(id)→ \(bytes.count) bytes")
+        trace.add(bytes)
+        handle(.received(message, from: peer(connection)))
+      case .failure(let error):
+        fail("client frames decode", "connection \(id): \(error.message)")
+      }
+    case .serverSeesClose(let id):
+      guard let connection = connections[id], connection.generation == hubGeneration, hub != nil
+      else { return }
+      trace.note("\(now - start) c\(id) closed")
+      handle(.closed(peer(connection)))
+    case .toClient(let id, let bytes):
+      toClient(id, bytes)
+    case .wake(let index):
+      wakeUp(index)
+    case .crash:
+      crash()
+    case .restart:
+      restart()
+    case .disk(let full):
+      journal.diskFull = full
+      trace.note("\(now - start) disk \(full ? "full" : "freed")")
+    case .dropConnection:
+      dropRandomConnection()
+    case .cutHost:
+      cutRandomHost()
+    case .end:
+      break
+    }
+  }
+
+  func peer(_ connection: Connection) -> Peer {
+    Peer(
+      id: connection.id, address: "10.0.0.\(connection.player + 2)",
+      identity: players[connection.player].identity)
+  }
+
+  /// A person looks at their screen again `delay` ms from now.
+  func wake(_ index: Int, after delay: Int64) {
+    queue.schedule(.wake(player: index), at: now + max(0, delay))
+  }
+}
