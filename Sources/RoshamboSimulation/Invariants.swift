@@ -99,6 +99,18 @@ extension Simulation {
       LobbyState.isQuickMatchRoom($0.name) && $0.hasPlayerWaiting
     }
     if waiting > 1 { fail("at most one quick-match player waits", "\(waiting) wait") }
+    if steps % 16 == 0 {
+      for (name, room) in lobby.rooms {
+        for (seat, held) in room.seats {
+          let won = room.history.count { $0.winner == seat }
+          if held.score != won {
+            fail(
+              "no round is scored twice",
+              "room \(name) seat \(seat.rawValue) has score \(held.score) for \(won) rounds won")
+          }
+        }
+      }
+    }
     var holders: [String: String] = [:]
     for (name, identity) in hub.state.namedPeople {
       guard let identity else { continue }

@@ -29,7 +29,8 @@ extension Simulation {
     players[index] = player
     react(reaction, player: index)
     if players[index].connection != nil {
-      wake(index, after: random.int(300...4_000))
+      // Mostly at the screen; now and then away from it for minutes, the program running.
+      wake(index, after: random.chance(0.05) ? random.int(20_000...600_000) : random.int(300...4_000))
     }
   }
 
