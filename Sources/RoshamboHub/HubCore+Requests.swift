@@ -30,9 +30,9 @@ extension HubCore {
       sendRecord(of: Int64(match), origin: Origin(link: peer, re: id))
     case .choose(let round, let weapon, let id):
       guard let (room, seat) = seat(of: peer, re: id) else { break }
-      log(
-        .debug, "chose",
-        ["conn": "\(peer.id)", "room": room, "seat": "\(seat.rawValue)", "round": "\(round)"])
+      debug("chose") {
+        ["conn": "\(peer.id)", "room": room, "seat": "\(seat.rawValue)", "round": "\(round)"]
+      }
       perform(
         .room(room, .chose(seat: seat, round: round, weapon: weapon, at: now)),
         origin: Origin(link: peer, re: id))

@@ -124,6 +124,13 @@ package struct HubCore {
     outputs.append(.log(HubLog(level, message, metadata)))
   }
 
+  /// A debug line, only when the driver logs at debug level: its metadata is not even
+  /// made otherwise (the pick's path has one).
+  mutating func debug(_ message: String, _ metadata: () -> [String: String]) {
+    guard configuration.logsDebug else { return }
+    outputs.append(.log(HubLog(.debug, message, metadata())))
+  }
+
   mutating func count(_ counted: HubCount) {
     outputs.append(.count(counted))
   }

@@ -168,6 +168,7 @@ public final class GameServer: Sendable {
         settings.challengeLifetimeMillis = configuration.challengeLifetimeMillis
         settings.serverName = configuration.announceName
         settings.tellsNews = configuration.news != nil
+        settings.logsDebug = logger.logLevel <= .debug
         settings.tournament = TournamentPlan(
           kind: configuration.tournament,
           settings: configuration.tournamentSettings ?? configuration.roomSettings,
