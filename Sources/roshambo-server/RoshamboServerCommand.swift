@@ -1,16 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
 import RoshamboGame
-import RoshamboHistory
-import RoshamboJournal
 import RoshamboProtocol
-import RoshamboServer
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
-import UnixSignals
 
 @main
 struct RoshamboServerCommand: AsyncParsableCommand {

@@ -1,16 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
 import RoshamboGame
-import RoshamboHistory
-import RoshamboJournal
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
-import UnixSignals
 
 /// What `roshambo-server` runs with: where to listen, its certificate, its data, how
 /// rooms play and its limits.
