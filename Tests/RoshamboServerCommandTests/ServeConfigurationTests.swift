@@ -106,6 +106,18 @@ struct ServeConfigurationTests {
     #expect(ephemeral.announceName == nil)
   }
 
+  @Test("--agones talks to the SDK server and announces nothing; --history-url names the database")
+  func fleet() throws {
+    let fleet = try configuration([
+      "--agones", "--name", "Cellar", "--history-url", "postgres://roshambo@db.example/roshambo",
+    ])
+    #expect(fleet.agonesPort != nil)
+    #expect(fleet.announceName == nil)
+    #expect(
+      fleet.historyAddress
+        == (try HistoryAddress(parsing: "postgres://roshambo@db.example/roshambo")))
+  }
+
   @Test("a bad flag, or a bad combination of flags, is refused naming the flag")
   func refusals() {
     #expect(
