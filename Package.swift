@@ -174,6 +174,14 @@ let package = Package(
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
       ],
       plugins: ["SourceCommitPlugin"]),
+    // roshambo-server's flags, configuration and banner, as values: no socket, no disk.
+    .testTarget(
+      name: "RoshamboServerCommandTests",
+      dependencies: [
+        "roshambo-server", "RoshamboServer", "RoshamboGame",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [

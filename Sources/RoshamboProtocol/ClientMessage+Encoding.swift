@@ -1,7 +1,7 @@
-import RoshamboGame
 import RoshamboJSON
 
-/// Encoding, for clients: ours and the test client.
+// Encoding, for clients: ours and the test client.
+
 extension ClientMessage {
   /// The message as JSON bytes. A `choose` is padded with trailing spaces so that its
   /// length is the same whichever weapon it carries.

@@ -132,8 +132,12 @@ extension Simulation {
     }
     trace.note("\(now - start) RESTART (\(journal.rows.count) rows)")
     lastRestart = now
+    // A restarted server draws its tokens afresh: the same sequence again would hand a
+    // newcomer the token of a seat taken before the crash.
+    var settings = hubConfiguration
+    settings.tokenSeed = configuration.seed &+ 1 &+ UInt64(hubGeneration) &* 0x9E37_79B9_7F4A_7C15
     hub = HubCore(
-      lobby: lobby, journaledThrough: Int64(journal.rows.count), configuration: hubConfiguration)
+      lobby: lobby, journaledThrough: Int64(journal.rows.count), configuration: settings)
     handle(.start(releasing: []))
   }
 }

@@ -30,7 +30,8 @@ extension Simulation {
     react(reaction, player: index)
     if players[index].connection != nil {
       // Mostly at the screen; now and then away from it for minutes, the program running.
-      wake(index, after: random.chance(0.05) ? random.int(20_000...600_000) : random.int(300...4_000))
+      wake(
+        index, after: random.chance(0.05) ? random.int(20_000...600_000) : random.int(300...4_000))
     }
   }
 

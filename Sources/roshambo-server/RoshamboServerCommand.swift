@@ -1,16 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
 import RoshamboGame
-import RoshamboHistory
-import RoshamboJournal
 import RoshamboProtocol
-import RoshamboServer
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
-import UnixSignals
 
 @main
 struct RoshamboServerCommand: AsyncParsableCommand {
@@ -36,17 +28,10 @@ struct RoshamboServerCommand: AsyncParsableCommand {
 
   @OptionGroup var options: ServeOptions
 
-  func run() async throws { try await options.serve() }
-}
-
-/// `roshambo-server serve`: the same as no subcommand, for scripts that name it.
-struct Serve: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    abstract: "Run the server (the same as giving no subcommand).", shouldDisplay: false)
-
-  @OptionGroup var options: ServeOptions
-
-  func run() async throws { try await options.serve() }
+  func run() async throws {
+    let application = try options.application(logger: options.startLogging())
+    try await application.run()
+  }
 }
 
 /// `--ruleset` and `--log-level` take these by name; help and errors list every one.

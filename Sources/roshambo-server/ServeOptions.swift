@@ -1,16 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
 import RoshamboGame
-import RoshamboHistory
-import RoshamboJournal
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
-import UnixSignals
 
 /// What `roshambo-server` runs with: where to listen, its certificate, its data, how
 /// rooms play and its limits.
@@ -254,69 +248,6 @@ struct ServeOptions: ParsableArguments {
       discussion: "By default warnings and worse; info logs every connection, match and "
         + "tournament step. The party's news is printed as sentences either way."))
   var logLevel = Logger.Level.warning
-
-  func validate() throws {
-    guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
-    guard bestOf >= 1, bestOf <= 99, bestOf % 2 == 1 else {
-      throw ValidationError("--best-of must be an odd number from 1 to 99, not \(bestOf).")
-    }
-    guard roundSeconds >= 0, roundSeconds <= 86_400 else {
-      throw ValidationError("--round-seconds must be from 0 (no limit) to 86400.")
-    }
-    guard graceSeconds >= 0, graceSeconds <= 86_400 else {
-      throw ValidationError("--grace-seconds must be from 0 to 86400.")
-    }
-    guard (0...Tournament.maxEntrants).contains(tournamentPlayers) else {
-      throw ValidationError(
-        "--tournament-players must be from 0 (start by time) to \(Tournament.maxEntrants).")
-    }
-    guard
-      tournamentNext == "off" || Double(tournamentNext).map({ (0...86_400).contains($0) }) == true
-    else {
-      throw ValidationError("--tournament-next must be 0 to 86400 seconds, or off.")
-    }
-    guard (0...86_400).contains(tournamentStart), (0...3_600).contains(tournamentPause) else {
-      throw ValidationError(
-        "--tournament-start must be 0 to 86400 seconds and --tournament-pause 0 to 3600.")
-    }
-    guard (0...Tournament.maxEntrants).contains(tournamentEntriesPerAddress) else {
-      throw ValidationError(
-        "--tournament-entries-per-address must be from 0 (any) to \(Tournament.maxEntrants).")
-    }
-    guard maxConnections >= 1 else {
-      throw ValidationError("--max-connections must be at least 1.")
-    }
-    guard maxConnectionsPerAddress >= 1 else {
-      throw ValidationError("--max-connections-per-address must be at least 1.")
-    }
-    guard (5...86_400).contains(idleSeconds) else {
-      throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
-    }
-    if let historyURL {
-      do {
-        _ = try HistoryAddress(parsing: historyURL)
-      } catch {
-        throw ValidationError("--history-url is refused: \(error).")
-      }
-      if ephemeral { throw ValidationError("--history-url needs a journal (not --ephemeral).") }
-    }
-    if let given = ProcessInfo.processInfo.environment["AGONES_SDK_HTTP_PORT"],
-      !(Int(given).map { (1...65_535).contains($0) } ?? false)
-    {
-      throw ValidationError(
-        "AGONES_SDK_HTTP_PORT is \"\(given.prefix(20))\"; it must be a port, 1 to 65535.")
-    }
-    if let drainSeconds, !(0...3_600).contains(drainSeconds) {
-      throw ValidationError("--drain-seconds must be from 0 to 3600, not \(drainSeconds).")
-    }
-    guard keepMatches >= 1 else { throw ValidationError("--keep-matches must be at least 1.") }
-    if let name, case .failure(let problem) = PlayerName.normalize(name) {
-      throw ValidationError("--name is refused: \(problem).")
-    }
-    guard (1...256).contains(threads) else {
-      throw ValidationError("--threads must be from 1 to 256, not \(threads).")
-    }
-  }
 
   /// `--name`, or the host name when it makes a valid name (cut to fit), or "roshambo".
   var announcedName: String {

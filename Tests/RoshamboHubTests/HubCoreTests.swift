@@ -53,7 +53,7 @@ struct HubCoreTests {
     var hub = seated()
     #expect(
       hub.say(alice, .choose(round: 1, weapon: .rock, id: 5)) == [
-        "log chose", "count actionAccepted", "schedule flush +0",
+        "count actionAccepted", "schedule flush +0",
       ])
     #expect(hub.flush() == ["commit 1"])
     let outputs = hub.raw(.committed(.success(()), onJournalThread: false))
@@ -73,8 +73,7 @@ struct HubCoreTests {
     // Bob's pick resolves the round: its weapons are logged now, not before.
     #expect(
       hub.say(bob, .choose(round: 1, weapon: .paper, id: 6)) == [
-        "log chose", "count actionAccepted", "count roundResolved", "log round",
-        "schedule flush +0",
+        "count actionAccepted", "count roundResolved", "log round", "schedule flush +0",
       ])
   }
 
