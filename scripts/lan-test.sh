@@ -82,7 +82,7 @@ start_server() {  # certificate directory, then extra flags
     --cert "$certs/server.pem" --key "$certs/server-key.pem" --data-dir "$work/data" \
     --log-level error "$@" > "$work/server.out" 2>&1 &
   server_pid=$!
-  for _ in $(seq 100); do grep -q 'listening on' "$work/server.out" && break; sleep 0.1; done
+  for _ in $(seq 300); do grep -q 'listening on' "$work/server.out" && break; sleep 0.1; done
   grep -q 'listening on' "$work/server.out" || { cat "$work/server.out"; fail "the server did not start"; }
   code="$(sed -n 's/^identity code: \([0-9-]*\).*/\1/p' "$work/server.out")"
 }
