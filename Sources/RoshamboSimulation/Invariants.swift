@@ -66,11 +66,13 @@ extension Simulation {
       }
     case .error(let error, _) where error.code == .badToken:
       let player = players[index]
-      if let dropped = player.droppedInMatchAt, now - max(dropped, lastRestart) < grace - 2_000 {
+      // The grace runs from when the server saw the drop, or, when it crashed first, from
+      // its restart: either way it has not ended within `grace` of the drop itself.
+      if let dropped = player.droppedInMatchAt, now - dropped < grace - 2_000 {
         fail(
           "back within the grace, the seat is theirs",
-          "P\(index) came back \(now - max(dropped, lastRestart)) ms after dropping out of a "
-            + "running match and was refused (grace \(grace) ms)")
+          "P\(index) came back \(now - dropped) ms after dropping out of a running match and "
+            + "was refused (grace \(grace) ms)")
       }
     default:
       break
