@@ -41,6 +41,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport", "SlowDisk",
         .product(name: "RoshamboServer", package: "Roshambo"),
+        .product(name: "RoshamboOperations", package: "Roshambo"),
         .product(name: "RoshamboHistory", package: "Roshambo"),
         .product(name: "RoshamboJournal", package: "Roshambo"),
         .product(name: "RoshamboClient", package: "Roshambo"),

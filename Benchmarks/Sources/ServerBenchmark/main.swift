@@ -39,6 +39,7 @@ import RoshamboLoad
 import RoshamboProtocol
 import RoshamboHistory
 import RoshamboJournal
+import RoshamboOperations
 import RoshamboServer
 import RoshamboTLS
 import SlowDisk
@@ -306,10 +307,14 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   }
   var logger = Logger(label: "bench.server")
   logger.logLevel = .error
-  let server = try await GameServer.start(
+  // Bound as `roshambo-server` binds it and run in its one service group.
+  let monitored = try await MonitoredServer.bind(
     configuration, logger: logger, storage: JournalStorage.shippingHistory)
+  let server = monitored.server
+  let group = monitored.serviceGroup(logger: logger)
+  let running = Task { try await group.run() }
   print("PORT \(server.port)")
-  if let operations = server.operations { print("OPS \(operations.port)") }
+  if let operations = monitored.operations { print("OPS \(operations.port)") }
   fflush(nil)
   while let line = readLine() {
     switch line {
@@ -329,7 +334,8 @@ func serveMode(_ arguments: [String]) async throws -> Never {
     }
     fflush(nil)
   }
-  try await server.stop()
+  await group.triggerGracefulShutdown()
+  try await running.value
   exit(0)
 }
 
