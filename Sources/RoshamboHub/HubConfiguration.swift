@@ -18,8 +18,9 @@ package struct HubConfiguration: Sendable {
     kind: nil, settings: .init(), players: 0, startMillis: 60_000, pauseMillis: 3_000)
   /// The server's name for people (the one it announces), shown in the lobby's title.
   package var serverName: String?
-  /// Whether debug lines are wanted (``HubOutput/log(_:)`` at `.debug`).
-  package var logsDebug = false
+  /// The least level of log line the driver writes: lines below it are not made (a
+  /// resolved round's line is made on every round otherwise).
+  package var logLevel = HubLog.Level.info
   /// Whether the host's terminal is told the party's news (``HubOutput/news(_:)``).
   package var tellsNews = false
   /// Where resume tokens come from: nil, the system's random numbers; a seed, a

@@ -30,7 +30,7 @@ extension HubCore {
       sendRecord(of: Int64(match), origin: Origin(link: peer, re: id))
     case .choose(let round, let weapon, let id):
       guard let (room, seat) = seat(of: peer, re: id) else { break }
-      debug("chose") {
+      log(.debug, "chose") {
         ["conn": "\(peer.id)", "room": room, "seat": "\(seat.rawValue)", "round": "\(round)"]
       }
       perform(

@@ -53,19 +53,19 @@ extension HubCore {
     switch line {
     case .round(let room, let result):
       count(.roundResolved)
-      log(
-        .info, "round",
+      log(.info, "round") {
         [
           "room": room, "round": "\(result.round)",
           "weapons": "\(result.weapons.map { $0?.rawValue ?? "none" })",
           "winner": "\(result.winner?.rawValue ?? 0)",
-        ])
+        ]
+      }
     case .matchOver(let match):
       if configuration.tellsNews, let sentence = HostNews.match(match) { emit(.news(sentence)) }
       count(.matchFinished(forfeit: match.forfeit, fair: match.fair))
-      log(
-        .info, "match over",
-        ["room": match.room, "winner": LogText.quoted(match.winner), "score": "\(match.scores)"])
+      log(.info, "match over") {
+        ["room": match.room, "winner": LogText.quoted(match.winner), "score": "\(match.scores)"]
+      }
     case .graceExpired(let room, let seat):
       log(.info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"])
     }

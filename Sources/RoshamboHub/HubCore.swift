@@ -55,6 +55,8 @@ package struct HubCore {
       state.outbox.append(.close(peer))
       scheduleFlush()
     case .closed(let peer): closed(peer)
+    case .timerFired(.flush):
+      flush()
     case .timerFired(let timer):
       guard let entry = state.timers.removeValue(forKey: timer) else { return }
       fired(timer, entry)
@@ -121,14 +123,17 @@ package struct HubCore {
   }
 
   mutating func log(_ level: HubLog.Level, _ message: String, _ metadata: [String: String] = [:]) {
+    guard level >= configuration.logLevel else { return }
     outputs.append(.log(HubLog(level, message, metadata)))
   }
 
-  /// A debug line, only when the driver logs at debug level: its metadata is not even
-  /// made otherwise (the pick's path has one).
-  mutating func debug(_ message: String, _ metadata: () -> [String: String]) {
-    guard configuration.logsDebug else { return }
-    outputs.append(.log(HubLog(.debug, message, metadata())))
+  /// A log line whose metadata is made only when the driver writes its level (the lines
+  /// on the pick's path: a pick, a resolved round, a match over).
+  mutating func log(
+    _ level: HubLog.Level, _ message: String, lazily metadata: () -> [String: String]
+  ) {
+    guard level >= configuration.logLevel else { return }
+    outputs.append(.log(HubLog(level, message, metadata())))
   }
 
   mutating func count(_ counted: HubCount) {
@@ -153,7 +158,9 @@ package struct HubCore {
   mutating func scheduleFlush() {
     guard !state.flushScheduled else { return }
     state.flushScheduled = true
-    schedule(.flush, at: now)
+    // Not kept in the timers table: it runs once the driver's queue turns, and a flush
+    // that finds nothing to do does nothing.
+    outputs.append(.schedule(.flush, at: now))
   }
 
   /// Answers `peer` with `error` (closing it after, when the error is fatal).

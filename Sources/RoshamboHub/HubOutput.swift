@@ -114,7 +114,10 @@ package struct JournalCommit: Equatable, Sendable {
 
 /// A line for the server's log. Never a pick before its round resolved.
 package struct HubLog: Equatable, Sendable {
-  package enum Level: Equatable, Sendable { case debug, info, notice, error, critical }
+  package enum Level: Int, Comparable, Sendable {
+    case debug, info, notice, error, critical
+    package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+  }
   package var level: Level
   package var message: String
   package var metadata: [String: String]

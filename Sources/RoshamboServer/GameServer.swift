@@ -168,7 +168,14 @@ public final class GameServer: Sendable {
         settings.challengeLifetimeMillis = configuration.challengeLifetimeMillis
         settings.serverName = configuration.announceName
         settings.tellsNews = configuration.news != nil
-        settings.logsDebug = logger.logLevel <= .debug
+        settings.logLevel =
+          switch logger.logLevel {
+          case .trace, .debug: .debug
+          case .info: .info
+          case .notice: .notice
+          case .warning, .error: .error
+          case .critical: .critical
+          }
         settings.tournament = TournamentPlan(
           kind: configuration.tournament,
           settings: configuration.tournamentSettings ?? configuration.roomSettings,

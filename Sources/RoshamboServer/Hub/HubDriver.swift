@@ -214,11 +214,11 @@ final class HubDriver {
   /// The flush runs once what the loop has queued now has run, so busy moments commit
   /// many actions in one transaction; every other timer at its moment.
   private func schedule(_ timer: HubTimer, at: Int64) {
-    timers.removeValue(forKey: timer)?.cancel()
-    if timer == .flush {
+    if case .flush = timer {
       loop.assumeIsolated().execute { self.handle(.timerFired(.flush)) }
       return
     }
+    timers.removeValue(forKey: timer)?.cancel()
     timers[timer] = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, at - now()))) {
       self.timers[timer] = nil
       self.handle(.timerFired(timer))
