@@ -8,25 +8,16 @@ import Testing
 /// returns, exactly, in order. No socket, event loop, disk, thread or sleep.
 @Suite("Hub: the core, input by input")
 struct HubCoreTests {
-  let alice = Peer(id: 1, identity: "key-a")
-  let bob = Peer(id: 2, identity: "key-b")
-  let carol = Peer(id: 3, identity: "key-c")
   typealias H = HubHarness
+  let alice = H.alice
+  let bob = H.bob
+  let carol = H.carol
 
   /// Alice and Bob seated in `den` (not fair), everything committed and sent.
   func seated() -> HubHarness {
     var hub = HubHarness()
     _ = hub.say(alice, H.hello("Alice", room: "den", fair: nil))
     _ = hub.say(bob, H.hello("Bob", room: "den", fair: nil))
-    _ = hub.settle()
-    return hub
-  }
-
-  /// Alice and Bob following the lobby, able to take challenges.
-  func following(_ configure: (inout HubConfiguration) -> Void = { _ in }) -> HubHarness {
-    var hub = HubHarness(configure: configure)
-    _ = hub.say(alice, H.hello("Alice", role: .lobby, challenges: true))
-    _ = hub.say(bob, H.hello("Bob", role: .lobby, challenges: true))
     _ = hub.settle()
     return hub
   }
@@ -110,18 +101,12 @@ struct HubCoreTests {
 /// Challenges, tournaments, the drain and a failing journal, through the core alone.
 @Suite("Hub: the core's lobby, input by input")
 struct HubCoreLobbyTests {
-  let alice = Peer(id: 1, identity: "key-a")
-  let bob = Peer(id: 2, identity: "key-b")
-  let carol = Peer(id: 3, identity: "key-c")
   typealias H = HubHarness
+  let alice = H.alice
+  let bob = H.bob
+  let carol = H.carol
 
-  func following(_ configure: (inout HubConfiguration) -> Void = { _ in }) -> HubHarness {
-    var hub = HubHarness(configure: configure)
-    _ = hub.say(alice, H.hello("Alice", role: .lobby, challenges: true))
-    _ = hub.say(bob, H.hello("Bob", role: .lobby, challenges: true))
-    _ = hub.settle()
-    return hub
-  }
+  func following() -> HubHarness { H.following() }
 
   func challenge(_ hub: inout HubHarness) {
     #expect(

@@ -23,6 +23,19 @@ struct HubHarness {
 
   var state: HubState { core.state }
 
+  static let alice = Peer(id: 1, identity: "key-a")
+  static let bob = Peer(id: 2, identity: "key-b")
+  static let carol = Peer(id: 3, identity: "key-c")
+
+  /// Alice and Bob following the lobby, able to take challenges, everything sent.
+  static func following() -> HubHarness {
+    var hub = HubHarness()
+    _ = hub.say(alice, hello("Alice", role: .lobby, challenges: true))
+    _ = hub.say(bob, hello("Bob", role: .lobby, challenges: true))
+    _ = hub.settle()
+    return hub
+  }
+
   /// Hands `input` to the core; its outputs as lines.
   mutating func handle(_ input: HubInput) -> [String] {
     raw(input).flatMap(describe)
