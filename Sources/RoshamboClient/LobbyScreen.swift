@@ -127,6 +127,10 @@ public final class LobbyScreen {
       return
     }
     let state = store.state
+    if let refusal = state.refusalWhileClosing(command) {
+      store.dispatch(.notice(refusal))
+      return
+    }
     switch command {
     case .quit: finish(.quit)
     case .move(let step): store.dispatch(.move(step))

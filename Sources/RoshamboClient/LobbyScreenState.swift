@@ -48,6 +48,23 @@ public struct LobbyScreenState: Equatable, Sendable {
     self.me = me
   }
 
+  /// Why `command` is not taken now, when the server has said it is closing: nothing that
+  /// would start something new leaves the lobby (a quick match, a watch or a replay would
+  /// need a new connection, which a closing server no longer takes, and end the
+  /// program), and no challenge or entry is made; nil otherwise.
+  public func refusalWhileClosing(_ command: KeyBindings.LobbyCommand) -> String? {
+    guard closesAt != nil else { return nil }
+    switch command {
+    case .quickMatch, .watch, .open, .replay:
+      return "The server is closing: matches, watching and replays wait until it is back. "
+        + "This lobby stays and comes back with it."
+    case .challenge, .accept, .enterTournament:
+      return "The server is closing: no new match starts until it is back."
+    case .quit, .move, .switchPane, .decline, .declineForTheEvening:
+      return nil
+    }
+  }
+
   /// The person selected, if they can be challenged now (not this person).
   public var challengeable: LobbyView.Person? {
     guard let name = selectedPerson, name != me else { return nil }

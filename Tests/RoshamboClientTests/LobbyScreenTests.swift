@@ -29,6 +29,31 @@ struct LobbyScreenTests {
       expires: 40_000)
   }
 
+  @Test(
+    "the server closing: keys that would leave the lobby or start a match are refused, in words")
+  func refusedWhileClosing() {
+    var state = LobbyScreenState(me: "Alice")
+    for command in [KeyBindings.LobbyCommand.quickMatch, .watch, .open, .replay, .challenge] {
+      #expect(state.refusalWhileClosing(command) == nil)
+    }
+    state.closesAt = 60_000
+    #expect(state.refusalWhileClosing(.quickMatch)?.contains("wait until it is back") == true)
+    #expect(state.refusalWhileClosing(.watch) == state.refusalWhileClosing(.quickMatch))
+    #expect(state.refusalWhileClosing(.open) == state.refusalWhileClosing(.quickMatch))
+    #expect(state.refusalWhileClosing(.replay) == state.refusalWhileClosing(.quickMatch))
+    #expect(
+      state.refusalWhileClosing(.challenge)
+        == "The server is closing: no new match starts until it is back.")
+    #expect(state.refusalWhileClosing(.enterTournament) == state.refusalWhileClosing(.challenge))
+    #expect(state.refusalWhileClosing(.accept) == state.refusalWhileClosing(.challenge))
+    // Moving, declining and quitting stay as they are.
+    for command in [
+      KeyBindings.LobbyCommand.quit, .move(1), .switchPane, .decline, .declineForTheEvening,
+    ] {
+      #expect(state.refusalWhileClosing(command) == nil)
+    }
+  }
+
   @Test("the server closing: said under the lobby with the time left")
   func serverClosing() {
     let store = TestStore(
