@@ -13,7 +13,7 @@ struct InvariantWatch {
   var compareDue = false
 
   mutating func committed(
-    _ commit: JournalCommit, journal: SimulatedJournal, simulation: Simulation
+    _ commit: JournalCommit, simulation: Simulation
   ) {
     for match in commit.matches {
       let key = "\(match.room) \(match.finishedAt) \(match.players) \(match.scores)"

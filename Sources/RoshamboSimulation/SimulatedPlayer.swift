@@ -136,8 +136,7 @@ struct SimulatedPlayer {
         replica.welcomed = true
         replica.firstAfterWelcome = true
         var reaction = Reaction()
-        let effects = reduce(
-          &replica, .welcome(room: room, seat: seat, token: token), random: &random)
+        let effects = reduce(&replica, .welcome(room: room, seat: seat, token: token))
         perform(effects, on: &replica, into: &reaction, random: &random)
         mode = .playing(replica)
         return reaction
@@ -187,7 +186,7 @@ struct SimulatedPlayer {
       default:
         break
       }
-      let effects = reduce(&replica, action, random: &random)
+      let effects = reduce(&replica, action)
       perform(effects, on: &replica, into: &reaction, random: &random)
     }
     return reaction
@@ -217,14 +216,14 @@ struct SimulatedPlayer {
         let weapon = BotStrategy.random.pick(
           history: view.history, seat: seat, ruleset: Ruleset.named(view.ruleset),
           random: &random)
-        let effects = reduce(&replica, .choose(weapon), random: &random)
+        let effects = reduce(&replica, .choose(weapon))
         perform(effects, on: &replica, into: &reaction, random: &random)
       } else if view.phase == .over {
         if random.chance(0.5), view.player(seat.opponent)?.left != true {
-          let effects = reduce(&replica, .rematch, random: &random)
+          let effects = reduce(&replica, .rematch)
           perform(effects, on: &replica, into: &reaction, random: &random)
         } else {
-          let effects = reduce(&replica, .quit, random: &random)
+          let effects = reduce(&replica, .quit)
           perform(effects, on: &replica, into: &reaction, random: &random)
           reaction.close = true
           token = nil
@@ -288,9 +287,7 @@ struct SimulatedPlayer {
 
   // MARK: - The reducer and its effects
 
-  private func reduce(
-    _ replica: inout Replica, _ action: ClientAction, random: inout SimulationRandom
-  ) -> [ClientEffect] {
+  private func reduce(_ replica: inout Replica, _ action: ClientAction) -> [ClientEffect] {
     ClientReducer().reduce(into: &replica.state, effectsOf: action)
   }
 

@@ -37,10 +37,10 @@ extension Simulation {
       trace.note("\(now - start) commit \(commit.actions.count)")
       if commit.inline, random.chance(0.7) {
         // The journal was quick: committed on the driver's thread, answered at once.
-        answerCommit(commit, journal.commit(commit), onJournalThread: false, landed: true)
+        answerCommit(commit, onJournalThread: false)
       } else {
         commitInFlight = commit
-        queue.schedule(.committed(.success(()), hub: hubGeneration), at: now + random.int(1...40))
+        queue.schedule(.committed(hub: hubGeneration), at: now + random.int(1...40))
       }
     case .writeSnapshot:
       queue.schedule(.answer(.snapshotWritten(.success(())), hub: hubGeneration), at: now + 5)
@@ -74,14 +74,11 @@ extension Simulation {
     }
   }
 
-  /// The commit's answer: on the journal's thread it is made durable (or refused) only
-  /// now, as the real journal makes it durable when its future succeeds.
-  func answerCommit(
-    _ commit: JournalCommit, _ result: Result<Void, JournalFailure>, onJournalThread: Bool,
-    landed: Bool = false
-  ) {
-    let outcome = landed ? result : journal.commit(commit)
-    if case .success = outcome { watch.committed(commit, journal: journal, simulation: self) }
+  /// The commit answered: made durable (or refused, the disk full) only now, inline or
+  /// when the journal's thread is done with it, as the real journal's future succeeds.
+  func answerCommit(_ commit: JournalCommit, onJournalThread: Bool) {
+    let outcome = journal.commit(commit)
+    if case .success = outcome { watch.committed(commit, simulation: self) }
     trace.note("\(now - start) committed \(outcome)")
     handle(.committed(outcome, onJournalThread: onJournalThread))
   }

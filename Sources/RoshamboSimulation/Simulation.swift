@@ -61,7 +61,7 @@ public final class Simulation {
 
   enum Event {
     case timer(HubTimer, generation: Int, hub: Int)
-    case committed(Result<Void, JournalFailure>, hub: Int)
+    case committed(hub: Int)
     case answer(HubInput, hub: Int)
     case toServer(connection: Int, bytes: [UInt8])
     case serverSeesClose(connection: Int)
@@ -140,10 +140,10 @@ public final class Simulation {
       timerGenerations[timer] = nil
       trace.note("\(now - start) timer \(timer)")
       handle(.timerFired(timer))
-    case .committed(let result, let generationOfHub):
+    case .committed(let generationOfHub):
       guard generationOfHub == hubGeneration, let commit = commitInFlight else { return }
       commitInFlight = nil
-      answerCommit(commit, result, onJournalThread: true)
+      answerCommit(commit, onJournalThread: true)
     case .answer(let input, let generationOfHub):
       guard generationOfHub == hubGeneration else { return }
       handle(input)
