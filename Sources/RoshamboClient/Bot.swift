@@ -31,7 +31,7 @@ public final class Bot {
   private let strategy: BotStrategy
   private let matches: Int
   private let log: (String) -> Void
-  private var random = SystemRandomNumberGenerator()
+  private var player: StrategyPlayer
   private var subscription: Subscription?
   private var lies: Subscription?
   private var closing: Subscription?
@@ -55,6 +55,7 @@ public final class Bot {
     self.tally = tally
     self.session = session
     self.strategy = strategy
+    self.player = StrategyPlayer(strategy: strategy, seed: UInt64.random(in: 0...UInt64.max))
     self.matches = matches
     self.log = log
   }
@@ -129,8 +130,8 @@ public final class Bot {
     case .choosing:
       finished = false
       if session.store.state.isMyMove {
-        let weapon = strategy.pick(
-          history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset), random: &random)
+        let weapon = player.nextPick(
+          history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset))
         session.store.dispatch(.choose(weapon))
       }
     case .over:

@@ -42,7 +42,7 @@ package struct HubState {
   var tokens: TokenSource
 
   init(lobby: LobbyState, journaledThrough: Int64, configuration: HubConfiguration) {
-    self.tokens = configuration.tokenSeed.map { .seeded(state: $0) } ?? .system
+    self.tokens = configuration.tokenSeed.map { .seeded(SplitMix64(seed: $0)) } ?? .system
     self.lobby = lobby
     self.journaledThrough = journaledThrough
     self.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
@@ -127,22 +127,15 @@ struct TournamentSeating {
 /// simulations, from a seed (SplitMix64), so the same inputs give the same outputs.
 enum TokenSource {
   case system
-  case seeded(state: UInt64)
+  case seeded(SplitMix64)
 
   mutating func next() -> String {
     switch self {
     case .system:
       return ResumeToken.make()
-    case .seeded(var state):
-      var words: [UInt64] = []
-      for _ in 0..<2 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        words.append(z ^ (z >> 31))
-      }
-      self = .seeded(state: state)
+    case .seeded(var generator):
+      let words = [generator.next(), generator.next()]
+      self = .seeded(generator)
       return words.map {
         let hex = String($0, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex

@@ -1,18 +1,14 @@
+import RoshamboGame
+
 /// The simulation's one source of randomness: SplitMix64 from the seed.
 ///
 /// Invariant: the sequence depends on the seed alone.
 public struct SimulationRandom: RandomNumberGenerator, Sendable {
-  private var state: UInt64
+  private var generator: SplitMix64
 
-  public init(seed: UInt64) { state = seed }
+  public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  public mutating func next() -> UInt64 { generator.next() }
 
   /// True with probability `p`.
   public mutating func chance(_ p: Double) -> Bool {
