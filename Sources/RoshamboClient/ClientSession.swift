@@ -27,7 +27,7 @@ public final class ClientSession {
   /// `id` of the last message sent, and when something was last sent.
   final class Outbox {
     var connection: ServerConnection {
-      didSet { lastSent = .now }
+      didSet { keepalive = Keepalive(fresh: keepalive) }
     }
     var quitting = false
     var evidenceDirectory: @Sendable () -> String = { EvidenceFile.defaultDirectory() }
@@ -39,8 +39,15 @@ public final class ClientSession {
     /// (``ErrorCode/matchReady``, to a spectator): the screen goes back to the lobby.
     var matchReady: (@MainActor () -> Void)?
     private var lastID = 0
-    private(set) var lastSent = ContinuousClock.now
-    init(_ connection: ServerConnection) { self.connection = connection }
+    /// When to ping the server on this connection, and when to take it for lost.
+    var keepalive: Keepalive
+    init(_ connection: ServerConnection, keepalive interval: Duration) {
+      self.connection = connection
+      let millis = interval.milliseconds
+      // A server silent for two intervals with a ping unanswered has stopped answering.
+      self.keepalive = Keepalive(
+        intervalMillis: millis, silenceLimitMillis: 2 * millis, now: ClientSession.clockMillis())
+    }
 
     /// A fresh message `id`.
     func nextID() -> Int {
@@ -49,7 +56,7 @@ public final class ClientSession {
     }
 
     func send(_ message: ClientMessage) {
-      lastSent = .now
+      keepalive.sent(at: ClientSession.clockMillis())
       connection.send(message)
     }
 
@@ -68,10 +75,6 @@ public final class ClientSession {
     }
   }
 
-  /// The ping in flight: its id and when it was sent.
-  private var ping: (id: Int, sent: ContinuousClock.Instant)?
-  /// When the server last sent anything on this connection.
-  private var lastHeard = ContinuousClock.now
   /// Set when the connection was closed because the server stopped answering pings.
   private var silentFor: Duration?
   /// When this connection began, and when the server first said on it that it is closing.
@@ -106,7 +109,7 @@ public final class ClientSession {
     self.maxAttempts = maxAttempts
     self.keepalive = keepalive
     self.backoff = backoff
-    let outbox = Outbox(connection)
+    let outbox = Outbox(connection, keepalive: keepalive)
     self.outbox = outbox
     store = Store(initialState: ClientState(), reducer: ClientReducer()) { effect, context in
       Self.perform(effect, outbox: outbox, context: context)
@@ -225,26 +228,24 @@ public final class ClientSession {
   /// answering: the connection is closed (and replaced, when the session reconnects).
   private func keepAlive() async {
     while !Task.isCancelled {
-      let now = ContinuousClock.now
-      if let ping, now - ping.sent >= keepalive, now - lastHeard >= keepalive * 2 {
-        silentFor = now - lastHeard
-        self.ping = nil
-        lastHeard = now  // one close for one silence
+      switch outbox.keepalive.step(at: Self.clockMillis()) {
+      case .lost(let silent):
+        silentFor = .milliseconds(silent)
         let stale = connection
         Task { await stale.close() }
-      }
-      let due = outbox.lastSent + keepalive
-      if now >= due {
+      case .ping:
         let id = outbox.nextID()
-        ping = (id, .now)
-        outbox.send(.ping(id: id))
-        continue
+        outbox.keepalive.pingSent(id: id)
+        outbox.connection.send(.ping(id: id))
+      case .wait(let until):
+        try? await Task.sleep(until: Self.epoch + .milliseconds(until), clock: .continuous)
       }
-      var wake = due
-      if let ping { wake = min(wake, max(ping.sent + keepalive, lastHeard + keepalive * 2)) }
-      try? await Task.sleep(until: wake, clock: .continuous)
     }
   }
+
+  /// The keepalive's clock: milliseconds since the program's first session.
+  nonisolated static let epoch = ContinuousClock.now
+  nonisolated static func clockMillis() -> Int64 { (ContinuousClock.now - epoch).milliseconds }
 
   /// Feeds the connection's events to the store until it closes for good: the player
   /// quit, the server refused fatally, or reconnecting gave up. Returns why it closed (nil
@@ -330,12 +331,12 @@ public final class ClientSession {
     // A seat adopted from the lobby has had its welcome: its first state comes next.
     var justWelcomed = alreadyWelcomed
     alreadyWelcomed = false
-    lastHeard = .now
+    outbox.keepalive = Keepalive(fresh: outbox.keepalive)
     silentFor = nil
     connectedAt = .now
     closingSaidAt = nil
     for await event in connection.events {
-      lastHeard = .now
+      outbox.keepalive.heard(at: Self.clockMillis())
       guard case .message(let raw) = event else {
         if case .closed(let error) = event { return (error, fatal) }
         continue
@@ -370,12 +371,8 @@ public final class ClientSession {
         await connection.close()
         return (ProtocolViolation(message: violation), nil)
       case .pong(let id):
-        if let ping, ping.id == id {
-          let elapsed = ContinuousClock.now - ping.sent
-          let (seconds, attoseconds) = elapsed.components
-          store.dispatch(
-            .roundTrip(millis: Double(seconds) * 1000 + Double(attoseconds) / 1e15))
-          self.ping = nil
+        if let trip = outbox.keepalive.heard(at: Self.clockMillis(), pong: id) {
+          store.dispatch(.roundTrip(millis: Double(trip)))
         }
       }
     }

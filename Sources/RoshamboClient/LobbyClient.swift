@@ -193,21 +193,27 @@ public final class LobbyClient: Sendable {
     hello(keepalive: keepalive)
     // Someone who only watches the lobby sends nothing of their own: a ping every
     // `keepalive` keeps the server's idle limit (for programs that are gone) off them,
-    // and a server that answers nothing for three of them is taken for lost.
-    let heard = NIOLockedValueBox(ContinuousClock.now)
+    // and a server that answers nothing for three of them (never less than 3 s: a busy
+    // machine may answer a ping late) is taken for lost.
+    let interval = keepalive.milliseconds
+    let clock = NIOLockedValueBox(
+      Keepalive(
+        intervalMillis: interval, silenceLimitMillis: max(3 * interval, 3_000),
+        now: ClientSession.clockMillis()))
     let silence = NIOLockedValueBox<Duration?>(nil)
-    // Three intervals, and never less than 3 s: a busy machine may answer a ping late.
-    let silenceLimit = max(keepalive * 3, .seconds(3))
     let pinger = Task {
       while !Task.isCancelled {
-        try await Task.sleep(for: keepalive)
-        let quiet = ContinuousClock.now - heard.withLockedValue { $0 }
-        if quiet >= silenceLimit {
-          silence.withLockedValue { $0 = quiet }
+        switch clock.withLockedValue({ $0.step(at: ClientSession.clockMillis()) }) {
+        case .lost(let silent):
+          silence.withLockedValue { $0 = .milliseconds(silent) }
           await connection.close()
           return
+        case .ping:
+          connection.send(.ping(id: nil))
+        case .wait(let until):
+          try await Task.sleep(
+            until: ClientSession.epoch + .milliseconds(until), clock: .continuous)
         }
-        connection.send(.ping(id: nil))
       }
     }
     defer { pinger.cancel() }
@@ -221,7 +227,9 @@ public final class LobbyClient: Sendable {
       return ProtocolViolation(message: message)
     }
     for await event in connection.events {
-      heard.withLockedValue { $0 = .now }
+      var pong: Int?? = nil
+      if case .message(.pong(let id)) = event { pong = .some(id) }
+      _ = clock.withLockedValue { $0.heard(at: ClientSession.clockMillis(), pong: pong) }
       switch event {
       case .closed(let error):
         if let error { throw error }
