@@ -247,6 +247,7 @@ let package = Package(
       name: "RoshamboSimulation",
       dependencies: [
         "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboClient", "RoshamboJournal",
+        "RoshamboServer", .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .executableTarget(
       name: "roshambo-simulate",

@@ -55,7 +55,10 @@ public final class Screen {
   private func run(start: () -> Void) async -> Ending {
     if returnsToLobby {
       session.matchReady = { [weak self] in
-        guard let self, self.session.store.state.seat == nil else { return }
+        // A spectator, or a player looking at a finished match: the lobby seats them.
+        guard let self,
+          self.session.store.state.seat == nil || self.session.store.state.view?.phase == .over
+        else { return }
         self.quit()
       }
     }

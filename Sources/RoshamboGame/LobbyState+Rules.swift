@@ -129,7 +129,8 @@ extension LobbyState {
         if case .matchEnded(let match) = event { recordTournamentMatch(match, &events) }
       }
       switch roomAction {
-      case .left(_, let at), .graceExpired(_, let at), .reconnected(_, let at):
+      case .left(_, let at), .graceExpired(_, let at), .reconnected(_, let at),
+        .tokenRenewed(_, _, let at):
         pairStrandedPlayer(in: name, at: at, &events)
       default:
         break

@@ -22,6 +22,10 @@ public enum RoomAction: Sendable, Equatable {
   case disconnected(seat: Seat, at: Int64)
   /// A seat was taken back with its token.
   case reconnected(seat: Seat, at: Int64)
+  /// A seat was taken back without its token by the one its name belongs to (the token
+  /// never reached them, or the server restarted since and kept only its hash): `token`,
+  /// the hash of a new one, replaces the old.
+  case tokenRenewed(seat: Seat, token: String, at: Int64)
   /// A seat was given up on purpose (forfeit if the match is running).
   case left(seat: Seat, at: Int64)
   /// The current round's deadline has come: missing picks lose the round.

@@ -72,6 +72,11 @@ extension RoomState {
       seats[seat]!.connected = true
       seats[seat]!.graceEndsAt = nil
       events.append(.graceEnded(seat))
+    case .tokenRenewed(let seat, let token, _):
+      seats[seat]!.token = token
+      seats[seat]!.connected = true
+      seats[seat]!.graceEndsAt = nil
+      events.append(.graceEnded(seat))
     case .left(let seat, let at), .graceExpired(let seat, let at):
       giveUp(seat, at: at, &events)
     case .deadlinePassed(_, let at):
@@ -137,7 +142,7 @@ extension RoomState {
         return .stale("seat \(seat.rawValue) is not connected")
       }
       return nil
-    case .reconnected(let seat, _):
+    case .reconnected(let seat, _), .tokenRenewed(let seat, _, _):
       guard let held = seats[seat], !held.hasLeft, !held.connected else {
         return .stale("seat \(seat.rawValue) is not waiting to reconnect")
       }

@@ -126,19 +126,44 @@ extension HubCore {
     state.tournament.links[name] = link
   }
 
-  /// A follower arrived: an entrant whose seat of this round waits for them is seated
-  /// (and no longer follows); returns whether they were.
-  mutating func tournamentFollowerArrived(_ link: Peer, name: String) -> Bool {
-    guard let tournament = state.lobby.tournament, tournament.phase == .running,
-      let pairing = tournament.rounds.last?.first(where: {
-        !$0.isBye && $0.winner == nil && $0.players.contains(name)
-      }),
-      let room = pairing.room, let token = state.tournament.tokens[name],
-      let seat = state.lobby.rooms[room]?.seat(holding: ResumeToken.stored(token)),
-      state.lobby.rooms[room]?.seats[seat]?.connected == false
-    else { return false }
-    guard perform(.room(room, .reconnected(seat: seat, at: now))) != nil else { return false }
-    seatEntrant(link, name: name, room: room, seat: seat, token: token)
+  /// A follower able to play arrived whose name holds a seat waiting for them,
+  /// disconnected, in a match not over (a tournament's round paired while they were
+  /// away, a challenge accepted as their connection dropped, a restart since): they are
+  /// seated in it (and no longer follow), with the token kept for this round of the
+  /// tournament or, when none is kept (the journal holds only hashes), a new one that
+  /// replaces the old. Only the identity that holds the name is seated. Returns whether
+  /// they were.
+  mutating func heldSeatArrived(_ link: Peer, name: String, identity: String?) -> Bool {
+    guard let identity, state.lobby.names.holder(of: name) == identity else { return false }
+    let waiting = state.lobby.rooms.sorted { $0.key < $1.key }.lazy.compactMap {
+      (room, held) -> (String, Seat)? in
+      guard held.phase != .over,
+        let seat = held.seats.sorted(by: { $0.key < $1.key }).first(where: {
+          $0.value.name == name && !$0.value.connected && !$0.value.hasLeft
+        })?.key
+      else { return nil }
+      return (room, seat)
+    }.first
+    guard let (room, seat) = waiting else { return false }
+    let token: String
+    if let kept = state.tournament.tokens[name],
+      state.lobby.rooms[room]?.seat(holding: ResumeToken.stored(kept)) == seat
+    {
+      token = kept
+      guard perform(.room(room, .reconnected(seat: seat, at: now))) != nil else { return false }
+    } else {
+      token = state.tokens.next()
+      let renewed = RoomAction.tokenRenewed(
+        seat: seat, token: ResumeToken.stored(token), at: now)
+      guard perform(.room(room, renewed)) != nil else { return false }
+      log(.info, "seat taken back from the lobby", ["conn": "\(link.id)", "room": room])
+    }
+    if Tournament.isTournamentRoom(room) {
+      state.tournament.tokens[name] = token
+      seatEntrant(link, name: name, room: room, seat: seat, token: token)
+    } else {
+      takeSeat(link, name: name, room: room, seat: seat, token: token)
+    }
     return true
   }
 
@@ -161,9 +186,25 @@ extension HubCore {
     }
   }
 
-  /// Entrant `name`, away from the lobby because they watch a match (their own identity's
-  /// spectator connection), is told their match is ready: the lobby seats them. A
-  /// spectator's name is not checked, so only the identity that holds the name counts.
+  /// Entrant `name` has just finished another match (a challenge still running when their
+  /// tournament round was paired): when a seat of the tournament waits for them, they are
+  /// told their match is ready, as one watching is.
+  mutating func callEntrantAfterMatch(_ name: String) {
+    guard let tournament = state.lobby.tournament, tournament.phase == .running,
+      let pairing = tournament.rounds.last?.first(where: {
+        !$0.isBye && $0.winner == nil && $0.players.contains(name)
+      }),
+      let room = pairing.room,
+      state.lobby.rooms[room]?.seats.values.contains(where: { $0.name == name && !$0.connected })
+        == true
+    else { return }
+    callWatchingEntrant(name, to: room)
+  }
+
+  /// Entrant `name`, away from the lobby because they watch a match or still look at a
+  /// finished one of theirs (a challenge played while entries were open), on a connection
+  /// of the identity that holds the name, is told their match is ready: the lobby seats
+  /// them. A spectator's name is not checked, so only the identity counts.
   private mutating func callWatchingEntrant(_ name: String, to room: String) {
     guard let holder = state.lobby.names.holder(of: name) else { return }
     let error = ProtocolError(
@@ -171,7 +212,9 @@ extension HubCore {
       message: "Your tournament match is ready in \(room): go back to the lobby "
         + "within \(graceSeconds) s (press q), which takes you to it.")
     for member in state.sessions.members.values.sorted(by: { $0.link.id < $1.link.id })
-    where member.seat == nil && member.name == name && member.identity == holder {
+    where member.name == name && member.identity == holder
+      && (member.seat == nil || state.lobby.rooms[member.room]?.phase == .over)
+    {
       state.outbox.append(.message(member.link, .error(error, re: nil)))
     }
   }

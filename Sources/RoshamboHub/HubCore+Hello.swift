@@ -62,7 +62,9 @@ extension HubCore {
     state.sessions.follow(
       link, name: hello.name, takesChallenges: hello.challenges, playsFair: hello.fair != nil,
       identity: hello.identity)
-    if hello.challenges, tournamentFollowerArrived(link, name: hello.name) { return }
+    if hello.challenges, heldSeatArrived(link, name: hello.name, identity: hello.identity) {
+      return
+    }
     if hello.challenges, hello.identity != nil {
       entrantReturned(hello.name, link: link)
       tellLapsedEntry(hello.name, link: link)

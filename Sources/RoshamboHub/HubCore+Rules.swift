@@ -66,6 +66,9 @@ extension HubCore {
       log(.info, "match over") {
         ["room": match.room, "winner": LogText.quoted(match.winner), "score": "\(match.scores)"]
       }
+      if !Tournament.isTournamentRoom(match.room) {
+        for name in match.players { queue(.callEntrant(name: name)) }
+      }
     case .graceExpired(let room, let seat):
       log(.info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"])
     }

@@ -167,6 +167,10 @@ extension JSONReader {
       action = .disconnected(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
     case "reconnected":
       action = .reconnected(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
+    case "tokenRenewed":
+      action = .tokenRenewed(
+        seat: try required(seat, "seat"), token: try required(token, "token"),
+        at: Int64(try required(at, "at")))
     case "left":
       action = .left(seat: try required(seat, "seat"), at: Int64(try required(at, "at")))
     case "deadlinePassed":

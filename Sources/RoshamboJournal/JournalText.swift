@@ -116,6 +116,9 @@ extension JSONText {
       start("disconnected"); seatAt(seat, at)
     case .reconnected(let seat, let at):
       start("reconnected"); seatAt(seat, at)
+    case .tokenRenewed(let seat, let token, let at):
+      start("tokenRenewed"); comma()
+      key("token"); string(token); seatAt(seat, at)
     case .left(let seat, let at):
       start("left"); seatAt(seat, at)
     case .deadlinePassed(let round, let at):

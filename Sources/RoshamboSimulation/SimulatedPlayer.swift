@@ -48,6 +48,8 @@ struct SimulatedPlayer {
     var send: [ClientMessage] = []
     /// Close the connection (after sending).
     var close = false
+    /// Back to the lobby at once (the screen's way out of a match).
+    var backToLobby = false
     /// Something the real client would call a broken contract or a cheat.
     var violation: String?
   }
@@ -59,10 +61,16 @@ struct SimulatedPlayer {
   var mode = Mode.away
   /// The connection in use, if any.
   var connection: Int?
-  /// The resume token of the seat held, if any.
+  /// The seat kept on disk (``SeatMemory``), if any: what a program started again resumes with.
   var token: String?
   /// When the connection of a seat in a running match dropped (the grace runs from it).
   var droppedInMatchAt: Int64?
+  /// When this person's program last lost its connection, and whether they were then
+  /// entered in a tournament still taking entries.
+  var droppedAt: Int64?
+  var enteredWhenDropped = false
+  /// When the server had their `hello` after that.
+  var returnedAt: Int64?
   /// The room a watcher goes to watch next.
   var watchTarget: String?
 
@@ -70,20 +78,24 @@ struct SimulatedPlayer {
     self.index = index
     self.kind = kind
     self.name = "P\(index)"
-    self.identity = "identity-\(index)"
+    // A player identity is the SHA-256 of a client key, as 64 hex digits.
+    let hex = String(index + 1, radix: 16)
+    self.identity = String(repeating: "0", count: 64 - hex.count) + hex
   }
 
   // MARK: - Hello
 
   /// The `hello` for a new connection: a seat taken back, the lobby, or quick match.
   mutating func hello(fair: Bool) -> ClientMessage {
-    if let token, case .playing(var replica) = mode {
+    // A program still running resumes with the token of its session (``ClientSession``
+    // does, the match over or not); one started again, with the seat it kept on disk.
+    if case .playing(var replica) = mode, let token = replica.state.token ?? token {
       replica.welcomed = false
       _ = ClientReducer().reduce(into: &replica.state, effectsOf: .connection(.connected))
       mode = .playing(replica)
       return .hello(
         protocol: WireProtocol.version, name: name, role: .player, room: nil, resume: token,
-        fair: true, id: 1)
+        fair: true, keepalive: 3, id: 1)
     }
     if kind == .watcher, let room = watchTarget {
       watchTarget = nil
@@ -92,13 +104,13 @@ struct SimulatedPlayer {
       mode = .playing(replica)
       return .hello(
         protocol: WireProtocol.version, name: name, role: .spectator, room: room, resume: nil,
-        fair: true, id: 1)
+        fair: true, keepalive: 3, id: 1)
     }
     if kind == .lobby || kind == .watcher {
       var lobby = Lobby(
         requests: LobbyClient.Requests(
           name: name, takesChallenges: kind == .lobby, entrant: kind == .lobby))
-      let hello = lobby.requests.hello(keepalive: nil)
+      let hello = lobby.requests.hello(keepalive: .seconds(15))
       mode = .following(lobby)
       return hello
     }
@@ -106,7 +118,7 @@ struct SimulatedPlayer {
     token = nil
     return .hello(
       protocol: WireProtocol.version, name: name, role: .player, room: nil, resume: nil,
-      fair: fair ? true : nil, id: 1)
+      fair: fair ? true : nil, keepalive: 3, id: 1)
   }
 
   // MARK: - From the server
@@ -272,6 +284,8 @@ struct SimulatedPlayer {
   /// its grace on the server.
   mutating func lostConnection(at now: Int64) {
     connection = nil
+    droppedAt = now
+    returnedAt = nil
     guard case .playing(var replica) = mode else {
       if case .following = mode { mode = .away }
       return
@@ -282,7 +296,7 @@ struct SimulatedPlayer {
     _ = ClientReducer().reduce(
       into: &replica.state, effectsOf: .connection(.reconnecting(attempt: 1)))
     replica.welcomed = false
-    mode = token == nil ? .away : .playing(replica)
+    mode = token == nil && replica.state.token == nil ? .away : .playing(replica)
   }
 
   // MARK: - The reducer and its effects
@@ -319,7 +333,20 @@ struct SimulatedPlayer {
         droppedInMatchAt = nil
       case .forgetSeat:
         token = nil
-      case .matchReady, .saveRecord:
+      case .matchReady:
+        // The screen goes back to the lobby (a spectator, or a match that is over), which
+        // seats them in their tournament match.
+        if kind != .quickMatch,
+          replica.state.seat == nil || replica.state.view?.phase == .over
+        {
+          // The screen quits as on `q`: the seat is given up with `leave`.
+          let more = ClientReducer().reduce(into: &replica.state, effectsOf: .quit)
+          perform(more, on: &replica, into: &reaction, random: &random)
+          token = nil
+          reaction.close = true
+          reaction.backToLobby = true
+        }
+      case .saveRecord:
         break
       case .keepEvidence:
         reaction.violation = "fair play flagged an honest round (the client kept evidence)"

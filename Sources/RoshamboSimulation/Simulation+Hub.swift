@@ -1,6 +1,7 @@
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
+import RoshamboServer
 
 /// The simulation as the hub's driver: inputs in, each output carried out as the real
 /// driver does, in virtual time.
@@ -61,10 +62,21 @@ extension Simulation {
       queue.schedule(.answer(.probed(succeeded: succeeded), hub: hubGeneration), at: now + 5)
     case .log(let line):
       checkLog(line)
+      if line.message == "grace expired", let room = line.metadata["room"],
+        let seat = line.metadata["seat"].flatMap(Int.init).flatMap(Seat.init(rawValue:)),
+        let name = hub?.state.lobby.rooms[room]?.seats[seat]?.name
+      {
+        checkGaveUp(on: name, room: room)
+      }
+      if line.message.hasPrefix("an entrant did not come back"),
+        let quoted = line.metadata["name"]
+      {
+        checkGaveUp(on: String(quoted.dropFirst().dropLast()), room: nil)
+      }
       switch line.message {
       case "round", "match over", "challenge accepted", "tournament round paired",
         "tournament finished", "resumed", "grace expired", "moved by quick match", "spectating",
-        "following the lobby", "refused":
+        "following the lobby", "refused", "seat taken back from the lobby":
         counts[line.message, default: 0] += 1
       default:
         if line.level == .critical { counts["journal failed", default: 0] += 1 }
@@ -83,16 +95,11 @@ extension Simulation {
     handle(.committed(outcome, onJournalThread: onJournalThread))
   }
 
-  /// Frames on their way to each connection: each after the last one sent on it.
+  /// Frames on their way to each connection, through its socket or its backlog.
   private func deliver(_ delivery: Delivery) {
     if let payload = delivery.payload { checkDelivery(payload, to: delivery.to) }
     for id in delivery.to {
-      guard var connection = connections[id], connection.open else { continue }
-      let at = max(now + random.int(1...15), connection.toClientAt, connection.cutUntil)
-      connection.toClientAt = at
-      if delivery.payload == nil { connection.open = false }
-      connections[id] = connection
-      queue.schedule(.toClient(connection: id, bytes: delivery.payload), at: at)
+      transmit(delivery.payload, isState: delivery.kind == .state || delivery.spread, to: id)
     }
   }
 
@@ -107,6 +114,7 @@ extension Simulation {
     commitInFlight = nil
     timerGenerations.removeAll()
     pendingInputs.removeAll()
+    backlogs = ConnectionBacklogs()
     for (id, connection) in connections where connection.open {
       connections[id]?.open = false
       queue.schedule(.toClient(connection: id, bytes: nil), at: now + random.int(1...50))
@@ -132,7 +140,11 @@ extension Simulation {
     // A restarted server draws its tokens afresh: the same sequence again would hand a
     // newcomer the token of a seat taken before the crash.
     var settings = hubConfiguration
-    settings.tokenSeed = configuration.seed &+ 1 &+ UInt64(hubGeneration) &* 0x9E37_79B9_7F4A_7C15
+    // (A seed of its own, mixed: SplitMix64 from `seed + k × its increment` is the same
+    // sequence k steps on, so the tokens of one run would come again in the next.)
+    var mixer = SplitMix64(
+      seed: configuration.seed &+ UInt64(hubGeneration) &* 0xD1B5_4A32_D192_ED03)
+    settings.tokenSeed = mixer.next()
     hub = HubCore(
       lobby: lobby, journaledThrough: Int64(journal.rows.count), configuration: settings)
     handle(.start(releasing: []))

@@ -1,3 +1,4 @@
+import RoshamboClient
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
@@ -14,20 +15,26 @@ extension Simulation {
         return
       }
       // Someone away for a while comes back (a seat held, or the lobby, or quick match).
-      let id = nextConnection
-      nextConnection += 1
-      connections[id] = Connection(id: id, player: index, generation: hubGeneration)
-      player.connection = id
       let hello = player.hello(fair: random.chance(0.3))
       players[index] = player
+      let id = connect(index, hello: hello)
+      players[index].connection = id
       trace.note("\(now - start) P\(index) connects c\(id)")
       send([hello], on: id)
       wake(index, after: random.int(500...3_000))
       return
     }
+    if let id = player.connection, let connection = connections[id], connection.readsFrom > now {
+      // The terminal is paused: the person waits for it.
+      wake(index, after: connection.readsFrom - now + random.int(100...2_000))
+      return
+    }
     let reaction = player.decide(random: &random, fair: true)
     players[index] = player
     react(reaction, player: index)
+    if case .following = players[index].mode, random.chance(0.01) {
+      pauseReading(index, for: random.int(5_000...90_000))
+    }
     if players[index].connection != nil {
       // Mostly at the screen; now and then away from it for minutes, the program running.
       wake(
@@ -36,13 +43,26 @@ extension Simulation {
   }
 
   func toClient(_ id: Int, _ bytes: [UInt8]?) {
-    guard let connection = connections[id] else { return }
+    guard var connection = connections[id] else { return }
     let index = connection.player
     guard players[index].connection == id else { return }
+    if connection.readsFrom > now {
+      connections[id]?.unreadByProgram.append(bytes)
+      return
+    }
+    if let bytes {
+      socketRead(bytes.count, on: id)
+      connection = connections[id] ?? connection
+      var pong: Int?? = nil
+      if bytes.count < 64, case .pong(let pingID)? = try? ServerMessage.decode(bytes) {
+        pong = .some(pingID)
+      }
+      connections[id]?.keepalive.heard(at: now, pong: pong)
+    }
     guard let bytes else {
       // The server closed it (or died): the program notices and comes back.
       trace.note("\(now - start) P\(index) sees c\(id) close")
-      players[index].lostConnection(at: now)
+      lostConnection(index)
       connections[id]?.open = false
       wake(index, after: random.int(500...5_000))
       return
@@ -54,10 +74,17 @@ extension Simulation {
       fail("server frames decode", "connection \(id): \(error)")
       return
     }
+    trace.note("\(now - start) P\(index) ←c\(id) \(message.traceName)")
     checkReceived(message, by: index)
     var player = players[index]
+    let wasFollowing = if case .following = player.mode { true } else { false }
     let reaction = player.receive(message, random: &random)
     players[index] = player
+    if wasFollowing, case .playing = player.mode {
+      // Seated from the lobby: the match's session pings every 3 s from now on.
+      connections[id]?.keepalive = Keepalive(
+        intervalMillis: 3_000, silenceLimitMillis: 6_000, now: now)
+    }
     react(reaction, player: index)
   }
 
@@ -69,17 +96,28 @@ extension Simulation {
     guard let id = players[index].connection else { return }
     send(reaction.send, on: id)
     if reaction.close {
-      let soon = players[index].watchTarget != nil
+      let soon = players[index].watchTarget != nil || reaction.backToLobby
       close(
         id, player: index,
         comeBackAfter: soon ? random.int(300...3_000) : random.int(5_000...300_000))
+      if reaction.backToLobby { players[index].mode = .away }
     }
   }
 
+  /// Person `index`'s program lost its connection (noting whether they were entered in a
+  /// tournament still taking entries).
+  func lostConnection(_ index: Int) {
+    let tournament = hub?.state.lobby.tournament
+    players[index].lostConnection(at: now)
+    players[index].enteredWhenDropped =
+      tournament?.phase == .entry && tournament?.entrants.contains(players[index].name) == true
+  }
+
   /// Frames from a person to the server, each after the last one on the connection.
-  func send(_ messages: [ClientMessage], on id: Int) {
+  func send(_ messages: [ClientMessage], on id: Int, isPing: Bool = false) {
     for message in messages {
       guard var connection = connections[id], connection.open else { return }
+      if !isPing { connection.keepalive.sent(at: now) }
       let at = max(now + random.int(1...15), connection.toServerAt, connection.cutUntil)
       connection.toServerAt = at
       connections[id] = connection
@@ -94,7 +132,7 @@ extension Simulation {
     connections[id] = connection
     let at = max(now + random.int(1...15), connection.toServerAt, connection.cutUntil)
     queue.schedule(.serverSeesClose(connection: id), at: at)
-    players[index].lostConnection(at: now)
+    lostConnection(index)
     wake(index, after: delay)
   }
 
@@ -132,7 +170,7 @@ extension Simulation {
     queue.schedule(.serverSeesClose(connection: id), at: now + random.int(1...2_000))
     let index = connection.player
     if players[index].connection == id {
-      players[index].lostConnection(at: now)
+      lostConnection(index)
       let back = random.chance(0.8) ? random.int(500...20_000) : random.int(20_000...120_000)
       wake(index, after: back)
     }
@@ -147,5 +185,21 @@ extension Simulation {
     trace.note("\(now - start) CUT c\(id) for \(until - now) ms")
     counts["host cut off", default: 0] += 1
     connections[id]?.cutUntil = until
+  }
+}
+
+extension ServerMessage {
+  /// The message's type, for the trace.
+  var traceName: String {
+    switch self {
+    case .welcome(let room, let seat, let token):
+      "welcome \(room) seat \(seat.map { "\($0.rawValue)" } ?? "none") \(token.map { String($0.prefix(6)) } ?? "")"
+    case .state(let seq, let view): "state \(view.room) v\(seq) \(view.phase)"
+    case .lobby: "lobby"
+    case .error(let error, _): "error \(error.code)"
+    case .challenge(let notice): "challenge \(notice.id) \(notice.status)"
+    case .pong: "pong"
+    default: "\(self)".prefix(while: { $0 != "(" }).description
+    }
   }
 }

@@ -1,6 +1,8 @@
+import RoshamboClient
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
+import RoshamboServer
 
 /// A whole LAN party in one thread on a virtual clock: the real ``HubCore``, a journal
 /// under the real one's contract (``SimulatedJournal``), people made of the real
@@ -38,6 +40,10 @@ public final class Simulation {
   public internal(set) var trace: Trace
   public internal(set) var failure: Failure?
   public internal(set) var steps = 0
+  /// The server's limits for each connection (its defaults).
+  let limits = ServerConfiguration.Limits()
+  /// What waits for connections whose programs do not read.
+  var backlogs = ConnectionBacklogs()
   /// What happened during the evening, counted: rounds, matches, crashes, drops, …
   public internal(set) var counts: [String: Int] = [:]
   /// What the invariants keep between steps.
@@ -57,6 +63,22 @@ public final class Simulation {
     var toClientAt: Int64 = 0
     /// Until when its host is cut off from the server.
     var cutUntil: Int64 = 0
+    /// The server's end: the real connection state machine.
+    var server: ConnectionStateMachine
+    /// The client's end: when it pings.
+    var keepalive: Keepalive
+    /// When the server last read a frame from it.
+    var lastRead: Int64 = 0
+    /// Whether the hub was handed anything from it (it is then told when it closes).
+    var forwarded = false
+    /// Whether its socket takes more (a program that does not read fills it).
+    var writable = true
+    /// Bytes in the socket on their way to the program.
+    var inSocket = 0
+    /// The program reads nothing until then (its terminal paused).
+    var readsFrom: Int64 = 0
+    /// What arrived while the program did not read, in order (nil: the close).
+    var unreadByProgram: [[UInt8]?] = []
   }
 
   enum Event {
@@ -64,6 +86,7 @@ public final class Simulation {
     case committed(hub: Int)
     case answer(HubInput, hub: Int)
     case toServer(connection: Int, bytes: [UInt8])
+    case connectionTimer(ConnectionTimer, connection: Int)
     case serverSeesClose(connection: Int)
     case toClient(connection: Int, bytes: [UInt8]?)
     case wake(player: Int)
@@ -148,22 +171,16 @@ public final class Simulation {
       guard generationOfHub == hubGeneration else { return }
       handle(input)
     case .toServer(let id, let bytes):
-      guard let connection = connections[id], connection.generation == hubGeneration,
-        hub != nil
-      else { return }
-      switch ClientMessage.decode(bytes) {
-      case .success(let message):
-        trace.note("\(now - start) c\(id)→ \(bytes.count) bytes")
-        trace.add(bytes)
-        handle(.received(message, from: peer(connection)))
-      case .failure(let error):
-        fail("client frames decode", "connection \(id): \(error.message)")
-      }
+      arrived(bytes, on: id)
+    case .connectionTimer(let timer, let id):
+      connectionTimerFired(timer, id)
     case .serverSeesClose(let id):
       guard let connection = connections[id], connection.generation == hubGeneration, hub != nil
       else { return }
       trace.note("\(now - start) c\(id) closed")
-      handle(.closed(peer(connection)))
+      connections[id]?.server.closed()
+      backlogs.forget(id)
+      if connection.forwarded { handle(.closed(peer(connection))) }
     case .toClient(let id, let bytes):
       toClient(id, bytes)
     case .wake(let index):

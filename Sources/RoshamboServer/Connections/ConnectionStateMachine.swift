@@ -12,8 +12,8 @@ import RoshamboTLS
 /// Invariant: nothing but `hello` (and `ping`) is forwarded before `hello`, and nothing
 /// at all once closing; every refusal it returns is the contract's error for it; a fatal
 /// one, once requests went to the hub, is sent after the hub's answers to them.
-struct ConnectionStateMachine {
-  enum State: Equatable {
+public struct ConnectionStateMachine: Sendable {
+  public enum State: Equatable, Sendable {
     /// Waiting for TLS and `hello`.
     case awaitingHello
     case joined
@@ -21,7 +21,7 @@ struct ConnectionStateMachine {
   }
 
   /// Whether the connection may stay, decided when it was accepted.
-  enum Admission: Equatable {
+  public enum Admission: Equatable, Sendable {
     case admitted
     /// The server holds its maximum of connections.
     case serverFull
@@ -38,7 +38,7 @@ struct ConnectionStateMachine {
     }
   }
 
-  private(set) var state = State.awaitingHello
+  public private(set) var state = State.awaitingHello
   private let limits: ServerConfiguration.Limits
   private let admission: Admission
   private var bucket: TokenBucket
@@ -48,13 +48,13 @@ struct ConnectionStateMachine {
   private var stalled = false
   /// How long this connection may stay silent: the idle limit, or less for a client that
   /// promised pings in its `hello` (``ClientMessage/keepaliveLimit(for:idleLimit:)``).
-  private(set) var silenceLimitSeconds: Int64
+  public private(set) var silenceLimitSeconds: Int64
   /// When the last complete frame arrived.
   private var lastFrame: NIODeadline?
   /// The key the client presented in the TLS handshake, if any: its player identity.
-  private(set) var identity: String?
+  public private(set) var identity: String?
 
-  init(limits: ServerConfiguration.Limits, admission: Admission) {
+  public init(limits: ServerConfiguration.Limits, admission: Admission) {
     self.limits = limits
     self.admission = admission
     self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
@@ -64,7 +64,7 @@ struct ConnectionStateMachine {
   /// When the silence of a client that promised pings is next worth checking: its limit
   /// after its last frame (nil for a client that promised none: the idle limit, kept by
   /// the pipeline, covers it).
-  var promisedSilenceDeadline: NIODeadline? {
+  public var promisedSilenceDeadline: NIODeadline? {
     guard silenceLimitSeconds < limits.idleTimeoutSeconds, state == .joined, let lastFrame
     else { return nil }
     return lastFrame + .seconds(silenceLimitSeconds)
@@ -74,14 +74,14 @@ struct ConnectionStateMachine {
   /// taken for lost and closed (its seat is then held for the grace period, and others
   /// see it away); otherwise nothing, and the next check is at
   /// ``promisedSilenceDeadline``.
-  mutating func silenceChecked(at now: NIODeadline) -> Action {
+  public mutating func silenceChecked(at now: NIODeadline) -> Action {
     guard let deadline = promisedSilenceDeadline, now >= deadline else { return .none }
     return idle()
   }
 
   /// What to do: send an error (closing after it when it is fatal), hand a request to
   /// the hub, answer a ping, or nothing.
-  enum Action: Equatable {
+  public enum Action: Equatable, Sendable {
     case refuse(ProtocolError, re: Int?)
     /// Send a fatal error and close, but through the hub, after what it answers to the
     /// requests it was handed before (a flood closes a connection whose frames inside
@@ -94,7 +94,7 @@ struct ConnectionStateMachine {
 
   /// The TLS handshake completed, the client presenting `identity` (its key's SHA-256)
   /// or none: a connection over the limits is refused now that it can be told why.
-  mutating func handshakeCompleted(identity: String? = nil) -> Action {
+  public mutating func handshakeCompleted(identity: String? = nil) -> Action {
     self.identity = identity
     let message: String
     switch admission {
@@ -111,14 +111,14 @@ struct ConnectionStateMachine {
   }
 
   /// The hello deadline passed.
-  mutating func helloTimedOut() -> Action {
+  public mutating func helloTimedOut() -> Action {
     guard state == .awaitingHello else { return .none }
     return refuse(
       .timeout("No hello within \(limits.helloTimeoutSeconds) s of connecting; closing."), re: nil)
   }
 
   /// No complete frame for the idle limit.
-  mutating func idle() -> Action {
+  public mutating func idle() -> Action {
     guard state != .closing else { return .none }
     return refuse(
       .timeout(
@@ -131,7 +131,7 @@ struct ConnectionStateMachine {
   /// A frame arrived at `now`. Over the rate it is dropped (the first excess frame gets a
   /// warning; a burst of them closes the connection); otherwise `decode` reads it (the
   /// result, and the message's `id` if it could be read) and the message is judged.
-  mutating func frameArrived(
+  public mutating func frameArrived(
     at now: NIODeadline, decode: () -> (Result<ClientMessage, ProtocolError>, Int?)
   ) -> Action {
     guard state != .closing else { return .none }
@@ -172,12 +172,12 @@ struct ConnectionStateMachine {
   }
 
   /// A fatal error the pipeline raised (a bad frame).
-  mutating func failed(_ error: ProtocolError) -> Action {
+  public mutating func failed(_ error: ProtocolError) -> Action {
     guard state != .closing else { return .none }
     return refuse(error, re: nil)
   }
 
-  enum WritabilityAction: Equatable {
+  public enum WritabilityAction: Equatable, Sendable {
     /// Start the stall timer (once).
     case startStallTimer
     /// Stop it, and send the hub's backlog for this connection.
@@ -185,7 +185,7 @@ struct ConnectionStateMachine {
     case none
   }
 
-  mutating func writabilityChanged(isWritable: Bool) -> WritabilityAction {
+  public mutating func writabilityChanged(isWritable: Bool) -> WritabilityAction {
     if isWritable {
       stalled = false
       return .drain
@@ -196,14 +196,14 @@ struct ConnectionStateMachine {
   }
 
   /// The stall limit passed with the connection still unwritable: close it.
-  mutating func stallTimedOut() -> Bool {
+  public mutating func stallTimedOut() -> Bool {
     guard stalled, state != .closing else { return false }
     state = .closing
     return true
   }
 
   /// The connection is closing or closed.
-  mutating func closed() {
+  public mutating func closed() {
     state = .closing
   }
 

@@ -3,7 +3,7 @@ import NIOCore
 /// A token bucket: `perSecond` tokens a second, at most `burst` saved up.
 ///
 /// Invariant: it never holds more than `burst` tokens, and takes one only if it has one.
-struct TokenBucket {
+struct TokenBucket: Sendable {
   let perSecond: Int
   let burst: Int
   private var tokens: Double

@@ -7,12 +7,12 @@ import NIOCore
 /// Invariant: per connection it keeps at most the newest `state` frame (older ones are
 /// skipped; `seq` still only rises) and ``limit`` other frames in order; one more and
 /// the answer is to close the connection.
-struct ConnectionBacklogs {
+public struct ConnectionBacklogs: Sendable {
   /// The most non-state messages kept for a connection that does not read.
-  static let limit = 32
+  public static let limit = 32
 
   /// What to do with a frame.
-  enum Delivery: Equatable {
+  public enum Delivery: Equatable, Sendable {
     /// Write and flush it now.
     case write
     /// Kept until the connection can take more.
@@ -30,8 +30,10 @@ struct ConnectionBacklogs {
 
   private var waiting: [Int: Backlog] = [:]
 
+  public init() {}
+
   /// `frame` for connection `id`; a `state` frame replaces the one waiting.
-  mutating func deliver(_ frame: ByteBuffer, to id: Int, isState: Bool, writable: Bool)
+  public mutating func deliver(_ frame: ByteBuffer, to id: Int, isState: Bool, writable: Bool)
     -> Delivery
   {
     guard var backlog = waiting[id] else {
@@ -55,16 +57,28 @@ struct ConnectionBacklogs {
   }
 
   /// The connection can take more: what waited for it, in order, its newest state last.
-  mutating func drain(_ id: Int) -> [ByteBuffer] {
+  public mutating func drain(_ id: Int) -> [ByteBuffer] {
     guard let backlog = waiting.removeValue(forKey: id) else { return [] }
     return backlog.control + (backlog.state.map { [$0] } ?? [])
   }
 
   /// The connection is gone.
-  mutating func forget(_ id: Int) {
+  public mutating func forget(_ id: Int) {
     waiting[id] = nil
   }
 
+  /// The frames waiting for connection `id`.
+  public func heldFrames(for id: Int) -> Int {
+    guard let backlog = waiting[id] else { return 0 }
+    return backlog.control.count + (backlog.state == nil ? 0 : 1)
+  }
+
+  /// The bytes waiting for connection `id`.
+  public func heldBytes(for id: Int) -> Int {
+    guard let backlog = waiting[id] else { return 0 }
+    return backlog.control.reduce(0) { $0 + $1.readableBytes } + (backlog.state?.readableBytes ?? 0)
+  }
+
   /// How many connections have something waiting.
-  var count: Int { waiting.count }
+  public var count: Int { waiting.count }
 }
