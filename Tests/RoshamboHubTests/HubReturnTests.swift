@@ -1,0 +1,165 @@
+import RoshamboGame
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboHub
+
+/// Coming back within the grace, as the simulator found it could go wrong: a seat that
+/// waits for someone whose `welcome` never reached them, or whose token the hub forgot in
+/// a restart, and an entrant busy elsewhere when their round is paired. Each from a
+/// replayed simulation, reduced to the inputs that matter.
+@Suite("Hub: back within the grace")
+struct HubReturnTests {
+  typealias H = HubHarness
+
+  /// Player identities as the TLS layer gives them (64 hex digits), so names are held.
+  static func person(_ id: Int) -> Peer {
+    let hex = String(id, radix: 16)
+    return Peer(id: id, identity: String(repeating: "0", count: 64 - hex.count) + hex)
+  }
+  let ann = person(1)
+  let ben = person(2)
+  let cat = person(3)
+
+  func tournamentHub() -> HubHarness {
+    var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1))) { configuration in
+      configuration.tournament = TournamentPlan(
+        kind: .roundRobin, settings: .init(bestOf: 1), players: 0, startMillis: 10_000,
+        pauseMillis: 3_000)
+    }
+    _ = hub.handle(.start(releasing: []))
+    _ = hub.settle()
+    return hub
+  }
+
+  /// The seat `name` holds in `room`.
+  func seat(of name: String, in room: String, _ hub: HubHarness) -> RoomState.SeatState? {
+    hub.state.lobby.rooms[room]?.seats.values.first { $0.name == name }
+  }
+
+  @Test("a challenger whose welcome never came, back in the lobby, is seated in the match")
+  func challengerBackInTheLobby() throws {
+    var hub = HubHarness()
+    _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
+    _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
+    _ = hub.settle()
+    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 2))
+    _ = hub.settle()
+    _ = hub.say(ben, .accept(challenge: 1, id: 2))
+    _ = hub.settle()
+    // Ben's connection drops (before the welcome reached him): his seat waits.
+    _ = hub.handle(.closed(ben))
+    _ = hub.settle()
+    #expect(seat(of: "Ben", in: "duel-1", hub)?.connected == false)
+    // He follows the lobby again, with no token: he is seated in his match.
+    let back = Peer(id: 9, identity: ben.identity)
+    _ = hub.say(back, H.hello("Ben", role: .lobby, challenges: true))
+    let sent =
+      hub.raw(.timerFired(.flush)) + hub.raw(.committed(.success(()), onJournalThread: false))
+    let messages = H.messages(to: back, in: sent)
+    guard case .welcome(let room, let seatTaken, let token)? = messages.first else {
+      Issue.record("no welcome first: \(messages.map(H.summary))")
+      return
+    }
+    #expect(room == "duel-1" && seatTaken == .two)
+    #expect(messages.dropFirst().first.map(H.summary) == "state duel-1 #4 choosing round 1")
+    // The seat holds the new token (its hash), connected; the follower became a player.
+    let held = try #require(seat(of: "Ben", in: "duel-1", hub))
+    #expect(held.connected)
+    #expect(held.token == ResumeToken.stored(try #require(token)))
+    #expect(hub.state.sessions[back.id]?.seat == .two)
+    #expect(hub.state.sessions.followers[back.id] == nil)
+  }
+
+  @Test("someone else under the name gets no seat: only the identity that holds it")
+  func otherIdentityGetsNothing() {
+    var hub = HubHarness()
+    _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
+    _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
+    _ = hub.settle()
+    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 2))
+    _ = hub.settle()
+    _ = hub.say(ben, .accept(challenge: 1, id: 2))
+    _ = hub.settle()
+    _ = hub.handle(.closed(ben))
+    _ = hub.settle()
+    let impostor = Peer(id: 9, identity: String(repeating: "e", count: 64))
+    let lines = hub.say(impostor, H.hello("Ben", role: .lobby, challenges: true))
+    #expect(lines.contains("count refused(name_taken)"))
+    #expect(seat(of: "Ben", in: "duel-1", hub)?.connected == false)
+  }
+
+  @Test("after a restart, an entrant back in the lobby is seated with a new token")
+  func entrantAfterRestart() throws {
+    var hub = tournamentHub()
+    for (peer, name) in zip([ann, ben, cat], ["Ann", "Ben", "Cat"]) {
+      _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
+      _ = hub.say(peer, .enter(id: 2))
+    }
+    _ = hub.settle()
+    _ = hub.fire(.tournament)
+    _ = hub.settle()
+    let room = try #require(
+      hub.state.lobby.tournament?.rounds.last?.first { !$0.isBye }?.room)
+    let players = try #require(hub.state.lobby.rooms[room]).seats.values.map(\.name).sorted()
+    // The server restarts from what was committed: nobody is connected, no token is known.
+    var restarted = HubHarness(lobby: hub.state.lobby) { configuration in
+      configuration.tournament = hub.state.tournament.plan
+    }
+    _ = restarted.handle(.start(releasing: []))
+    _ = restarted.settle()
+    #expect(restarted.state.tournament.tokens.isEmpty)
+    let name = players[0]
+    let peer = Peer(
+      id: 20, identity: [ann, ben, cat][["Ann", "Ben", "Cat"].firstIndex(of: name)!].identity)
+    _ = restarted.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
+    let sent =
+      restarted.raw(.timerFired(.flush))
+      + restarted.raw(.committed(.success(()), onJournalThread: false))
+    guard case .welcome(let seated, _, let token)? = H.messages(to: peer, in: sent).first else {
+      Issue.record("no welcome: \(H.messages(to: peer, in: sent).map(H.summary))")
+      return
+    }
+    #expect(seated == room)
+    let held = try #require(seat(of: name, in: room, restarted))
+    #expect(held.connected)
+    #expect(held.token == ResumeToken.stored(try #require(token)))
+    #expect(restarted.state.tournament.tokens[name] == token)
+  }
+
+  @Test("an entrant in a challenge when their round is paired is told after its last state")
+  func entrantToldAfterTheirMatch() throws {
+    var hub = tournamentHub()
+    for (peer, name) in zip([ann, ben, cat], ["Ann", "Ben", "Cat"]) {
+      _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
+      _ = hub.say(peer, .enter(id: 2))
+    }
+    _ = hub.settle()
+    // Ann and Ben play a challenge of their own while entries are open.
+    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 3))
+    _ = hub.settle()
+    _ = hub.say(ben, .accept(challenge: 1, id: 3))
+    _ = hub.settle()
+    let duel = try #require(hub.state.sessions[ann.id]?.room)
+    // The round is paired: whoever of them plays in it has a seat waiting.
+    _ = hub.fire(.tournament)
+    _ = hub.settle()
+    let waiting = try #require(
+      hub.state.lobby.rooms.first {
+        $0.key != duel && $0.value.seats.values.contains { !$0.connected }
+      })
+    let name = try #require(waiting.value.seats.values.first { !$0.connected }).name
+    let peer = name == "Ann" ? ann : ben
+    // Their challenge ends: its last state, then "your tournament match is ready".
+    _ = hub.say(ann, .choose(round: 1, weapon: .rock, id: 4))
+    _ = hub.say(ben, .choose(round: 1, weapon: .scissors, id: 4))
+    let sent =
+      hub.raw(.timerFired(.flush))
+      + hub.raw(.committed(.success(()), onJournalThread: false))
+    let told = H.messages(to: peer, in: sent).map(H.summary)
+    let over = try #require(
+      told.firstIndex { $0.hasPrefix("state \(duel)") && $0.contains("over") })
+    let ready = try #require(told.firstIndex(of: "error match_ready"))
+    #expect(over < ready)
+  }
+}
