@@ -347,6 +347,7 @@ struct BotStrategyPoolTests {
           #expect(ruleset.rule(cycle.weapons[winner], beats: cycle.weapons[loser]) != nil)
         }
         #expect(cycle.beaters(of: position).count == (k - 1) / 2)
+        #expect(cycle.beaters(of: position).allSatisfy { cycle.payoff($0, position) == 1 })
       }
     }
   }
