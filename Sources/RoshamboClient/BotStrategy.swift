@@ -1,61 +1,60 @@
 import RoshamboGame
 
-/// How a bot picks, from the rounds it has seen. Pure: the randomness comes in.
+/// A built-in way for a bot to pick, named as the command line names it (`--strategy
+/// markov`): the classic opponents of the International RoShamBo Programming Competitions
+/// (1999–2000) and of Kaggle's rock-paper-scissors competition (2020–21), written here from
+/// their published descriptions. ``StrategyPlayer`` plays one through a match.
 ///
 /// Invariant: a strategy only ever picks a weapon of the room's ruleset.
 public enum BotStrategy: String, CaseIterable, Sendable {
-  case random, rock, paper, scissors, cycle, frequency, markov
+  case random, rock, paper, scissors, cycle
+  case frequency
+  case frequency20 = "frequency-20"
+  case frequency5 = "frequency-5"
+  case markov, markov2, markov3
+  case beatLast = "beat-last"
+  case mirror
+  case debruijn
+  case iocaine
 
-  /// The pick for the next round, given the resolved rounds (oldest first) and which
-  /// seat this bot is.
+  /// What the strategy does, in one line.
+  public var summary: String {
+    switch self {
+    case .random: "picks uniformly at random: nothing beats it, and it beats nothing"
+    case .rock: "always rock (the competition's \"Good Ol' Rock\")"
+    case .paper: "always paper"
+    case .scissors: "always scissors"
+    case .cycle: "the ruleset's weapons in order, from rock at each match's start"
+    case .frequency: "beats the opponent's most frequent pick so far"
+    case .frequency20: "beats the opponent's most frequent pick of their last 20"
+    case .frequency5: "beats the opponent's most frequent pick of their last 5"
+    case .markov: "beats what most often followed the opponent's last pick"
+    case .markov2: "beats what most often followed the opponent's last two picks"
+    case .markov3: "beats what most often followed the opponent's last three picks"
+    case .beatLast: "beats the opponent's last pick"
+    case .mirror: "plays the opponent's last pick"
+    case .debruijn: "a de Bruijn sequence: every run of n picks once a period, in order"
+    case .iocaine: "Iocaine Powder: many predictors, second-guessed; follows the best lately"
+    }
+  }
+
+  /// Every strategy on a line of its own, its name and then its summary, as `roshambo bot
+  /// --strategy list` prints them.
+  public static var listing: String {
+    let width = allCases.map(\.rawValue.count).max()!
+    return allCases.map {
+      $0.rawValue + String(repeating: " ", count: width + 2 - $0.rawValue.count) + $0.summary
+    }.joined(separator: "\n")
+  }
+
+  /// The pick for the next round, given the match's resolved rounds (oldest first) and
+  /// which seat this bot is, learning them from scratch: it costs as much as the history is
+  /// long. A bot that picks every round keeps what it learned in a ``StrategyPlayer``.
   public func pick(
     history: [RoundResult], seat: Seat, ruleset: Ruleset, random: inout some RandomNumberGenerator
   ) -> Weapon {
-    let weapons = ruleset.weapons
-    let theirs = history.compactMap { $0.weapon(of: seat.opponent) }
-    switch self {
-    case .random:
-      return weapons.randomElement(using: &random)!
-    case .rock: return .rock
-    case .paper: return .paper
-    case .scissors: return .scissors
-    case .cycle:
-      return weapons[history.count % weapons.count]
-    case .frequency:
-      // Beat what the opponent has played most.
-      guard let favourite = mostCommon(theirs) else {
-        return weapons.randomElement(using: &random)!
-      }
-      return counter(to: favourite, in: ruleset, random: &random)
-    case .markov:
-      // Predict the opponent's next from what followed their last pick before.
-      guard let last = theirs.last, theirs.count >= 2 else {
-        return weapons.randomElement(using: &random)!
-      }
-      let followers = zip(theirs, theirs.dropFirst()).filter { $0.0 == last }.map(\.1)
-      guard let predicted = mostCommon(followers) else {
-        return weapons.randomElement(using: &random)!
-      }
-      return counter(to: predicted, in: ruleset, random: &random)
-    }
-  }
-
-  /// The weapon that occurs most often (ties go to the name first in the alphabet, so
-  /// the choice is deterministic), or nil for none.
-  func mostCommon(_ weapons: [Weapon]) -> Weapon? {
-    var counts: [Weapon: Int] = [:]
-    for weapon in weapons { counts[weapon, default: 0] += 1 }
-    let ranked = counts.sorted { a, b in
-      a.value != b.value ? a.value > b.value : a.key.rawValue < b.key.rawValue
-    }
-    return ranked.first?.key
-  }
-
-  /// A weapon that beats `weapon` (a random one of them, if several do).
-  func counter(to weapon: Weapon, in ruleset: Ruleset, random: inout some RandomNumberGenerator)
-    -> Weapon
-  {
-    let beaters = ruleset.weapons.filter { ruleset.rule($0, beats: weapon) != nil }
-    return beaters.randomElement(using: &random) ?? weapon
+    var memory = StrategyMemory(strategy: self, ruleset: ruleset)
+    memory.learn(history[...], seat: seat)
+    return memory.pick(random: &random)
   }
 }

@@ -4,20 +4,63 @@ import RoshamboGame
 /// match's resolved rounds so far, it keeps what it learned between picks so that a pick
 /// costs no more than the rounds it has not seen yet.
 ///
+/// A history that does not go on from the last one it was shown (shorter, or with other
+/// rounds where it had seen some) is a new match against the same opponent: the player
+/// keeps what it learned and goes on learning, so an arena's consecutive matches against
+/// one opponent make one long acquaintance. A new `StrategyPlayer` starts blank, and so
+/// does one asked about another ruleset.
+///
 /// Invariant: its picks depend only on the strategy, the seed, the ruleset and the rounds
-/// it was shown, so a seeded arena is replayed exactly.
+/// it was shown, in order, so a seeded arena is replayed exactly; within a match, a player
+/// shown the rounds one at a time picks exactly as a new one shown them all at once.
 public struct StrategyPlayer: Sendable {
   public let strategy: BotStrategy
-  private var random: SplitMix64
+  private let seed: UInt64
+  private var memory: StrategyMemory?
+  /// How many rounds of the current match it has learned, and the first and last of them
+  /// as shown: a history that does not begin with these is another match.
+  private var matchLength = 0
+  private var matchFirst: RoundResult?
+  private var matchLast: RoundResult?
 
   public init(strategy: BotStrategy, seed: UInt64) {
     self.strategy = strategy
-    self.random = SplitMix64(seed: seed)
+    self.seed = seed
   }
 
+  /// The rounds it has learned from, over every match: each once.
+  public var roundsLearned: Int { memory?.roundsSeen ?? 0 }
+
   /// The pick for the next round, given the match's resolved rounds (oldest first; a
-  /// shorter history than last time means a new match) and the seat this player holds.
+  /// history that does not go on from the last one means a new match) and the seat this
+  /// player holds.
   public mutating func nextPick(history: [RoundResult], seat: Seat, ruleset: Ruleset) -> Weapon {
-    strategy.pick(history: history, seat: seat, ruleset: ruleset, random: &random)
+    // Out of the property while it learns, so that its tables are not copied.
+    var memory = self.memory ?? StrategyMemory(strategy: strategy, ruleset: ruleset)
+    self.memory = nil
+    if memory.ruleset != ruleset {
+      memory = StrategyMemory(strategy: strategy, ruleset: ruleset)
+      matchLength = 0
+    } else if !continues(history) {
+      memory.startMatch()
+      matchLength = 0
+    }
+    memory.learn(history[matchLength...], seat: seat)
+    matchLength = history.count
+    matchFirst = history.first
+    matchLast = history.last
+    self.memory = memory
+    // A generator of its own for every pick, from the seed and the rounds learned: the same
+    // rounds give the same pick however they came.
+    var keyed = SplitMix64(seed: seed &+ UInt64(memory.roundsSeen) &* 0x9E37_79B9_7F4A_7C15)
+    var random = SplitMix64(seed: keyed.next())
+    return memory.pick(random: &random)
+  }
+
+  /// Whether `history` is the current match, grown or not.
+  private func continues(_ history: [RoundResult]) -> Bool {
+    guard matchLength > 0 else { return true }
+    return history.count >= matchLength && history.first == matchFirst
+      && history[matchLength - 1] == matchLast
   }
 }

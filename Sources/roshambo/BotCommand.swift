@@ -27,8 +27,8 @@ struct BotCommand: AsyncParsableCommand {
 
   @OptionGroup(title: "In a fleet") var fleet: FleetOptions
 
-  @Option(help: "How the bot picks.")
-  var strategy = BotStrategy.random
+  @Option(help: "How the bot picks (list: what each does).")
+  var strategy = StrategyChoice.play(.random)
 
   @Option(help: "Matches to play before leaving.")
   var matches = 1
@@ -60,6 +60,7 @@ struct BotCommand: AsyncParsableCommand {
   var tournament = false
 
   func validate() throws {
+    try strategy.validate()
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
     if let name { try validateName(name) }
     if let challenge { try validateName(challenge) }
@@ -80,7 +81,7 @@ struct BotCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await BotPlayer(
-      server: server, fleet: fleet, strategy: strategy, matches: matches, room: room,
+      server: server, fleet: fleet, strategy: strategy.strategy, matches: matches, room: room,
       name: name, fair: fair, lobby: lobby, challenge: challenge, wait: wait,
       saveRecord: record.saveRecord, tournament: tournament
     ).run()

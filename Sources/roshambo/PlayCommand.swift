@@ -56,12 +56,13 @@ struct Play: AsyncParsableCommand {
         """))
   var fair = false
 
-  @Option(help: "The bot's strategy with --vs-bot.")
-  var strategy = BotStrategy.random
+  @Option(help: "The bot's strategy with --vs-bot (list: what each does).")
+  var strategy = StrategyChoice.play(.random)
 
   @OptionGroup var record: RecordOptions
 
   func validate() throws {
+    try strategy.validate()
     if let name { try validateName(name) }
     try validateFair(fair, room: room, vsBot: vsBot)
     try validateFleet(fleet, server: server, alone: vsBot ? "--vs-bot" : nil)
@@ -70,7 +71,7 @@ struct Play: AsyncParsableCommand {
   func run() async throws {
     try await MatchPlayer(
       server: server, fleet: fleet, name: name, room: room, vsBot: vsBot, fair: fair,
-      strategy: strategy, saveRecord: record.saveRecord
+      strategy: strategy.strategy, saveRecord: record.saveRecord
     ).run()
   }
 }

@@ -33,8 +33,48 @@ struct RoshamboCommand: AsyncParsableCommand {
     defaultSubcommand: Lobby.self)
 }
 
-/// The strategies, as `--strategy` takes them (help lists every one).
+/// The strategies, by the names `--strategy` takes.
 extension BotStrategy: ExpressibleByArgument {}
+
+/// What `--strategy` takes: a strategy's name, or `list` to print every strategy with what
+/// it does and exit (help lists every name; a name not among them is refused with the
+/// names).
+///
+/// Invariant: `list` is never a strategy a bot plays: a command's `validate()` ends the
+/// program on it, before anything is played.
+enum StrategyChoice: ExpressibleByArgument, Equatable {
+  case play(BotStrategy)
+  case list
+
+  init?(argument: String) {
+    if argument == "list" {
+      self = .list
+    } else if let strategy = BotStrategy(rawValue: argument) {
+      self = .play(strategy)
+    } else {
+      return nil
+    }
+  }
+
+  static var allValueStrings: [String] { BotStrategy.allValueStrings + ["list"] }
+
+  var defaultValueDescription: String {
+    switch self {
+    case .play(let strategy): strategy.rawValue
+    case .list: "list"
+    }
+  }
+
+  /// The strategy to play (random for `list`, which `validate()` has already answered).
+  var strategy: BotStrategy {
+    if case .play(let strategy) = self { strategy } else { .random }
+  }
+
+  /// On `list`, prints the strategies and exits 0.
+  func validate() throws {
+    if self == .list { throw CleanExit.message(BotStrategy.listing) }
+  }
+}
 
 /// One line on standard error; text from the network in it is made safe first.
 func complain(_ message: String) {
