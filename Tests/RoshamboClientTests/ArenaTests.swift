@@ -1,0 +1,105 @@
+import Foundation
+import Logging
+import NIOCore
+import RoshamboArena
+import RoshamboClient
+import RoshamboGame
+import RoshamboJournal
+import RoshamboLoad
+import RoshamboServer
+import RoshamboTLS
+import Testing
+
+/// An in-process server as the arena starts one for itself: no rate limit, matches best
+/// of 9.
+private func withArenaServer<T>(
+  isolation: isolated (any Actor)? = #isolation, _ body: (ServedServer) async throws -> T
+) async throws -> T {
+  var configuration = ServerConfiguration(
+    certificateChainFile: ClientTestCertificates.files.serverCertificate,
+    privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: nil)
+  configuration.host = "127.0.0.1"
+  configuration.port = 0
+  configuration.limits.framesPerSecond = .max
+  configuration.limits.frameBurst = .max
+  configuration.roomSettings.bestOf = 9
+  var logger = Logger(label: "test")
+  logger.logLevel = .critical
+  let server = ServedServer(
+    try await GameServer.bind(configuration, logger: logger, storage: JournalStorage()),
+    logger: logger)
+  let result: T
+  do {
+    result = try await body(server)
+  } catch {
+    try? await server.stop()
+    throw error
+  }
+  try await server.stop()
+  return result
+}
+
+@Suite struct ArenaTests {
+  static let settings = ArenaResult.Settings(
+    roundsPerGame: 60, games: 1, seed: 11, test: SequentialTest.Parameters(), jobs: 3,
+    bestOf: 9, server: "a test server")
+
+  static func play(
+    _ bots: [BotStrategy], port: Int, pacing: TimeAmount? = nil, seed: UInt64 = 11
+  ) async throws -> ArenaResult {
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let runner = ArenaRunner(
+      bots: bots.map { .builtIn($0) },
+      schedule: ArenaSchedule(bots: bots.count, roundsPerGame: 60, games: 1, seed: seed),
+      test: SequentialTest.Parameters(), jobs: 3, pacing: pacing)
+    return try await runner.run(host: "127.0.0.1", port: port, tls: tls, settings: settings)
+  }
+
+  /// Three built-in bots, 60 rounds a game, on a real server over TLS: every pair played in
+  /// both seat orders, each bot's connections saw the mirror image of its opponent's, and
+  /// the ratings rank the bots as their head-to-head rates do (frequency beats paper and
+  /// rock, paper beats rock). The same seed again gives the same counts.
+  @Test(.timeLimit(.minutes(1)))
+  func aSmallArenaOnARealServerIsConsistent() async throws {
+    let bots: [BotStrategy] = [.rock, .paper, .frequency]
+    let (result, again) = try await withArenaServer { server in
+      (
+        try await Self.play(bots, port: server.port),
+        try await Self.play(bots, port: server.port)
+      )
+    }
+    #expect(result.pairings.count == 3)
+    for pairing in result.pairings {
+      #expect(pairing.bySeatOrder[0].rounds > 0 && pairing.bySeatOrder[1].rounds > 0)
+      #expect(pairing.seen[0].wins == pairing.seen[1].losses)
+      #expect(pairing.seen[0].losses == pairing.seen[1].wins)
+      #expect(pairing.seen[0].draws == pairing.seen[1].draws)
+      #expect(pairing.seen[0].wins == pairing.total.firstWins)
+      #expect(pairing.total.rounds <= 120)
+      #expect(
+        pairing.verdict == .second,
+        "\(result.bots[pairing.first]) against \(result.bots[pairing.second])")
+    }
+    #expect(result.roundsPlayed >= result.roundsCounted)
+    #expect(result.ranking.map { result.bots[$0] } == ["frequency", "paper", "rock"])
+    for row in 0..<3 {
+      for column in 0..<3 where row != column {
+        let rate = try #require(result.winRate(row, against: column))
+        if rate.rate > 0.5 {
+          #expect(result.ratings.strengths[row] > result.ratings.strengths[column])
+        }
+      }
+    }
+    #expect(again.pairings.map(\.bySeatOrder) == result.pairings.map(\.bySeatOrder))
+  }
+
+  /// On a server that keeps its rate limit, the arena's connections pace themselves under
+  /// it and are never refused.
+  @Test(.timeLimit(.minutes(1)))
+  func pacedUnderARateLimit() async throws {
+    let result = try await withTestServer { server in
+      try await Self.play([.rock, .paper], port: server.port, pacing: .milliseconds(56))
+    }
+    #expect(result.pairings.first?.verdict == .second)
+  }
+}
