@@ -89,6 +89,7 @@ final class ArenaCoordinator {
   let schedule: ArenaSchedule
   let test: SequentialTest.Parameters
   let bots: [ArenaBot]
+  let pacing: TimeAmount?
   private let runner: ArenaRunner
   private let host: String
   private let port: Int
@@ -115,6 +116,7 @@ final class ArenaCoordinator {
     self.schedule = runner.schedule
     self.test = runner.test
     self.bots = runner.bots
+    self.pacing = runner.pacing
     self.host = host
     self.port = port
     self.tls = tls

@@ -19,6 +19,8 @@ final class ArenaTable {
   let pairing: ArenaSchedule.Pairing
   private(set) var referee: PairingReferee
   fileprivate unowned let arena: ArenaCoordinator
+  /// The least time between two messages of one connection, or nil.
+  var pacing: TimeAmount? { arena.pacing }
   private var game = 0
   private var seats: [ArenaSeat] = []
   /// Seats of the current game whose connection is still open.
@@ -152,6 +154,8 @@ final class ArenaSeat: ChannelInboundHandler {
   private var askedRematch = false
   private var finishing = false
   private var closed = false
+  /// Under a pacing, the earliest the next message may go.
+  private var nextSend = NIODeadline.uptimeNanoseconds(0)
 
   init(
     table: ArenaTable, order: ArenaSchedule.SeatOrder, seat: Seat, room: String, name: String,
@@ -175,9 +179,25 @@ final class ArenaSeat: ChannelInboundHandler {
     context.fireChannelActive()
   }
 
+  /// Sends `message`, at once or, under a pacing, no sooner than the pacing after the
+  /// message before it (in order either way).
   private func send(_ message: ClientMessage) {
-    guard let context else { return }
-    context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
+    guard let context, !finishing else { return }
+    guard let pacing = table.pacing else {
+      context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
+      return
+    }
+    let now = NIODeadline.now()
+    let at = max(now, nextSend)
+    nextSend = at + pacing
+    guard at > now else {
+      context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
+      return
+    }
+    context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [weak self] in
+      guard let self, !self.finishing, let context = self.context else { return }
+      context.writeAndFlush(self.wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
+    }
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -80,7 +80,8 @@ func decide(
     #expect(median >= 0.5 * predicted, "median \(median) against \(predicted)")
     // The estimate is of the mean: within 15% of what the runs took.
     #expect(abs(mean - predicted) / predicted < 0.15, "mean \(mean) against \(predicted)")
-    #expect(Double(found) / Double(seeds) >= 0.93, "decided for it in \(found) of \(seeds)")
+    // 1 − β, less three standard errors of 400 runs (373 of 400 when written).
+    #expect(Double(found) / Double(seeds) >= 0.91, "decided for it in \(found) of \(seeds)")
   }
 
   /// Wald's estimate of the rounds an even pairing's test takes matches simulation.
@@ -100,7 +101,9 @@ func decide(
       test += Double(rounds)
     }
     let mean = test / Double(seeds)
-    #expect(abs(mean - predicted) / predicted < 0.15, "mean \(mean) against \(predicted)")
+    #expect(
+      predicted > 0 && abs(mean - predicted) / predicted < 0.15, "mean \(mean) against \(predicted)"
+    )
   }
 
   @Test func theVerdictNeverChangesOnceReached() {
