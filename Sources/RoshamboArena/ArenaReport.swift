@@ -57,7 +57,8 @@ public struct ArenaReport: Sendable {
     if let picks = result.programPicks {
       speed +=
         " Programs' picks: \(grouped(picks.picks)), p50 \(decimal(picks.p50 / 1000, 2)) ms, "
-        + "p99 \(decimal(picks.p99 / 1000, 2)) ms."
+        + "p99 \(decimal(picks.p99 / 1000, 2)) ms; a first pick, with the program's start: "
+        + "p50 \(decimal(picks.firstP50 / 1000, 1)) ms over \(grouped(picks.starts)) processes."
     }
     lines += wrap(speed)
     return lines
@@ -70,12 +71,22 @@ public struct ArenaReport: Sendable {
   /// Column headings: each bot's name cut to 4 columns, made unique.
   var abbreviations: [String] { Self.abbreviate(result.bots, to: 4) }
 
-  /// Names cut to `width` characters, each unique (a clash gets a number in its last
+  /// What a bot is called in the tables: its name, or for a program the last word of its
+  /// command without folders or extension (`exec:python3 bots/copy.py` is `copy`).
+  static func label(_ name: String) -> String {
+    guard name.hasPrefix("exec:") else { return name }
+    guard let last = name.dropFirst(5).split(separator: " ").last else { return "exec" }
+    var base = String(last.split(separator: "/").last ?? last)
+    if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
+    return base.isEmpty ? "exec" : base
+  }
+
+  /// Labels cut to `width` characters, each unique (a clash gets a number in its last
   /// places instead).
   static func abbreviate(_ names: [String], to width: Int) -> [String] {
     var taken = Set<String>()
     return names.enumerated().map { index, name in
-      let plain = name.hasPrefix("exec:") ? "x" + String(name.dropFirst(5)) : name
+      let plain = label(name)
       var short = String(plain.filter { !$0.isWhitespace }.prefix(width))
       if short.isEmpty || taken.contains(short) {
         let number = String(index + 1)
@@ -109,7 +120,7 @@ public struct ArenaReport: Sendable {
         lines.append(pad(rowNames[row], 11) + cells.joined())
       }
     }
-    if zip(bots, columns).contains(where: { !$0.hasPrefix($1) }) {
+    if zip(bots, columns).contains(where: { !$0.hasPrefix($1) || $0.hasPrefix("exec:") }) {
       lines += wrap(
         "Columns: "
           + zip(columns, bots).map { "\($0) \($1)" }.joined(separator: ", ") + ".")
@@ -157,14 +168,17 @@ public struct ArenaReport: Sendable {
     var lines = wrap(
       "Ratings (Bradley–Terry on decisive rounds, Elo scale, centred on 0; ± is the 95% "
         + "interval from the Fisher information):")
+    let names = Self.abbreviate(result.bots, to: 10)
     for (place, bot) in result.ranking.enumerated() {
       let rating = ratings.elo[bot]
       let error = WinRate.z95 * ratings.eloErrors[bot]
-      let name = String(result.bots[bot].prefix(width - 24))
-      lines.append(
-        padLeft("\(place + 1).", 4) + " " + pad(name, max(10, min(40, width - 24)))
-          + padLeft((rating >= 0 ? "+" : "") + String(Int(rating.rounded())), 7)
-          + padLeft("±" + String(Int(error.rounded())), 7))
+      let full = result.bots[bot]
+      let line =
+        padLeft("\(place + 1).", 4) + " " + pad(names[bot], 11)
+        + padLeft((rating >= 0 ? "+" : "") + String(Int(rating.rounded())), 6)
+        + padLeft("±" + String(Int(error.rounded())), 7)
+        + (full == names[bot] ? "" : "  " + full)
+      lines.append(String(line.prefix(width)))
     }
     return lines
   }

@@ -106,6 +106,8 @@ extension ArenaResult {
             $0.field("picks", int: programPicks.picks)
             $0.field("p50Micros", number: programPicks.p50)
             $0.field("p99Micros", number: programPicks.p99)
+            $0.field("processes", int: programPicks.starts)
+            $0.field("firstPickP50Micros", number: programPicks.firstP50)
           }
         }
       }

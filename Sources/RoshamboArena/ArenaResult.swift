@@ -64,20 +64,25 @@ public struct ArenaResult: Sendable {
     public var winRate: WinRate { WinRate(wins: total.firstWins, losses: total.secondWins) }
   }
 
-  /// How long a program's picks took (an `exec:` bot), µs from asking to the answer.
+  /// How long programs' picks took (`exec:` bots), µs from asking to the answer: every
+  /// pick but each process's first, and the first apart (it waits for the program to
+  /// start).
   public struct PickTimes: Sendable, Equatable {
     public var picks: Int
     public var p50: Double
     public var p99: Double
+    public var starts: Int
+    public var firstP50: Double
 
-    public init(sortedMicros: [Double]) {
-      picks = sortedMicros.count
-      func at(_ q: Double) -> Double {
-        sortedMicros.isEmpty
-          ? .nan : sortedMicros[min(sortedMicros.count - 1, Int(Double(sortedMicros.count) * q))]
+    public init(sortedMicros: [Double], sortedFirstMicros: [Double] = []) {
+      func at(_ q: Double, _ sorted: [Double]) -> Double {
+        sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
       }
-      p50 = at(0.5)
-      p99 = at(0.99)
+      picks = sortedMicros.count
+      p50 = at(0.5, sortedMicros)
+      p99 = at(0.99, sortedMicros)
+      starts = sortedFirstMicros.count
+      firstP50 = at(0.5, sortedFirstMicros)
     }
   }
 

@@ -67,8 +67,11 @@ public struct ArenaRunner: Sendable {
     return ArenaResult(
       bots: bots.map(\.name), settings: settings, pairings: outcome.pairings, seconds: seconds,
       roundsPlayed: outcome.roundsPlayed,
-      programPicks: outcome.pickTimes.isEmpty
-        ? nil : ArenaResult.PickTimes(sortedMicros: outcome.pickTimes.sorted()))
+      programPicks: outcome.firstPickTimes.isEmpty
+        ? nil
+        : ArenaResult.PickTimes(
+          sortedMicros: outcome.pickTimes.sorted(),
+          sortedFirstMicros: outcome.firstPickTimes.sorted()))
   }
 }
 
@@ -83,6 +86,7 @@ final class ArenaCoordinator {
     var pairings: [ArenaResult.Pairing]
     var roundsPlayed: Int
     var pickTimes: [Double]
+    var firstPickTimes: [Double]
   }
 
   let loop: any EventLoop
@@ -103,6 +107,7 @@ final class ArenaCoordinator {
   private var roundsPlayed = 0
   private var roundsPlayedByDone = 0
   private var allPickTimes: [Double] = []
+  private var firstPickTimes: [Double] = []
   private var ended = false
   private var ticker: RepeatedTask?
   private let started = NIODeadline.now()
@@ -150,7 +155,7 @@ final class ArenaCoordinator {
       finishedPromise.succeed(
         Outcome(
           pairings: results.compactMap { $0 }, roundsPlayed: roundsPlayed,
-          pickTimes: allPickTimes))
+          pickTimes: allPickTimes, firstPickTimes: firstPickTimes))
     }
   }
 
@@ -178,7 +183,10 @@ final class ArenaCoordinator {
 
   func roundPlayed() { roundsPlayed += 1 }
 
-  func pickTimes(_ times: [Double]) { allPickTimes += times }
+  func pickTimes(_ times: [Double], firsts: [Double]) {
+    allPickTimes += times
+    firstPickTimes += firsts
+  }
 
   func finished(_ table: ArenaTable) {
     guard !ended else { return }

@@ -25,8 +25,6 @@ final class ArenaTable {
   private var seats: [ArenaSeat] = []
   /// Seats of the current game whose connection is still open.
   private var open = 0
-  /// Rounds each room of the current game has played (by seat order).
-  private var playedThisGame = [0, 0]
   /// Rounds played in every game so far, counted or not.
   private(set) var played = 0
   private var over = false
@@ -46,7 +44,6 @@ final class ArenaTable {
   func start() { startGame() }
 
   private func startGame() {
-    playedThisGame = [0, 0]
     seats = []
     let schedule = arena.schedule
     for order in ArenaSchedule.SeatOrder.allCases {
@@ -63,13 +60,22 @@ final class ArenaTable {
       }
     }
     open = seats.count
-    for seat in seats { arena.connect(seat) }
+    // Seat 2's connection opens once seat 1 has its seat: a server seats in the order
+    // people arrive.
+    for seat in seats where seat.expectedSeat == .one { arena.connect(seat) }
+  }
+
+  /// `seat` was given its seat: its room's second seat may come.
+  func seated(_ seat: ArenaSeat) {
+    guard seat.expectedSeat == .one, !over else { return }
+    for other in seats where other.room == seat.room && other.expectedSeat == .two {
+      arena.connect(other)
+    }
   }
 
   /// A seat saw a round end.
   func report(_ outcome: SeatOutcome, order: ArenaSchedule.SeatOrder, seat: Seat) {
     if seat == .one {
-      playedThisGame[order.rawValue] += 1
       played += 1
       arena.roundPlayed()
     }
@@ -91,9 +97,10 @@ final class ArenaTable {
     }
   }
 
-  /// Whether the room of `order` should play another round in this game.
-  func wantsRound(_ order: ArenaSchedule.SeatOrder) -> Bool {
-    !referee.isSettled && playedThisGame[order.rawValue] < arena.schedule.roundsPerGame
+  /// Whether a seat that has seen `seen` rounds of this game should play another: it
+  /// asks about its own count, not its room's, since its opponent may have read further.
+  func wantsRound(afterSeeing seen: Int) -> Bool {
+    !referee.isSettled && seen < arena.schedule.roundsPerGame
   }
 
   /// Whether the room of `order` may pick now (it is not too far ahead of the other).
@@ -106,7 +113,8 @@ final class ArenaTable {
     open -= 1
     guard open == 0, !over else { return }
     for seat in seats { seat.picker.close() }
-    arena.pickTimes(seats.flatMap(\.picker.answerTimes))
+    arena.pickTimes(
+      seats.flatMap(\.picker.answerTimes), firsts: seats.compactMap(\.picker.firstAnswerTime))
     game += 1
     if !referee.isSettled, game < arena.schedule.games {
       startGame()
@@ -149,6 +157,8 @@ final class ArenaSeat: ChannelInboundHandler {
   private var lastView: RoomView?
   /// The current match's rounds, oldest first.
   private var history: [RoundResult] = []
+  /// Rounds this seat has seen end in its game.
+  private var seen = 0
   private var match = 0
   private var pickedRound: (match: Int, round: Int)?
   private var askedRematch = false
@@ -212,7 +222,14 @@ final class ArenaSeat: ChannelInboundHandler {
         table.arenaFailed("the server seated \(name) in \(room) as a spectator: is the room taken?")
         return
       }
+      guard seat == expectedSeat else {
+        table.arenaFailed(
+          "the server seated \(name) in seat \(seat.rawValue) of \(room), not \(expectedSeat.rawValue)"
+        )
+        return
+      }
       self.seat = seat
+      table.seated(self)
     case .state(_, let view):
       seen(view)
     case .error(let error, _):
@@ -238,6 +255,7 @@ final class ArenaSeat: ChannelInboundHandler {
       history.append(round)
       let outcome: SeatOutcome =
         round.winner == nil ? .drawn : round.winner == seat ? .won : .lost
+      seen += 1
       table.report(outcome, order: order, seat: seat)
       if finishing { return }
     }
@@ -246,7 +264,9 @@ final class ArenaSeat: ChannelInboundHandler {
 
   private func act(on view: RoomView, seat: Seat) {
     guard !finishing else { return }
-    if view.opponent?.left == true || !table.wantsRound(order) {
+    // The opponent leaves after the last round this seat has read too (its frames come
+    // in order), so leaving with it loses no round.
+    if view.opponent?.left == true || !table.wantsRound(afterSeeing: seen) {
       finish()
       return
     }

@@ -17,8 +17,11 @@ import RoshamboJSON
 protocol SeatPicker: AnyObject {
   func pick(
     history: [RoundResult], seat: Seat, ruleset: Ruleset, answer: @escaping (Weapon) -> Void)
-  /// How long its answers took, µs (a program's; none for a built-in strategy).
+  /// How long its answers took, µs, but the first (a program's; none for a built-in
+  /// strategy).
   var answerTimes: [Double] { get }
+  /// How long its first answer took, µs, the program's start included (nil: none).
+  var firstAnswerTime: Double? { get }
   func close()
 }
 
@@ -35,6 +38,7 @@ final class StrategyPicker: SeatPicker {
   }
 
   var answerTimes: [Double] { [] }
+  var firstAnswerTime: Double? { nil }
   func close() {}
 }
 
@@ -66,6 +70,7 @@ final class ProgramPicker: SeatPicker {
   private var lastHistoryCount = 0
   private var closed = false
   private(set) var answerTimes: [Double] = []
+  private(set) var firstAnswerTime: Double?
 
   init(
     command: String, seed: UInt64, loop: any EventLoop, failed: @escaping (ArenaFailure) -> Void
@@ -172,7 +177,8 @@ final class ProgramPicker: SeatPicker {
     }
     pending = nil
     deadline?.cancel()
-    answerTimes.append(Double((NIODeadline.now() - asked).nanoseconds) / 1000)
+    let micros = Double((NIODeadline.now() - asked).nanoseconds) / 1000
+    if firstAnswerTime == nil { firstAnswerTime = micros } else { answerTimes.append(micros) }
     answer(weapon)
   }
 
