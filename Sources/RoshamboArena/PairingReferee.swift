@@ -1,11 +1,15 @@
 import RoshamboGame
 
 /// What one seat's connection saw of a round: won, lost or drawn, from its own side.
+///
+/// Invariant: the two seats of one round see mirror images (won and lost, or both drawn).
 public enum SeatOutcome: Sendable, Equatable {
   case won, lost, drawn
 }
 
 /// Rounds between the two bots of a pairing: the first bot's wins, the second's, draws.
+///
+/// Invariant: `rounds` is the sum of the three counts, each never negative.
 public struct PairingTally: Sendable, Equatable {
   public var firstWins = 0
   public var secondWins = 0
@@ -27,6 +31,9 @@ public struct PairingTally: Sendable, Equatable {
 }
 
 /// One bot's rounds as its own connections saw them.
+///
+/// Invariant: counts only what the bot's own connections reported, so two bots' tallies
+/// of one pairing can be checked against each other.
 public struct BotTally: Sendable, Equatable {
   public var wins = 0
   public var losses = 0
@@ -40,6 +47,9 @@ public struct BotTally: Sendable, Equatable {
 }
 
 /// The two seats of a room said different things about one round.
+///
+/// Invariant: names the room's seat order and the round (counted in that room) where the
+/// seats first disagreed.
 public struct SeatsDisagree: Error, Sendable, Equatable, CustomStringConvertible {
   public var round: Int
   public var order: ArenaSchedule.SeatOrder

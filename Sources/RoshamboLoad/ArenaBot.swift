@@ -53,6 +53,9 @@ public enum ArenaBot: Sendable, Hashable {
 }
 
 /// Why an arena could not be played, in the words of the person who ran it.
+///
+/// Invariant: its description is one sentence that names what failed (a bot, a room, the
+/// server), never only a library's error.
 public struct ArenaFailure: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String
 
