@@ -49,20 +49,25 @@ public struct ArenaRunner: Sendable {
     let started = NIODeadline.now()
     let runner = self
     let finished = loop.makePromise(of: ArenaCoordinator.Outcome.self)
-    try await loop.submit {
+    // The coordinator is kept until the loop has stopped: its tables and seats refer to it
+    // (unowned) for as long as a connection can still call them, a failed run's too.
+    let arena = try await loop.submit {
       let arena = ArenaCoordinator(
         runner: runner, loop: loop, host: host, port: port, tls: tls, finished: finished,
         progress: progress)
       arena.start()
+      return NIOLoopBound(arena, eventLoop: loop)
     }.get()
     let outcome: ArenaCoordinator.Outcome
     do {
       outcome = try await finished.futureResult.get()
     } catch {
       try? await group.shutdownGracefully()
+      withExtendedLifetime(arena) {}
       throw error
     }
     try? await group.shutdownGracefully()
+    withExtendedLifetime(arena) {}
     let seconds = Double((NIODeadline.now() - started).nanoseconds) / 1e9
     return ArenaResult(
       bots: bots.map(\.name), settings: settings, pairings: outcome.pairings, seconds: seconds,

@@ -53,7 +53,7 @@ final class ArenaTable {
         let bot = arena.bots[schedule.bot(in: seat, of: pairing, order: order)]
         let picker = bot.picker(
           seed: schedule.seed(pairing: pairing, game: game, order: order, seat: seat),
-          loop: arena.loop, failed: { [unowned arena] failure in arena.fail(failure) })
+          loop: arena.loop, failed: { [weak arena] failure in arena?.fail(failure) })
         seats.append(
           ArenaSeat(
             table: self, order: order, seat: seat, room: room, name: bot.name, picker: picker))
@@ -181,11 +181,14 @@ final class ArenaSeat: ChannelInboundHandler {
 
   func channelActive(context: ChannelHandlerContext) {
     self.context = context
-    let shown = String(name.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(20))
+    // "arena-" and the bot's name, in letters, digits and hyphens (a name nobody is likely
+    // to hold on a server with identities; 24 characters at most, as the name rule says).
+    let shown = String(
+      name.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }.prefix(18))
     send(
       .hello(
-        protocol: WireProtocol.version, name: shown.isEmpty ? "arena" : shown, role: .player,
-        room: room, resume: nil, fair: false, id: nil))
+        protocol: WireProtocol.version, name: "arena-" + shown, role: .player, room: room,
+        resume: nil, fair: false, id: nil))
     context.fireChannelActive()
   }
 

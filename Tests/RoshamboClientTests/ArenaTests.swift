@@ -105,4 +105,51 @@ private func withArenaServer<T>(
     }
     #expect(result.pairings.first?.total == PairingTally(draws: 120))
   }
+
+  static func runPrograms(_ bots: [ArenaBot]) async throws -> ArenaResult {
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let runner = ArenaRunner(
+      bots: bots, schedule: ArenaSchedule(bots: bots.count, roundsPerGame: 30, games: 1, seed: 4),
+      test: SequentialTest.Parameters(), jobs: 2)
+    return try await withArenaServer { server in
+      try await runner.run(host: "127.0.0.1", port: server.port, tls: tls, settings: settings)
+    }
+  }
+
+  /// A program picks for an `exec:` bot: one that always plays rock loses every decisive
+  /// round to paper, and its picks are timed.
+  @Test(.timeLimit(.minutes(1)))
+  func aProgramPlays() async throws {
+    let program = "python3 \(repositoryRoot)/Benchmarks/arena/python-bot.py rock"
+    let result = try await Self.runPrograms([
+      try ArenaBot(argument: "exec:" + program), .builtIn(.paper),
+    ])
+    let pairing = try #require(result.pairings.first)
+    #expect(pairing.total.firstWins == 0 && pairing.total.secondWins > 0)
+    #expect(pairing.verdict == .second)
+    let picks = try #require(result.programPicks)
+    #expect(picks.starts == 2 && picks.picks > 0)
+  }
+
+  /// A program that stops stops the arena, with a sentence naming it.
+  @Test(.timeLimit(.minutes(1)))
+  func aProgramThatStopsStopsTheArena() async throws {
+    await #expect(throws: ArenaFailure.self) {
+      _ = try await Self.runPrograms([try ArenaBot(argument: "exec:exit 0"), .builtIn(.paper)])
+    }
+    do {
+      _ = try await Self.runPrograms([try ArenaBot(argument: "exec:echo lizard"), .builtIn(.rock)])
+      Issue.record("a program answering lizard in a classic room played on")
+    } catch let failure as ArenaFailure {
+      #expect(failure.description.contains("exec:echo lizard"), "\(failure)")
+    }
+  }
+
+  @Test func botsAreNamedAsTheCommandLineSays() throws {
+    #expect(try ArenaBot(argument: "markov") == .builtIn(.markov))
+    #expect(try ArenaBot(argument: "exec:./my bot") == .program(command: "./my bot"))
+    #expect(try ArenaBot(argument: "exec:./my bot").name == "exec:./my bot")
+    #expect(throws: ArenaFailure.self) { try ArenaBot(argument: "markvo") }
+    #expect(throws: ArenaFailure.self) { try ArenaBot(argument: "exec: ") }
+  }
 }
