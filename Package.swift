@@ -17,6 +17,7 @@ let package = Package(
     .executable(name: "roshambo-server", targets: ["roshambo-server"]),
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
     .library(name: "RoshamboLoad", targets: ["RoshamboLoad"]),
+    .library(name: "RoshamboArena", targets: ["RoshamboArena"]),
     .executable(name: "roshambo", targets: ["roshambo"]),
     .executable(name: "roshambo-simulate", targets: ["roshambo-simulate"]),
   ],
@@ -209,11 +210,22 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
-    // Many bot pairs in one process, for loading a server and measuring it.
+    // An arena's statistics as values: win rates with intervals, the sequential test that
+    // decides a pairing, Bradley–Terry ratings, the schedule, the result and its report.
+    .target(name: "RoshamboArena", dependencies: ["RoshamboGame", "RoshamboJSON"]),
+    .testTarget(
+      name: "RoshamboArenaTests",
+      dependencies: [
+        "RoshamboArena", "RoshamboClient", "RoshamboGame",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]),
+    // Many bot pairs in one process, for loading a server and measuring it, and the
+    // arena's tables of bots on a server.
     .target(
       name: "RoshamboLoad",
       dependencies: [
-        "RoshamboClient", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        "RoshamboClient", "RoshamboArena", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -221,8 +233,8 @@ let package = Package(
     .executableTarget(
       name: "roshambo",
       dependencies: [
-        "RoshamboClient", "RoshamboServer", "RoshamboLoad", "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
-        "RoshamboJSON", "Sysexits",
+        "RoshamboClient", "RoshamboServer", "RoshamboLoad", "RoshamboArena", "RoshamboTLS",
+        "RoshamboGame", "RoshamboProtocol", "RoshamboJSON", "Sysexits",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -232,8 +244,8 @@ let package = Package(
     .testTarget(
       name: "RoshamboClientTests",
       dependencies: [
-        "RoshamboClient", "RoshamboLoad", "RoshamboServer", "RoshamboJournal", "RoshamboGame",
-        "RoshamboProtocol", "RoshamboTLS",
+        "RoshamboClient", "RoshamboLoad", "RoshamboArena", "RoshamboServer", "RoshamboJournal",
+        "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
         "ReduxTesting", "GameFixtures", .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),

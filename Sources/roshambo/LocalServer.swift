@@ -28,12 +28,17 @@ final class LocalServer: Sendable {
     var description: String
   }
 
-  /// Starts the server with the certificate and key given.
-  static func start(certificate: String, key: String) async throws -> LocalServer {
+  /// Starts the server with the certificate and key given, its configuration changed by
+  /// `adjust` (the arena's own server lifts the rate limit; `play --vs-bot`'s changes
+  /// nothing).
+  static func start(
+    certificate: String, key: String, adjust: (inout ServerConfiguration) -> Void = { _ in }
+  ) async throws -> LocalServer {
     var configuration = ServerConfiguration(
       certificateChainFile: certificate, privateKeyFile: key, dataDirectory: nil)
     configuration.host = "127.0.0.1"
     configuration.port = 0
+    adjust(&configuration)
     var logger = Logger(label: "roshambo.local-server")
     // The game screen owns the terminal: only what stops the server would be worth saying,
     // and that comes back as the error thrown here.

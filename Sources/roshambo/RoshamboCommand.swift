@@ -28,7 +28,7 @@ struct RoshamboCommand: AsyncParsableCommand {
     version: RoshamboVersion.description(commit: sourceCommit),
     subcommands: [
       Lobby.self, Play.self, Watch.self, Challenge.self, BotCommand.self, Who.self, Servers.self,
-      Replay.self, Verify.self, Load.self,
+      Replay.self, Verify.self, Load.self, Arena.self,
     ],
     defaultSubcommand: Lobby.self)
 }
