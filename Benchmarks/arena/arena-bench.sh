@@ -8,8 +8,7 @@
 #
 #   Benchmarks/arena/arena-bench.sh [SCRATCH]     # SCRATCH: a build folder of your own
 #
-# The main package on main has 7 built-in strategies: the 12 bots are the 7 and five of
-# them again (a bot may be named twice; the two are separate entrants).
+# The 12 bots are twelve different strategies of the pool (`roshambo bot --strategy list`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=${1:-/tmp/roshambo-arena-bench}
@@ -17,7 +16,7 @@ cd "$root"
 swift build -c release --product roshambo --scratch-path "$scratch" >&2
 roshambo="$scratch/release/roshambo"
 bot="$root/Benchmarks/arena/python-bot.py"
-twelve=(random rock paper scissors cycle frequency markov random cycle frequency markov paper)
+twelve=(random rock cycle frequency frequency-20 frequency-5 markov markov2 markov3 beat-last debruijn iocaine)
 out=$(mktemp -d)
 
 run() {
