@@ -66,7 +66,13 @@ struct StrategyMemory: Sendable {
   }
 
   /// A new match against the same opponent: only its own count of rounds starts again.
-  mutating func startMatch() { matchRounds = 0 }
+  mutating func startMatch() {
+    matchRounds = 0
+    matchesStarted += 1
+  }
+
+  /// Matches begun after the first: with ``roundsSeen``, what keys each pick's randomness.
+  private(set) var matchesStarted = 0
 
   /// Learns `history`'s rounds, oldest first, as seen from `seat`.
   mutating func learn(_ history: ArraySlice<RoundResult>, seat: Seat) {

@@ -50,9 +50,14 @@ public struct StrategyPlayer: Sendable {
     matchFirst = history.first
     matchLast = history.last
     self.memory = memory
-    // A generator of its own for every pick, from the seed and the rounds learned: the same
-    // rounds give the same pick however they came.
-    var keyed = SplitMix64(seed: seed &+ UInt64(memory.roundsSeen) &* 0x9E37_79B9_7F4A_7C15)
+    // A generator of its own for every pick, from the seed, the rounds learned and the
+    // matches begun: the same rounds give the same pick however they came. (A match's last
+    // round is never shown, so the next match's first pick has learned no more than the
+    // last pick did: keyed by the rounds alone it would repeat it, and every match would
+    // open with the round that ended the last.)
+    var keyed = SplitMix64(
+      seed: seed &+ UInt64(memory.roundsSeen) &* 0x9E37_79B9_7F4A_7C15
+        &+ UInt64(memory.matchesStarted) &* 0xD1B5_4A32_D192_ED03)
     var random = SplitMix64(seed: keyed.next())
     return memory.pick(random: &random)
   }
