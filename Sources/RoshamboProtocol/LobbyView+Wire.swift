@@ -55,6 +55,11 @@ extension JSONText {
       key("won"); int(leader.won); comma()
       key("lost"); int(leader.lost)
       if leader.wonByForfeit > 0 { comma(); key("wonByForfeit"); int(leader.wonByForfeit) }
+      if let rating = leader.rating {
+        comma(); key("rating"); decimal(rating.points)
+        comma(); key("deviation"); decimal(rating.deviation)
+        comma(); key("provisional"); bool(rating.isProvisional)
+      }
       raw("}")
     }
     raw("]"); comma()
@@ -358,12 +363,17 @@ extension JSONReader {
     var won: Int?
     var lost: Int?
     var byForfeit = 0
+    var points: Double?
+    var deviation: Double?
     try object { reader, key in
       switch key {
       case "name": name = try reader.string()
       case "won": won = try reader.int()
       case "lost": lost = try reader.int()
       case "wonByForfeit": byForfeit = try reader.optionalInt() ?? 0
+      // `provisional` follows from the deviation (above 110), so it is not read.
+      case "rating": points = try reader.null() ? nil : reader.double()
+      case "deviation": deviation = try reader.null() ? nil : reader.double()
       default: try reader.skipValue()
       }
     }
@@ -371,6 +381,11 @@ extension JSONReader {
     guard (0...max(0, won)).contains(byForfeit) else {
       throw failure("a leader who won more matches by forfeit than in all")
     }
-    return LobbyView.Leader(name: name, won: won, lost: lost, wonByForfeit: byForfeit)
+    guard (points == nil) == (deviation == nil), (deviation ?? 1) > 0 else {
+      throw failure("a leader's rating needs a deviation above 0, and a deviation a rating")
+    }
+    let rating = points.map { LobbyView.Rating(points: $0, deviation: deviation!) }
+    return LobbyView.Leader(
+      name: name, won: won, lost: lost, wonByForfeit: byForfeit, rating: rating)
   }
 }

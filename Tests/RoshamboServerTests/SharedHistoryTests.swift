@@ -114,7 +114,7 @@ struct SharedHistoryTests {
     #expect(try await history.store([twins], serverID: "s1") == 1)
     #expect(
       try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
-    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "2")
+    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "3")
     // A win by forfeit is counted as a win, and as one by forfeit.
     var forfeit = twins
     (forfeit.id, forfeit.players, forfeit.winner, forfeit.forfeit) = (
@@ -122,8 +122,8 @@ struct SharedHistoryTests {
     )
     #expect(try await history.store([forfeit], serverID: "s1") == 1)
     let after = try await history.leaderboard(limit: 10)
-    #expect(after.first { $0.name == "Bo" }.map { [$0.won, $0.byForfeit] } == [1, 1])
-    #expect(after.first { $0.name == "Ann" }.map { [$0.won, $0.byForfeit] } == [4, 0])
+    #expect(after.first { $0.name == "Bo" }.map { [$0.won, $0.wonByForfeit] } == [1, 1])
+    #expect(after.first { $0.name == "Ann" }.map { [$0.won, $0.wonByForfeit] } == [4, 0])
     await history.close()
   }
 
@@ -301,12 +301,10 @@ struct HistoryRowsTests {
   func leaders() {
     let long = String(repeating: "A", count: 100_000)
     let escape = "\u{1B}]52;c;aGk=\u{07}Mallory"
-    let rows: [LeaderboardLine] = [
-      (long, 9, 0, 0), ("Alice", 5, 0, 0), (escape, 4, 0, 0), ("Bob", 3, 1, 0), (long, 2, 0, 0),
-      ("Cy", 1, 0, 0), ("Di", 0, 1, 0),
-    ]
+    let names = [long, "Alice", escape, "Bob", long, "Cy", "Di"]
+    let rows = names.map { (LobbyView.Leader(name: $0, won: 1, lost: 0), Glicko2Rating.unrated) }
     let checked = HistoryRows(leaders: rows, limit: 3)
-    #expect(checked.kept.map(\.name) == ["Alice", "Bob", "Cy"])
+    #expect(checked.kept.map(\.0.name) == ["Alice", "Bob", "Cy"])
     #expect(checked.broken.map(\.text) == [long, escape])
     #expect(checked.broken[0].problem.contains("at most"))
     #expect(checked.broken[1].problem.contains("U+1B"))
@@ -330,7 +328,7 @@ struct HistoryRowsTests {
   }
 
   static func fetches(limit: Int) -> Int {
-    HistoryRows<LeaderboardLine>.fetchCount(for: limit)
+    HistoryRows<LobbyView.Leader>.fetchCount(for: limit)
   }
 }
 
