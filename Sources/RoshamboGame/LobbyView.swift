@@ -92,12 +92,14 @@ public struct LobbyView: Sendable, Equatable {
       self.rating = rating
     }
 
-    /// Whether `self` ranks above `other`: rated before unrated (an older server's), by
-    /// rating, then the surer rating (smaller deviation), then matches won, fewest lost,
-    /// and name. The journal and the shared history read their leaderboards in this order.
+    /// Whether `self` ranks above `other`: rated before unrated (an older server's),
+    /// settled before provisional (one lucky win does not top the board), by rating, then
+    /// the surer rating (smaller deviation), then matches won, fewest lost, and name. The
+    /// journal and the shared history read their leaderboards in this order.
     public func ranksAbove(_ other: Leader) -> Bool {
       switch (rating, other.rating) {
       case (.some(let mine), .some(let theirs)):
+        if mine.isProvisional != theirs.isProvisional { return !mine.isProvisional }
         if mine.points != theirs.points { return mine.points > theirs.points }
         if mine.deviation != theirs.deviation { return mine.deviation < theirs.deviation }
       case (.some, .none): return true

@@ -75,8 +75,10 @@ public final class SharedHistory: Sendable {
     ALTER TABLE roshambo_standings ADD COLUMN deviation double precision NOT NULL DEFAULT 350;
     ALTER TABLE roshambo_standings ADD COLUMN volatility double precision NOT NULL DEFAULT 0.06;
     DROP INDEX roshambo_standings_rank;
+    -- The leaderboard's order (110: the deviation above which a rating is provisional).
     CREATE INDEX roshambo_standings_rank
-      ON roshambo_standings (rating DESC, deviation, won DESC, lost, name COLLATE "C")
+      ON roshambo_standings ((deviation > 110), rating DESC, deviation, won DESC, lost,
+        name COLLATE "C")
     """,
   ]
 
@@ -355,11 +357,13 @@ public final class SharedHistory: Sendable {
   /// left out (``HistoryRows``) and said once.
   public func leaderboard(limit: Int) async throws -> [LobbyView.Leader] {
     let fetch = HistoryRows<LobbyView.Leader>.fetchCount(for: limit)
+    // 110 is `Glicko2Rating.provisionalDeviation`, written out as the index has it.
     let rows = try await client.query(
       """
       SELECT name, won, lost, won_by_forfeit, rating, deviation, volatility
         FROM roshambo_standings
-        ORDER BY rating DESC, deviation ASC, won DESC, lost ASC, name COLLATE "C" ASC
+        ORDER BY deviation > 110 ASC, rating DESC, deviation ASC, won DESC, lost ASC,
+          name COLLATE "C" ASC
         LIMIT \(fetch)
       """, logger: logger)
     var board: [(LobbyView.Leader, Glicko2Rating)] = []

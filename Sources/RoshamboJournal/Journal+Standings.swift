@@ -55,7 +55,8 @@ extension Journal {
             """
             DELETE FROM standings WHERE name IN (
               SELECT name FROM standings
-              ORDER BY rating ASC, deviation DESC, won ASC, lost DESC, name DESC LIMIT ?)
+              ORDER BY deviation > \(Glicko2Rating.provisionalDeviation) DESC, rating ASC,
+                deviation DESC, won ASC, lost DESC, name DESC LIMIT ?)
             """, .int(Int64(Self.standingsBatch)))
           players -= writer.changes
           droppedPlayers = true
@@ -96,7 +97,8 @@ extension Journal {
       db,
       sql: """
         SELECT * FROM (\(keptPerPlayer))
-        ORDER BY rating DESC, deviation ASC, won DESC, lost ASC, name ASC LIMIT ?
+        ORDER BY deviation > \(Glicko2Rating.provisionalDeviation) ASC, rating DESC,
+          deviation ASC, won DESC, lost ASC, name ASC LIMIT ?
         """, arguments: [limit]
     ).map { row in
       let name: String = row["name"]
