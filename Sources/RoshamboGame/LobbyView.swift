@@ -233,8 +233,11 @@ public struct LobbyView: Sendable, Equatable {
     }
   }
 
-  /// The most people a view lists.
-  public static let maxPeople = 128
+  /// The most people a view lists: 120, so that the leaders' ratings fit a frame with
+  /// every other list full (before ratings it was 128, ``maxPeopleAccepted``).
+  public static let maxPeople = 120
+  /// The most people a client takes in a view from any server, older ones included.
+  public static let maxPeopleAccepted = 128
   /// The most rooms a view lists.
   public static let maxRooms = 64
   /// The leaderboard's length in a view.

@@ -113,10 +113,26 @@ public final class SharedHistory: Sendable {
     try? await group.shutdownGracefully()
   }
 
+  /// `body` in one transaction. A ``HistoryError`` it throws comes out as itself (the
+  /// client wraps what the body throws in its own error, which would hide the words).
+  private func transaction<Result: Sendable>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (PostgresConnection) async throws -> Result
+  ) async throws -> Result {
+    do {
+      return try await client.withTransaction(logger: logger, isolation: isolation) {
+        try await body($0)
+      }
+    } catch let failed as PostgresTransactionError {
+      if let said = failed.closureError as? HistoryError { throw said }
+      throw failed
+    }
+  }
+
   /// Creates the tables, or brings them to this version's schema.
   public func migrate() async throws {
     let migrations = Self.migrations
-    try await client.withTransaction(logger: logger) { connection in
+    try await transaction { connection in
       // One server at a time, whichever starts first (released at the commit).
       try await connection.query("SELECT pg_advisory_xact_lock(7443)", logger: logger)
       try await connection.query(
@@ -153,7 +169,7 @@ public final class SharedHistory: Sendable {
   public func store(_ matches: [FinishedMatch], serverID: String) async throws -> Int {
     guard !matches.isEmpty else { return 0 }
     let logger = self.logger
-    return try await client.withTransaction(logger: logger) { connection in
+    return try await transaction { connection in
       // One store at a time, fleet-wide (released at the commit): the order below is the
       // order the matches are rated in.
       try await connection.query(
@@ -324,7 +340,7 @@ public final class SharedHistory: Sendable {
   /// whose ratings another program changed.
   public func rateAgain() async throws {
     let logger = self.logger
-    try await client.withTransaction(logger: logger) { connection in
+    try await transaction { connection in
       try await connection.query(
         "SELECT pg_advisory_xact_lock(\(Self.storeLock))", logger: logger)
       try await Self.rateEveryMatch(on: connection, logger: logger)

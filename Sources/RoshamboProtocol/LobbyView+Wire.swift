@@ -56,8 +56,10 @@ extension JSONText {
       key("lost"); int(leader.lost)
       if leader.wonByForfeit > 0 { comma(); key("wonByForfeit"); int(leader.wonByForfeit) }
       if let rating = leader.rating {
-        comma(); key("rating"); decimal(rating.points)
-        comma(); key("deviation"); decimal(rating.deviation)
+        // Within what a kept rating can be (``Glicko2Rating/problem``), so that a view
+        // with every list full fits a frame whatever a rating became.
+        comma(); key("rating"); decimal(min(max(rating.points, -999_999.999_999), 999_999.999_999))
+        comma(); key("deviation"); decimal(min(rating.deviation, 9_999.999_999))
         comma(); key("provisional"); bool(rating.isProvisional)
       }
       raw("}")
@@ -169,11 +171,11 @@ extension JSONReader {
     guard let people, let peopleCount, let rooms, let roomCount, let leaders else {
       throw failure("a lobby view without one of people, peopleCount, rooms, roomCount, leaders")
     }
-    guard people.count <= LobbyView.maxPeople, rooms.count <= LobbyView.maxRooms,
+    guard people.count <= LobbyView.maxPeopleAccepted, rooms.count <= LobbyView.maxRooms,
       leaders.count <= LobbyView.maxLeaders, recent.count <= LobbyView.maxRecent
     else {
       throw failure(
-        "a lobby view lists at most \(LobbyView.maxPeople) people, \(LobbyView.maxRooms) "
+        "a lobby view lists at most \(LobbyView.maxPeopleAccepted) people, \(LobbyView.maxRooms) "
           + "rooms, \(LobbyView.maxLeaders) leaders and \(LobbyView.maxRecent) recent matches")
     }
     if let server, !PlayerName.isValid(server) {
