@@ -234,7 +234,7 @@ public struct LobbyView: Sendable, Equatable {
   }
 
   /// The most people a view lists: 120, so that the leaders' ratings fit a frame with
-  /// every other list full (before ratings it was 128, ``maxPeopleAccepted``).
+  /// every other list full (a server without ratings lists up to ``maxPeopleAccepted``).
   public static let maxPeople = 120
   /// The most people a client takes in a view from any server, older ones included.
   public static let maxPeopleAccepted = 128
