@@ -85,8 +85,8 @@ public struct LobbyScreenRenderer: Sendable {
       let selected = state.pane == .recent && match.id == state.selectedMatch
       return ((selected ? "▸ " : "  ") + LobbyText.line(match), selected)
     }
-    let leaderLines = view.leaders.enumerated().map { place, leader in
-      ("  \(place + 1). " + LobbyText.line(leader), false)
+    let leaderLines = LobbyText.leaderLines(view.leaders).enumerated().map { place, text in
+      ("  \(place + 1). " + text, false)
     }
     // What the lists may take: the rest of the screen. Each list shown gets its title
     // and up to 3 lines first, then the rest goes to people, rooms, leaders, recent
@@ -110,7 +110,11 @@ public struct LobbyScreenRenderer: Sendable {
         roomLines.isEmpty ? [("  (none yet)", false)] : roomLines,
         max(0, view.roomCount - view.rooms.count)
       ),
-      ("Leaderboard", leaderLines, 0),
+      (
+        view.leaders.contains { $0.rating != nil }
+          ? "Leaderboard (rating; ? provisional)"
+          : "Leaderboard", leaderLines, 0
+      ),
       (state.pane == .recent ? "Recent matches ◂" : "Recent matches", recentLines, 0),
     ]
     // During a tournament its pairings and standings come first, and take up to two

@@ -31,9 +31,12 @@ public enum LobbyText {
       lines.append("  … and \(view.roomCount - view.rooms.count) more")
     }
     if let tournament = view.tournament { lines += Self.lines(tournament) }
-    if !view.leaders.isEmpty { lines.append("leaderboard:") }
-    for (place, leader) in view.leaders.enumerated() {
-      lines.append("  \(place + 1). " + line(leader))
+    if !view.leaders.isEmpty {
+      let rated = view.leaders.contains { $0.rating != nil }
+      lines.append(rated ? "leaderboard (by rating; ? provisional):" : "leaderboard:")
+    }
+    for (place, line) in leaderLines(view.leaders).enumerated() {
+      lines.append("  \(place + 1). " + line)
     }
     if !view.recent.isEmpty { lines.append("recent matches (roshambo replay NUMBER):") }
     for match in view.recent { lines.append("  " + line(match)) }
@@ -45,6 +48,18 @@ public enum LobbyText {
     "\(leader.name): \(leader.won) won"
       + (leader.wonByForfeit > 0 ? " (\(leader.wonByForfeit) by forfeit)" : "")
       + ", \(leader.lost) lost"
+  }
+
+  /// The leaderboard's lines, the rating first in a column as wide as the widest ("1623
+  /// ±48  bob: 3 won, 1 lost", "1500?     ann: 1 won, 0 lost"), so a line cut to the
+  /// screen's width keeps it; a leader an older server sent without one has none.
+  public static func leaderLines(_ leaders: [LobbyView.Leader]) -> [String] {
+    let ratings = leaders.map { $0.rating?.text }
+    let column = ratings.map { $0?.count ?? 0 }.max() ?? 0
+    return zip(leaders, ratings).map { leader, rating in
+      guard let rating else { return line(leader) }
+      return rating + String(repeating: " ", count: column - rating.count) + "  " + line(leader)
+    }
   }
 
   /// "#42 duel-3: bob 2–1 ann, bob won (fair)", "… bob won by forfeit".

@@ -68,8 +68,9 @@ public struct LobbyView: Sendable, Equatable {
     }
   }
 
-  /// A line of the leaderboard: matches won and lost, as `roshambo-server history`
-  /// counts them (a match always has a winner; a forfeit counts as any match does).
+  /// A line of the leaderboard: the player's rating, and matches won and lost, as
+  /// `roshambo-server history` counts them (a match always has a winner; a forfeit counts
+  /// as any match does).
   public struct Leader: Sendable, Equatable {
     public var name: String
     public var won: Int
@@ -77,12 +78,70 @@ public struct LobbyView: Sendable, Equatable {
     /// How many of the matches won were won by forfeit (the opponent gave the match up or
     /// never came back; extension field: 0 from an older server).
     public var wonByForfeit: Int
+    /// The player's rating and its uncertainty (extension field: nil from an older
+    /// server, which ranks by matches won).
+    public var rating: Rating?
 
-    public init(name: String, won: Int, lost: Int, wonByForfeit: Int = 0) {
+    public init(
+      name: String, won: Int, lost: Int, wonByForfeit: Int = 0, rating: Rating? = nil
+    ) {
       self.name = name
       self.won = won
       self.lost = lost
       self.wonByForfeit = wonByForfeit
+      self.rating = rating
+    }
+
+    /// Whether `self` ranks above `other`: rated before unrated (an older server's),
+    /// settled before provisional (one lucky win does not top the board), by rating, then
+    /// the surer rating (smaller deviation), then matches won, fewest lost, and name. The
+    /// journal and the shared history read their leaderboards in this order.
+    public func ranksAbove(_ other: Leader) -> Bool {
+      switch (rating, other.rating) {
+      case (.some(let mine), .some(let theirs)):
+        if mine.isProvisional != theirs.isProvisional { return !mine.isProvisional }
+        if mine.points != theirs.points { return mine.points > theirs.points }
+        if mine.deviation != theirs.deviation { return mine.deviation < theirs.deviation }
+      case (.some, .none): return true
+      case (.none, .some): return false
+      case (.none, .none): break
+      }
+      if won != other.won { return won > other.won }
+      if lost != other.lost { return lost < other.lost }
+      return name < other.name
+    }
+
+    /// `leaders` in the leaderboard's order (``ranksAbove(_:)``).
+    public static func ranked(_ leaders: [Leader]) -> [Leader] {
+      leaders.sorted { $0.ranksAbove($1) }
+    }
+  }
+
+  /// A rating as the leaderboard shows it: the points and their uncertainty (one
+  /// standard deviation), as kept (to a millionth of a point).
+  ///
+  /// Invariant: provisional exactly when the deviation is above
+  /// ``Glicko2Rating/provisionalDeviation``.
+  public struct Rating: Sendable, Equatable {
+    public var points: Double
+    public var deviation: Double
+
+    public init(points: Double, deviation: Double) {
+      self.points = points
+      self.deviation = deviation
+    }
+
+    public init(_ rating: Glicko2Rating) {
+      self.init(points: rating.rating, deviation: rating.deviation)
+    }
+
+    /// Too uncertain to mean much yet (shown "1500?").
+    public var isProvisional: Bool { deviation > Glicko2Rating.provisionalDeviation }
+
+    /// As people read it, in whole points: "1623 ±48", or "1500?" while provisional.
+    public var text: String {
+      let points = Int(points.rounded())
+      return isProvisional ? "\(points)?" : "\(points) ±\(Int(deviation.rounded()))"
     }
   }
 
@@ -174,8 +233,11 @@ public struct LobbyView: Sendable, Equatable {
     }
   }
 
-  /// The most people a view lists.
-  public static let maxPeople = 128
+  /// The most people a view lists: 120, so that the leaders' ratings fit a frame with
+  /// every other list full (a server without ratings lists up to ``maxPeopleAccepted``).
+  public static let maxPeople = 120
+  /// The most people a client takes in a view from any server, older ones included.
+  public static let maxPeopleAccepted = 128
   /// The most rooms a view lists.
   public static let maxRooms = 64
   /// The leaderboard's length in a view.

@@ -11,8 +11,9 @@ import RoshamboServer
 /// whose name (or room) breaks the rule is left out, and said once.
 ///
 /// Invariant: every name and room in ``kept`` keeps the protocol's rule
-/// (``PlayerName/normalize(_:)``, ``ClientMessage/isValidRoom(_:)``), and ``kept`` has at
-/// most the `limit` rows asked for.
+/// (``PlayerName/normalize(_:)``, ``ClientMessage/isValidRoom(_:)``), every rating in it
+/// can be one (``Glicko2Rating/problem``), and ``kept`` has at most the `limit` rows asked
+/// for.
 struct HistoryRows<Row> {
   var kept: [Row]
   /// What broke the rule, each once, in the order met.
@@ -22,21 +23,30 @@ struct HistoryRows<Row> {
   /// leave the board full.
   static func fetchCount(for limit: Int) -> Int { limit + max(10, limit / 4) }
 
-  /// The rows of `rows` whose texts (`texts(row)`: names and rooms) all keep the rule,
-  /// up to `limit`.
-  init(_ rows: [Row], limit: Int, texts: (Row) -> [(text: String, isRoom: Bool)]) {
+  /// The rows of `rows` with nothing wrong (`problems(row)` empty), up to `limit`.
+  init(_ rows: [Row], limit: Int, problems: (Row) -> [BrokenText]) {
     kept = []
     broken = []
     var seen = Set<BrokenText>()
     for row in rows {
-      var whole = true
-      for (text, isRoom) in texts(row) {
-        guard let problem = Self.problem(text, isRoom: isRoom) else { continue }
-        whole = false
-        let found = BrokenText(text: text, problem: problem)
-        if seen.insert(found).inserted { broken.append(found) }
+      let found = problems(row)
+      for problem in found where seen.insert(problem).inserted { broken.append(problem) }
+      if found.isEmpty, kept.count < limit { kept.append(row) }
+    }
+  }
+
+  /// The rows of `rows` whose texts (`texts(row)`: names and rooms) all keep the rule,
+  /// up to `limit`.
+  init(_ rows: [Row], limit: Int, texts: @escaping (Row) -> [(text: String, isRoom: Bool)]) {
+    self.init(rows, limit: limit) { row in Self.problems(texts(row)) }
+  }
+
+  /// What breaks the rule among `texts`.
+  static func problems(_ texts: [(text: String, isRoom: Bool)]) -> [BrokenText] {
+    texts.compactMap { text, isRoom in
+      problem(text, isRoom: isRoom).map {
+        BrokenText(text: text, problem: "breaks the protocol's rule (\($0))")
       }
-      if whole, kept.count < limit { kept.append(row) }
     }
   }
 
@@ -53,24 +63,33 @@ struct HistoryRows<Row> {
   }
 }
 
-/// A name or room read back that breaks the protocol's rule, with the reason in a sentence.
+/// A name or room read back that is wrong (it breaks the protocol's rule, or its rating
+/// cannot be one), with what is wrong as the end of a sentence ("which breaks …").
 struct BrokenText: Hashable {
   var text: String
   var problem: String
 }
 
-extension HistoryRows where Row == LeaderboardLine {
-  /// A leaderboard's rows, kept when the name keeps the rule.
+extension HistoryRows where Row == (LobbyView.Leader, Glicko2Rating) {
+  /// A leaderboard's rows (with each rating as kept), kept when the name keeps the rule
+  /// and the rating can be one.
   init(leaders rows: [Row], limit: Int) {
-    self.init(rows, limit: limit) { [($0.name, false)] }
+    self.init(rows, limit: limit) { leader, rating in
+      Self.problems([(leader.name, false)])
+        + (rating.problem.map {
+          [BrokenText(text: leader.name, problem: "holds a rating that cannot be one (\($0))")]
+        } ?? [])
+    }
   }
 }
 
 extension HistoryRows where Row == FinishedMatch {
   /// Matches, kept when both players, the winner and the room keep the rule.
   init(matches rows: [Row], limit: Int) {
-    self.init(rows, limit: limit) { match in
-      [(match.room, true)] + match.players.map { ($0, false) } + [(match.winner, false)]
-    }
+    self.init(
+      rows, limit: limit,
+      texts: { match in
+        [(match.room, true)] + match.players.map { ($0, false) } + [(match.winner, false)]
+      })
   }
 }

@@ -62,11 +62,7 @@ final class HistoryShipper: HistoryShipping {
     let board = try await within(Self.patience) {
       try await history.leaderboard(limit: LobbyView.maxLeaders)
     }
-    leaders(
-      board.map {
-        LobbyView.Leader(
-          name: $0.name, won: $0.won, lost: $0.lost, wonByForfeit: $0.byForfeit)
-      })
+    leaders(board)
   }
 
   /// The history has `batch`: it leaves the outbox.

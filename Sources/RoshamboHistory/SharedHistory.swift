@@ -12,10 +12,13 @@ import RoshamboServer
 
 /// A history shared by a fleet of servers, in PostgreSQL: every server's finished
 /// matches, keyed by the server's journal id and the match's number there, and one
-/// leaderboard kept beside them.
+/// leaderboard kept beside them, ranked by rating.
 ///
-/// Invariant: a match stored twice (a retry after a crash) is one row, and counts once in
-/// the standings: they move only for a row the insert really added.
+/// Invariants: a match stored twice (a retry after a crash) is one row, and counts once in
+/// the standings: they move only for a row the insert really added. Matches are rated in
+/// the order they were stored (`rated_order`, one store at a time), so each row's ratings
+/// and the standings' are what folding the rows in that order gives
+/// (``recomputedRatings()``).
 public final class SharedHistory: Sendable {
   public let address: HistoryAddress
   private let client: PostgresClient
@@ -52,7 +55,39 @@ public final class SharedHistory: Sendable {
       SELECT count(*) FROM roshambo_matches AS kept
       WHERE kept.forfeit AND kept.winner = standing.name)
     """,
+    // Ratings: each seat's after the match and each player's now; the matches so far are
+    // put in the order they were stored, then rated (``rateEveryMatch(on:)``).
+    """
+    ALTER TABLE roshambo_matches ADD COLUMN rated_order bigint;
+    ALTER TABLE roshambo_matches ADD COLUMN rating1 double precision;
+    ALTER TABLE roshambo_matches ADD COLUMN deviation1 double precision;
+    ALTER TABLE roshambo_matches ADD COLUMN volatility1 double precision;
+    ALTER TABLE roshambo_matches ADD COLUMN rating2 double precision;
+    ALTER TABLE roshambo_matches ADD COLUMN deviation2 double precision;
+    ALTER TABLE roshambo_matches ADD COLUMN volatility2 double precision;
+    UPDATE roshambo_matches AS kept SET rated_order = ordered.n FROM (
+      SELECT server_id, match_id,
+        row_number() OVER (ORDER BY stored_at, server_id, match_id) AS n
+      FROM roshambo_matches) AS ordered
+      WHERE kept.server_id = ordered.server_id AND kept.match_id = ordered.match_id;
+    CREATE UNIQUE INDEX roshambo_matches_rated ON roshambo_matches (rated_order);
+    ALTER TABLE roshambo_standings ADD COLUMN rating double precision NOT NULL DEFAULT 1500;
+    ALTER TABLE roshambo_standings ADD COLUMN deviation double precision NOT NULL DEFAULT 350;
+    ALTER TABLE roshambo_standings ADD COLUMN volatility double precision NOT NULL DEFAULT 0.06;
+    DROP INDEX roshambo_standings_rank;
+    -- The leaderboard's order (110: the deviation above which a rating is provisional).
+    CREATE INDEX roshambo_standings_rank
+      ON roshambo_standings ((deviation > 110), rating DESC, deviation, won DESC, lost,
+        name COLLATE "C")
+    """,
   ]
+
+  /// The schema version whose matches are rated in Swift once its SQL has run.
+  static let ratingVersion = 3
+
+  /// The lock that makes stores take turns, so the shared history's order is the order
+  /// its matches were rated in (the migration's is 7443).
+  static let storeLock = 7444
 
   /// Connects lazily (the first query opens a connection); nothing is sent until then.
   public init(address: HistoryAddress, logger: Logger) {
@@ -78,10 +113,26 @@ public final class SharedHistory: Sendable {
     try? await group.shutdownGracefully()
   }
 
+  /// `body` in one transaction. A ``HistoryError`` it throws comes out as itself (the
+  /// client wraps what the body throws in its own error, which would hide the words).
+  private func transaction<Result: Sendable>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (PostgresConnection) async throws -> Result
+  ) async throws -> Result {
+    do {
+      return try await client.withTransaction(logger: logger, isolation: isolation) {
+        try await body($0)
+      }
+    } catch let failed as PostgresTransactionError {
+      if let said = failed.closureError as? HistoryError { throw said }
+      throw failed
+    }
+  }
+
   /// Creates the tables, or brings them to this version's schema.
   public func migrate() async throws {
     let migrations = Self.migrations
-    try await client.withTransaction(logger: logger) { connection in
+    try await transaction { connection in
       // One server at a time, whichever starts first (released at the commit).
       try await connection.query("SELECT pg_advisory_xact_lock(7443)", logger: logger)
       try await connection.query(
@@ -100,6 +151,9 @@ public final class SharedHistory: Sendable {
         where !statement.allSatisfy({ $0.isWhitespace }) {
           try await connection.query(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
         }
+        if index + 1 == Self.ratingVersion {
+          try await Self.rateEveryMatch(on: connection, logger: logger)
+        }
         try await connection.query(
           "INSERT INTO roshambo_schema (version) VALUES (\(index + 1))", logger: logger)
       }
@@ -107,71 +161,242 @@ public final class SharedHistory: Sendable {
   }
 
   /// Stores `matches` of the server `serverID` in one transaction; returns how many were
-  /// new (a match already there is left as it is, and not counted again).
+  /// new (a match already there is left as it is, and not counted or rated again). Each
+  /// new match is rated after every match stored before it, by any server. A player's
+  /// kept rating that cannot be one (another program wrote it) stops the store with a
+  /// ``HistoryError`` naming it: the matches wait in the journal until it is corrected.
   @discardableResult
   public func store(_ matches: [FinishedMatch], serverID: String) async throws -> Int {
     guard !matches.isEmpty else { return 0 }
     let logger = self.logger
-    return try await client.withTransaction(logger: logger) { connection in
+    return try await transaction { connection in
+      // One store at a time, fleet-wide (released at the commit): the order below is the
+      // order the matches are rated in.
+      try await connection.query(
+        "SELECT pg_advisory_xact_lock(\(Self.storeLock))", logger: logger)
+      var order: Int64 = 0
+      for try await last in try await connection.query(
+        "SELECT coalesce(max(rated_order), 0) FROM roshambo_matches", logger: logger
+      ).decode(Int64.self) { order = last }
+      var ratings = try await Self.ratings(
+        of: Array(Set(matches.flatMap(\.players))), on: connection, logger: logger)
       var added = 0
       for match in matches {
         guard let id = match.id, match.players.count == 2, match.scores.count == 2 else { continue }
         let rounds = match.rounds.map {
           String(decoding: MatchRecord.encode(rounds: $0), as: UTF8.self)
         }
+        let after = ratings.system.ratings(
+          after: match, before: match.players.map { ratings[$0] })
         // The standings move only for a row this insert added (RETURNING is empty when
         // the match was already there); one row a name, since names are not unique and
-        // both seats may have the same.
+        // both seats may have the same (then both seats' ratings are the same).
         let rows = try await connection.query(
           """
           WITH added AS (
             INSERT INTO roshambo_matches (server_id, match_id, room, finished_at, ruleset,
-              best_of, player1, player2, score1, score2, winner, forfeit, fair, rounds)
+              best_of, player1, player2, score1, score2, winner, forfeit, fair, rounds,
+              rated_order, rating1, deviation1, volatility1, rating2, deviation2, volatility2)
             VALUES (\(serverID), \(id), \(match.room), \(match.finishedAt), \(match.ruleset),
               \(match.bestOf), \(match.players[0]), \(match.players[1]), \(match.scores[0]),
               \(match.scores[1]), \(match.winner), \(match.forfeit), \(match.fair),
-              \(rounds)::jsonb)
+              \(rounds)::jsonb, \(order + 1), \(after[0].rating), \(after[0].deviation),
+              \(after[0].volatility), \(after[1].rating), \(after[1].deviation),
+              \(after[1].volatility))
             ON CONFLICT (server_id, match_id) DO NOTHING
-            RETURNING player1, player2, winner, forfeit),
+            RETURNING player1, player2, winner, forfeit, rating1, deviation1, volatility1,
+              rating2, deviation2, volatility2),
           results AS (
             SELECT player1 AS name, (player1 = winner)::int AS won, (player1 <> winner)::int AS lost,
-              (player1 = winner AND forfeit)::int AS by_forfeit
+              (player1 = winner AND forfeit)::int AS by_forfeit, rating1 AS rating,
+              deviation1 AS deviation, volatility1 AS volatility
               FROM added
             UNION ALL
             SELECT player2, (player2 = winner)::int, (player2 <> winner)::int,
-              (player2 = winner AND forfeit)::int FROM added)
-          INSERT INTO roshambo_standings (name, won, lost, won_by_forfeit)
-            SELECT name, sum(won), sum(lost), sum(by_forfeit) FROM results GROUP BY name
+              (player2 = winner AND forfeit)::int, rating2, deviation2, volatility2 FROM added)
+          INSERT INTO roshambo_standings (name, won, lost, won_by_forfeit, rating, deviation,
+              volatility)
+            SELECT name, sum(won), sum(lost), sum(by_forfeit), max(rating), max(deviation),
+              max(volatility) FROM results GROUP BY name
           ON CONFLICT (name) DO UPDATE SET won = roshambo_standings.won + excluded.won,
             lost = roshambo_standings.lost + excluded.lost,
-            won_by_forfeit = roshambo_standings.won_by_forfeit + excluded.won_by_forfeit
+            won_by_forfeit = roshambo_standings.won_by_forfeit + excluded.won_by_forfeit,
+            rating = excluded.rating, deviation = excluded.deviation,
+            volatility = excluded.volatility
           RETURNING name
           """, logger: logger)
         var names = 0
         for try await _ in rows { names += 1 }
-        if names > 0 { added += 1 }
+        if names > 0 {
+          added += 1
+          order += 1
+          for (name, rating) in zip(match.players, after) { ratings.set(name, rating) }
+        }
       }
       return added
     }
   }
 
-  /// Players by matches won, then fewest lost, then name: (name, won, lost, won by
-  /// forfeit). A row whose name breaks the protocol's name rule is left out
-  /// (``HistoryRows``) and said once.
-  public func leaderboard(limit: Int) async throws -> [LeaderboardLine] {
-    let fetch = HistoryRows<LeaderboardLine>.fetchCount(for: limit)
+  /// The kept ratings of `names` (those with none are unrated), checked.
+  private static func ratings(
+    of names: [String], on connection: PostgresConnection, logger: Logger
+  ) async throws -> PlayerRatings {
+    var ratings = PlayerRatings()
+    let rows = try await connection.query(
+      """
+      SELECT name, rating, deviation, volatility FROM roshambo_standings
+        WHERE name = ANY(\(names))
+      """, logger: logger)
+    for try await (name, rating, deviation, volatility) in rows.decode(
+      (String, Double, Double, Double).self)
+    {
+      let kept = Glicko2Rating(rating: rating, deviation: deviation, volatility: volatility)
+      if let problem = kept.problem {
+        throw HistoryError(
+          "roshambo_standings holds a rating for \(LogText.quoted(name)) that cannot be one "
+            + "(\(problem)); another program wrote it. Correct that row, or rate every match "
+            + "again (roshambo-server history --history-url URL --rate-again); the matches "
+            + "wait in the journal meanwhile")
+      }
+      ratings.set(name, kept)
+    }
+    return ratings
+  }
+
+  /// Rates every match of the shared history again, in the order stored, from nobody
+  /// rated: each row takes its seats' ratings after it, and the standings each player's
+  /// after their last match (a player with none stays unrated).
+  static func rateEveryMatch(on connection: PostgresConnection, logger: Logger) async throws {
+    var ratings = PlayerRatings()
+    var orders: [Int64] = []
+    var after: [[Double]] = Array(repeating: [], count: 6)
+    func flush() async throws {
+      guard !orders.isEmpty else { return }
+      try await connection.query(
+        """
+        UPDATE roshambo_matches AS kept SET rating1 = rated.r1, deviation1 = rated.d1,
+          volatility1 = rated.v1, rating2 = rated.r2, deviation2 = rated.d2,
+          volatility2 = rated.v2
+        FROM unnest(\(orders)::bigint[], \(after[0])::float8[], \(after[1])::float8[],
+          \(after[2])::float8[], \(after[3])::float8[], \(after[4])::float8[],
+          \(after[5])::float8[]) AS rated(n, r1, d1, v1, r2, d2, v2)
+        WHERE kept.rated_order = rated.n
+        """, logger: logger)
+      orders = []
+      after = Array(repeating: [], count: 6)
+    }
+    let rows = try await connection.query(
+      """
+      SELECT rated_order, player1, player2, winner FROM roshambo_matches ORDER BY rated_order
+      """, logger: logger)
+    var matches: [(Int64, FinishedMatch)] = []
+    for try await (order, player1, player2, winner) in rows.decode(
+      (Int64, String, String, String).self)
+    {
+      matches.append((order, Self.rated(players: [player1, player2], winner: winner)))
+    }
+    for (order, match) in matches {
+      let rated = ratings.record(match)
+      orders.append(order)
+      for (index, value) in [
+        rated[0].rating, rated[0].deviation, rated[0].volatility, rated[1].rating,
+        rated[1].deviation, rated[1].volatility,
+      ].enumerated() {
+        after[index].append(value)
+      }
+      if orders.count == 1_000 { try await flush() }
+    }
+    try await flush()
+    let unrated = Glicko2Rating.unrated
+    try await connection.query(
+      """
+      UPDATE roshambo_standings SET rating = \(unrated.rating), deviation = \(unrated.deviation),
+        volatility = \(unrated.volatility)
+      """, logger: logger)
+    let names = Array(ratings.ratings.keys)
+    for start in stride(from: 0, to: names.count, by: 1_000) {
+      let part = Array(names[start..<min(names.count, start + 1_000)])
+      let kept = part.map { ratings[$0] }
+      try await connection.query(
+        """
+        UPDATE roshambo_standings AS standing SET rating = rated.r, deviation = rated.d,
+          volatility = rated.v
+        FROM unnest(\(part)::text[], \(kept.map(\.rating))::float8[],
+          \(kept.map(\.deviation))::float8[], \(kept.map(\.volatility))::float8[])
+          AS rated(name, r, d, v)
+        WHERE standing.name = rated.name
+        """, logger: logger)
+    }
+  }
+
+  /// What rates a match: its players and its winner.
+  static func rated(players: [String], winner: String) -> FinishedMatch {
+    FinishedMatch(
+      room: "", finishedAt: 0, ruleset: "", bestOf: 1, players: players, scores: [0, 0],
+      winner: winner, forfeit: false, fair: false)
+  }
+
+  /// Rates every match again, in the order stored (`history --rate-again`): for a history
+  /// whose ratings another program changed.
+  public func rateAgain() async throws {
+    let logger = self.logger
+    try await transaction { connection in
+      try await connection.query(
+        "SELECT pg_advisory_xact_lock(\(Self.storeLock))", logger: logger)
+      try await Self.rateEveryMatch(on: connection, logger: logger)
+    }
+  }
+
+  /// What the shared history keeps of every player's rating (the standings), and what
+  /// folding its matches in the order stored gives: equal, bit for bit, unless another
+  /// program changed them.
+  public func ratings() async throws -> (kept: PlayerRatings, recomputed: PlayerRatings) {
+    var kept = PlayerRatings()
+    for try await (name, rating, deviation, volatility) in try await client.query(
+      "SELECT name, rating, deviation, volatility FROM roshambo_standings", logger: logger
+    ).decode((String, Double, Double, Double).self) {
+      kept.set(name, Glicko2Rating(rating: rating, deviation: deviation, volatility: volatility))
+    }
+    var recomputed = PlayerRatings()
+    for try await (player1, player2, winner) in try await client.query(
+      "SELECT player1, player2, winner FROM roshambo_matches ORDER BY rated_order",
+      logger: logger
+    ).decode((String, String, String).self) {
+      recomputed.record(Self.rated(players: [player1, player2], winner: winner))
+    }
+    return (kept, recomputed)
+  }
+
+  /// The leaderboard's top `limit`, in its order (``LobbyView/Leader/ranksAbove(_:)``): each
+  /// player's rating, matches won and lost, and how many of the wins were by forfeit. A
+  /// row whose name breaks the protocol's name rule, or whose rating cannot be one, is
+  /// left out (``HistoryRows``) and said once.
+  public func leaderboard(limit: Int) async throws -> [LobbyView.Leader] {
+    let fetch = HistoryRows<LobbyView.Leader>.fetchCount(for: limit)
+    // 110 is `Glicko2Rating.provisionalDeviation`, written out as the index has it.
     let rows = try await client.query(
       """
-      SELECT name, won, lost, won_by_forfeit FROM roshambo_standings
-        ORDER BY won DESC, lost ASC, name ASC LIMIT \(fetch)
+      SELECT name, won, lost, won_by_forfeit, rating, deviation, volatility
+        FROM roshambo_standings
+        ORDER BY deviation > 110 ASC, rating DESC, deviation ASC, won DESC, lost ASC,
+          name COLLATE "C" ASC
+        LIMIT \(fetch)
       """, logger: logger)
-    var board: [LeaderboardLine] = []
-    for try await (name, won, lost, byForfeit) in rows.decode((String, Int, Int, Int).self) {
-      board.append((name, won, lost, byForfeit))
+    var board: [(LobbyView.Leader, Glicko2Rating)] = []
+    for try await (name, won, lost, byForfeit, rating, deviation, volatility) in rows.decode(
+      (String, Int, Int, Int, Double, Double, Double).self)
+    {
+      let kept = Glicko2Rating(rating: rating, deviation: deviation, volatility: volatility)
+      board.append(
+        (
+          LobbyView.Leader(
+            name: name, won: won, lost: lost, wonByForfeit: byForfeit,
+            rating: LobbyView.Rating(kept)), kept
+        ))
     }
     let checked = HistoryRows(leaders: board, limit: limit)
     report(checked.broken, table: "roshambo_standings")
-    return checked.kept
+    return checked.kept.map(\.0)
   }
 
   /// The latest matches of the whole fleet, newest first, without their rounds. A match
@@ -214,8 +439,8 @@ public final class SharedHistory: Sendable {
     for found in new {
       logger.warning(
         """
-        the shared history holds \(LogText.quoted(found.text)) in \(table), which breaks the \
-        protocol's rule (\(found.problem)); its rows are left out of the leaderboard and recent \
+        the shared history holds \(LogText.quoted(found.text)) in \(table), which \
+        \(found.problem); its rows are left out of the leaderboard and recent \
         matches. Another program wrote it: correct or delete those rows in PostgreSQL
         """, metadata: ["history": "\(address)"])
     }

@@ -122,7 +122,8 @@ extension HubCore {
   ) {
     state.leaders.reading = false
     guard case .success(let (board, matches)) = result, !state.stopping else { return }
-    let leaders = state.leaders.shared ?? board
+    // Ranked by rating here, whoever read it: the lobby's order is the protocol's.
+    let leaders = state.leaders.shared ?? LobbyView.Leader.ranked(board)
     let recent = matches.compactMap(LobbyView.Recent.init)
     guard leaders != state.feed.leaders || recent != state.feed.recent else { return }
     state.feed.leaders = leaders
@@ -131,9 +132,10 @@ extension HubCore {
     scheduleFlush()
   }
 
-  /// The shared history's leaderboard was read: the lobby shows it (the recent matches
-  /// stay this server's, which its players can replay).
-  mutating func sharedLeadersRead(_ leaders: [LobbyView.Leader]) {
+  /// The shared history's leaderboard was read: the lobby shows it, ranked by rating
+  /// (the recent matches stay this server's, which its players can replay).
+  mutating func sharedLeadersRead(_ board: [LobbyView.Leader]) {
+    let leaders = LobbyView.Leader.ranked(board)
     state.leaders.shared = leaders
     guard leaders != state.feed.leaders, !state.stopping else { return }
     state.feed.leaders = leaders

@@ -259,6 +259,19 @@ package struct JSONReader {
     try null() ? nil : int()
   }
 
+  /// A number, as the nearest `Double` (so what ``JSONText/decimal(_:)`` wrote reads
+  /// back to the value it was given).
+  package mutating func double() throws -> Double {
+    skipWhitespace()
+    let start = index
+    try skipNumber()
+    let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+    guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else {
+      throw failure("expected a number that fits a double", at: start)
+    }
+    return value
+  }
+
   // MARK: - Errors
 
   /// An error at the current position (or `offset`).

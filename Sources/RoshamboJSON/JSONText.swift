@@ -22,6 +22,32 @@ package struct JSONText {
     bytes.append(contentsOf: String(value).utf8)
   }
 
+  /// A number with at most six decimals, as few as it needs (`1500`, `1464.050671`,
+  /// `-3.5`): `value` rounded to a millionth. A value that is not finite, or whose
+  /// millionths do not fit 64 bits, is written as 0 (no rating comes near).
+  package mutating func decimal(_ value: Double) {
+    let scaled = (value * 1e6).rounded()
+    guard scaled.isFinite, abs(scaled) < 9e18 else {
+      raw("0")
+      return
+    }
+    let millionths = Int64(scaled)
+    if millionths < 0 { raw("-") }
+    let magnitude = millionths.magnitude
+    int(magnitude / 1_000_000)
+    var fraction = magnitude % 1_000_000
+    guard fraction > 0 else { return }
+    var digits = 6
+    while fraction % 10 == 0 {
+      fraction /= 10
+      digits -= 1
+    }
+    raw(".")
+    let text = String(fraction)
+    bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits - text.utf8.count))
+    bytes.append(contentsOf: text.utf8)
+  }
+
   package mutating func bool(_ value: Bool) {
     value ? raw("true") : raw("false")
   }

@@ -9,11 +9,13 @@ import RoshamboServer
 /// Loading: the lobby as saved, the snapshot with every journaled row folded onto it.
 extension Journal {
   /// The lobby as saved: the snapshot with every journaled action folded onto it. A
-  /// snapshot or row that cannot be read or replayed throws a ``JournalError`` naming it;
-  /// with `stopAtBadRow` loading stops there instead and says where (for `--recover`).
+  /// snapshot or row that cannot be read or replayed, or a kept rating that cannot be one,
+  /// throws a ``JournalError`` naming it; with `stopAtBadRow` loading stops at a bad row
+  /// instead and says where (for `--recover`, which also rates every player again).
   func load(defaults: RoomState.Settings, stopAtBadRow: Bool = false) throws -> (
     lobby: LobbyState, actions: Int, badRow: JournalError?
   ) {
+    if let badRatings, !stopAtBadRow { throw badRatings }
     let loaded = try database.read { db in
       try Self.load(db, path: path, defaults: defaults, stopAtBadRow: stopAtBadRow)
     }

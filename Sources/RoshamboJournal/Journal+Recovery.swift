@@ -10,7 +10,8 @@ extension Journal {
   /// Moves a damaged journal aside (renamed, never deleted) and starts a new one in the
   /// same directory from the last good state: the snapshot and the rows before the first
   /// bad one (empty rooms if the snapshot itself is bad). Finished matches and the
-  /// leaderboard are copied over. Returns where the old file went and what was lost.
+  /// leaderboard are copied over; when a kept rating could not be one, every player is
+  /// rated again from the matches kept. Returns where the old file went and what was lost.
   static func recover(directory: String, defaults: RoomState.Settings, keepMatches: Int)
     throws -> (movedTo: String, lobby: LobbyState, problem: String?)
   {
@@ -23,6 +24,13 @@ extension Journal {
       problem = loaded.badRow.map { "\($0)" }
     } catch {
       problem = "\(error)"
+    }
+    let rerate = old.badRatings != nil
+    if case .badRating(_, let holder, let wrong) = old.badRatings {
+      let rated =
+        "the rating kept for \(holder) could not be one (\(wrong)): every player was rated "
+        + "again from the matches kept"
+      problem = problem.map { $0 + "; " + rated } ?? rated
     }
     old.waitForCheckpoints()
     try old.database.close()
@@ -61,6 +69,12 @@ extension Journal {
           sql: "UPDATE standings_folded SET through = (SELECT COALESCE(MAX(id), 0) FROM matches)")
       }
       try db.execute(sql: "DETACH DATABASE old")
+      if rerate {
+        try db.inTransaction {
+          try Journal.rateKeptMatches(db)
+          return .commit
+        }
+      }
     }
     return (movedTo, lobby, problem)
   }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
+import RoshamboHub
 import RoshamboProtocol
 import RoshamboServer
 
@@ -21,6 +22,7 @@ extension Journal {
     var folded = 0
     var pruned = 0
     var players = standingsCount
+    var droppedPlayers = false
     try writer.transaction {
       if unfoldedMatches > 0 {
         let (last, count) = try writer.integers(
@@ -29,24 +31,35 @@ extension Journal {
             SELECT id FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2)
           """, .int(foldedThrough), .int(Int64(Self.foldBatch)))
         (through, folded) = (last, Int(count))
+        // Each player's rating becomes the one after their last match folded (the only
+        // max() of the inner query, so its bare columns are that row's).
         try writer.run(
           """
-          INSERT INTO standings (name, won, lost, won_by_forfeit)
-            SELECT name, SUM(won), SUM(1 - won), SUM(won_by_forfeit) FROM match_results
-            WHERE id > ? AND id <= ? GROUP BY name
+          INSERT INTO standings (name, won, lost, won_by_forfeit, rating, deviation, volatility)
+            SELECT name, won, lost, forfeits, rating, deviation, volatility FROM (
+              SELECT name, SUM(won) AS won, SUM(1 - won) AS lost,
+                SUM(won_by_forfeit) AS forfeits, rating, deviation, volatility, MAX(id)
+              FROM match_results WHERE id > ? AND id <= ? GROUP BY name)
+            WHERE true
           ON CONFLICT (name) DO UPDATE SET won = won + excluded.won, lost = lost + excluded.lost,
-            won_by_forfeit = won_by_forfeit + excluded.won_by_forfeit
+            won_by_forfeit = won_by_forfeit + excluded.won_by_forfeit,
+            rating = excluded.rating, deviation = excluded.deviation,
+            volatility = excluded.volatility
           """, .int(foldedThrough), .int(through))
         try writer.run("UPDATE standings_folded SET through = ? WHERE id = 1", .int(through))
         players = Int(try writer.integers("SELECT COUNT(*), 0 FROM standings").0)
         if players >= Self.keepStandings + Self.standingsBatch {
-          // One scan per batch of new names: the players with the fewest wins go.
+          // One scan per batch of new names: the players at the foot of the leaderboard
+          // go (its order reversed), and with them their ratings.
           try writer.run(
             """
             DELETE FROM standings WHERE name IN (
-              SELECT name FROM standings ORDER BY won ASC, lost DESC, name ASC LIMIT ?)
+              SELECT name FROM standings
+              ORDER BY deviation > \(Glicko2Rating.provisionalDeviation) DESC, rating ASC,
+                deviation DESC, won ASC, lost DESC, name DESC LIMIT ?)
             """, .int(Int64(Self.standingsBatch)))
           players -= writer.changes
+          droppedPlayers = true
         }
       }
       if matchCount > keepMatches {
@@ -64,26 +77,35 @@ extension Journal {
     unfoldedMatches -= folded
     matchCount -= pruned
     standingsCount = players
+    // Those dropped start again as new, unless a match not folded yet rated them: the
+    // journal's ratings are read again, as the leaderboard will read them.
+    if droppedPlayers { ratings = try keptRatings() }
     return unfoldedMatches > 0
   }
 
-  /// Players by matches won, then by fewest lost: (name, won, lost, and how many of
-  /// the wins were by forfeit). Matches not folded into the standings yet are counted too.
-  func leaderboard(limit: Int) throws -> [LeaderboardLine] {
-    try database.read { try Self.leaderboard($0, limit: limit) }
+  /// The leaderboard's top `limit`, in its order (``LobbyView/Leader/ranksAbove(_:)``):
+  /// each player's rating, matches won and lost, and how many of the wins were by
+  /// forfeit. Matches not folded into the standings yet are counted (and rated) too.
+  func leaderboard(limit: Int) throws -> [LobbyView.Leader] {
+    try database.read { try Self.leaderboard($0, path: path, limit: limit) }
   }
 
-  /// The leaderboard as read on `db` (any connection, read-only ones too).
-  static func leaderboard(_ db: Database, limit: Int) throws -> [LeaderboardLine] {
+  /// The leaderboard as read on `db` (any connection, read-only ones too). A rating that
+  /// cannot be one throws ``JournalError/badRating(path:holder:problem:)``.
+  static func leaderboard(_ db: Database, path: String, limit: Int) throws -> [LobbyView.Leader] {
     try Row.fetchAll(
       db,
       sql: """
-        SELECT name, SUM(won) AS won, SUM(lost) AS lost, SUM(won_by_forfeit) AS forfeits FROM (
-          SELECT name, won, lost, won_by_forfeit FROM standings
-          UNION ALL SELECT name, won, 1 - won, won_by_forfeit FROM match_results
-          WHERE id > (SELECT through FROM standings_folded WHERE id = 1))
-        GROUP BY name ORDER BY won DESC, lost ASC, name ASC LIMIT ?
+        SELECT * FROM (\(keptPerPlayer))
+        ORDER BY deviation > \(Glicko2Rating.provisionalDeviation) ASC, rating DESC,
+          deviation ASC, won DESC, lost ASC, name ASC LIMIT ?
         """, arguments: [limit]
-    ).map { ($0["name"], $0["won"], $0["lost"], $0["forfeits"]) }
+    ).map { row in
+      let name: String = row["name"]
+      let rating = try rating(in: row, path: path, holder: LogText.quoted(name))
+      return LobbyView.Leader(
+        name: name, won: row["won"], lost: row["lost"], wonByForfeit: row["forfeits"],
+        rating: LobbyView.Rating(rating))
+    }
   }
 }

@@ -78,6 +78,13 @@ package final class Journal {
   static let foldBatch = 500
   /// What was found while opening that an operator should fix (files readable by others).
   private(set) var warnings: [String] = []
+  /// Every player's rating as the journal keeps it (``keptRatings(_:path:)``), so that a
+  /// commit rates its matches without reading: read at opening, and again after the
+  /// standings drop players.
+  var ratings = PlayerRatings()
+  /// A kept rating that cannot be one, found at opening: ``Journal/load(defaults:stopAtBadRow:)``
+  /// throws it, and `--recover` rates every player again.
+  private(set) var badRatings: JournalError?
 
   /// Opens (or creates) `roshambo.sqlite` in `directory`: the directory mode 0700, the
   /// files 0600 (existing ones that are wider are reported in ``warnings``).
@@ -134,6 +141,11 @@ package final class Journal {
           ?? 0
       )
     }
+    do {
+      ratings = try keptRatings()
+    } catch let bad as JournalError {
+      badRatings = bad
+    }
     if shipsHistory {
       outboxCount = try database.read {
         try Int.fetchOne($0, sql: "SELECT count(*) FROM history_outbox") ?? 0
@@ -182,6 +194,8 @@ package final class Journal {
   {
     var json = JSONText(capacity: 128)
     var dropped = 0
+    // The players' ratings after these matches, kept once the commit is durable.
+    var rated: [String: Glicko2Rating] = [:]
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
         json.removeAll()
@@ -193,15 +207,22 @@ package final class Journal {
         }
       }
       for match in matches {
+        let before = match.players.map { rated[$0] ?? ratings[$0] }
+        let after = ratings.system.ratings(after: match, before: before)
+        for (name, rating) in zip(match.players, after) { rated[name] = rating }
         try MatchRecord.encode(rounds: match.rounds ?? []).withUnsafeBufferPointer { rounds in
           try writer.run(
             """
             INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
-              score2, winner, forfeit, fair, rounds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              score2, winner, forfeit, fair, rounds, rating1, deviation1, volatility1, rating2,
+              deviation2, volatility2)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
             .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
             .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
-            .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds))
+            .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds),
+            .real(after[0].rating), .real(after[0].deviation), .real(after[0].volatility),
+            .real(after[1].rating), .real(after[1].deviation), .real(after[1].volatility))
         }
         if shipsHistory {
           try writer.run("INSERT INTO history_outbox (match_id) VALUES (last_insert_rowid())")
@@ -215,6 +236,7 @@ package final class Journal {
       outboxCount += matches.count - dropped
       outboxLevel.set(waiting: outboxCount, droppedMore: dropped)
     }
+    for (name, rating) in rated { ratings.set(name, rating) }
     matchCount += matches.count
     unfoldedMatches += matches.count
     lastSeq += Int64(actions.count)

@@ -8,6 +8,9 @@ public enum JournalError: Error, CustomStringConvertible {
   case badSnapshot(path: String, problem: String)
   /// A reader that does not migrate found a journal an older release wrote.
   case olderRelease(path: String)
+  /// A rating kept in the journal that cannot be one (another program changed the file):
+  /// `holder` says whose and where.
+  case badRating(path: String, holder: String, problem: String)
 
   public var description: String {
     switch self {
@@ -19,6 +22,10 @@ public enum JournalError: Error, CustomStringConvertible {
       "\(path): the snapshot cannot be read (\(problem)). Start the server with --recover to "
         + "move this file aside (it is kept) and start with empty rooms; finished matches and "
         + "the leaderboard are carried over."
+    case .badRating(let path, let holder, let problem):
+      "\(path): the rating kept for \(holder) cannot be one (\(problem)); another program "
+        + "changed the file. Start the server with --recover to move this file aside (it is "
+        + "kept) and rate every player again from the matches it keeps."
     case .olderRelease(let path):
       "\(path) was written by an older release. Start roshambo-server once with this data "
         + "directory to bring it up to date, then ask again."

@@ -170,6 +170,32 @@ enum JournalSchema {
               AND result.id <= (SELECT through FROM standings_folded WHERE id = 1));
           """)
     }
+    migrator.registerMigration("v14: ratings kept with each match and in the standings") { db in
+      // Each seat's Glicko-2 rating after the match, and each player's after the last
+      // match folded into the standings; the leaderboard ranks by them. They are computed
+      // here from the matches kept, in order: a player whose matches were all pruned
+      // before this starts again as new (provisional).
+      try db.execute(
+        sql: """
+          ALTER TABLE matches ADD COLUMN rating1 REAL;
+          ALTER TABLE matches ADD COLUMN deviation1 REAL;
+          ALTER TABLE matches ADD COLUMN volatility1 REAL;
+          ALTER TABLE matches ADD COLUMN rating2 REAL;
+          ALTER TABLE matches ADD COLUMN deviation2 REAL;
+          ALTER TABLE matches ADD COLUMN volatility2 REAL;
+          ALTER TABLE standings ADD COLUMN rating REAL NOT NULL DEFAULT 1500;
+          ALTER TABLE standings ADD COLUMN deviation REAL NOT NULL DEFAULT 350;
+          ALTER TABLE standings ADD COLUMN volatility REAL NOT NULL DEFAULT 0.06;
+          DROP VIEW match_results;
+          CREATE VIEW match_results AS
+            SELECT id, player1 AS name, player1 = winner AS won,
+              player1 = winner AND forfeit != 0 AS won_by_forfeit,
+              rating1 AS rating, deviation1 AS deviation, volatility1 AS volatility FROM matches
+            UNION ALL SELECT id, player2, player2 = winner, player2 = winner AND forfeit != 0,
+              rating2, deviation2, volatility2 FROM matches;
+          """)
+      try Journal.rateKeptMatches(db)
+    }
     return migrator
   }
 }

@@ -197,11 +197,12 @@ package final class JournalThread: HubJournal {
   /// The leaderboard's top and the latest matches (without their rounds): what the lobby
   /// shows of the journal.
   package func standings(leaders: Int, recent: Int) -> EventLoopFuture<
-    ([LeaderboardLine], [FinishedMatch])
+    ([LobbyView.Leader], [FinishedMatch])
   > {
-    read { db in
+    let path = self.path
+    return read { db in
       (
-        try Journal.leaderboard(db, limit: leaders),
+        try Journal.leaderboard(db, path: path, limit: leaders),
         try Journal.matches(db, Journal.MatchFilter(limit: recent, withRounds: false))
       )
     }

@@ -98,6 +98,7 @@ final class JournalWriter {
   /// A value to bind to a statement's next parameter.
   enum Value {
     case int(Int64)
+    case real(Double)
     case text(String)
     /// UTF-8 bytes bound without a copy: they live until the step returns.
     case bytes(UnsafeBufferPointer<UInt8>)
@@ -124,6 +125,8 @@ final class JournalWriter {
       switch value {
       case .int(let number):
         code = sqlite3_bind_int64(statement, index, number)
+      case .real(let number):
+        code = sqlite3_bind_double(statement, index, number)
       case .text(let text):
         code = sqlite3_bind_text(statement, index, text, -1, Self.transient)
       case .bytes(let bytes):

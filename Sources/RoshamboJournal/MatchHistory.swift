@@ -11,11 +11,12 @@ import RoshamboServer
 /// writes, so it may run beside a server using the same journal.
 public struct MatchHistory {
   private let database: DatabaseQueue
+  private let path: String
 
   /// Opens `roshambo.sqlite` in `dataDirectory` read-only. A journal that an older
   /// release wrote and no server has brought up to date since is refused, saying so.
   public init(dataDirectory: String) throws {
-    database = try Journal.openReadOnly(dataDirectory: dataDirectory).database
+    (database, path) = try Journal.openReadOnly(dataDirectory: dataDirectory)
   }
 
   /// Which matches a history lists: by a player, finished within a time.
@@ -57,14 +58,14 @@ public struct MatchHistory {
   /// `history ID`), then the leaderboard.
   public func report(_ filter: Filter) throws -> String {
     let matches = try self.matches(filter)
-    let board = try database.read { try Journal.leaderboard($0, limit: 10) }
+    let board = try database.read { try Journal.leaderboard($0, path: path, limit: 10) }
     return Self.report(matches: matches, board: board)
   }
 
   /// Matches, newest first, then a leaderboard, as `history` prints them (a journal's, or
   /// a shared history's), at the local time of `timeZone` with its offset from UTC.
   public static func report(
-    matches: [FinishedMatch], board: [LeaderboardLine],
+    matches: [FinishedMatch], board: [LobbyView.Leader],
     timeZone: TimeZone = .current
   ) -> String {
     var lines = ["Recent matches (newest first):"]
@@ -86,12 +87,17 @@ public struct MatchHistory {
           + (match.fair ? "  fair: every round committed and revealed" : ""))
     }
     lines.append("")
-    lines.append("Leaderboard (matches won, lost):")
+    lines.append("Leaderboard (rating ± deviation, ? while provisional; matches won, lost):")
     if board.isEmpty { lines.append("  none yet") }
-    for (rank, entry) in board.enumerated() {
-      let forfeits = entry.byForfeit > 0 ? " (\(entry.byForfeit) by forfeit)" : ""
+    // The ratings in a column as wide as the widest ("1623 ±48", "1500?").
+    let ratings = board.map { $0.rating?.text ?? "unrated" }
+    let column = ratings.map(\.count).max() ?? 0
+    for (rank, (entry, rating)) in zip(board, ratings).enumerated() {
+      let forfeits = entry.wonByForfeit > 0 ? " (\(entry.wonByForfeit) by forfeit)" : ""
+      let padded = rating + String(repeating: " ", count: column - rating.count)
       lines.append(
-        "  \(rank + 1). \(quoted(entry.name))  \(entry.won) won\(forfeits), \(entry.lost) lost")
+        "  \(rank + 1). \(padded)  \(quoted(entry.name))  \(entry.won) won\(forfeits), "
+          + "\(entry.lost) lost")
     }
     return lines.joined(separator: "\n")
   }

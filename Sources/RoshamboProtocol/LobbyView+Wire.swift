@@ -55,6 +55,13 @@ extension JSONText {
       key("won"); int(leader.won); comma()
       key("lost"); int(leader.lost)
       if leader.wonByForfeit > 0 { comma(); key("wonByForfeit"); int(leader.wonByForfeit) }
+      if let rating = leader.rating {
+        // Within what a kept rating can be (``Glicko2Rating/problem``), so that a view
+        // with every list full fits a frame whatever a rating became.
+        comma(); key("rating"); decimal(min(max(rating.points, -999_999.999_999), 999_999.999_999))
+        comma(); key("deviation"); decimal(min(rating.deviation, 9_999.999_999))
+        comma(); key("provisional"); bool(rating.isProvisional)
+      }
       raw("}")
     }
     raw("]"); comma()
@@ -164,11 +171,11 @@ extension JSONReader {
     guard let people, let peopleCount, let rooms, let roomCount, let leaders else {
       throw failure("a lobby view without one of people, peopleCount, rooms, roomCount, leaders")
     }
-    guard people.count <= LobbyView.maxPeople, rooms.count <= LobbyView.maxRooms,
+    guard people.count <= LobbyView.maxPeopleAccepted, rooms.count <= LobbyView.maxRooms,
       leaders.count <= LobbyView.maxLeaders, recent.count <= LobbyView.maxRecent
     else {
       throw failure(
-        "a lobby view lists at most \(LobbyView.maxPeople) people, \(LobbyView.maxRooms) "
+        "a lobby view lists at most \(LobbyView.maxPeopleAccepted) people, \(LobbyView.maxRooms) "
           + "rooms, \(LobbyView.maxLeaders) leaders and \(LobbyView.maxRecent) recent matches")
     }
     if let server, !PlayerName.isValid(server) {
@@ -358,12 +365,17 @@ extension JSONReader {
     var won: Int?
     var lost: Int?
     var byForfeit = 0
+    var points: Double?
+    var deviation: Double?
     try object { reader, key in
       switch key {
       case "name": name = try reader.string()
       case "won": won = try reader.int()
       case "lost": lost = try reader.int()
       case "wonByForfeit": byForfeit = try reader.optionalInt() ?? 0
+      // `provisional` follows from the deviation (above 110), so it is not read.
+      case "rating": points = try reader.null() ? nil : reader.double()
+      case "deviation": deviation = try reader.null() ? nil : reader.double()
       default: try reader.skipValue()
       }
     }
@@ -371,6 +383,11 @@ extension JSONReader {
     guard (0...max(0, won)).contains(byForfeit) else {
       throw failure("a leader who won more matches by forfeit than in all")
     }
-    return LobbyView.Leader(name: name, won: won, lost: lost, wonByForfeit: byForfeit)
+    guard (points == nil) == (deviation == nil), (deviation ?? 1) > 0 else {
+      throw failure("a leader's rating needs a deviation above 0, and a deviation a rating")
+    }
+    let rating = points.map { LobbyView.Rating(points: $0, deviation: deviation!) }
+    return LobbyView.Leader(
+      name: name, won: won, lost: lost, wonByForfeit: byForfeit, rating: rating)
   }
 }

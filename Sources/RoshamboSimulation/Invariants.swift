@@ -11,6 +11,9 @@ struct InvariantWatch {
   var challengeEnds: [String: Int] = [:]
   /// Whether the live lobby is to be compared with the journal once the hub settles.
   var compareDue = false
+  /// The latest leaderboards the journal answered the hub with (a view is made from the
+  /// newest the hub had, and may travel while a newer one is read).
+  var leaderboards: [[LobbyView.Leader]] = []
 
   mutating func committed(
     _ commit: JournalCommit, simulation: Simulation
@@ -35,6 +38,16 @@ extension Simulation {
       fail("server frames decode", "a frame to \(ids) does not decode")
       return
     }
+    // A hub just started shows none until its first reading.
+    if case .lobby(_, let view) = message, !view.leaders.isEmpty,
+      !watch.leaderboards.contains(view.leaders)
+    {
+      fail(
+        "the lobby's leaderboard is the history's",
+        "a lobby view to \(ids) shows \(view.leaders.map(\.name)) with ratings "
+          + "\(view.leaders.map { $0.rating.map(\.text) ?? "none" }), which no reading of the "
+          + "journal gave")
+    }
     guard case .state(let seq, let view) = message else { return }
     for player in view.players where player.seat != view.you && player.weapon != nil {
       fail(
@@ -52,6 +65,21 @@ extension Simulation {
         "nothing is sent before it is durable",
         "room \(view.room) version \(seq) sent; the journal holds version \(durable)")
     }
+  }
+
+  /// The leaderboard the journal answers the hub with: its kept ratings (rated as each
+  /// commit landed) are those its matches give folded again from the start, and the
+  /// board is remembered for the lobby views made from it.
+  func checkRatings(_ board: [LobbyView.Leader]) {
+    let recomputed = PlayerRatings.recomputed(from: journal.matches)
+    if recomputed != journal.ratings {
+      let differ = recomputed.ratings.keys.filter { journal.ratings[$0] != recomputed[$0] }
+      fail(
+        "the lobby's leaderboard is the history's",
+        "the journal keeps ratings for \(differ.sorted().prefix(3)) that its "
+          + "\(journal.matches.count) matches, folded again, do not give")
+    }
+    watch.leaderboards = (watch.leaderboards + [board]).suffix(8)
   }
 
   /// A message a person's program receives (before it acts on it).

@@ -14,6 +14,9 @@ struct SimulatedJournal {
   private(set) var rows: [[UInt8]] = []
   /// Every finished match committed, in order.
   private(set) var matches: [FinishedMatch] = []
+  /// Every player's rating, kept as each commit lands (as the real journal rates a
+  /// commit's matches in it), never recomputed.
+  private(set) var ratings = PlayerRatings()
   /// The rows replayed, kept as each commit lands (what a restart must rebuild exactly).
   private(set) var lobby: LobbyState
   /// The highest version each room ever had in what is durable (rooms close and go).
@@ -41,6 +44,7 @@ struct SimulatedJournal {
       }
     }
     matches += commit.matches
+    for match in commit.matches { ratings.record(match) }
     for (name, room) in lobby.rooms {
       highestVersion[name] = max(highestVersion[name] ?? 0, room.version)
     }
@@ -57,8 +61,16 @@ struct SimulatedJournal {
     return lobby
   }
 
-  /// The leaderboard's top and the latest matches, as the real journal counts them.
+  /// The leaderboard's top and the latest matches, as the real journal counts and ranks
+  /// them, with the ratings kept.
   func standings(leaders most: Int, recent: Int) -> ([LobbyView.Leader], [FinishedMatch]) {
+    standings(leaders: most, recent: recent, ratings: ratings)
+  }
+
+  /// The same with `ratings` instead of the kept ones.
+  func standings(leaders most: Int, recent: Int, ratings: PlayerRatings) -> (
+    [LobbyView.Leader], [FinishedMatch]
+  ) {
     var won: [String: Int] = [:]
     var lost: [String: Int] = [:]
     var byForfeit: [String: Int] = [:]
@@ -68,10 +80,12 @@ struct SimulatedJournal {
       for player in match.players where player != match.winner { lost[player, default: 0] += 1 }
     }
     let names = Set(won.keys).union(lost.keys).sorted()
-    let leaders = names.map {
-      LobbyView.Leader(
-        name: $0, won: won[$0] ?? 0, lost: lost[$0] ?? 0, wonByForfeit: byForfeit[$0] ?? 0)
-    }.sorted { ($0.won, $1.lost, $1.name) > ($1.won, $0.lost, $0.name) }
+    let leaders = LobbyView.Leader.ranked(
+      names.map {
+        LobbyView.Leader(
+          name: $0, won: won[$0] ?? 0, lost: lost[$0] ?? 0, wonByForfeit: byForfeit[$0] ?? 0,
+          rating: LobbyView.Rating(ratings[$0]))
+      })
     return (Array(leaders.prefix(most)), Array(matches.suffix(recent).reversed()))
   }
 }

@@ -47,6 +47,7 @@ extension Simulation {
       queue.schedule(.answer(.snapshotWritten(.success(())), hub: hubGeneration), at: now + 5)
     case .readStandings(let leaders, let recent):
       let (board, matches) = journal.standings(leaders: leaders, recent: recent)
+      checkRatings(board)
       queue.schedule(
         .answer(.standingsRead(.success((board, matches))), hub: hubGeneration), at: now + 3)
     case .readRecord(let reading, _):

@@ -23,8 +23,14 @@ struct History: AsyncParsableCommand {
       docs/MATCH-RECORD.md), for `roshambo replay FILE` and `roshambo verify FILE`. Names \
       and rooms in text are printed quoted, with anything unprintable escaped.
 
+      The leaderboard ranks players by rating (Glicko-2, as lichess rates): "1623 ±48" is \
+      a rating and its uncertainty (one standard deviation); "1500?" is provisional, a \
+      player with too few matches for it to mean much yet.
+
       With --history-url (before or after `history`), prints the shared history's \
-      latest matches and leaderboard instead: the whole fleet's.
+      latest matches and leaderboard instead: the whole fleet's. --rate-again then rates \
+      every match of the shared history again, in the order stored (for ratings another \
+      program changed).
 
       Exit status: 0 printed; 64 a bad flag; 66 no journal, or no such match; 69 the \
       shared history cannot be reached.
@@ -55,6 +61,10 @@ struct History: AsyncParsableCommand {
   @Flag(help: "Print records as JSON, one per line.")
   var json = false
 
+  @Flag(
+    help: "With --history-url: rate every match of the shared history again, in the order stored.")
+  var rateAgain = false
+
   func validate() throws {
     guard (1...10_000).contains(limit) else {
       throw ValidationError("--limit must be from 1 to 10000.")
@@ -62,8 +72,26 @@ struct History: AsyncParsableCommand {
   }
 
   func run() async throws {
+    if rateAgain, server.options.historyAddress == nil {
+      complain(
+        "--rate-again rates a shared history: give --history-url. (A journal whose ratings "
+          + "another program changed is rated again by starting the server with --recover.)")
+      throw ExitCode(ExitStatus.usage)
+    }
     if let address = server.options.historyAddress {
       let history = SharedHistory(address: address, logger: Logger(label: "roshambo.history"))
+      if rateAgain {
+        do {
+          try await history.rateAgain()
+          await history.close()
+          print("rated every match of the shared history at \(address) again, in the order stored")
+        } catch {
+          await history.close()
+          complain("cannot rate the shared history at \(address): \(SharedHistory.explain(error))")
+          throw ExitCode(ExitStatus.unavailable)
+        }
+        return
+      }
       do {
         let matches = try await history.recentMatches(limit: limit)
         let board = try await history.leaderboard(limit: 10)

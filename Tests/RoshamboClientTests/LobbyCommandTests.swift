@@ -36,6 +36,50 @@ struct LobbyCommandTests {
     }
   }
 
+  @Test("who prints the leaderboard by rating, with its uncertainty or a question mark")
+  func whoRatings() async throws {
+    let data = NSTemporaryDirectory() + "roshambo-who-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: data) }
+    try await withTestServer(dataDirectory: data) { server in
+      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      var seated: [ServerConnection] = []
+      for name in ["Bob", "Ann"] {
+        let connection = try await ServerConnection.connect(
+          host: "127.0.0.1", port: server.port, tls: tls)
+        connection.send(
+          .hello(
+            protocol: WireProtocol.version, name: name, role: .player, room: "den", resume: nil,
+            fair: false, id: 1))
+        seated.append(connection)
+      }
+      try await waitUntil("the match runs") {
+        try await server.lobby().rooms["den"]?.phase == .choosing
+      }
+      // Ann gives the match up: Bob wins it by forfeit, and both are rated.
+      seated[1].send(.leave(id: 2))
+      try await waitUntil("the match is over") {
+        try await server.lobby().rooms["den"]?.phase == .over
+      }
+      // The lobby reads the leaderboard at most every 2 s: look until it shows.
+      var printed = ""
+      for _ in 0..<40 {
+        printed = try runRoshambo(["who", "--name", "Eve"], port: server.port).printed
+        if printed.contains("leaderboard") { break }
+        try await Task.sleep(for: .milliseconds(250))
+      }
+      let board = printed.split(separator: "\n").drop { !$0.hasPrefix("leaderboard") }
+      #expect(
+        Array(board) == [
+          "leaderboard (by rating; ? provisional):",
+          "  1. 1662?  Bob: 1 won (1 by forfeit), 0 lost",
+          "  2. 1338?  Ann: 0 won, 1 lost",
+          "recent matches (roshambo replay NUMBER):",
+          "  #1 den: Bob 0–0 Ann, Bob won by forfeit",
+        ], "\(printed)")
+      for connection in seated { await connection.close() }
+    }
+  }
+
   @Test("lobby --json prints one JSON object per view that any JSON reader takes")
   func json() async throws {
     try await withTestServer { server in

@@ -482,6 +482,60 @@ struct LobbyScreenTests {
     #expect(screen.contains { $0.contains("1. Ann: 3 won (2 by forfeit), 1 lost") }, "\(screen)")
   }
 
+  /// Four leaders as a server sends them, ranked: two settled, two provisional (one with a
+  /// name 32 columns wide).
+  static let ratedLeaders: [LobbyView.Leader] = [
+    .init(
+      name: "Alice", won: 12, lost: 3, wonByForfeit: 2,
+      rating: .init(points: 1_623.418207, deviation: 57.902114)),
+    .init(name: "Bob", won: 9, lost: 7, rating: .init(points: 1_540.5, deviation: 61.25)),
+    .init(
+      name: "カタカナカタカナカタカナカタカナ", won: 1, lost: 0,
+      rating: .init(points: 1_662.310894, deviation: 290.318964)),
+    .init(name: "Dave", won: 2, lost: 1, rating: .init(points: 1_590, deviation: 180)),
+  ]
+
+  @Test("the leaderboard by rating: \"1623 ±58\" or \"1662?\" first, at 80 and 60 columns")
+  func leaderboardRatings() {
+    let view = LobbyView(
+      people: [.init(name: "Bob", status: .idle, room: nil, takesChallenges: true)],
+      peopleCount: 1, rooms: [], roomCount: 0, leaders: Self.ratedLeaders)
+    var state = LobbyScreenState(me: "Bob")
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+    func board(_ width: Int, _ height: Int) -> [String] {
+      let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+        for: state)
+      for line in lines { #expect(DisplayWidth.columns(of: line) <= width, "\(line)") }
+      return Array(lines.drop { !$0.hasPrefix("Leaderboard") }.prefix(5))
+    }
+    #expect(
+      board(80, 24) == [
+        "Leaderboard (rating; ? provisional)",
+        "  1. 1623 ±58  Alice: 12 won (2 by forfeit), 3 lost",
+        "  2. 1541 ±61  Bob: 9 won, 7 lost",
+        "  3. 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 lost",
+        "  4. 1590?     Dave: 2 won, 1 lost",
+      ])
+    // At 60 columns a line too long is cut at its end: the rating stays.
+    #expect(
+      board(60, 20) == [
+        "Leaderboard (rating; ? provisional)",
+        "  1. 1623 ±58  Alice: 12 won (2 by forfeit), 3 lost",
+        "  2. 1541 ±61  Bob: 9 won, 7 lost",
+        "  3. 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 l…",
+        "  4. 1590?     Dave: 2 won, 1 lost",
+      ])
+    // `roshambo who` and `roshambo lobby` piped print the same lines.
+    #expect(
+      Array(LobbyText.lines(view).drop { !$0.hasPrefix("leaderboard") }) == [
+        "leaderboard (by rating; ? provisional):",
+        "  1. 1623 ±58  Alice: 12 won (2 by forfeit), 3 lost",
+        "  2. 1541 ±61  Bob: 9 won, 7 lost",
+        "  3. 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 lost",
+        "  4. 1590?     Dave: 2 won, 1 lost",
+      ])
+  }
+
   @Test("printed paragraphs wrap between words at the terminal's width; a code is never split")
   func paragraphs() {
     let code = "4821-0937-5512-8864"

@@ -39,8 +39,11 @@ struct LobbyViewTests {
         round: Int.max, phase: .choosing, bestOf: 99, ruleset: .lizardSpock, fair: false,
         spectators: RoomState.maxSpectators)
     }
+    // The widest rating a kept one can be (``Glicko2Rating/problem`` bounds them).
     let leaders = (0..<(LobbyView.maxLeaders * 2)).map { _ in
-      LobbyView.Leader(name: longestName, won: Int.max, lost: Int.max)
+      LobbyView.Leader(
+        name: longestName, won: Int.max, lost: Int.max, wonByForfeit: Int.max,
+        rating: LobbyView.Rating(points: -999_999.999_999, deviation: 9_999.999_999))
     }
     let recent = (0..<(LobbyView.maxRecent * 2)).map { _ in
       LobbyView.Recent(
@@ -204,5 +207,43 @@ struct LobbyViewTests {
     // More wins by forfeit than wins is refused.
     let lying = old.replacingOccurrences(of: #""lost":1}"#, with: #""lost":1,"wonByForfeit":4}"#)
     #expect(throws: (any Error).self) { try ServerMessage.decode(Array(lying.utf8)) }
+  }
+
+  @Test("a leader's rating (extensions rating, deviation, provisional): exact to the millionth")
+  func leaderRatings() throws {
+    let kept = Glicko2.standard.afterMatch(winner: .unrated, loser: .unrated)
+    let view = LobbyView(
+      people: [], peopleCount: 0, rooms: [], roomCount: 0,
+      leaders: [
+        .init(name: "Ann", won: 1, lost: 0, rating: .init(kept.winner)),
+        .init(name: "Bo", won: 30, lost: 2, rating: .init(points: 1_623, deviation: 47.5)),
+        .init(name: "Cy", won: 0, lost: 1, rating: .init(points: -12.000_001, deviation: 0.5)),
+      ])
+    let message = ServerMessage.lobby(seq: 1, view: view)
+    let text = String(decoding: message.encoded(), as: UTF8.self)
+    #expect(
+      text.contains(
+        #"{"name":"Ann","won":1,"lost":0,"rating":1662.310894,"deviation":290.318964,"#
+          + #""provisional":true}"#), "\(text)")
+    #expect(text.contains(#""rating":1623,"deviation":47.5,"provisional":false}"#), "\(text)")
+    #expect(text.contains(#""rating":-12.000001,"deviation":0.5,"#), "\(text)")
+    // Read back to the same doubles, bit for bit.
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+    // A protocol-1 server's leader has none, and is written back without.
+    let old =
+      #"{"type":"lobby","seq":1,"lobby":{"people":[],"peopleCount":0,"rooms":[],"roomCount":0,"leaders":[{"name":"Ann","won":3,"lost":1}],"tournament":null}}"#
+    guard case .lobby(_, let older) = try ServerMessage.decode(Array(old.utf8)) else {
+      Issue.record("not a lobby view")
+      return
+    }
+    #expect(older.leaders.first?.rating == nil)
+    #expect(
+      !String(decoding: ServerMessage.lobby(seq: 1, view: older).encoded(), as: UTF8.self)
+        .contains("rating"))
+    // A rating without its deviation, or with none above 0, is refused.
+    for bad in [#""lost":1,"rating":1500}"#, #""lost":1,"rating":1500,"deviation":0}"#] {
+      let broken = old.replacingOccurrences(of: #""lost":1}"#, with: bad)
+      #expect(throws: (any Error).self) { try ServerMessage.decode(Array(broken.utf8)) }
+    }
   }
 }

@@ -462,6 +462,9 @@ struct BoundedStateTests {
     #expect(board.count < Journal.keepStandings + Journal.standingsBatch)
     #expect(board.first?.name == "Champion" && board.first?.won == 3)
     #expect(board.contains { $0.name == "Rival" } == false, "losers go first")
+    // Those dropped are forgotten by the ratings a commit starts from too.
+    #expect(try journal.ratings == journal.keptRatings())
+    #expect(journal.ratings.ratings["Rival"] == nil)
     // The count the journal keeps matches the table after a reopen.
     let reopened = try Journal(
       directory: journal.path.replacingOccurrences(

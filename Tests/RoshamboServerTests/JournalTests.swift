@@ -43,6 +43,6 @@ struct JournalTests {
     }
     #expect(after == expected)
     let history = try MatchHistory(dataDirectory: data).report(limit: 20)
-    #expect(history.contains("1. \"Alice\"  8 won, 0 lost"))
+    #expect(history.contains("1. 1826?  \"Alice\"  8 won, 0 lost"), "\(history)")
   }
 }

@@ -52,9 +52,9 @@ struct MatchRecordJournalTests {
     let path = try Journal(directory: directory).path
     let old = try DatabaseQueue(path: path)
     try old.write { db in
-      // As release v10 left it: no `rounds` column, one match kept.
+      // As release v10 left it: no `rounds` column, no ratings, one match kept.
       try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v11%'")
-      try db.execute(sql: "DROP VIEW match_results")
+      try Self.withoutRatings(db)
       try db.execute(sql: "ALTER TABLE matches DROP COLUMN rounds")
       try db.execute(
         sql: """
@@ -91,10 +91,10 @@ struct MatchRecordJournalTests {
     let path = try Journal(directory: directory).path
     let old = try DatabaseQueue(path: path)
     try old.write { db in
-      // As release v12 left it: standings without forfeits, two matches folded into them
-      // (Ann beat Ben twice, once by forfeit).
+      // As release v12 left it: standings without forfeits or ratings, two matches
+      // folded into them (Ann beat Ben twice, once by forfeit).
       try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v13%'")
-      try db.execute(sql: "DROP VIEW match_results")
+      try Self.withoutRatings(db)
       if try db.columns(in: "standings").contains(where: { $0.name == "won_by_forfeit" }) {
         try db.execute(sql: "ALTER TABLE standings DROP COLUMN won_by_forfeit")
       }
@@ -118,23 +118,38 @@ struct MatchRecordJournalTests {
       }
       .dropFirst().map(String.init)
     }
+    // The upgrade rates the two matches kept, in order (both still provisional).
     let journal = try Journal(directory: directory)
     #expect(
       try board(journal) == [
-        #"  1. "Ann"  2 won (1 by forfeit), 0 lost"#, #"  2. "Ben"  0 won, 2 lost"#,
+        #"  1. 1720?  "Ann"  2 won (1 by forfeit), 0 lost"#, #"  2. 1280?  "Ben"  0 won, 2 lost"#,
       ])
-    // Ben wins one by forfeit: counted before the fold, and after it.
+    #expect(try journal.keptRatings() == journal.recomputedRatings())
+    // Ben wins one by forfeit: counted (and rated) before the fold, and after it.
     var forfeit = Self.finished(
       "duel-3", ["Ann", "Ben"], [(.rock, .paper), (.rock, .paper)], at: 20)
     forfeit.forfeit = true
     try journal.append([], matches: [forfeit])
     let expected = [
-      #"  1. "Ann"  2 won (1 by forfeit), 1 lost"#, #"  2. "Ben"  1 won (1 by forfeit), 2 lost"#,
+      #"  1. 1510?  "Ben"  1 won (1 by forfeit), 2 lost"#,
+      #"  2. 1490?  "Ann"  2 won (1 by forfeit), 1 lost"#,
     ]
     #expect(try board(journal) == expected)
     try journal.foldStandings()
     #expect(try board(journal) == expected)
     #expect(try board(try Journal(directory: directory)) == expected)
+  }
+
+  /// Takes migration v14 back out of a journal made now, as an older release left it: no
+  /// ratings in the matches or the standings, and `match_results` dropped (the test makes
+  /// its own older one).
+  static func withoutRatings(_ db: Database) throws {
+    try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v14%'")
+    try db.execute(sql: "DROP VIEW match_results")
+    for column in ["rating", "deviation", "volatility"] {
+      try db.execute(sql: "ALTER TABLE standings DROP COLUMN \(column)")
+      for seat in 1...2 { try db.execute(sql: "ALTER TABLE matches DROP COLUMN \(column)\(seat)") }
+    }
   }
 
   @Test("history filters by player and by time")

@@ -114,7 +114,7 @@ struct SharedHistoryTests {
     #expect(try await history.store([twins], serverID: "s1") == 1)
     #expect(
       try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
-    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "2")
+    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "3")
     // A win by forfeit is counted as a win, and as one by forfeit.
     var forfeit = twins
     (forfeit.id, forfeit.players, forfeit.winner, forfeit.forfeit) = (
@@ -122,8 +122,8 @@ struct SharedHistoryTests {
     )
     #expect(try await history.store([forfeit], serverID: "s1") == 1)
     let after = try await history.leaderboard(limit: 10)
-    #expect(after.first { $0.name == "Bo" }.map { [$0.won, $0.byForfeit] } == [1, 1])
-    #expect(after.first { $0.name == "Ann" }.map { [$0.won, $0.byForfeit] } == [4, 0])
+    #expect(after.first { $0.name == "Bo" }.map { [$0.won, $0.wonByForfeit] } == [1, 1])
+    #expect(after.first { $0.name == "Ann" }.map { [$0.won, $0.wonByForfeit] } == [4, 0])
     await history.close()
   }
 
@@ -294,6 +294,179 @@ struct SharedHistoryTests {
   }
 }
 
+/// The fleet's ratings in PostgreSQL: rated in the order stored, whichever server stores,
+/// equal to what folding the shared history again gives; a broken one is left out, stops
+/// the store, and `--rate-again` mends it.
+@Suite(
+  "A shared history in PostgreSQL: ratings", .serialized,
+  .enabled(if: PostgresProcess.available))
+struct SharedRatingsTests {
+  /// Matches numbered from `first` among a dozen players, drawn from `seed`.
+  static func matches(_ count: Int, from first: Int64 = 1, seed: UInt64) -> [FinishedMatch] {
+    var generator = SplitMix64(seed: seed)
+    return (0..<count).map { index in
+      let one = "P\(Int.random(in: 0..<12, using: &generator))"
+      let two = "P\((Int(one.dropFirst())! + Int.random(in: 1..<12, using: &generator)) % 12)"
+      let winner = Bool.random(using: &generator) ? one : two
+      return FinishedMatch(
+        id: first + Int64(index), room: "den", finishedAt: Int64(index), ruleset: "classic",
+        bestOf: 1, players: [one, two], scores: winner == one ? [1, 0] : [0, 1], winner: winner,
+        forfeit: false, fair: false)
+    }
+  }
+
+  static func history(_ postgres: PostgresProcess, lines: LogLines? = nil) throws
+    -> SharedHistory
+  {
+    SharedHistory(
+      address: try HistoryAddress(parsing: postgres.url),
+      logger: Logger(label: "test") { _ in
+        lines.map { CapturingLogHandler(lines: $0) } ?? CapturingLogHandler(lines: LogLines())
+      })
+  }
+
+  /// Whether what PostgreSQL keeps is, bit for bit, what its rows folded in the order
+  /// stored give, and what `expected` gives.
+  static func expectKept(_ history: SharedHistory, equal expected: PlayerRatings) async throws {
+    let (kept, recomputed) = try await history.ratings()
+    #expect(!kept.ratings.isEmpty)
+    #expect(RatingJournalTests.differences(kept, recomputed).isEmpty)
+    let differ = RatingJournalTests.differences(kept, expected)
+    #expect(differ.isEmpty, "\(differ.prefix(3))")
+  }
+
+  @Test("two servers storing at once: rated in the order stored, kept equal to recomputed")
+  func orderStored() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let (one, two) = (try Self.history(postgres), try Self.history(postgres))
+    try await one.migrate()
+    try await two.migrate()
+    let first = Self.matches(150, seed: 1)
+    let second = Self.matches(150, seed: 2)
+    // Each server ships its batches (of 1 to 7, some sent twice, as after a crash),
+    // both at once.
+    func ship(_ history: SharedHistory, _ matches: [FinishedMatch], _ server: String)
+      async throws
+    {
+      var generator = SplitMix64(seed: UInt64(server.utf8.last!))
+      var rest = matches[...]
+      while !rest.isEmpty {
+        let batch = Array(rest.prefix(Int.random(in: 1...7, using: &generator)))
+        rest = rest.dropFirst(batch.count)
+        #expect(try await history.store(batch, serverID: server) == batch.count)
+        if Bool.random(using: &generator) {
+          #expect(try await history.store(batch, serverID: server) == 0)
+        }
+      }
+    }
+    async let a: Void = ship(one, first, "s1")
+    async let b: Void = ship(two, second, "s2")
+    _ = try await (a, b)
+    // The order they were stored in, as PostgreSQL numbered them.
+    let order = try postgres.psql(
+      "SELECT server_id, match_id FROM roshambo_matches ORDER BY rated_order"
+    ).split(separator: "\n").map { line in
+      let parts = line.split(separator: "|")
+      return (parts[0] == "s1" ? first : second)[Int(parts[1])! - 1]
+    }
+    #expect(order.count == 300)
+    #expect(
+      try postgres.psql("SELECT min(rated_order), max(rated_order) FROM roshambo_matches")
+        == "1|300")
+    let expected = PlayerRatings.recomputed(from: order)
+    try await Self.expectKept(one, equal: expected)
+    // The board: ranked by rating, from the kept ratings.
+    let board = try await two.leaderboard(limit: 10)
+    #expect(
+      board.map(\.rating)
+        == LobbyView.Leader.ranked(
+          expected.ratings.map { .init(name: $0, won: 0, lost: 0, rating: .init($1)) }
+        ).prefix(10).map(\.rating))
+    await one.close()
+    await two.close()
+  }
+
+  @Test("a shared history from before ratings is ordered as stored and rated on upgrade")
+  func upgradeRates() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    // Schema version 2, as the release before ratings left it, with matches stored one
+    // after another (the latest stored first here, to show the order is the storing).
+    let version2 = SharedHistory.migrations.prefix(2).joined(separator: ";\n")
+    _ = try postgres.psql(
+      "CREATE TABLE roshambo_schema (version integer NOT NULL);\n" + version2
+        + ";\nINSERT INTO roshambo_schema VALUES (1), (2)")
+    let matches = Self.matches(40, seed: 3)
+    for (index, match) in matches.enumerated() {
+      _ = try postgres.psql(
+        """
+        INSERT INTO roshambo_matches (server_id, match_id, room, finished_at, ruleset, best_of,
+          player1, player2, score1, score2, winner, forfeit, fair, stored_at) VALUES
+          ('s1', \(match.id!), 'den', \(100 - index), 'classic', 1, '\(match.players[0])',
+          '\(match.players[1])', \(match.scores[0]), \(match.scores[1]), '\(match.winner)',
+          false, false, timestamp '2026-11-25 18:00:00' + interval '\(index) seconds');
+        INSERT INTO roshambo_standings (name, won, lost) VALUES
+          ('\(match.players[0])', \(match.scores[0]), \(match.scores[1])),
+          ('\(match.players[1])', \(match.scores[1]), \(match.scores[0]))
+          ON CONFLICT (name) DO UPDATE SET won = roshambo_standings.won + excluded.won,
+            lost = roshambo_standings.lost + excluded.lost;
+        """)
+    }
+    let history = try Self.history(postgres)
+    try await history.migrate()
+    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "3")
+    try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches))
+    // The matches stored after the upgrade are rated on from there.
+    let later = Self.matches(20, from: 41, seed: 4)
+    #expect(try await history.store(later, serverID: "s1") == 20)
+    try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches + later))
+    await history.close()
+  }
+
+  @Test(
+    "a rating another program broke: left out of the board and said once; the next store of that player refused, naming it; --rate-again mends it"
+  )
+  func brokenRating() async throws {
+    let postgres = try PostgresProcess()
+    defer { postgres.remove() }
+    let lines = LogLines()
+    let history = try Self.history(postgres, lines: lines)
+    try await history.migrate()
+    let matches = Self.matches(60, seed: 5)
+    #expect(try await history.store(matches, serverID: "s1") == 60)
+    let top = try #require(try await history.leaderboard(limit: 1).first?.name)
+    _ = try postgres.psql(
+      "UPDATE roshambo_standings SET deviation = -3 WHERE name = '\(top)'")
+    let board = try await history.leaderboard(limit: 10)
+    #expect(board.count == 10 && !board.contains { $0.name == top })
+    _ = try await history.leaderboard(limit: 10)
+    #expect(
+      lines.text.components(separatedBy: "holds a rating that cannot be one").count - 1 == 1,
+      "\(lines.text)")
+    // A match of that player is not stored while the row is broken: it waits.
+    let next = FinishedMatch(
+      id: 61, room: "den", finishedAt: 61, ruleset: "classic", bestOf: 1,
+      players: [top, "P99"], scores: [1, 0], winner: top, forfeit: false, fair: false)
+    let refused = await #expect(throws: HistoryError.self) {
+      try await history.store([next], serverID: "s1")
+    }
+    #expect(
+      refused?.description.contains("roshambo_standings holds a rating for \"\(top)\"") == true,
+      "\(String(describing: refused))")
+    #expect(try await history.count() == 60)
+    // Rated again from the matches, in the order stored: mended, and the match goes in.
+    let server = try ServerProcess(["history", "--history-url", postgres.url, "--rate-again"])
+    let (status, said) = server.finish()
+    #expect(status == 0 && said.contains("rated every match of the shared history"), "\(said)")
+    try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches))
+    #expect(try await history.store([next], serverID: "s1") == 1)
+    try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches + [next]))
+    #expect(try await history.leaderboard(limit: 10).contains { $0.name == top })
+    await history.close()
+  }
+}
+
 /// Rows read back from the shared history keep the protocol's rules, or are left out.
 @Suite("Shared history: rows read back")
 struct HistoryRowsTests {
@@ -301,12 +474,10 @@ struct HistoryRowsTests {
   func leaders() {
     let long = String(repeating: "A", count: 100_000)
     let escape = "\u{1B}]52;c;aGk=\u{07}Mallory"
-    let rows: [LeaderboardLine] = [
-      (long, 9, 0, 0), ("Alice", 5, 0, 0), (escape, 4, 0, 0), ("Bob", 3, 1, 0), (long, 2, 0, 0),
-      ("Cy", 1, 0, 0), ("Di", 0, 1, 0),
-    ]
+    let names = [long, "Alice", escape, "Bob", long, "Cy", "Di"]
+    let rows = names.map { (LobbyView.Leader(name: $0, won: 1, lost: 0), Glicko2Rating.unrated) }
     let checked = HistoryRows(leaders: rows, limit: 3)
-    #expect(checked.kept.map(\.name) == ["Alice", "Bob", "Cy"])
+    #expect(checked.kept.map(\.0.name) == ["Alice", "Bob", "Cy"])
     #expect(checked.broken.map(\.text) == [long, escape])
     #expect(checked.broken[0].problem.contains("at most"))
     #expect(checked.broken[1].problem.contains("U+1B"))
@@ -330,7 +501,7 @@ struct HistoryRowsTests {
   }
 
   static func fetches(limit: Int) -> Int {
-    HistoryRows<LeaderboardLine>.fetchCount(for: limit)
+    HistoryRows<LobbyView.Leader>.fetchCount(for: limit)
   }
 }
 

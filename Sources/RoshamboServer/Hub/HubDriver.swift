@@ -172,16 +172,7 @@ final class HubDriver {
     case .readStandings(let leaders, let recent):
       guard let journal else { return }
       track(journal.standings(leaders: leaders, recent: recent)) { result in
-        self.handle(
-          .standingsRead(
-            result.map { board, matches in
-              (
-                board.map {
-                  LobbyView.Leader(
-                    name: $0.name, won: $0.won, lost: $0.lost, wonByForfeit: $0.byForfeit)
-                }, matches
-              )
-            }))
+        self.handle(.standingsRead(result))
       }
     case .readRecord(let reading, let match):
       guard let journal else { return }

@@ -23,9 +23,9 @@ package protocol HubJournal: AnyObject, Sendable {
   func commitNowIfQuick(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool)
     -> Result<JournalCommitTiming, any Error>?
 
-  /// The leaderboard's top and the latest matches (without their rounds).
+  /// The leaderboard's top, in its order, and the latest matches (without their rounds).
   func standings(leaders: Int, recent: Int) -> EventLoopFuture<
-    ([LeaderboardLine], [FinishedMatch])
+    ([LobbyView.Leader], [FinishedMatch])
   >
 
   /// The kept match numbered `id` (nil: none).
@@ -65,7 +65,3 @@ package struct JournalCommitTiming: Sendable {
     self.tookMicros = tookMicros
   }
 }
-
-/// A line of the leaderboard: a player's matches won and lost, and how many of the wins
-/// were by forfeit.
-public typealias LeaderboardLine = (name: String, won: Int, lost: Int, byForfeit: Int)
