@@ -340,7 +340,7 @@ public final class LobbyClient: Sendable {
           return match
         case .error(let error, let re) where re == asked || re == 1 || error.fatal:
           throw RecordRequest.Refused(error: error)
-        case .lobby, .pong, .error:
+        case .lobby, .lobbyPatch, .pong, .error:
           continue
         case .record, .welcome, .state, .challenge:
           throw ProtocolViolation(message: "a message that does not answer a request for a record")

@@ -59,7 +59,8 @@ public enum ClientMessage: Sendable, Equatable {
   /// The message's `id`, echoed as `re` on an error it causes.
   public var id: Int? {
     switch self {
-    case .hello(_, _, _, _, _, _, _, _, _, let id), .lobbyResync(let id), .choose(_, _, let id), .commit(_, _, let id),
+    case .hello(_, _, _, _, _, _, _, _, _, let id), .lobbyResync(let id), .choose(_, _, let id),
+      .commit(_, _, let id),
       .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id),
       .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, _, let id), .enter(let id),
       .withdraw(let id), .match(_, let id):

@@ -9,7 +9,7 @@ import RoshamboJSON
 extension JSONText {
   package mutating func lobbyPatch(_ patch: LobbyPatch) {
     var first = true
-    func next(_ name: String) {
+    func next(_ name: StaticString) {
       if !first { comma() }
       first = false
       key(name)

@@ -101,7 +101,8 @@ struct LobbyBandwidthTests {
     #expect(measuring, "the tournament never had 25 live matches")
     let elapsed = Double(hub.now - measuredFrom) / 1_000
     let whole = Double(wholeFollowers.map { bytes[$0.id, default: 0] }.reduce(0, +)) / 25 / elapsed
-    let patched = Double(patchFollowers.map { bytes[$0.id, default: 0] }.reduce(0, +)) / 25 / elapsed
+    let patched =
+      Double(patchFollowers.map { bytes[$0.id, default: 0] }.reduce(0, +)) / 25 / elapsed
     let meanLive = Double(liveMatches.reduce(0, +)) / Double(max(liveMatches.count, 1))
     print(
       "lobby bytes per follower per second over \(Int(elapsed)) s, \(meanLive) live matches on "

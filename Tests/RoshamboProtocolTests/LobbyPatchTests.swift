@@ -56,7 +56,10 @@ struct LobbyPatchTests {
           ? nil
           : LobbyView.TournamentView(
             kind: .swiss, phase: .running, round: draws.next(4), rounds: 4,
-            standings: [.init(name: "Ann", wins: draws.next(3), losses: 0)], pairings: [],
+            standings: [
+              .init(name: "Ann", wins: draws.next(3), losses: 0, roundDifference: 0, alive: true)
+            ],
+            pairings: [],
             champion: nil)
         view.server = draws.chance(50) ? nil : "attic"
       default:
@@ -196,6 +199,8 @@ struct LobbyPatchTests {
       return
     }
     #expect(error.code == .badMessage)
-    #expect(ClientMessage.decode(ClientMessage.lobbyResync(id: 4).encoded()) == .success(.lobbyResync(id: 4)))
+    #expect(
+      ClientMessage.decode(ClientMessage.lobbyResync(id: 4).encoded())
+        == .success(.lobbyResync(id: 4)))
   }
 }
