@@ -76,12 +76,18 @@ public final class LobbyClient: Sendable {
       return lastID
     }
 
-    /// `hello` with role `lobby`; `keepalive`: the pings promised, if any.
+    /// `hello` with role `lobby`, taking patches after the first view; `keepalive`: the
+    /// pings promised, if any.
     public mutating func hello(keepalive: Duration?) -> ClientMessage {
       return .hello(
         protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
         fair: true, challenges: takesChallenges, keepalive: keepalive?.promisedSeconds,
-        id: nextID())
+        patches: true, id: nextID())
+    }
+
+    /// `lobbyResync`: a patch did not follow from the view this follower has.
+    public mutating func resync() -> ClientMessage {
+      .lobbyResync(id: nextID())
     }
 
     public mutating func challenge(_ person: String, fair: Bool) -> ClientMessage {
@@ -222,6 +228,7 @@ public final class LobbyClient: Sendable {
     var accepted: Set<Int> = []
     var entrant = false
     var followed = false
+    var replica = LobbyReplica()
     func violation(_ message: String) async -> ProtocolViolation {
       await connection.close()
       return ProtocolViolation(message: message)
@@ -239,7 +246,24 @@ public final class LobbyClient: Sendable {
         return nil
       case .message(let raw):
         let event: Event
-        switch raw.sanitized() {
+        var message = raw
+        if case .lobby = raw {
+          _ = replica.receive(raw)
+        } else if case .lobbyPatch = raw {
+          switch replica.receive(raw) {
+          case .updated:
+            guard let seq = replica.seq, let view = replica.view else { continue }
+            message = .lobby(seq: seq, view: view)
+          case .waiting:
+            continue
+          case .resync:
+            request { $0.resync() }
+            continue
+          }
+        }
+        switch message.sanitized() {
+        case .lobbyPatch:
+          continue
         case .lobby(let seq, let lobby):
           if let last, seq <= last {
             throw await violation("lobby views went from seq \(last) to \(seq)")
@@ -316,7 +340,7 @@ public final class LobbyClient: Sendable {
           return match
         case .error(let error, let re) where re == asked || re == 1 || error.fatal:
           throw RecordRequest.Refused(error: error)
-        case .lobby, .pong, .error:
+        case .lobby, .lobbyPatch, .pong, .error:
           continue
         case .record, .welcome, .state, .challenge:
           throw ProtocolViolation(message: "a message that does not answer a request for a record")

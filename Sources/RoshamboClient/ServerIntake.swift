@@ -99,7 +99,7 @@ public enum ServerIntake {
       return .action(.serverError(error))
     case .pong(let id):
       return .pong(id: id)
-    case .lobby:
+    case .lobby, .lobbyPatch:
       return .violation("a lobby view this connection did not ask for (it follows a room)")
     case .challenge:
       return .violation("a challenge this connection did not ask for (it follows a room)")

@@ -109,6 +109,10 @@ extension ServerMessage {
         view.tournament = tournament
       }
       return .lobby(seq: seq, view: view)
+    case .lobbyPatch:
+      // Applied to the view unsanitized (its fingerprint is of the server's text), then
+      // the resulting view is sanitized as a `lobby` view.
+      return self
     case .challenge(var notice):
       notice.from = TerminalText.name(notice.from)
       notice.to = TerminalText.name(notice.to)

@@ -15,6 +15,9 @@ extension HubCore {
     guard !items.isEmpty else { return [] }
     var deliveries: [Delivery] = []
     deliveries.reserveCapacity(items.count)
+    // What everyone's lobby delivery cost a follower, on average: it paces the next
+    // (``LobbyFeed/bytesPerSecond``).
+    var paced = (bytes: 0, links: 0)
     for item in items {
       switch item {
       case .message(let link, let message):
@@ -40,7 +43,7 @@ extension HubCore {
         add(.state(seq: room.version, view: view), to: [link.id], room: name, into: &deliveries)
       case .close(let link):
         deliveries.append(Delivery(to: [link.id], payload: nil, kind: .other))
-      case .lobby(let seq, let view, let to):
+      case .lobby(let seq, let view, let to, let toAll):
         // Only to those who follow it still (a newcomer may have been seated since).
         let followers = state.sessions.followers
         let links =
@@ -49,8 +52,19 @@ extension HubCore {
         guard !links.isEmpty,
           let payload = payload(.lobby(seq: seq, view: view), room: nil)
         else { continue }
-        // A lobby view's size paces the next (``LobbyFeed/bytesPerSecond``).
-        if to == nil { state.feed.lastViewBytes = payload.count + 4 }
+        if to == nil || toAll {
+          paced.bytes += (payload.count + 4) * links.count
+          paced.links += links.count
+        }
+        deliveries.append(
+          Delivery(to: links.map(\.id), payload: payload, kind: .state, spread: true))
+      case .lobbyPatch(let seq, let base, let fingerprint, let patch, let to):
+        let links = to.filter { state.sessions.followers[$0.id] != nil }
+        let message = ServerMessage.lobbyPatch(
+          seq: seq, base: base, fingerprint: fingerprint, patch: patch)
+        guard !links.isEmpty, let payload = payload(message, room: nil) else { continue }
+        paced.bytes += (payload.count + 4) * links.count
+        paced.links += links.count
         deliveries.append(
           Delivery(to: links.map(\.id), payload: payload, kind: .state, spread: true))
       case .afterLobbyViews(let link, let message):
@@ -60,6 +74,7 @@ extension HubCore {
           Delivery(to: [link.id], payload: payload, kind: Delivery.Kind(message), spread: true))
       }
     }
+    if paced.links > 0 { state.feed.lastViewBytes = paced.bytes / paced.links }
     // Rooms closed since are forgotten.
     if state.stages.count > state.lobby.rooms.count + 64 {
       state.stages = state.stages.filter { state.lobby.rooms[$0.key] != nil }

@@ -14,6 +14,7 @@ extension HubCore {
     var resume: String?
     var fair: Bool?
     var challenges: Bool
+    var patches = false
     var id: Int?
     var identity: String? { peer.identity }
   }
@@ -61,7 +62,7 @@ extension HubCore {
     if hello.challenges { replaceGhosts(of: link, name: hello.name, identity: hello.identity) }
     state.sessions.follow(
       link, name: hello.name, takesChallenges: hello.challenges, playsFair: hello.fair != nil,
-      identity: hello.identity)
+      identity: hello.identity, takesPatches: hello.patches)
     if hello.challenges, heldSeatArrived(link, name: hello.name, identity: hello.identity) {
       return
     }

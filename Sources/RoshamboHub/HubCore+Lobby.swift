@@ -12,10 +12,44 @@ extension HubCore {
     case .nothing:
       break
     case .everyone(let seq):
-      state.outbox.append(.lobby(seq: seq, lobbyView(), to: nil))
+      let view = lobbyView()
+      let patching = state.sessions.followers.values.filter {
+        $0.takesPatches && !state.feed.servedNewcomers.contains($0.link)
+      }
+      if patching.isEmpty {
+        state.outbox.append(.lobby(seq: seq, view, to: nil))
+      } else {
+        // One patch for every follower in step (they all have the view sent at seq - 1),
+        // the whole view for the rest.
+        let inStep = Set(patching.map(\.link.id))
+        let rest = state.sessions.followers.keys.filter { !inStep.contains($0) }.sorted()
+        if !rest.isEmpty {
+          let links = rest.map { state.sessions.followers[$0]!.link }
+          state.outbox.append(.lobby(seq: seq, view, to: links, toAll: true))
+        }
+        let links = inStep.sorted().map { state.sessions.followers[$0]!.link }
+        if let sent = state.feed.sent {
+          state.outbox.append(
+            .lobbyPatch(
+              seq: seq, base: seq - 1, fingerprint: view.fingerprint,
+              LobbyPatch.make(from: sent, to: view), to: links))
+        } else {
+          state.outbox.append(.lobby(seq: seq, view, to: links, toAll: true))
+        }
+      }
+      state.feed.sent = view
       sendNoticesAfterFirstView(to: nil)
     case .newcomers(let links, let seq):
-      state.outbox.append(.lobby(seq: seq, lobbyView(), to: links))
+      // A patch follower gets the view sent to all at `seq` (the next patch is made from
+      // it), the others the lobby as it is now.
+      let patching = links.filter { state.sessions.followers[$0.id]?.takesPatches == true }
+      if let sent = state.feed.sent, !patching.isEmpty {
+        let whole = links.filter { state.sessions.followers[$0.id]?.takesPatches != true }
+        if !whole.isEmpty { state.outbox.append(.lobby(seq: seq, lobbyView(), to: whole)) }
+        state.outbox.append(.lobby(seq: seq, sent, to: patching))
+      } else {
+        state.outbox.append(.lobby(seq: seq, lobbyView(), to: links))
+      }
       sendNoticesAfterFirstView(to: links)
       // The change that came with them is still due to everyone else: ask again, which
       // schedules it (newcomers are served now, so this cannot recurse further).
@@ -23,6 +57,17 @@ extension HubCore {
     case .later(let at):
       if state.timers[.lobbyView] == nil { schedule(.lobbyView, at: at) }
     }
+  }
+
+  /// A follower that takes patches asks for the whole view: it gets the one sent to all
+  /// (as a newcomer does), and patches from there.
+  mutating func resendLobbyView(to link: Peer, re id: Int?) {
+    guard let follower = state.sessions.followers[link.id], follower.takesPatches else {
+      reply(link, .notPlaying("Only a lobby follower that takes patches resyncs."), re: id)
+      return
+    }
+    state.feed.followed(by: link)
+    scheduleFlush()
   }
 
   /// The notices waiting for the first lobby view of `links` (nil: every follower's).

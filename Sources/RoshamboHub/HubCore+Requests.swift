@@ -7,11 +7,14 @@ extension HubCore {
   mutating func receive(_ message: ClientMessage, from peer: Peer) {
     switch message {
     case .hello(
-      let version, let name, let role, let room, let resume, let fair, let challenges, _, let id):
+      let version, let name, let role, let room, let resume, let fair, let challenges, _,
+      let patches, let id):
       hello(
         Hello(
           peer: peer, version: version, name: name, role: role, room: room, resume: resume,
-          fair: fair, challenges: challenges, id: id))
+          fair: fair, challenges: challenges, patches: patches, id: id))
+    case .lobbyResync(let id):
+      resendLobbyView(to: peer, re: id)
     case .challenge(let name, let bestOf, let ruleset, let fair, let id):
       let origin = Origin(link: peer, re: id)
       if refusedWhileDraining(origin) { break }

@@ -5,8 +5,12 @@ import RoshamboGame
 /// something changed, each with a higher `seq`; a new follower gets the current one at
 /// once. A value: the hub asks it at each flush.
 ///
+/// Followers that take patches (their `hello` said `patches`) get, after a whole first
+/// view, only what changed since ``sent``: one patch made once for all of them.
+///
 /// Invariants: `seq` rises by one with each view sent to every follower, and never
-/// otherwise; two views to all are at least ``interval`` ms apart.
+/// otherwise; two views to all are at least ``interval`` ms apart; ``sent`` is the view
+/// sent to all at `seq` (what every patch follower in step has).
 struct LobbyFeed {
   /// The shortest time between two views to every follower, ms (4 a second).
   static let interval: Int64 = 250
@@ -31,6 +35,12 @@ struct LobbyFeed {
   private var lastSentAt: Int64?
   /// Followers who have not had a view yet.
   private var newcomers: [Peer] = []
+  /// The newcomers the last `.everyone` served: a patch follower among them needs the
+  /// whole view, not the patch.
+  private(set) var servedNewcomers: Set<Peer> = []
+  /// The view sent to all at ``seq`` (nil before the first): patches are made from it, and
+  /// a patch follower that is new or asked again gets it whole.
+  var sent: LobbyView?
   /// The leaderboard's top, as the journal last counted it.
   var leaders: [LobbyView.Leader] = []
   /// The matches finished lately, as the journal last listed them (newest first).
@@ -66,6 +76,7 @@ struct LobbyFeed {
       seq += 1
       changed = false
       lastSentAt = now
+      servedNewcomers = Set(newcomers)
       newcomers.removeAll()
       return .everyone(seq: seq)
     }

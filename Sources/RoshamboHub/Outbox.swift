@@ -14,8 +14,12 @@ struct Outbox {
     /// The room's latest state to one connection only.
     case stateTo(Peer, String)
     case close(Peer)
-    /// A lobby view to every follower of the lobby (`to` nil) or to one.
-    case lobby(seq: Int, LobbyView, to: [Peer]?)
+    /// A lobby view to every follower of the lobby (`to` nil) or to some; `toAll`: these
+    /// are some of everyone's delivery (their size paces the next).
+    case lobby(seq: Int, LobbyView, to: [Peer]?, toAll: Bool = false)
+    /// What changed since the view at `base`, to the followers in step with it (part of
+    /// everyone's delivery).
+    case lobbyPatch(seq: Int, base: Int, fingerprint: String, LobbyPatch, to: [Peer])
     /// A message to a follower that must come after the lobby views queued before it
     /// (those go out in slices, after other messages).
     case afterLobbyViews(Peer, ServerMessage)

@@ -19,6 +19,8 @@ struct Sessions: Equatable {
     var name: String
     /// The player identity the connection presented, if any.
     var identity: String? = nil
+    /// Whether it takes `lobbyPatch` messages after its first view (its `hello` said so).
+    var takesPatches = false
   }
 
   /// A connection following the lobby.
@@ -31,6 +33,8 @@ struct Sessions: Equatable {
     var playsFair = false
     /// The player identity the connection presented, if any.
     var identity: String? = nil
+    /// Whether it takes `lobbyPatch` messages after its first view (its `hello` said so).
+    var takesPatches = false
   }
 
   struct Audience: Equatable {
@@ -83,11 +87,11 @@ struct Sessions: Equatable {
 
   mutating func follow(
     _ link: Peer, name: String, takesChallenges: Bool = false, playsFair: Bool = false,
-    identity: String? = nil
+    identity: String? = nil, takesPatches: Bool = false
   ) {
     followers[link.id] = Follower(
       link: link, name: name, takesChallenges: takesChallenges, playsFair: playsFair,
-      identity: identity)
+      identity: identity, takesPatches: takesPatches)
   }
 
   /// `follower` follows the lobby (again).

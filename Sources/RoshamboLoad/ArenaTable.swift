@@ -240,7 +240,7 @@ final class ArenaSeat: ChannelInboundHandler {
       // the way are expected.
       guard !finishing, lastView?.opponent?.left != true else { return }
       table.arenaFailed("the server refused \(name) in \(room): \(error.message)")
-    case .pong, .lobby, .challenge, .record:
+    case .pong, .lobby, .lobbyPatch, .challenge, .record:
       break
     }
   }

@@ -317,7 +317,7 @@ final class LoadBotHandler: ChannelInboundHandler {
       }
     case .error(let error, _):
       stats.error(error.code.rawValue)
-    case .pong, .lobby, .challenge, .record:
+    case .pong, .lobby, .lobbyPatch, .challenge, .record:
       break
     }
   }

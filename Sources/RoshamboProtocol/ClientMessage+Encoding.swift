@@ -13,7 +13,7 @@ extension ClientMessage {
     switch self {
     case .hello(
       let version, let name, let role, let room, let resume, let fair, let challenges,
-      let keepalive, let messageID
+      let keepalive, let patches, let messageID
     ):
       json.raw("{\"type\":\"hello\",")
       json.key("protocol"); json.int(version); json.comma()
@@ -24,6 +24,7 @@ extension ClientMessage {
       if let fair { json.comma(); json.key("fair"); json.bool(fair) }
       if challenges { json.comma(); json.key("challenges"); json.bool(true) }
       if let keepalive { json.comma(); json.key("keepalive"); json.int(keepalive) }
+      if patches { json.comma(); json.key("patches"); json.bool(true) }
       id(messageID)
       json.raw("}")
     case .choose(let round, let weapon, let messageID):
@@ -66,6 +67,10 @@ extension ClientMessage {
       json.raw("}")
     case .withdraw(let messageID):
       json.raw("{\"type\":\"withdraw\"")
+      id(messageID)
+      json.raw("}")
+    case .lobbyResync(let messageID):
+      json.raw("{\"type\":\"lobbyResync\"")
       id(messageID)
       json.raw("}")
     case .match(let match, let messageID):

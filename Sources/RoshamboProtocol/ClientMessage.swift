@@ -23,9 +23,11 @@ public enum ClientMessage: Sendable, Equatable {
   /// between this client's pings while it has nothing else to send (1 to 60); a
   /// connection that promised them and stays silent for three of them is taken for lost
   /// (``keepaliveLimit(for:idleLimit:)``), so that others see its trouble within seconds.
+  /// `patches`: a lobby follower that takes `lobbyPatch` messages after its first view
+  /// (and asks with `lobbyResync` when it is out of step).
   case hello(
     protocol: Int, name: String, role: Role, room: String?, resume: String?, fair: Bool? = nil,
-    challenges: Bool = false, keepalive: Int? = nil, id: Int?)
+    challenges: Bool = false, keepalive: Int? = nil, patches: Bool = false, id: Int?)
   case choose(round: Int, weapon: Weapon, id: Int?)
   /// In a fair room: the commitment (64 lower-case hex digits) for the round.
   case commit(round: Int, digest: String, id: Int?)
@@ -50,11 +52,15 @@ public enum ClientMessage: Sendable, Equatable {
   case withdraw(id: Int?)
   /// Ask for the record of the finished match numbered `match` (a `record` answers).
   case match(match: Int, id: Int?)
+  /// From a lobby follower that takes patches: send the whole view again (a patch did
+  /// not follow from the view it has).
+  case lobbyResync(id: Int?)
 
   /// The message's `id`, echoed as `re` on an error it causes.
   public var id: Int? {
     switch self {
-    case .hello(_, _, _, _, _, _, _, _, let id), .choose(_, _, let id), .commit(_, _, let id),
+    case .hello(_, _, _, _, _, _, _, _, _, let id), .lobbyResync(let id), .choose(_, _, let id),
+      .commit(_, _, let id),
       .reveal(_, _, _, let id), .rematch(let id), .leave(let id), .ping(let id),
       .challenge(_, _, _, _, let id), .accept(_, let id), .decline(_, _, let id), .enter(let id),
       .withdraw(let id), .match(_, let id):
@@ -80,6 +86,7 @@ public enum ClientMessage: Sendable, Equatable {
     var nonce: String?
     var challenges: Bool?
     var keepalive: Int?
+    var patches: Bool?
     var challenge: Int?
     var block: Bool?
     var bestOf: Int?
@@ -90,13 +97,15 @@ public enum ClientMessage: Sendable, Equatable {
   /// The envelope's fields, in the order a wrong type among several is reported.
   private enum Field: String, CaseIterable, Comparable {
     case type, id, `protocol`, name, role, room, resume, round, weapon, fair, digest, nonce
-    case challenges, challenge, bestOf, ruleset, match, keepalive, block
+    case challenges, challenge, bestOf, ruleset, match, keepalive, block, patches
 
     var isInteger: Bool {
       self == .id || self == .protocol || self == .round || self == .challenge || self == .bestOf
         || self == .match || self == .keepalive
     }
-    var isBool: Bool { self == .fair || self == .challenges || self == .block }
+    var isBool: Bool {
+      self == .fair || self == .challenges || self == .block || self == .patches
+    }
 
     static func < (lhs: Field, rhs: Field) -> Bool {
       allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -186,6 +195,7 @@ public enum ClientMessage: Sendable, Equatable {
           case .match: envelope.match = integer
           case .keepalive: envelope.keepalive = integer
           case .block: envelope.block = flag
+          case .patches: envelope.patches = flag
           }
         }
         return true
@@ -252,6 +262,10 @@ public enum ClientMessage: Sendable, Equatable {
       if let keepalive = e.keepalive, !(1...60).contains(keepalive) {
         return .failure(.badMessage("\"keepalive\" must be 1 to 60 seconds between pings."))
       }
+      if e.patches == true, role != .lobby {
+        return .failure(
+          .badMessage("Only a lobby follower (\"role\": \"lobby\") takes patches."))
+      }
       if e.challenges == true, role != .lobby {
         return .failure(
           .badMessage("Only a lobby follower (\"role\": \"lobby\") takes challenges."))
@@ -259,7 +273,8 @@ public enum ClientMessage: Sendable, Equatable {
       return .success(
         .hello(
           protocol: version, name: name, role: role, room: e.room, resume: e.resume, fair: e.fair,
-          challenges: e.challenges ?? false, keepalive: e.keepalive, id: e.id))
+          challenges: e.challenges ?? false, keepalive: e.keepalive, patches: e.patches ?? false,
+          id: e.id))
     case "choose":
       guard let round = e.round else {
         return .failure(.badMessage("choose needs an integer \"round\"."))
@@ -337,6 +352,7 @@ public enum ClientMessage: Sendable, Equatable {
       return .success(.match(match: match, id: e.id))
     case "enter": return .success(.enter(id: e.id))
     case "withdraw": return .success(.withdraw(id: e.id))
+    case "lobbyResync": return .success(.lobbyResync(id: e.id))
     case "rematch": return .success(.rematch(id: e.id))
     case "leave": return .success(.leave(id: e.id))
     case "ping": return .success(.ping(id: e.id))

@@ -11,58 +11,21 @@ extension JSONText {
     key("people"); raw("[")
     for (index, person) in view.people.enumerated() {
       if index > 0 { comma() }
-      raw("{")
-      key("name"); string(person.name); comma()
-      key("status"); string(person.status.rawValue); comma()
-      key("room"); optionalString(person.room); comma()
-      key("challenges"); bool(person.takesChallenges)
-      raw("}")
+      lobbyPerson(person)
     }
     raw("]"); comma()
     key("peopleCount"); int(view.peopleCount); comma()
     key("rooms"); raw("[")
     for (index, room) in view.rooms.enumerated() {
       if index > 0 { comma() }
-      raw("{")
-      key("name"); string(room.name); comma()
-      key("players"); raw("[")
-      for (seat, player) in room.players.enumerated() {
-        if seat > 0 { comma() }
-        optionalString(player)
-      }
-      raw("]"); comma()
-      key("scores"); raw("[")
-      for (seat, score) in room.scores.enumerated() {
-        if seat > 0 { comma() }
-        int(score)
-      }
-      raw("]"); comma()
-      key("round"); int(room.round); comma()
-      key("phase"); string(room.phase.rawValue); comma()
-      key("bestOf"); int(room.bestOf); comma()
-      key("ruleset"); string(room.ruleset.rawValue); comma()
-      key("fair"); bool(room.fair); comma()
-      key("spectators"); int(room.spectators)
-      raw("}")
+      lobbyRoom(room)
     }
     raw("]"); comma()
     key("roomCount"); int(view.roomCount); comma()
     key("leaders"); raw("[")
     for (index, leader) in view.leaders.enumerated() {
       if index > 0 { comma() }
-      raw("{")
-      key("name"); string(leader.name); comma()
-      key("won"); int(leader.won); comma()
-      key("lost"); int(leader.lost)
-      if leader.wonByForfeit > 0 { comma(); key("wonByForfeit"); int(leader.wonByForfeit) }
-      if let rating = leader.rating {
-        // Within what a kept rating can be (``Glicko2Rating/problem``), so that a view
-        // with every list full fits a frame whatever a rating became.
-        comma(); key("rating"); decimal(min(max(rating.points, -999_999.999_999), 999_999.999_999))
-        comma(); key("deviation"); decimal(min(rating.deviation, 9_999.999_999))
-        comma(); key("provisional"); bool(rating.isProvisional)
-      }
-      raw("}")
+      lobbyLeader(leader)
     }
     raw("]"); comma()
     key("tournament")
@@ -71,23 +34,78 @@ extension JSONText {
       comma(); key("recent"); raw("[")
       for (index, match) in view.recent.enumerated() {
         if index > 0 { comma() }
-        raw("{")
-        key("id"); int(match.id); comma()
-        key("room"); string(match.room); comma()
-        key("players"); raw("["); string(match.players[0]); comma(); string(match.players[1])
-        raw("]"); comma()
-        key("scores"); raw("["); int(match.scores[0]); comma(); int(match.scores[1]); raw("]")
-        comma()
-        key("winner"); int(match.winner.rawValue); comma()
-        key("fair"); bool(match.fair)
-        if match.forfeit { comma(); key("forfeit"); bool(true) }
-        raw("}")
+        lobbyRecent(match)
       }
       raw("]")
     }
     if let server = view.server {
       comma(); key("server"); string(server)
     }
+    raw("}")
+  }
+
+  // One entry of each of the view's lists: a `lobbyPatch` sends them in this same form.
+
+  mutating func lobbyPerson(_ person: LobbyView.Person) {
+    raw("{")
+    key("name"); string(person.name); comma()
+    key("status"); string(person.status.rawValue); comma()
+    key("room"); optionalString(person.room); comma()
+    key("challenges"); bool(person.takesChallenges)
+    raw("}")
+  }
+
+  mutating func lobbyRoom(_ room: LobbyView.Room) {
+    raw("{")
+    key("name"); string(room.name); comma()
+    key("players"); raw("[")
+    for (seat, player) in room.players.enumerated() {
+      if seat > 0 { comma() }
+      optionalString(player)
+    }
+    raw("]"); comma()
+    key("scores"); raw("[")
+    for (seat, score) in room.scores.enumerated() {
+      if seat > 0 { comma() }
+      int(score)
+    }
+    raw("]"); comma()
+    key("round"); int(room.round); comma()
+    key("phase"); string(room.phase.rawValue); comma()
+    key("bestOf"); int(room.bestOf); comma()
+    key("ruleset"); string(room.ruleset.rawValue); comma()
+    key("fair"); bool(room.fair); comma()
+    key("spectators"); int(room.spectators)
+    raw("}")
+  }
+
+  mutating func lobbyLeader(_ leader: LobbyView.Leader) {
+    raw("{")
+    key("name"); string(leader.name); comma()
+    key("won"); int(leader.won); comma()
+    key("lost"); int(leader.lost)
+    if leader.wonByForfeit > 0 { comma(); key("wonByForfeit"); int(leader.wonByForfeit) }
+    if let rating = leader.rating {
+      // Within what a kept rating can be (``Glicko2Rating/problem``), so that a view
+      // with every list full fits a frame whatever a rating became.
+      comma(); key("rating"); decimal(min(max(rating.points, -999_999.999_999), 999_999.999_999))
+      comma(); key("deviation"); decimal(min(rating.deviation, 9_999.999_999))
+      comma(); key("provisional"); bool(rating.isProvisional)
+    }
+    raw("}")
+  }
+
+  mutating func lobbyRecent(_ match: LobbyView.Recent) {
+    raw("{")
+    key("id"); int(match.id); comma()
+    key("room"); string(match.room); comma()
+    key("players"); raw("["); string(match.players[0]); comma(); string(match.players[1])
+    raw("]"); comma()
+    key("scores"); raw("["); int(match.scores[0]); comma(); int(match.scores[1]); raw("]")
+    comma()
+    key("winner"); int(match.winner.rawValue); comma()
+    key("fair"); bool(match.fair)
+    if match.forfeit { comma(); key("forfeit"); bool(true) }
     raw("}")
   }
 
@@ -110,7 +128,7 @@ extension JSONText {
     raw("]}")
   }
 
-  private mutating func tournament(_ view: LobbyView.TournamentView) {
+  mutating func tournament(_ view: LobbyView.TournamentView) {
     raw("{")
     key("kind"); string(view.kind.rawValue); comma()
     key("phase"); string(view.phase.rawValue); comma()
@@ -188,7 +206,7 @@ extension JSONReader {
     return view
   }
 
-  private mutating func lobbyRecent() throws -> LobbyView.Recent {
+  mutating func lobbyRecent() throws -> LobbyView.Recent {
     var id: Int?
     var room: String?
     var players: [String]?
@@ -220,7 +238,7 @@ extension JSONReader {
     return recent
   }
 
-  private mutating func lobbyTournament() throws -> LobbyView.TournamentView {
+  mutating func lobbyTournament() throws -> LobbyView.TournamentView {
     var kind: Tournament.Kind?
     var phase: Tournament.Phase?
     var round: Int?
@@ -307,7 +325,7 @@ extension JSONReader {
     return Tournament.Pairing(players: players, room: room, winner: winner, scores: scores)
   }
 
-  private mutating func lobbyPerson() throws -> LobbyView.Person {
+  mutating func lobbyPerson() throws -> LobbyView.Person {
     var name: String?
     var status: LobbyView.Status?
     var room: String?
@@ -325,7 +343,7 @@ extension JSONReader {
     return LobbyView.Person(name: name, status: status, room: room, takesChallenges: challenges)
   }
 
-  private mutating func lobbyRoom() throws -> LobbyView.Room {
+  mutating func lobbyRoom() throws -> LobbyView.Room {
     var name: String?
     var players: [String?]?
     var scores: [Int]?
@@ -360,7 +378,7 @@ extension JSONReader {
       ruleset: ruleset, fair: fair, spectators: spectators)
   }
 
-  private mutating func lobbyLeader() throws -> LobbyView.Leader {
+  mutating func lobbyLeader() throws -> LobbyView.Leader {
     var name: String?
     var won: Int?
     var lost: Int?

@@ -12,6 +12,10 @@ public enum ServerMessage: Sendable, Equatable {
   case pong(id: Int?)
   /// The lobby as its followers see it (`hello` with role `lobby`); `seq` rises with each.
   case lobby(seq: Int, view: LobbyView)
+  /// What changed in the lobby since the view at `base`, to a follower whose `hello`
+  /// asked for patches: applied to that view it gives the view at `seq`, whose
+  /// ``LobbyView/fingerprint`` is `fingerprint`.
+  case lobbyPatch(seq: Int, base: Int, fingerprint: String, patch: LobbyPatch)
   /// To both sides of a challenge, when it is made and when it ends (followers that take
   /// challenges only).
   case challenge(ChallengeNotice)
@@ -57,6 +61,14 @@ public enum ServerMessage: Sendable, Equatable {
       json.key("seq"); json.int(seq); json.comma()
       json.key("lobby"); json.lobbyView(view)
       json.raw("}")
+    case .lobbyPatch(let seq, let base, let fingerprint, let patch):
+      json = JSONText(capacity: 512)
+      json.raw("{\"type\":\"lobbyPatch\",")
+      json.key("seq"); json.int(seq); json.comma()
+      json.key("base"); json.int(base); json.comma()
+      json.key("hash"); json.string(fingerprint); json.comma()
+      json.key("patch"); json.lobbyPatch(patch)
+      json.raw("}")
     case .challenge(let notice):
       json = JSONText(capacity: 256)
       json.raw("{\"type\":\"challenge\",")
@@ -96,6 +108,9 @@ public enum ServerMessage: Sendable, Equatable {
       var seq: Int?
       var view: RoomView?
       var lobby: LobbyView?
+      var base: Int?
+      var hash: String?
+      var patch: LobbyPatch?
       var code: String?
       var message: String?
       var fatal: Bool?
@@ -122,6 +137,9 @@ public enum ServerMessage: Sendable, Equatable {
         case "seq": seq = try reader.int()
         case "view": view = try reader.view()
         case "lobby": lobby = try reader.lobbyView()
+        case "base": base = try reader.int()
+        case "hash": hash = try reader.string()
+        case "patch": patch = try reader.lobbyPatch()
         case "code": code = try reader.string()
         case "message": message = try reader.string()
         case "fatal": fatal = try reader.bool()
@@ -164,6 +182,10 @@ public enum ServerMessage: Sendable, Equatable {
         return .pong(id: id)
       case "lobby":
         return .lobby(seq: try required(seq, "seq"), view: try required(lobby, "lobby"))
+      case "lobbyPatch":
+        return .lobbyPatch(
+          seq: try required(seq, "seq"), base: try required(base, "base"),
+          fingerprint: try required(hash, "hash"), patch: try required(patch, "patch"))
       case "challenge":
         return .challenge(
           ChallengeNotice(

@@ -38,7 +38,9 @@ struct SimulatedPlayer {
 
   struct Lobby {
     var requests: LobbyClient.Requests
-    var view: LobbyView?
+    /// The lobby as whole views and patches made it (the client's own ``LobbyReplica``).
+    var replica = LobbyReplica()
+    var view: LobbyView? { replica.view }
     /// Challenges waiting for this person's answer.
     var pending: [Int] = []
   }
@@ -133,8 +135,13 @@ struct SimulatedPlayer {
       return reaction
     case .following(var lobby):
       switch message {
-      case .lobby(_, let view):
-        lobby.view = view
+      case .lobby, .lobbyPatch:
+        if lobby.replica.receive(message) == .resync {
+          var reaction = Reaction()
+          reaction.send.append(lobby.requests.resync())
+          mode = .following(lobby)
+          return reaction
+        }
       case .challenge(let notice):
         if notice.status == .pending, notice.to == name {
           lobby.pending.append(notice.id)

@@ -46,7 +46,7 @@ extension Simulation {
     nextConnection += 1
     var promised: Int64 = 3
     var role = ClientMessage.Role.player
-    if case .hello(_, _, let helloRole, _, _, _, _, let keepalive, _) = hello {
+    if case .hello(_, _, let helloRole, _, _, _, _, let keepalive, _, _) = hello {
       promised = Int64(keepalive ?? 3)
       role = helloRole
     }

@@ -53,7 +53,8 @@ struct HubPartsTests {
       case .roomState(let room): "state \(room)"
       case .stateTo(let link, let room): "state \(room) to \(link.id)"
       case .close(let link): "close \(link.id)"
-      case .lobby(let seq, _, let to): "lobby \(seq) to \(to.map { "\($0.map(\.id))" } ?? "all")"
+      case .lobby(let seq, _, let to, _): "lobby \(seq) to \(to.map { "\($0.map(\.id))" } ?? "all")"
+      case .lobbyPatch(let seq, _, _, _, let to): "lobby patch \(seq) to \(to.map(\.id))"
       case .afterLobbyViews(let link, _): "after lobby views \(link.id)"
       }
     }

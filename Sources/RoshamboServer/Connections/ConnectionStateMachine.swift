@@ -157,7 +157,7 @@ public struct ConnectionStateMachine: Sendable {
     switch (state, message) {
     case (.awaitingHello, .hello):
       state = .joined
-      if case .hello(_, _, _, _, _, _, _, let keepalive, _) = message {
+      if case .hello(_, _, _, _, _, _, _, let keepalive, _, _) = message {
         silenceLimitSeconds = ClientMessage.keepaliveLimit(
           for: keepalive, idleLimit: limits.idleTimeoutSeconds)
       }
