@@ -81,13 +81,17 @@ public struct ArenaReport: Sendable {
     return base.isEmpty ? "exec" : base
   }
 
-  /// Labels cut to `width` characters, each unique (a clash gets a number in its last
-  /// places instead).
+  /// Labels cut to `width` characters, each unique: a name cut short keeps its trailing
+  /// digits (`markov2`, `markov3` → `mar2`, `mar3`), and a clash gets the bot's number in
+  /// its last places instead.
   static func abbreviate(_ names: [String], to width: Int) -> [String] {
     var taken = Set<String>()
     return names.enumerated().map { index, name in
-      let plain = label(name)
-      var short = String(plain.filter { !$0.isWhitespace }.prefix(width))
+      let plain = label(name).filter { !$0.isWhitespace }
+      let digits = String(plain.reversed().prefix { $0.isNumber }.reversed())
+      var short =
+        plain.count > width && !digits.isEmpty && digits.count < width
+        ? String(plain.prefix(width - digits.count)) + digits : String(plain.prefix(width))
       if short.isEmpty || taken.contains(short) {
         let number = String(index + 1)
         short = String(plain.prefix(max(0, width - number.count))) + number

@@ -1,8 +1,9 @@
 import Foundation
-import RoshamboArena
 import RoshamboClient
 import RoshamboGame
 import Testing
+
+@testable import RoshamboArena
 
 @Suite struct ArenaReportTests {
   static func result(bots names: [String], strategies: [BotStrategy]) throws -> ArenaResult {
@@ -40,6 +41,16 @@ import Testing
 
   /// The JSON is one object holding the bots with ratings, every pairing (both seat
   /// orders, what each side saw), the test's parameters and the matrix.
+  /// The pool's names that share a stem keep what tells them apart (the matrix printed
+  /// `fre5` for frequency-20 and `fre6` for frequency-5).
+  @Test func abbreviationsKeepTheDistinguishingDigits() {
+    let names = ["frequency", "frequency-20", "frequency-5", "markov", "markov2", "markov3"]
+    #expect(
+      ArenaReport.abbreviate(names, to: 4) == ["freq", "fr20", "fre5", "mark", "mar2", "mar3"])
+    #expect(ArenaReport.abbreviate(names, to: 10)[1...2] == ["frequenc20", "frequency5"])
+    #expect(ArenaReport.abbreviate(["random", "random"], to: 4) == ["rand", "ran2"])
+  }
+
   @Test func theJSONHoldsTheWholeResult() throws {
     let result = try Self.result(
       bots: ["rock", "paper", "exec:say \"hi\"\n"], strategies: [.rock, .paper, .markov])
