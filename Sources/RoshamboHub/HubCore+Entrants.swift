@@ -126,18 +126,22 @@ extension HubCore {
     state.tournament.links[name] = link
   }
 
-  /// A follower able to play arrived whose name holds a seat waiting for them,
-  /// disconnected, in a match not over (a tournament's round paired while they were
-  /// away, a challenge accepted as their connection dropped, a restart since): they are
+  /// A follower able to play, or a player asking for quick match, arrived whose name holds
+  /// a seat waiting for them, disconnected, in a match not over or in quick match's room (a
+  /// tournament's round paired while they were away, a challenge accepted or a quick match
+  /// joined as their connection dropped, a restart since): they are
   /// seated in it (and no longer follow), with the token kept for this round of the
   /// tournament or, when none is kept (the journal holds only hashes), a new one that
   /// replaces the old. Only the identity that holds the name is seated. Returns whether
   /// they were.
   mutating func heldSeatArrived(_ link: Peer, name: String, identity: String?) -> Bool {
     guard let identity, state.lobby.names.holder(of: name) == identity else { return false }
+    let quickMatchRoom = state.lobby.quickMatchRoom
     let waiting = state.lobby.rooms.sorted { $0.key < $1.key }.lazy.compactMap {
       (room, held) -> (String, Seat)? in
-      guard held.phase != .over,
+      // A match not over; or quick match's room, where their seat waits for an opponent
+      // (a new quick match would pair them with themselves).
+      guard held.phase != .over || quickMatchRoom == room,
         let seat = held.seats.sorted(by: { $0.key < $1.key }).first(where: {
           $0.value.name == name && !$0.value.connected && !$0.value.hasLeft
         })?.key
@@ -156,7 +160,7 @@ extension HubCore {
       let renewed = RoomAction.tokenRenewed(
         seat: seat, token: ResumeToken.stored(token), at: now)
       guard perform(.room(room, renewed)) != nil else { return false }
-      log(.info, "seat taken back from the lobby", ["conn": "\(link.id)", "room": room])
+      log(.info, "seat taken back by name", ["conn": "\(link.id)", "room": room])
     }
     if Tournament.isTournamentRoom(room) {
       state.tournament.tokens[name] = token

@@ -79,6 +79,11 @@ extension HubCore {
   private mutating func join(_ hello: Hello) {
     let link = hello.peer
     let origin = Origin(link: link, re: hello.id)
+    // Quick match for someone whose seat waits for them (its welcome never reached them):
+    // that seat, not a match against it.
+    if hello.room == nil, heldSeatArrived(link, name: hello.name, identity: hello.identity) {
+      return
+    }
     // A new player would start a new match: a draining server takes none.
     if refusedWhileDraining(origin, fatal: true) { return }
     let target = state.lobby.roomForJoin(requested: hello.room)

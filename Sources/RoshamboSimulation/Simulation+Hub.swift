@@ -77,7 +77,7 @@ extension Simulation {
       switch line.message {
       case "round", "match over", "challenge accepted", "tournament round paired",
         "tournament finished", "resumed", "grace expired", "moved by quick match", "spectating",
-        "following the lobby", "refused", "seat taken back from the lobby":
+        "following the lobby", "refused", "seat taken back by name":
         counts[line.message, default: 0] += 1
       default:
         if line.level == .critical { counts["journal failed", default: 0] += 1 }

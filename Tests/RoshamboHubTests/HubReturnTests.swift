@@ -162,4 +162,23 @@ struct HubReturnTests {
     let ready = try #require(told.firstIndex(of: "error match_ready"))
     #expect(over < ready)
   }
+
+  @Test("quick match gives someone back their own waiting seat, not a match against it")
+  func quickMatchNotAgainstYourself() throws {
+    var hub = HubHarness()
+    _ = hub.say(ann, H.hello("Ann"))
+    _ = hub.settle()
+    let room = try #require(hub.state.sessions[ann.id]?.room)
+    // Her connection drops (the welcome lost with it); she asks for quick match again.
+    _ = hub.handle(.closed(ann))
+    _ = hub.settle()
+    let back = Peer(id: 9, identity: ann.identity)
+    _ = hub.say(back, H.hello("Ann"))
+    _ = hub.settle()
+    let seats = try #require(hub.state.lobby.rooms[room]).seats
+    #expect(seats.count == 1, "\(seats.values.map(\.name))")
+    #expect(seats[.one]?.connected == true)
+    #expect(hub.state.sessions[back.id]?.room == room)
+    #expect(hub.state.sessions[back.id]?.seat == .one)
+  }
 }
