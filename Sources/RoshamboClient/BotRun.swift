@@ -5,8 +5,9 @@ import RoshamboGame
 /// each session's outcome in, the next step out; the caller runs the sessions.
 ///
 /// Invariant: it asks for another session only while every session so far played the
-/// matches it was started for and none caught the server lying; it ends by saying the
-/// tally once.
+/// matches it was started for (a match the bot's program made it give up counts as
+/// played), none caught the server lying, and the bot's program is there; it ends by
+/// saying the tally once.
 public struct BotRun: Equatable, Sendable {
   /// How a session ended.
   public struct Outcome: Equatable, Sendable {
@@ -17,12 +18,22 @@ public struct BotRun: Equatable, Sendable {
     public var violated: Bool
     /// Whether a signal stopped it.
     public var stopped: Bool
+    /// Whether the bot gave its last match up, its program having failed it (late,
+    /// garbage, gone): it left the room, so a next match needs a new session.
+    public var gaveUp: Bool
+    /// Why the bot's program can play no more (it exited or was stopped), if so.
+    public var programGone: String?
 
-    public init(tally: Bot.Tally, closing: String?, violated: Bool, stopped: Bool) {
+    public init(
+      tally: Bot.Tally, closing: String?, violated: Bool, stopped: Bool, gaveUp: Bool = false,
+      programGone: String? = nil
+    ) {
       self.tally = tally
       self.closing = closing
       self.violated = violated
       self.stopped = stopped
+      self.gaveUp = gaveUp
+      self.programGone = programGone
     }
   }
 
@@ -36,6 +47,9 @@ public struct BotRun: Equatable, Sendable {
     /// Say `summary`, then `complaint` on standard error, and exit non-zero (76 when
     /// `violated`, else 1).
     case fail(summary: String, complaint: String, violated: Bool)
+    /// Say `summary`, then `complaint` on standard error, and exit 70: the bot's program
+    /// is gone while it had a match to play.
+    case programFailed(summary: String, complaint: String)
   }
 
   public let matches: Int
@@ -62,6 +76,15 @@ public struct BotRun: Equatable, Sendable {
       return .fail(
         summary: tally.summary, complaint: outcome.closing ?? "the server broke the protocol",
         violated: true)
+    }
+    if let gone = outcome.programGone, outcome.gaveUp || tally.matches < matches {
+      return .programFailed(
+        summary: tally.summary,
+        complaint: "the bot program \(gone); played \(tally.matches) of \(matches) matches.")
+    }
+    if outcome.gaveUp, !fromLobby, tally.matches < matches {
+      // The match given up was left: the next one is played from a new session.
+      return .play(until: matches, tally: tally)
     }
     let wanted = fromLobby ? before.matches + 1 : matches
     guard tally.matches >= wanted else {
