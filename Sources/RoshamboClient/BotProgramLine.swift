@@ -142,6 +142,21 @@ public enum BotProgramLine: Equatable, Sendable {
       }
       json.raw("]")
       json.comma()
+      json.key("beats")
+      json.raw("{")
+      for (index, weapon) in start.ruleset.weapons.enumerated() {
+        if index > 0 { json.comma() }
+        json.string(weapon.rawValue)
+        json.raw(":[")
+        let beaten = start.ruleset.rules.filter { $0.winner == weapon }.map(\.loser)
+        for (index, loser) in beaten.enumerated() {
+          if index > 0 { json.comma() }
+          json.string(loser.rawValue)
+        }
+        json.raw("]")
+      }
+      json.raw("}")
+      json.comma()
       json.key("bestOf")
       json.int(start.bestOf)
       json.comma()

@@ -239,7 +239,8 @@ public struct BotProgramSession: Equatable, Sendable {
         return []
       case .garbage(let shown):
         return giveUp(
-          match, why: "answered \(shown) for round \(asked.round), which is not a pick (\(weapons))")
+          match, why: "answered \(shown) for round \(asked.round), which is not a pick (\(weapons))"
+        )
       case .notInRuleset(let weapon, let shown):
         return giveUp(
           match,
@@ -299,9 +300,10 @@ public struct BotProgramSession: Equatable, Sendable {
     ] + actions
   }
 
-  /// "2.4 s".
+  /// "2.45 s".
   static func seconds(_ duration: Duration) -> String {
-    let tenths = BotProgramLine.millis(duration) / 100
-    return "\(tenths / 10).\(tenths % 10) s"
+    let hundredths = BotProgramLine.millis(duration) / 10
+    let fraction = hundredths % 100
+    return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
   }
 }

@@ -48,7 +48,7 @@ public struct BotRun: Equatable, Sendable {
     /// `violated`, else 1).
     case fail(summary: String, complaint: String, violated: Bool)
     /// Say `summary`, then `complaint` on standard error, and exit 70: the bot's program
-    /// is gone while it had a match to play.
+    /// failed a match (it was given up), or is gone while there was a match to play.
     case programFailed(summary: String, complaint: String)
   }
 
@@ -56,6 +56,8 @@ public struct BotRun: Equatable, Sendable {
   public let fromLobby: Bool
   public private(set) var tally = Bot.Tally()
   private var sessions = 0
+  /// Matches given up because the bot's program failed them.
+  private var givenUp = 0
 
   public init(matches: Int, fromLobby: Bool) {
     self.matches = matches
@@ -71,6 +73,7 @@ public struct BotRun: Equatable, Sendable {
   public mutating func ended(_ outcome: Outcome) -> Step {
     let before = tally
     tally = outcome.tally
+    if outcome.gaveUp { givenUp += 1 }
     if outcome.violated {
       // Even after the last match: a lie in its deciding round makes its result worthless.
       return .fail(
@@ -99,7 +102,15 @@ public struct BotRun: Equatable, Sendable {
   }
 
   private mutating func next() -> Step {
-    guard sessions < (fromLobby ? matches : 1) else { return .finish(summary: tally.summary) }
+    guard sessions < (fromLobby ? matches : 1) else {
+      guard givenUp == 0 else {
+        return .programFailed(
+          summary: tally.summary,
+          complaint: "the bot program failed \(givenUp) of \(matches) matches (said above):"
+            + " \(givenUp == 1 ? "it was" : "they were") given up.")
+      }
+      return .finish(summary: tally.summary)
+    }
     sessions += 1
     // From the lobby each session plays one more match, counted after the last.
     return .play(until: fromLobby ? tally.matches + 1 : matches, tally: tally)

@@ -227,7 +227,9 @@ extension BotPlayer {
     if outcome?.gaveUp == true {
       // Giving a match up is leaving the room, and with it the tournament.
       let gone = outcome?.programGone
-      complain("gave a match up, and so left the tournament" + (gone.map { ": the bot program \($0)." } ?? "."))
+      complain(
+        "gave a match up, and so left the tournament"
+          + (gone.map { ": the bot program \($0)." } ?? "."))
       throw ExitCode(gone == nil ? ExitStatus.failure : ExitStatus.botProgram)
     }
     guard let champion else {
