@@ -13,6 +13,11 @@ import RoshamboGame
 /// What to write, pick, give up and say is decided by ``BotProgramSession``; this shell
 /// only carries it out. One program plays every match of a run.
 ///
+/// Another command uses it as `roshambo bot` does: `BotProgram(command:name:limits:say:)`,
+/// ``start()``, then ``Bot`` with `.program(program)` for each session (or ``handle(_:)``
+/// with the match's events, and ``picked`` and ``gaveUp`` for what comes back), and
+/// ``finish(patience:)`` at the end.
+///
 /// Invariant: the program's output is read within ``BotProgramSession/Limits/output``
 /// bytes between two `pick` lines (past that it is stopped), and its input is written on
 /// a thread of its own, so a program that neither reads nor writes never holds up the

@@ -21,8 +21,8 @@ struct BotCommand: AsyncParsableCommand {
       they are free in the lobby (waiting up to --wait seconds); either way one match per challenge, back to the lobby between \
       them, until --matches are played. Exits 0 once its matches are played, non-zero \
       with a message otherwise. --exec runs a program of yours that picks, in any \
-      language (docs/BOTS.md); exit 70 if it exits or is stopped while it has a match \
-      to play.
+      language (docs/BOTS.md); exit 70 if it failed a match (too late, not a weapon, \
+      too much output: the match is given up) or exited while it had one to play.
       """)
 
   @OptionGroup var server: ServerOptions

@@ -67,7 +67,10 @@ func shellBot(answer: String, before: String = "") -> String {
   #"while read -r line; do case "$line" in *'"type":"pick"'*) \#(before) echo \#(answer);; esac; done"#
 }
 
-@Suite("Bot programs: real processes against a real server", .serialized)
+// A bot that waits for a pick never asked for would wait for ever: the limit makes that a
+// failure.
+@Suite(
+  "Bot programs: real processes against a real server", .serialized, .timeLimit(.minutes(1)))
 @MainActor
 struct BotProgramProcessTests {
   @Test("a program that answers plays its matches, one process for all of them")
