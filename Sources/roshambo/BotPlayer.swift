@@ -94,14 +94,6 @@ struct BotPlayer {
         complain(complaint)
         throw ExitCode(ExitStatus.botProgram)
       case .play(let until, let tally):
-        // A program gone between matches (waiting in the lobby) plays no more.
-        if let program, let gone = await MainActor.run(body: { program.session.gone }) {
-          step = .programFailed(
-            summary: tally.summary,
-            complaint:
-              "the bot program \(gone); played \(tally.matches) of \(matches) matches.")
-          continue
-        }
         guard
           let outcome = try await playSession(
             resolved, name: name, until: until, tally: tally, program: program)

@@ -80,6 +80,29 @@ struct BotExecCommandTests {
     }
   }
 
+  @Test("a program that exits between matches: no challenge is taken after, exit 70")
+  func exitsBetweenMatches() async throws {
+    let program =
+      #"while read -r line; do case "$line" in *'"type":"pick"'*) echo rock;;"#
+      + #" *'"type":"end"'*) exit 4;; esac; done"#
+    try await withTestServer { server in
+      let (exec, execPipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Exec", "--matches", "2", "--exec", program],
+        port: server.port)
+      try await waitForChallenger("Exec", port: server.port)
+      let (bobStatus, bobPrinted) = try await run(
+        ["bot", "--challenge", "Exec", "--name", "Bob", "--strategy", "random"], port: server.port)
+      #expect(bobStatus == 0, "\(bobPrinted)")
+      let (status, printed) = await awaitExit(exec, execPipe)
+      #expect(status == 70, "\(printed)")
+      #expect(printed.contains("roshambo: bot Exec ("), "\(printed)")
+      #expect(printed.contains(") exited with status 4."), "\(printed)")
+      #expect(
+        printed.contains("the bot program exited with status 4; played 1 of 2 matches."),
+        "\(printed)")
+    }
+  }
+
   @Test("--exec refuses --strategy, and the limits without --exec")
   func flags() throws {
     let (both, said) = try runRoshambo(
