@@ -222,7 +222,7 @@ extension BotPlayer {
       complain(
         "gave a match up, and so left the tournament"
           + (gone.map { ": the bot program \($0)." } ?? "."))
-      throw ExitCode(gone == nil ? ExitStatus.failure : ExitStatus.botProgram)
+      throw ExitCode(ExitStatus.botProgram)
     }
     guard let champion else {
       complain(
