@@ -204,7 +204,7 @@ let package = Package(
       name: "RoshamboClient",
       dependencies: [
         "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto",
-        "RoshamboDiscovery",
+        "RoshamboDiscovery", "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -2,10 +2,18 @@ import Foundation
 import Redux
 import RoshamboGame
 
-/// A player without a screen: it watches its session's view, picks with a strategy,
-/// asks for rematches until it has played its matches, then leaves.
+/// Where a bot's picks come from: a built-in strategy, asked in the same call, or a
+/// program (`roshambo bot --exec`), asked with a line and answering later.
+public enum PickSource: Sendable {
+  case strategy(BotStrategy)
+  case program(BotProgram)
+}
+
+/// A player without a screen: it watches its session's view, picks with a strategy or
+/// a program, asks for rematches until it has played its matches, then leaves.
 ///
-/// Invariant: it acts only through the session's store, like a person at the keys.
+/// Invariant: it acts only through the session's store, like a person at the keys; a
+/// program's pick is dispatched only while the round it was asked for is still open.
 @MainActor
 public final class Bot {
   /// What the bot has played.
@@ -28,10 +36,21 @@ public final class Bot {
 
   public private(set) var tally = Tally()
   private let session: ClientSession
-  private let strategy: BotStrategy
   private let matches: Int
   private let log: (String) -> Void
-  private var player: StrategyPlayer
+  private var player: StrategyPlayer?
+  private let program: BotProgram?
+  /// With a program: whether it was told the running match started (and not its end).
+  private var matchOpen = false
+  /// With a program: the last round it was told the result of.
+  private var toldRound = 0
+  /// Whether the bot gave its match up because its program failed it: it has left the
+  /// room, and the session ends.
+  public private(set) var gaveUp = false
+
+  /// Why the bot's program can play no more (it exited or was stopped), if it has one
+  /// and so.
+  public var programGone: String? { program?.session.gone }
   private var subscription: Subscription?
   private var lies: Subscription?
   private var closing: Subscription?
@@ -47,20 +66,41 @@ public final class Bot {
   /// whose server pairs the next match itself).
   private let asksRematch: Bool
 
-  public init(
+  public convenience init(
     session: ClientSession, strategy: BotStrategy, matches: Int, tally: Tally = Tally(),
+    asksRematch: Bool = true, log: @escaping (String) -> Void
+  ) {
+    self.init(
+      session: session, picks: .strategy(strategy), matches: matches, tally: tally,
+      asksRematch: asksRematch, log: log)
+  }
+
+  /// A bot whose picks come from `picks`; a program must have been started, and plays
+  /// through one bot at a time (the bot of the session being played).
+  public init(
+    session: ClientSession, picks: PickSource, matches: Int, tally: Tally = Tally(),
     asksRematch: Bool = true, log: @escaping (String) -> Void
   ) {
     self.asksRematch = asksRematch
     self.tally = tally
     self.session = session
-    self.strategy = strategy
-    self.player = StrategyPlayer(strategy: strategy, seed: UInt64.random(in: 0...UInt64.max))
+    switch picks {
+    case .strategy(let strategy):
+      self.player = StrategyPlayer(strategy: strategy, seed: UInt64.random(in: 0...UInt64.max))
+      self.program = nil
+    case .program(let program):
+      self.player = nil
+      self.program = program
+    }
     self.matches = matches
     self.log = log
   }
 
   public func start() {
+    if let program {
+      program.picked = { [weak self] weapon, round in self?.programPicked(weapon, round: round) }
+      program.gaveUp = { [weak self] in self?.giveUpMatch() }
+    }
     subscription = session.store.subscribe(select: \.view) { [weak self] view in
       guard let self, let view else { return }
       self.react(to: view)
@@ -96,8 +136,9 @@ public final class Bot {
   }
 
   private func react(to view: RoomView) {
-    guard let me = view.you else { return }
+    guard !gaveUp, let me = view.you else { return }
     let name = { (seat: Seat) in view.player(seat)?.name ?? "seat \(seat.rawValue)" }
+    if let program { tell(program, view, me: me) }
     if view.history.count < seenRounds { seenRounds = 0 }
     for round in view.history.dropFirst(seenRounds) {
       let mine = round.weapon(of: me)?.rawValue ?? "nothing"
@@ -130,9 +171,16 @@ public final class Bot {
     case .choosing:
       finished = false
       if session.store.state.isMyMove {
-        let weapon = player.nextPick(
-          history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset))
-        session.store.dispatch(.choose(weapon))
+        if player != nil {
+          let weapon = player!.nextPick(
+            history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset))
+          session.store.dispatch(.choose(weapon))
+        } else if let program {
+          program.handle(
+            .pickWanted(
+              round: view.round, history: view.history.map { .init($0, seat: me) },
+              score: Self.score(view, me: me), at: .now))
+        }
       }
     case .over:
       guard !finished else { return }
@@ -147,6 +195,64 @@ public final class Bot {
         session.store.dispatch(.rematch)
       }
     }
+  }
+
+  /// Tells the program what `view` shows that it has not been told: a match starting,
+  /// rounds resolved, the match over (a pick wanted is asked in `react`, after these).
+  private func tell(_ program: BotProgram, _ view: RoomView, me: Seat) {
+    if !matchOpen, view.phase == .choosing, let opponent = view.opponent {
+      matchOpen = true
+      toldRound = view.history.first.map { $0.round - 1 } ?? 0
+      program.handle(
+        .matchStarted(
+          .init(
+            match: tally.matches + 1, ruleset: Ruleset.named(view.ruleset), bestOf: view.bestOf,
+            seat: me, name: view.player(me)?.name ?? "", opponent: opponent.name, room: view.room,
+            limits: program.session.limits)))
+      guard !gaveUp else { return }
+    }
+    guard matchOpen else { return }
+    let told = view.history.filter { $0.round > toldRound }
+    if !told.isEmpty {
+      // The score after each round: the view's, less what the rounds after it won.
+      var score = Self.score(view, me: me)
+      score.you -= told.count { $0.winner == me }
+      score.them -= told.count { $0.winner == me.opponent }
+      for round in told {
+        if round.winner == me { score.you += 1 }
+        if round.winner == me.opponent { score.them += 1 }
+        program.handle(.roundResolved(.init(round, seat: me), score: score))
+        toldRound = round.round
+      }
+    }
+    if view.phase == .over {
+      matchOpen = false
+      program.handle(
+        .matchEnded(view.winner == me ? .won : .lost, score: Self.score(view, me: me)))
+    }
+  }
+
+  private static func score(_ view: RoomView, me: Seat) -> BotProgramLine.Score {
+    .init(you: view.player(me)?.score ?? 0, them: view.player(me.opponent)?.score ?? 0)
+  }
+
+  /// The program picked `weapon` for `round`: dispatched if that round is still open.
+  private func programPicked(_ weapon: Weapon, round: Int) {
+    let state = session.store.state
+    guard !gaveUp, state.view?.round == round, state.isMyMove else { return }
+    session.store.dispatch(.choose(weapon))
+  }
+
+  /// The program failed its match (what was wrong has been said): the match is given up
+  /// by leaving the room, and counted as lost.
+  private func giveUpMatch() {
+    guard !gaveUp else { return }
+    gaveUp = true
+    matchOpen = false
+    tally.matchesLost += 1
+    let opponent = session.store.state.view?.opponent?.name ?? "the opponent"
+    log("match \(tally.matches): gave up against \(opponent)")
+    session.store.dispatch(.quit)
   }
 
   /// A bot's name when it is given none: "bot-" and four random hex digits, so that bots

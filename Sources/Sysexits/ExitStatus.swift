@@ -17,6 +17,9 @@ public enum ExitStatus {
   /// EX_NOPERM: the server is not trusted: its identity changed since it was remembered,
   /// or a new server was not accepted.
   public static let untrusted: Int32 = 77
+  /// EX_SOFTWARE: a bot's program (`roshambo bot --exec`) exited or was stopped while
+  /// it had a match to play.
+  public static let botProgram: Int32 = 70
   /// EX_PROTOCOL: the server sent something that breaks the protocol.
   public static let protocolViolation: Int32 = 76
 }

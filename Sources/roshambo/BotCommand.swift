@@ -20,15 +20,32 @@ struct BotCommand: AsyncParsableCommand {
       and accepts every challenge, --challenge NAME challenges that person as soon as \
       they are free in the lobby (waiting up to --wait seconds); either way one match per challenge, back to the lobby between \
       them, until --matches are played. Exits 0 once its matches are played, non-zero \
-      with a message otherwise.
+      with a message otherwise. --exec runs a program of yours that picks, in any \
+      language (docs/BOTS.md); exit 70 if it failed a match (too late, not a weapon, \
+      too much output: the match is given up) or exited while it had one to play.
       """)
 
   @OptionGroup var server: ServerOptions
 
   @OptionGroup(title: "In a fleet") var fleet: FleetOptions
 
-  @Option(help: "How the bot picks (list: what each does).")
-  var strategy = StrategyChoice.play(.random)
+  @Option(help: "How the bot picks (list: what each does; random unless --exec runs a program).")
+  var strategy: StrategyChoice?
+
+  @Option(
+    help: ArgumentHelp(
+      "Run this program (through /bin/sh -c) to pick: JSON lines on its standard input and"
+        + " output, as docs/BOTS.md describes. One program plays every match of the run.",
+      valueName: "command"))
+  var exec: String?
+
+  @Option(help: "With --exec: how long the program has for each pick, ms (default 2000).")
+  var pickMs: Int?
+
+  @Option(
+    help: "With --exec: time the program may overrun its picks by in one match, ms (default 30000)."
+  )
+  var bankMs: Int?
 
   @Option(help: "Matches to play before leaving.")
   var matches = 1
@@ -60,8 +77,20 @@ struct BotCommand: AsyncParsableCommand {
   var tournament = false
 
   func validate() throws {
-    try strategy.validate()
+    try strategy?.validate()
     guard matches >= 1 else { throw ValidationError("--matches must be at least 1.") }
+    if let exec {
+      guard strategy == nil else {
+        throw ValidationError("--strategy and --exec are two ways to pick: pick one.")
+      }
+      guard !exec.allSatisfy(\.isWhitespace) else {
+        throw ValidationError("--exec needs a command, such as --exec \"python3 mybot.py\".")
+      }
+    } else if pickMs != nil || bankMs != nil {
+      throw ValidationError("--pick-ms and --bank-ms are limits for a program run by --exec.")
+    }
+    guard (pickMs ?? 1) >= 1 else { throw ValidationError("--pick-ms must be at least 1.") }
+    guard (bankMs ?? 0) >= 0 else { throw ValidationError("--bank-ms must be 0 or more.") }
     if let name { try validateName(name) }
     if let challenge { try validateName(challenge) }
     guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds.") }
@@ -80,8 +109,11 @@ struct BotCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
+    let limits = BotProgramSession.Limits(
+      pick: .milliseconds(pickMs ?? 2000), bank: .milliseconds(bankMs ?? 30_000))
     try await BotPlayer(
-      server: server, fleet: fleet, strategy: strategy.strategy, matches: matches, room: room,
+      server: server, fleet: fleet, strategy: strategy?.strategy ?? .random,
+      program: exec.map { (command: $0, limits: limits) }, matches: matches, room: room,
       name: name, fair: fair, lobby: lobby, challenge: challenge, wait: wait,
       saveRecord: record.saveRecord, tournament: tournament
     ).run()

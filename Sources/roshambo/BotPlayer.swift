@@ -18,6 +18,8 @@ struct BotPlayer {
   var server: ServerOptions
   var fleet: FleetOptions
   var strategy: BotStrategy
+  /// The program that picks instead of `strategy` (`--exec`), and its limits.
+  var program: (command: String, limits: BotProgramSession.Limits)?
   var matches: Int
   var room: String?
   var name: String?
@@ -40,10 +42,41 @@ struct BotPlayer {
     let resolved = try await server.resolve(
       fleet: fleet, for: room.map { .room($0) } ?? .quickMatch)
     let name = self.name ?? Bot.randomName()
-    if tournament {
-      try await playTournament(resolved, name: name)
-      return
+    let program = try await startProgram(name: name)
+    do {
+      if tournament {
+        try await playTournament(resolved, name: name, program: program)
+      } else {
+        try await playMatches(resolved, name: name, program: program)
+      }
+    } catch {
+      await program?.finish()
+      throw error
     }
+    await program?.finish()
+  }
+
+  /// The `--exec` program, started (its sentences go to standard error as roshambo's).
+  private func startProgram(name: String) async throws -> BotProgram? {
+    guard let program else { return nil }
+    return try await MainActor.run {
+      let started = BotProgram(command: program.command, name: name, limits: program.limits) {
+        complain($0)
+      }
+      do {
+        try started.start()
+      } catch {
+        complain("could not start the bot program (\(program.command)): \(error)")
+        throw ExitCode(ExitStatus.botProgram)
+      }
+      return started
+    }
+  }
+
+  /// Plays session after session until `--matches` are played.
+  private func playMatches(_ resolved: ResolvedServer, name: String, program: BotProgram?)
+    async throws
+  {
     let fromLobby = lobby || challenge != nil
     var run = BotRun(matches: matches, fromLobby: fromLobby)
     var step = run.start()
@@ -56,8 +89,14 @@ struct BotPlayer {
         print(summary)
         complain(complaint)
         throw ExitCode(violated ? ExitStatus.protocolViolation : ExitStatus.failure)
+      case .programFailed(let summary, let complaint):
+        print(summary)
+        complain(complaint)
+        throw ExitCode(ExitStatus.botProgram)
       case .play(let until, let tally):
-        guard let outcome = try await playSession(resolved, name: name, until: until, tally: tally)
+        guard
+          let outcome = try await playSession(
+            resolved, name: name, until: until, tally: tally, program: program)
         else { return }
         step = run.ended(outcome)
       }
@@ -67,7 +106,7 @@ struct BotPlayer {
   /// One session: seated from the lobby (when playing from it) or joining a room, played
   /// until its bot counts `until` matches; nil if it never ended by itself.
   private func playSession(
-    _ resolved: ResolvedServer, name: String, until: Int, tally: Bot.Tally
+    _ resolved: ResolvedServer, name: String, until: Int, tally: Bot.Tally, program: BotProgram?
   ) async throws -> BotRun.Outcome? {
     let fromLobby = lobby || challenge != nil
     let connection: ServerConnection
@@ -86,7 +125,10 @@ struct BotPlayer {
       let session = ClientSession(
         connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
       session.recordDirectory = saveRecord
-      let bot = Bot(session: session, strategy: strategy, matches: until, tally: tally) { line in
+      let bot = Bot(
+        session: session, picks: program.map { .program($0) } ?? .strategy(strategy),
+        matches: until, tally: tally
+      ) { line in
         print(line)
         fflush(nil)
       }
@@ -108,7 +150,9 @@ extension BotPlayer {
   /// Enters the tournament and plays each match the server seats the bot in (the server
   /// moves its connection from room to room), until a second connection that follows
   /// the lobby sees the tournament finished; then says who won.
-  func playTournament(_ resolved: ResolvedServer, name: String) async throws {
+  func playTournament(_ resolved: ResolvedServer, name: String, program: BotProgram?)
+    async throws
+  {
     let (connection, seated) = try await seatFromLobbyComingBack(
       resolved, options: server, name: name, goal: .enterTournament)
     let reconnect = reconnector(resolved)
@@ -118,7 +162,8 @@ extension BotPlayer {
         connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
       session.recordDirectory = saveRecord
       let bot = Bot(
-        session: session, strategy: strategy, matches: .max, asksRematch: false
+        session: session, picks: program.map { .program($0) } ?? .strategy(strategy),
+        matches: .max, asksRematch: false
       ) { line in
         print(line)
         fflush(nil)
@@ -170,6 +215,14 @@ extension BotPlayer {
     if outcome?.violated == true {
       complain(outcome?.closing ?? "the server broke the protocol")
       throw ExitCode(ExitStatus.protocolViolation)
+    }
+    if outcome?.gaveUp == true {
+      // Giving a match up is leaving the room, and with it the tournament.
+      let gone = outcome?.programGone
+      complain(
+        "gave a match up, and so left the tournament"
+          + (gone.map { ": the bot program \($0)." } ?? "."))
+      throw ExitCode(ExitStatus.botProgram)
     }
     guard let champion else {
       complain(
@@ -235,14 +288,16 @@ final class BotPlaying: Service, Sendable {
     }
     let (error, fatal) = ended
     let bot = self.bot
-    let tally = await MainActor.run { bot.tally }
+    let (tally, gaveUp, programGone) = await MainActor.run {
+      (bot.tally, bot.gaveUp, bot.programGone)
+    }
     let why =
       fatal.map { "the server refused: \($0.message)" } ?? error.map(ConnectionFailure.ended)
     outcome.withLockedValue {
       $0 = BotRun.Outcome(
         tally: tally, closing: why,
         violated: error is ProtocolViolation || error is ServerCheated,
-        stopped: stopping.withLockedValue { $0 })
+        stopped: stopping.withLockedValue { $0 }, gaveUp: gaveUp, programGone: programGone)
     }
   }
 }

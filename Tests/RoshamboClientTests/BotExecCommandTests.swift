@@ -1,0 +1,138 @@
+import Foundation
+import RoshamboClient
+import RoshamboTLS
+import Testing
+
+/// `roshambo bot --exec` as a person runs it: the real executable, its program, its exit
+/// status and what it says, in a room, from the lobby.
+@Suite("roshambo bot --exec, the command", .serialized)
+struct BotExecCommandTests {
+  /// A program that says each `start` on standard error with its process id (so one
+  /// process for the run shows), and answers `rock`.
+  let rockSayingStarts =
+    #"while read -r line; do case "$line" in *'"type":"start"'*) echo "program $$ saw a start" >&2;;"#
+    + #" *'"type":"pick"'*) echo rock;; esac; done"#
+
+  @Test("the program exits mid-match: said with its status, the match given up, exit 70")
+  func exits() async throws {
+    try await withTestServer { server in
+      let (alice, alicePipe) = try startRoshambo(
+        ["bot", "--room", "den", "--name", "Alice", "--strategy", "random"], port: server.port)
+      let (status, printed) = try await run(
+        ["bot", "--room", "den", "--name", "Exec", "--exec", "read line; read line; exit 3"],
+        port: server.port)
+      #expect(status == 70, "\(printed)")
+      #expect(
+        printed.contains(
+          "roshambo: bot Exec (read line; read line; exit 3) exited with status 3: gave up"
+            + " match 1 against Alice."), "\(printed)")
+      #expect(printed.contains("roshambo: the bot program exited with status 3; played 1 of 1"))
+      // The opponent won by forfeit, and its run ended well.
+      let (aliceStatus, alicePrinted) = await awaitExit(alice, alicePipe)
+      #expect(aliceStatus == 0, "\(alicePrinted)")
+      #expect(alicePrinted.contains("match 1: won against Exec"))
+    }
+  }
+
+  @Test("a match given up in a room: the bot joins again and plays the next; exit 70 at the end")
+  func givesUpThenPlaysOn() async throws {
+    // Garbage in match 1, rock in match 2.
+    let program =
+      #"while read -r line; do case "$line" in *'"match":1,'*) answer=banana;;"#
+      + #" *'"match":2,'*) answer=rock;; *'"type":"pick"'*) echo $answer;; esac; done"#
+    try await withTestServer { server in
+      let (alice, alicePipe) = try startRoshambo(
+        ["bot", "--room", "den", "--name", "Alice", "--strategy", "random", "--matches", "2"],
+        port: server.port)
+      let (status, printed) = try await run(
+        ["bot", "--room", "den", "--name", "Exec", "--matches", "2", "--exec", program],
+        port: server.port)
+      #expect(status == 70, "\(printed)")
+      #expect(printed.contains(#"answered "banana" for round 1"#), "\(printed)")
+      #expect(printed.contains("match 1: gave up against Alice"))
+      #expect(printed.contains("match 2: "))
+      #expect(printed.contains("2 matches: "))
+      #expect(printed.contains("the bot program failed 1 of 2 matches (said above)"))
+      let (aliceStatus, alicePrinted) = await awaitExit(alice, alicePipe)
+      #expect(aliceStatus == 0, "\(alicePrinted)")
+      #expect(alicePrinted.contains("2 matches: "))
+    }
+  }
+
+  @Test("--lobby --exec takes challenges: one program, a start line per match, exit 0")
+  func fromTheLobby() async throws {
+    try await withTestServer { server in
+      let (exec, execPipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Exec", "--matches", "2", "--exec", rockSayingStarts],
+        port: server.port)
+      try await waitForChallenger("Exec", port: server.port)
+      let (bobStatus, bobPrinted) = try await run(
+        ["bot", "--challenge", "Exec", "--name", "Bob", "--matches", "2", "--strategy", "random"],
+        port: server.port)
+      #expect(bobStatus == 0, "\(bobPrinted)")
+      let (status, printed) = await awaitExit(exec, execPipe)
+      #expect(status == 0, "\(printed)")
+      #expect(printed.contains("2 matches: "))
+      // The program's standard error came through: two starts, one process.
+      let starts = printed.split(separator: "\n").filter { $0.hasSuffix("saw a start") }
+      #expect(starts.count == 2, "\(printed)")
+      #expect(Set(starts).count == 1, "\(starts)")
+    }
+  }
+
+  @Test("a program that exits between matches: no challenge is taken after, exit 70")
+  func exitsBetweenMatches() async throws {
+    let program =
+      #"while read -r line; do case "$line" in *'"type":"pick"'*) echo rock;;"#
+      + #" *'"type":"end"'*) exit 4;; esac; done"#
+    try await withTestServer { server in
+      let (exec, execPipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Exec", "--matches", "2", "--exec", program],
+        port: server.port)
+      try await waitForChallenger("Exec", port: server.port)
+      let (bobStatus, bobPrinted) = try await run(
+        ["bot", "--challenge", "Exec", "--name", "Bob", "--strategy", "random"], port: server.port)
+      #expect(bobStatus == 0, "\(bobPrinted)")
+      let (status, printed) = await awaitExit(exec, execPipe)
+      #expect(status == 70, "\(printed)")
+      #expect(printed.contains("roshambo: bot Exec ("), "\(printed)")
+      #expect(printed.contains(") exited with status 4."), "\(printed)")
+      #expect(
+        printed.contains("the bot program exited with status 4; played 1 of 2 matches."),
+        "\(printed)")
+    }
+  }
+
+  @Test("--exec refuses --strategy, and the limits without --exec")
+  func flags() throws {
+    let (both, said) = try runRoshambo(
+      ["bot", "--exec", "sh rock.sh", "--strategy", "cycle"], port: 1)
+    #expect(both == 64)
+    #expect(said.contains("--strategy and --exec are two ways to pick: pick one."))
+    let (limits, saidLimits) = try runRoshambo(["bot", "--pick-ms", "100"], port: 1)
+    #expect(limits == 64)
+    #expect(saidLimits.contains("--pick-ms and --bank-ms are limits for a program run by --exec."))
+  }
+
+  /// Runs `roshambo` with `arguments` to its end, waiting on a thread of its own.
+  func run(_ arguments: [String], port: Int) async throws -> (Int32, String) {
+    let (process, pipe) = try startRoshambo(arguments, port: port)
+    return await awaitExit(process, pipe)
+  }
+
+  /// Returns once `name` is in the lobby taking challenges (seen by a follower of our
+  /// own, which then leaves).
+  func waitForChallenger(_ name: String, port: Int) async throws {
+    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    var seen = false
+    let deadline = ContinuousClock.now + .seconds(10)
+    try await LobbyClient.follow(connection, name: "Watcher") { event in
+      if case .view(_, let view) = event {
+        seen = view.people.contains { $0.name == name && $0.takesChallenges }
+      }
+      return !seen && ContinuousClock.now < deadline
+    }
+    guard seen else { throw TimedOut(description: "\(name) never appeared in the lobby") }
+  }
+}
