@@ -282,7 +282,7 @@ final class ArenaSeat: ChannelInboundHandler {
       if let picked = pickedRound, picked.match == match, picked.round == view.round { return }
       pickedRound = (match, view.round)
       let round = view.round
-      picker.pick(history: history, seat: seat, ruleset: Ruleset.named(view.ruleset)) {
+      picker.pick(history: history, seat: seat, view: view) {
         [weak self] weapon in
         guard let self, !self.finishing else { return }
         self.send(.choose(round: round, weapon: weapon, id: nil))
@@ -290,6 +290,7 @@ final class ArenaSeat: ChannelInboundHandler {
     case .over:
       guard !askedRematch else { return }
       askedRematch = true
+      picker.matchOver(history: history, seat: seat, view: view)
       send(.rematch(id: nil))
     }
   }

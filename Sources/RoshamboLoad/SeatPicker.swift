@@ -15,8 +15,11 @@ import RoshamboJSON
 ///
 /// Invariant: it answers each question at most once, and never after ``close()``.
 protocol SeatPicker: AnyObject {
+  /// `view`: the room as the seat sees it now (its best-of, its players' names).
   func pick(
-    history: [RoundResult], seat: Seat, ruleset: Ruleset, answer: @escaping (Weapon) -> Void)
+    history: [RoundResult], seat: Seat, view: RoomView, answer: @escaping (Weapon) -> Void)
+  /// The match is over: `history` holds all its rounds, its last one too.
+  func matchOver(history: [RoundResult], seat: Seat, view: RoomView)
   /// How long its answers took, µs, but the first (a program's; none for a built-in
   /// strategy).
   var answerTimes: [Double] { get }
@@ -32,10 +35,12 @@ final class StrategyPicker: SeatPicker {
   init(_ player: StrategyPlayer) { self.player = player }
 
   func pick(
-    history: [RoundResult], seat: Seat, ruleset: Ruleset, answer: @escaping (Weapon) -> Void
+    history: [RoundResult], seat: Seat, view: RoomView, answer: @escaping (Weapon) -> Void
   ) {
-    answer(player.nextPick(history: history, seat: seat, ruleset: ruleset))
+    answer(player.nextPick(history: history, seat: seat, ruleset: Ruleset.named(view.ruleset)))
   }
+
+  func matchOver(history: [RoundResult], seat: Seat, view: RoomView) {}
 
   var answerTimes: [Double] { [] }
   var firstAnswerTime: Double? { nil }
@@ -43,16 +48,16 @@ final class StrategyPicker: SeatPicker {
 }
 
 /// A program that picks (`exec:COMMAND`), run with `/bin/sh -c` for one seat of one game
-/// and spoken to in JSON lines on its standard input and output. This is the arena's own
-/// stand-in until `roshambo bot --exec`'s seam is on main (then it picks through that).
-///
-/// For each pick it is sent one line, `{"round":R,"match":M,"seat":S,"ruleset":"classic",
-/// "seed":N,"last":L}`, where L is null or the round before, `{"you":"rock","them":
-/// "paper","winner":"you"|"them"|null}`; it answers one line, `{"weapon":"paper"}` or
-/// the weapon's name alone. Its standard error is the arena's.
+/// and spoken to in the lines of docs/BOTS.md (``BotProgramLine``: `start` at each match,
+/// `result` after each round, `pick`, `end` when the match is over, `bye`), so a bot
+/// written for `roshambo bot --exec` plays in the arena as it is. Its answers are read as
+/// `roshambo bot --exec` reads them (``BotProgramAnswer``). Its standard error is the
+/// arena's.
 ///
 /// Invariant: a program that exits, answers what is not a weapon of the ruleset, or
-/// takes longer than ``timeout`` fails the arena through `failed`, once.
+/// takes longer than ``timeout`` over a pick fails the arena through `failed`, once (an
+/// arena measures bots: one that cannot play is not given matches up, as `roshambo bot`
+/// does, but named).
 final class ProgramPicker: SeatPicker {
   static let timeout = TimeAmount.seconds(10)
 
@@ -67,7 +72,12 @@ final class ProgramPicker: SeatPicker {
   private var pending: (asked: NIODeadline, ruleset: Ruleset, answer: (Weapon) -> Void)?
   private var deadline: Scheduled<Void>?
   private var matches = 0
-  private var lastHistoryCount = 0
+  /// Whether a match was started (its `start` sent) and not yet ended, and how many of
+  /// its rounds were sent as `result` lines.
+  private var inMatch = false
+  private var reported = 0
+  /// What `pick` and `start` lines say the program has per pick: the arena's own limit.
+  private let limits = BotProgramSession.Limits(pick: .seconds(10), bank: .zero)
   private var closed = false
   private(set) var answerTimes: [Double] = []
   private(set) var firstAnswerTime: Double?
@@ -133,29 +143,65 @@ final class ProgramPicker: SeatPicker {
   }
 
   func pick(
-    history: [RoundResult], seat: Seat, ruleset: Ruleset, answer: @escaping (Weapon) -> Void
+    history: [RoundResult], seat: Seat, view: RoomView, answer: @escaping (Weapon) -> Void
   ) {
     guard !closed else { return }
-    if history.count < lastHistoryCount || matches == 0 { matches += 1 }
-    lastHistoryCount = history.count
-    var line = "{\"round\":\(history.count + 1),\"match\":\(matches),\"seat\":\(seat.rawValue)"
-    line += ",\"ruleset\":\"\(ruleset.id.rawValue)\",\"seed\":\(seed),\"last\":"
-    if let last = history.last {
-      let you = last.weapon(of: seat)?.rawValue
-      let them = last.weapon(of: seat.opponent)?.rawValue
-      let winner = last.winner.map { $0 == seat ? "\"you\"" : "\"them\"" } ?? "null"
-      line += "{\"you\":\(you.map { "\"\($0)\"" } ?? "null"),"
-      line += "\"them\":\(them.map { "\"\($0)\"" } ?? "null"),\"winner\":\(winner)}"
-    } else {
-      line += "null"
+    let ruleset = Ruleset.named(view.ruleset)
+    if !inMatch || history.count < reported {
+      matches += 1
+      inMatch = true
+      reported = 0
+      send(
+        .start(
+          .init(
+            match: matches, ruleset: ruleset, bestOf: view.bestOf, seat: seat,
+            name: view.player(seat)?.name ?? "", opponent: view.opponent?.name ?? "",
+            room: view.room, limits: limits)))
     }
-    line += "}\n"
+    report(history, seat: seat)
+    let shown = history.suffix(100).map { BotProgramLine.Round($0, seat: seat) }
+    send(
+      .pick(
+        .init(
+          round: history.count + 1, history: shown, score: Self.score(history, seat: seat),
+          pick: limits.pick, bank: limits.bank)))
     pending = (.now(), ruleset, answer)
     deadline = loop.assumeIsolated().scheduleTask(in: Self.timeout) { [weak self] in
       guard let self, self.pending != nil else { return }
       self.fail("exec:\(self.command) gave no pick within 10 s.")
     }
-    if channel == nil { waitingLines.append(line) } else { write(line) }
+  }
+
+  func matchOver(history: [RoundResult], seat: Seat, view: RoomView) {
+    guard !closed, inMatch else { return }
+    report(history, seat: seat)
+    inMatch = false
+    send(.end(view.winner == seat ? .won : .lost, score: Self.score(history, seat: seat), why: nil))
+  }
+
+  /// `result` lines for the match's rounds not sent yet.
+  private func report(_ history: [RoundResult], seat: Seat) {
+    guard history.count > reported else { return }
+    for index in reported..<history.count {
+      send(
+        .result(
+          BotProgramLine.Round(history[index], seat: seat),
+          score: Self.score(history[...index], seat: seat)))
+    }
+    reported = history.count
+  }
+
+  /// Rounds won by each side in `rounds`.
+  private static func score(_ rounds: some Collection<RoundResult>, seat: Seat)
+    -> BotProgramLine.Score
+  {
+    BotProgramLine.Score(
+      you: rounds.count { $0.winner == seat }, them: rounds.count { $0.winner == seat.opponent })
+  }
+
+  private func send(_ line: BotProgramLine) {
+    let text = line.text + "\n"
+    if channel == nil { waitingLines.append(text) } else { write(text) }
   }
 
   private func write(_ line: String) {
@@ -166,13 +212,20 @@ final class ProgramPicker: SeatPicker {
   fileprivate func received(_ line: String) {
     guard !closed else { return }
     guard let (asked, ruleset, answer) = pending else {
-      fail("exec:\(command) wrote a line nobody asked for: \(line.prefix(80))")
+      if BotProgramAnswer.isBlank(line) { return }
+      fail("exec:\(command) wrote a line nobody asked for: \(BotProgramAnswer.shown(line))")
       return
     }
-    guard let weapon = Self.weapon(in: line), ruleset.weapons.contains(weapon) else {
+    let weapon: Weapon
+    switch BotProgramAnswer(line, ruleset: ruleset) {
+    case .pick(let picked):
+      weapon = picked
+    case .blank:
+      return
+    case .notInRuleset(_, let shown), .garbage(let shown):
       fail(
-        "exec:\(command) answered \(line.prefix(80)), which is not "
-          + ruleset.weapons.map(\.rawValue).joined(separator: ", ") + " (nor {\"weapon\":…}).")
+        "exec:\(command) answered \(shown), which is not "
+          + ruleset.weapons.map(\.rawValue).joined(separator: ", ") + " (nor {\"pick\":…}).")
       return
     }
     pending = nil
@@ -180,27 +233,6 @@ final class ProgramPicker: SeatPicker {
     let micros = Double((NIODeadline.now() - asked).nanoseconds) / 1000
     if firstAnswerTime == nil { firstAnswerTime = micros } else { answerTimes.append(micros) }
     answer(weapon)
-  }
-
-  /// The weapon a line names: `paper`, or `{"weapon":"paper"}`.
-  static func weapon(in line: String) -> Weapon? {
-    let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-    if let plain = Weapon(rawValue: trimmed) { return plain }
-    var bytes = Array(trimmed.utf8)
-    return bytes.withUnsafeMutableBytes { buffer -> Weapon? in
-      var reader = JSONReader(UnsafeRawBufferPointer(buffer))
-      var found: Weapon?
-      do {
-        try reader.object { reader, key in
-          if key == "weapon" {
-            found = Weapon(rawValue: try reader.string())
-          } else {
-            try reader.skipValue()
-          }
-        }
-      } catch { return nil }
-      return found
-    }
   }
 
   /// The program's output ended.
@@ -220,7 +252,11 @@ final class ProgramPicker: SeatPicker {
     closed = true
     deadline?.cancel()
     pending = nil
-    channel?.close(promise: nil)
+    if let channel {
+      // `bye`, then its input ends: the program may leave of itself.
+      channel.writeAndFlush(ByteBuffer(string: BotProgramLine.bye.text + "\n"))
+        .assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
+    }
     if let process, process.isRunning { process.terminate() }
   }
 }

@@ -131,6 +131,24 @@ private func withArenaServer<T>(
     #expect(picks.starts == 2 && picks.picks > 0)
   }
 
+  /// The bots written for `roshambo bot --exec` (docs/BOTS.md) play in the arena as they
+  /// are: the shell bot that always plays rock loses to paper, and the Python frequency
+  /// counter beats rock (it reads `start`, `result` and `pick` lines).
+  @Test(.timeLimit(.minutes(1)))
+  func botsWrittenForExecPlay() async throws {
+    let rock = try await Self.runPrograms([
+      try ArenaBot(argument: "exec:sh \(repositoryRoot)/scripts/bots/rock.sh"), .builtIn(.paper),
+    ])
+    let lost = try #require(rock.pairings.first)
+    #expect(lost.total.firstWins == 0 && lost.total.secondWins > 0)
+    let counter = try await Self.runPrograms([
+      try ArenaBot(argument: "exec:python3 \(repositoryRoot)/scripts/bots/frequency.py"),
+      .builtIn(.rock),
+    ])
+    let won = try #require(counter.pairings.first)
+    #expect(won.total.firstWins > won.total.secondWins, "\(won.total)")
+  }
+
   /// A program that stops stops the arena, with a sentence naming it.
   @Test(.timeLimit(.minutes(1)))
   func aProgramThatStopsStopsTheArena() async throws {
