@@ -25,7 +25,8 @@ public enum ServerIntake {
   /// Besides each view's own contract (``RoomView/contractViolation(seat:welcomed:)``):
   /// a view must be for the room this client was welcomed to, keep the protocol's room
   /// and name rules, and come with a higher `seq` than the last; a player's match never
-  /// goes back (to an earlier round, or to waiting) without ending first; and a second
+  /// goes back (to an earlier round, or to waiting) without ending first, on one
+  /// connection (resumed, it may have ended and another begun); and a second
   /// `welcome` on a connection (quick match moving a player whose opponent left) comes
   /// only to a player, to a valid room, between matches. The one exception to a rising
   /// `seq`: the first `state` after a `welcome` to the room already held (a resumed seat,
@@ -79,7 +80,11 @@ public enum ServerIntake {
             ? "the first state after resuming repeats seq \(seq) with a different view"
             : "seq went from \(state.seq) to \(seq); it must only rise")
       }
-      if view.you != nil, let previous = state.view, previous.phase == .choosing,
+      // Across a resume the match may have ended meanwhile and another begun in the room
+      // (a rematch, or quick match seating someone against the held seat): only on one
+      // connection must it never go back.
+      if view.you != nil, !firstAfterWelcome, let previous = state.view,
+        previous.phase == .choosing,
         view.round < previous.round || view.phase == .waiting
       {
         return .violation(

@@ -6,8 +6,8 @@ import RoshamboProtocol
 struct InvariantWatch {
   /// Every finished match committed, by what makes it one match.
   var matches: Set<String> = []
-  /// Each challenge's ends told to each person (reset when the hub restarts: its board
-  /// is not kept).
+  /// Each challenge's ends told to each person, by the hub generation that told them (a
+  /// restarted hub's board is new).
   var challengeEnds: [String: Int] = [:]
   /// Whether the live lobby is to be compared with the journal once the hub settles.
   var compareDue = false
@@ -83,10 +83,12 @@ extension Simulation {
   }
 
   /// A message a person's program receives (before it acts on it).
-  func checkReceived(_ message: ServerMessage, by index: Int) {
+  func checkReceived(_ message: ServerMessage, by index: Int, generation: Int) {
     switch message {
     case .challenge(let notice) where notice.status != .pending:
-      let key = "\(notice.id) \(index)"
+      // A restarted hub numbers its challenges afresh; a terminal that was not reading
+      // may read the dead hub's last frames after the restart.
+      let key = "\(generation) \(notice.id) \(index)"
       watch.challengeEnds[key, default: 0] += 1
       if watch.challengeEnds[key]! > 1 {
         fail(
@@ -120,10 +122,7 @@ extension Simulation {
       fail("the journal replays", journal.replayFailures[0])
       return
     }
-    guard let hub else {
-      watch.challengeEnds.removeAll()
-      return
-    }
+    guard let hub else { return }
     let lobby = hub.state.lobby
     let waiting = lobby.rooms.values.count {
       LobbyState.isQuickMatchRoom($0.name) && $0.hasPlayerWaiting

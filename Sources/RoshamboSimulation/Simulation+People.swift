@@ -75,7 +75,7 @@ extension Simulation {
       return
     }
     trace.note("\(now - start) P\(index) ←c\(id) \(message.traceName)")
-    checkReceived(message, by: index)
+    checkReceived(message, by: index, generation: connection.generation)
     var player = players[index]
     let wasFollowing = if case .following = player.mode { true } else { false }
     let reaction = player.receive(message, random: &random)

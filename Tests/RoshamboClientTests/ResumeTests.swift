@@ -61,6 +61,32 @@ struct ResumeTests {
         == .violation("seq went from 7 to 6; it must only rise"))
   }
 
+  /// Away, the match may have ended and another begun in the room (the simulator: a host
+  /// cut off, its opponent done, quick match seating a newcomer against the held seat):
+  /// the first state after resuming may be round 1 of a new match; on one connection the
+  /// match going back is still a violation.
+  @Test("resumed, a new match in the room is taken; on one connection, going back is not")
+  func newMatchWhileAway() {
+    let (_, later) = Self.views()
+    let state = Self.holding(later, seq: 7)
+    var room = RoomState(name: "den", settings: .init())
+    room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Carol", token: "c", at: 5))
+    let fresh = room.view(for: .one)
+    #expect(fresh.round < later.round)
+    let message = ServerMessage.state(seq: 11, view: fresh)
+    #expect(
+      ServerIntake.outcome(of: message, state: state, welcomed: true, firstAfterWelcome: true)
+        == .action(.synced(view: fresh, seq: 11)))
+    guard
+      case .violation(let why) = ServerIntake.outcome(of: message, state: state, welcomed: true)
+    else {
+      Issue.record("a match going back on one connection was taken")
+      return
+    }
+    #expect(why.contains("went back"))
+  }
+
   /// Each connection gets its script once the hello arrives: the first is then closed
   /// (the link the client gave up on), the others stay open.
   final class ResumingServer: Sendable {
