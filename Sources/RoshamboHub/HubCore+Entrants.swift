@@ -171,6 +171,18 @@ extension HubCore {
     return true
   }
 
+  /// Seat `name`'s seat just began to wait (its connection was seen to close, or a
+  /// reload found nobody on it): the same person may already be back in the lobby, their
+  /// new connection having come first; the seat is then theirs there.
+  mutating func seatFollowerBack(_ name: String) {
+    guard let identity = state.lobby.names.holder(of: name),
+      let back = state.sessions.followers.values.filter({
+        $0.name == name && $0.identity == identity && $0.takesChallenges
+      }).min(by: { $0.link.id < $1.link.id })
+    else { return }
+    _ = heldSeatArrived(back.link, name: name, identity: identity)
+  }
+
   /// Each player of the round's matches on their connection, or held for the grace
   /// period when they are not here.
   mutating func seatTournamentRound() {

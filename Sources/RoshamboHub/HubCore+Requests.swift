@@ -106,6 +106,7 @@ extension HubCore {
     if let seat = member.seat {
       perform(.room(member.room, .disconnected(seat: seat, at: now)))
       log(.info, "disconnected", ["conn": "\(peer.id)", "room": member.room])
+      seatFollowerBack(member.name)
     } else {
       perform(.room(member.room, .spectatorLeft))
     }

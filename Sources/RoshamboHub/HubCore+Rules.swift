@@ -98,7 +98,8 @@ extension HubCore {
 
   /// Makes the lobby agree with the connections the hub holds: a seat marked connected
   /// with no connection starts its grace, spectators nobody holds are removed (a room left
-  /// empty goes away), and every deadline and grace is scheduled. Run after a restart and
+  /// empty goes away), every deadline and grace is scheduled, and a follower whose seat
+  /// waits is seated in it. Run after a restart and
   /// when the journal can be written again after failing.
   mutating func reconcile() {
     for (name, room) in state.lobby.rooms.sorted(by: { $0.key < $1.key }) {
@@ -121,6 +122,12 @@ extension HubCore {
         cancel(.deadline(room: name))
       }
     }
+    // Someone back in the lobby while nothing could be written (or before a close was
+    // seen) has their waiting seat now.
+    let waiting = state.lobby.rooms.values.flatMap { room in
+      room.seats.values.filter { !$0.hasLeft && !$0.connected }.map(\.name)
+    }
+    for name in Set(waiting).sorted() { seatFollowerBack(name) }
     flush()
   }
 }

@@ -63,6 +63,10 @@ extension Simulation {
       queue.schedule(.answer(.probed(succeeded: succeeded), hub: hubGeneration), at: now + 5)
     case .log(let line):
       checkLog(line)
+      trace.note(
+        "\(now - start) log \(line.message) "
+          + line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+            separator: " "))
       if line.message == "grace expired", let room = line.metadata["room"],
         let seat = line.metadata["seat"].flatMap(Int.init).flatMap(Seat.init(rawValue:)),
         let name = hub?.state.lobby.rooms[room]?.seats[seat]?.name

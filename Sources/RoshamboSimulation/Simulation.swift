@@ -115,7 +115,7 @@ public final class Simulation {
     let defaults = RoomState.Settings(bestOf: 3)
     self.grace = defaults.graceMillis
     self.journal = SimulatedJournal(defaults: defaults)
-    self.trace = Trace(keep: 40_000)
+    self.trace = Trace()
     var settings = HubConfiguration(hasJournal: true)
     settings.tokenSeed = configuration.seed &+ 1
     settings.compactionInterval = 1_000_000

@@ -181,4 +181,59 @@ struct HubReturnTests {
     #expect(hub.state.sessions[back.id]?.room == room)
     #expect(hub.state.sessions[back.id]?.seat == .one)
   }
+
+  /// Seated in a challenge, then dropped; back in the lobby while the journal cannot be
+  /// written: nothing can be taken back then, so the seat is theirs once writes succeed.
+  @Test("back in the lobby while nothing can be written: seated once writes succeed")
+  func backWhileTheJournalFails() throws {
+    var hub = HubHarness()
+    _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
+    _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
+    _ = hub.settle()
+    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 2))
+    _ = hub.settle()
+    _ = hub.say(ben, .accept(challenge: 1, id: 2))
+    _ = hub.settle()
+    _ = hub.handle(.closed(ben))
+    _ = hub.settle()
+    let durable = hub.state.lobby
+    // Ann picks; the commit fails (the disk is full): play pauses.
+    _ = hub.say(ann, .choose(round: 1, weapon: .rock, id: 3))
+    _ = hub.flush()
+    _ = hub.handle(.committed(.failure(JournalFailure("disk full")), onJournalThread: false))
+    _ = hub.handle(.reloaded(.success((durable, 0))))
+    // Ben is back in the lobby meanwhile: the seat cannot be his yet.
+    let back = Peer(id: 9, identity: ben.identity)
+    _ = hub.say(back, H.hello("Ben", role: .lobby, challenges: true))
+    _ = hub.settle()
+    #expect(seat(of: "Ben", in: "duel-1", hub)?.connected == false)
+    // Writes succeed again: he is seated.
+    _ = hub.fire(.probe)
+    _ = hub.handle(.probed(succeeded: true))
+    _ = hub.settle()
+    #expect(seat(of: "Ben", in: "duel-1", hub)?.connected == true)
+    #expect(hub.state.sessions[back.id]?.seat == .two)
+  }
+
+  /// Back in the lobby on a new connection before the old one was seen to close: when it
+  /// is, the seat is theirs at once.
+  @Test("back before the old connection was seen to close: seated when it is")
+  func backBeforeTheCloseIsSeen() throws {
+    var hub = HubHarness()
+    _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
+    _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
+    _ = hub.settle()
+    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 2))
+    _ = hub.settle()
+    _ = hub.say(ben, .accept(challenge: 1, id: 2))
+    _ = hub.settle()
+    let back = Peer(id: 9, identity: ben.identity)
+    _ = hub.say(back, H.hello("Ben", role: .lobby, challenges: true))
+    _ = hub.settle()
+    #expect(hub.state.sessions.followers[back.id] != nil)
+    _ = hub.handle(.closed(ben))
+    _ = hub.settle()
+    #expect(seat(of: "Ben", in: "duel-1", hub)?.connected == true)
+    #expect(hub.state.sessions[back.id]?.seat == .two)
+  }
 }
