@@ -47,6 +47,9 @@ extension ServeOptions {
     guard maxConnectionsPerAddress >= 1 else {
       throw ValidationError("--max-connections-per-address must be at least 1.")
     }
+    guard (1...600).contains(helloSeconds) else {
+      throw ValidationError("--hello-seconds must be from 1 to 600, not \(helloSeconds).")
+    }
     guard (5...86_400).contains(idleSeconds) else {
       throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
     }
@@ -102,6 +105,7 @@ extension ServeOptions {
     configuration.limits.maxConnections = maxConnections
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
+    configuration.limits.helloTimeoutSeconds = Int64(helloSeconds)
     configuration.keepMatches = keepMatches
     configuration.tournament = tournament
     configuration.tournamentPlayers = tournamentPlayers

@@ -76,6 +76,12 @@ struct ServeOptions: ParsableArguments {
   @Option(help: "Seconds without a complete message before a connection is closed.")
   var idleSeconds = Int(Self.defaults.limits.idleTimeoutSeconds)
 
+  @Option(
+    help: ArgumentHelp(
+      "Seconds a new connection has to finish TLS and say hello before it is closed.",
+      visibility: .hidden))
+  var helloSeconds = Int(Self.defaults.limits.helloTimeoutSeconds)
+
   @Option(help: "Finished matches kept for `history` (the leaderboard keeps every total).")
   var keepMatches = Self.defaults.keepMatches
 

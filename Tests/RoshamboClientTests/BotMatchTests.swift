@@ -48,6 +48,8 @@ private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async 
     privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: dataDirectory)
   configuration.host = "127.0.0.1"
   configuration.port = port
+  // A loaded test run may take seconds to say hello; the deadline has its own test.
+  configuration.limits.helloTimeoutSeconds = 60
   var logger = Logger(label: "test")
   logger.logLevel = .critical
   let server = try await GameServer.bind(configuration, logger: logger, storage: JournalStorage())

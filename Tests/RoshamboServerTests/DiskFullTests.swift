@@ -63,6 +63,7 @@ struct DiskFullTests {
     let data = disk.path + "/data"
     let arguments = [
       "--host", "127.0.0.1", "--port", "0", "--data-dir", data, "--best-of", "99",
+      "--hello-seconds", "60",
       "--grace-seconds", "60", "--cert", TestCertificates.files.serverCertificate,
       "--key", TestCertificates.files.serverKey, "--log-level", "warning", "--drain-seconds", "0",
     ]
@@ -135,7 +136,8 @@ extension DiskFullTests {
     let disk = try SmallDisk(megabytes: 4)
     defer { disk.unmount() }
     let server = try ServerProcess([
-      "--host", "127.0.0.1", "--port", "0", "--data-dir", disk.path + "/data",
+      "--host", "127.0.0.1", "--port", "0", "--data-dir", disk.path + "/data", "--hello-seconds",
+      "60",
       "--cert", TestCertificates.files.serverCertificate,
       "--key", TestCertificates.files.serverKey, "--log-level", "notice",
     ])

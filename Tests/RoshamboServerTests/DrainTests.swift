@@ -134,7 +134,8 @@ struct SignalDrainTests {
     [
       "--host", "127.0.0.1", "--port", "0", "--data-dir", data, "--grace-seconds", "60",
       "--cert", TestCertificates.files.serverCertificate,
-      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--hello-seconds", "60",
+      "--log-level", "warning",
     ]
   }
 

@@ -10,7 +10,8 @@ struct ExecTournamentTests {
     let server = try ServerProcess([
       "--host", "127.0.0.1", "--port", "0", "--data-dir", temporaryDataDirectory(),
       "--cert", TestCertificates.files.serverCertificate,
-      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--hello-seconds", "60",
+      "--log-level", "warning",
       // Every bot connects from 127.0.0.1.
       "--best-of", "1", "--tournament-entries-per-address", "0",
       "--tournament", "round-robin", "--tournament-players", "4", "--tournament-pause", "0.1",

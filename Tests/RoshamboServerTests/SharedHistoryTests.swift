@@ -211,7 +211,8 @@ struct SharedHistoryTests {
     let arguments = [
       "--host", "127.0.0.1", "--port", "0", "--data-dir", data, "--best-of", "1",
       "--cert", TestCertificates.files.serverCertificate,
-      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--hello-seconds", "60",
+      "--log-level", "warning",
       "--history-url", postgres.url, "--drain-seconds", "0",
     ]
     let first = try ServerProcess(arguments)

@@ -125,6 +125,8 @@ func startServer(
   // Every test client connects from 127.0.0.1.
   configuration.limits.maxConnectionsPerAddress = 10_000
   configuration.tournamentEntriesPerAddress = 0
+  // A loaded test run may take seconds to say hello; the deadline has its own test.
+  configuration.limits.helloTimeoutSeconds = 60
   limits(&configuration.limits)
   var logger = Logger(label: "test.server")
   logger.logLevel = .warning

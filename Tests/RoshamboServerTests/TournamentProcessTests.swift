@@ -13,7 +13,8 @@ struct TournamentProcessTests {
     [
       "--host", "127.0.0.1", "--port", String(port), "--data-dir", data,
       "--cert", TestCertificates.files.serverCertificate,
-      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--hello-seconds", "60",
+      "--log-level", "warning",
       // Every bot connects from 127.0.0.1.
       "--best-of", "1", "--tournament-entries-per-address", "0",
     ] + more
@@ -142,7 +143,8 @@ struct BotReconnectTests {
     [
       "--host", "127.0.0.1", "--port", String(port), "--data-dir", data,
       "--cert", TestCertificates.files.serverCertificate,
-      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--hello-seconds", "60",
+      "--log-level", "warning",
       "--best-of", "1", "--drain-seconds", "1", "--grace-seconds", "60",
     ] + more
   }
