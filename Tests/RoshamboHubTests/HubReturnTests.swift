@@ -32,13 +32,9 @@ struct HubReturnTests {
     return hub
   }
 
-  /// The seat `name` holds in `room`.
-  func seat(of name: String, in room: String, _ hub: HubHarness) -> RoomState.SeatState? {
-    hub.state.lobby.rooms[room]?.seats.values.first { $0.name == name }
-  }
-
-  @Test("a challenger whose welcome never came, back in the lobby, is seated in the match")
-  func challengerBackInTheLobby() throws {
+  /// Ann and Ben following the lobby; Ann challenged Ben, who accepted: both seated in
+  /// duel-1, everything sent.
+  func challengeAccepted() -> HubHarness {
     var hub = HubHarness()
     _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
     _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
@@ -47,6 +43,17 @@ struct HubReturnTests {
     _ = hub.settle()
     _ = hub.say(ben, .accept(challenge: 1, id: 2))
     _ = hub.settle()
+    return hub
+  }
+
+  /// The seat `name` holds in `room`.
+  func seat(of name: String, in room: String, _ hub: HubHarness) -> RoomState.SeatState? {
+    hub.state.lobby.rooms[room]?.seats.values.first { $0.name == name }
+  }
+
+  @Test("a challenger whose welcome never came, back in the lobby, is seated in the match")
+  func challengerBackInTheLobby() throws {
+    var hub = challengeAccepted()
     // Ben's connection drops (before the welcome reached him): his seat waits.
     _ = hub.handle(.closed(ben))
     _ = hub.settle()
@@ -73,14 +80,7 @@ struct HubReturnTests {
 
   @Test("someone else under the name gets no seat: only the identity that holds it")
   func otherIdentityGetsNothing() {
-    var hub = HubHarness()
-    _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
-    _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
-    _ = hub.settle()
-    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 2))
-    _ = hub.settle()
-    _ = hub.say(ben, .accept(challenge: 1, id: 2))
-    _ = hub.settle()
+    var hub = challengeAccepted()
     _ = hub.handle(.closed(ben))
     _ = hub.settle()
     let impostor = Peer(id: 9, identity: String(repeating: "e", count: 64))
@@ -186,14 +186,7 @@ struct HubReturnTests {
   /// written: nothing can be taken back then, so the seat is theirs once writes succeed.
   @Test("back in the lobby while nothing can be written: seated once writes succeed")
   func backWhileTheJournalFails() throws {
-    var hub = HubHarness()
-    _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
-    _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
-    _ = hub.settle()
-    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 2))
-    _ = hub.settle()
-    _ = hub.say(ben, .accept(challenge: 1, id: 2))
-    _ = hub.settle()
+    var hub = challengeAccepted()
     _ = hub.handle(.closed(ben))
     _ = hub.settle()
     let durable = hub.state.lobby
@@ -219,14 +212,7 @@ struct HubReturnTests {
   /// is, the seat is theirs at once.
   @Test("back before the old connection was seen to close: seated when it is")
   func backBeforeTheCloseIsSeen() throws {
-    var hub = HubHarness()
-    _ = hub.say(ann, H.hello("Ann", role: .lobby, challenges: true))
-    _ = hub.say(ben, H.hello("Ben", role: .lobby, challenges: true))
-    _ = hub.settle()
-    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 2))
-    _ = hub.settle()
-    _ = hub.say(ben, .accept(challenge: 1, id: 2))
-    _ = hub.settle()
+    var hub = challengeAccepted()
     let back = Peer(id: 9, identity: ben.identity)
     _ = hub.say(back, H.hello("Ben", role: .lobby, challenges: true))
     _ = hub.settle()
