@@ -47,7 +47,7 @@ public enum ArenaBot: Sendable, Hashable {
     case .builtIn(let strategy):
       return StrategyPicker(StrategyPlayer(strategy: strategy, seed: seed))
     case .program(let command):
-      return ProgramPicker(command: command, seed: seed, loop: loop, failed: failed)
+      return ProgramPicker(command: command, loop: loop, failed: failed)
     }
   }
 }

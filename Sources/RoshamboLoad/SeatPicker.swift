@@ -62,7 +62,6 @@ final class ProgramPicker: SeatPicker {
   static let timeout = TimeAmount.seconds(10)
 
   private let command: String
-  private let seed: UInt64
   private let loop: any EventLoop
   private let failed: (ArenaFailure) -> Void
   private var process: Process?
@@ -83,10 +82,9 @@ final class ProgramPicker: SeatPicker {
   private(set) var firstAnswerTime: Double?
 
   init(
-    command: String, seed: UInt64, loop: any EventLoop, failed: @escaping (ArenaFailure) -> Void
+    command: String, loop: any EventLoop, failed: @escaping (ArenaFailure) -> Void
   ) {
     self.command = command
-    self.seed = seed
     self.loop = loop
     self.failed = failed
     start()

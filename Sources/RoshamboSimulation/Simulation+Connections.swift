@@ -151,34 +151,25 @@ extension Simulation {
     switch timer {
     case .hello:
       guard hub != nil, connection.open else { return }
-      var machine = connection.server
-      let action = machine.helloTimedOut()
-      connections[id]?.server = machine
-      serverPerforms(action, on: id)
+      if let action = connections[id]?.server.helloTimedOut() { serverPerforms(action, on: id) }
     case .idle:
       guard hub != nil, connection.open, connection.server.state != .closing else { return }
       let quietUntil = connection.lastRead + limits.idleTimeoutSeconds * 1_000
       guard now >= quietUntil else { return schedule(.idle, id, at: quietUntil) }
-      var machine = connection.server
-      let action = machine.idle()
-      connections[id]?.server = machine
-      serverPerforms(action, on: id)
+      if let action = connections[id]?.server.idle() { serverPerforms(action, on: id) }
     case .silence:
       guard hub != nil, connection.open else { return }
-      var machine = connection.server
-      let action = machine.silenceChecked(at: deadline(now))
-      connections[id]?.server = machine
+      guard let action = connections[id]?.server.silenceChecked(at: deadline(now)) else { return }
       if action == .none {
-        if let next = machine.promisedSilenceDeadline { schedule(.silence, id, at: virtual(next)) }
+        if let next = connections[id]?.server.promisedSilenceDeadline {
+          schedule(.silence, id, at: virtual(next))
+        }
       } else {
         serverPerforms(action, on: id)
       }
     case .stall:
       guard hub != nil, connection.open else { return }
-      var machine = connection.server
-      let closes = machine.stallTimedOut()
-      connections[id]?.server = machine
-      if closes {
+      if connections[id]?.server.stallTimedOut() == true {
         counts["closed for not reading", default: 0] += 1
         serverCloses(id)
       }
