@@ -46,6 +46,8 @@ let package = Package(
     // Rooms in play and the rules as reducers, shared by the game's and the client's tests.
     .target(
       name: "GameFixtures", dependencies: ["RoshamboGame", "Redux"], path: "Tests/GameFixtures"),
+    // Blocking work (processes, pipes) kept off the tests' cooperative pool.
+    .target(name: "ProcessFixtures", path: "Tests/ProcessFixtures"),
     .testTarget(
       name: "RoshamboGameTests",
       dependencies: [
@@ -66,7 +68,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboTLSTests",
       dependencies: [
-        "RoshamboTLS",
+        "RoshamboTLS", "ProcessFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -111,7 +113,7 @@ let package = Package(
       name: "RoshamboServer",
       dependencies: [
         "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto", "RoshamboJSON",
-        "RoshamboDiscovery",
+        "RoshamboDiscovery", "ProcessFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -246,7 +248,8 @@ let package = Package(
       dependencies: [
         "RoshamboClient", "RoshamboLoad", "RoshamboArena", "RoshamboServer", "RoshamboJournal",
         "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
-        "ReduxTesting", "GameFixtures", .product(name: "Logging", package: "swift-log"),
+        "ReduxTesting", "GameFixtures", "ProcessFixtures",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

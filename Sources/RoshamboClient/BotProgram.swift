@@ -44,6 +44,8 @@ public final class BotProgram {
   /// Set once the process has been waited for.
   private let ended = AsyncStream<Void>.makeStream()
   private var hasEnded = false
+  /// Those waiting in ``exited()``.
+  private var exitWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// A program not started yet: `say` is given each sentence about it, already prefixed
   /// with the bot's name and command.
@@ -133,6 +135,8 @@ public final class BotProgram {
           self.handle(.exited(exit))
           self.closeInput()
           self.ended.continuation.finish()
+          for waiter in self.exitWaiters { waiter.resume() }
+          self.exitWaiters = []
         }
       }
     }
@@ -158,6 +162,12 @@ public final class BotProgram {
       }
     }
     schedule()
+  }
+
+  /// Returns once the program has exited (at once if it has, or never started).
+  public func exited() async {
+    guard process > 0, !hasEnded else { return }
+    await withCheckedContinuation { exitWaiters.append($0) }
   }
 
   /// Says `bye`, closes the program's input and waits up to `patience` for it to exit;

@@ -4,7 +4,7 @@ import RoshamboProtocol
 /// The events of one connection waiting to be read, bounded whatever the server sends:
 /// a `state` replaces a `state` of the same room queued right before it with a lower
 /// `seq` (only the newest view matters, as the server does for its own slow readers),
-/// and past ``limit`` queued events the connection is treated as a flood and closed. A player's views of a fair room are never
+/// unless the one queued ends a match, and past ``limit`` queued events the connection is treated as a flood and closed. A player's views of a fair room are never
 /// replaced: the client checks the server against each of them (a commitment shown, a
 /// reveal received), and an honest server sends them at the pace of people.
 ///
@@ -53,16 +53,18 @@ public final class ServerEvents: AsyncSequence, Sendable {
   }
 
   /// Whether `new` may take the place of `queued`: both lobby views with `seq` rising, or
-  /// both states of the same room, `seq` rising, and neither a player's view of a fair
-  /// room. Anything else the client must
-  /// see (a view of another room or a `seq` going back is a violation to catch).
+  /// both states of the same room, `seq` rising, neither a player's view of a fair room,
+  /// and `queued` not the end of a match. Anything else the client must see: a view of
+  /// another room or a `seq` going back is a violation to catch, and a match's end is
+  /// counted (a bot playing several matches in a room would miss one replaced by the
+  /// next match's first view).
   static func replaces(_ new: ServerMessage, _ queued: ServerMessage) -> Bool {
     if case .lobby(let seq, _) = new, case .lobby(let queuedSeq, _) = queued {
       return seq > queuedSeq
     }
     guard case .state(let seq, let view) = new, case .state(let queuedSeq, let queuedView) = queued
     else { return false }
-    return seq > queuedSeq && view.room == queuedView.room
+    return seq > queuedSeq && view.room == queuedView.room && queuedView.phase != .over
       && !(view.fair && view.you != nil) && !(queuedView.fair && queuedView.you != nil)
   }
 

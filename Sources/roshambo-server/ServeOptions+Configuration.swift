@@ -106,6 +106,8 @@ extension ServeOptions {
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
     configuration.limits.helloTimeoutSeconds = Int64(helloSeconds)
+    configuration.limits.handshakeTimeoutSeconds = max(
+      Self.defaults.limits.handshakeTimeoutSeconds, Int64(helloSeconds) / 2)
     configuration.keepMatches = keepMatches
     configuration.tournament = tournament
     configuration.tournamentPlayers = tournamentPlayers

@@ -10,7 +10,7 @@ import RoshamboTLS
 /// rooms play and its limits.
 struct ServeOptions: ParsableArguments {
   /// Every default is the configuration's own: written once, in `ServerConfiguration`.
-  private static let defaults = ServerConfiguration(
+  static let defaults = ServerConfiguration(
     certificateChainFile: "", privateKeyFile: "", dataDirectory: nil)
   @Option(help: "The address to listen on.")
   var host = Self.defaults.host
@@ -78,7 +78,8 @@ struct ServeOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "Seconds a new connection has to finish TLS and say hello before it is closed.",
+      "Seconds a new connection has to finish TLS and say hello before it is closed"
+        + " (TLS itself half of them, at least 5).",
       visibility: .hidden))
   var helloSeconds = Int(Self.defaults.limits.helloTimeoutSeconds)
 

@@ -112,10 +112,20 @@ struct BotPlayer {
     let connection: ServerConnection
     var seated: LobbyClient.Seated?
     if fromLobby {
-      // A lost lobby (the network, a drain, a restart) is followed again by itself.
-      (connection, seated) = try await seatFromLobbyComingBack(
-        resolved, options: server, name: name,
-        goal: challenge.map { .challenge($0, fair: fair) } ?? .accept, wait: .seconds(wait))
+      // A lost lobby (the network, a drain, a restart) is followed again by itself. A
+      // program that exits while the bot waits there ends the wait: it can play no more.
+      var abandon: (@Sendable () async -> Void)?
+      if let program { abandon = { await program.exited() } }
+      do {
+        (connection, seated) = try await seatFromLobbyComingBack(
+          resolved, options: server, name: name,
+          goal: challenge.map { .challenge($0, fair: fair) } ?? .accept, wait: .seconds(wait),
+          abandon: abandon)
+      } catch is LobbyWaitAbandoned {
+        let gone = await MainActor.run { program?.session.gone }
+        return BotRun.Outcome(
+          tally: tally, closing: nil, violated: false, stopped: false, programGone: gone)
+      }
     } else {
       connection = try await connect(resolved, options: server)
     }

@@ -14,15 +14,20 @@ struct LobbyLost: Error, CustomStringConvertible {
   var description: String
 }
 
+/// The wait in the lobby was abandoned: what it waited for can no longer play (the bot's
+/// program exited between two matches).
+struct LobbyWaitAbandoned: Error {}
+
 /// ``seatFromLobby`` on a connection of its own, coming back by itself when the lobby's
 /// connection is lost (the network, a drain, a restart): says so ("lost the connection;
 /// reconnecting…"), connects again every second for up to ``BotPlayer/patience``, says
 /// "back in the lobby" once it follows it again, and goes on (an entrant of the
 /// tournament keeps its entry when back within the server's grace). Returns the
-/// connection and its seat.
+/// connection and its seat. Once `abandon` returns, the wait stops with
+/// ``LobbyWaitAbandoned``.
 func seatFromLobbyComingBack(
   _ server: ResolvedServer, options: ServerOptions, name: String, goal: LobbySeating.Goal,
-  wait: Duration = .seconds(10)
+  wait: Duration = .seconds(10), abandon: (@Sendable () async -> Void)? = nil
 ) async throws -> (ServerConnection, LobbyClient.Seated) {
   var connection = try await connect(server, options: options)
   var comingBack = false
@@ -30,7 +35,7 @@ func seatFromLobbyComingBack(
     do {
       let seated = try await seatFromLobby(
         connection, name: name, goal: goal, wait: wait, keepalive: options.keepaliveInterval,
-        comingBack: comingBack)
+        comingBack: comingBack, abandon: abandon)
       return (connection, seated)
     } catch let lost as LobbyLost {
       print("lost the connection; reconnecting… (\(lost.description))")
@@ -64,10 +69,36 @@ func reconnectBot(_ server: ResolvedServer, options: ServerOptions) async throws
 /// it, doing what ``LobbySeating`` says for `goal`. A challenge that ends otherwise or a
 /// refusal is said, and exits 1 (a broken protocol: 76); a connection that ends
 /// otherwise (the network, a drain, a restart) throws ``LobbyLost``. `comingBack`: says
-/// "back in the lobby" on the first view.
+/// "back in the lobby" on the first view. Once `abandon` returns (before a seat), the
+/// connection is closed and ``LobbyWaitAbandoned`` thrown.
 func seatFromLobby(
   _ connection: ServerConnection, name: String, goal: LobbySeating.Goal,
-  wait: Duration = .seconds(10), keepalive: Duration = .seconds(15), comingBack: Bool = false
+  wait: Duration = .seconds(10), keepalive: Duration = .seconds(15), comingBack: Bool = false,
+  abandon: (@Sendable () async -> Void)? = nil
+) async throws -> LobbyClient.Seated {
+  let abandoned = NIOLockedValueBox(false)
+  let watch = abandon.map { abandon in
+    Task {
+      await abandon()
+      // Cancelled once seated: the connection is then the match's.
+      guard !Task.isCancelled else { return }
+      abandoned.withLockedValue { $0 = true }
+      await connection.close()
+    }
+  }
+  defer { watch?.cancel() }
+  do {
+    return try await followUntilSeated(
+      connection, name: name, goal: goal, wait: wait, keepalive: keepalive,
+      comingBack: comingBack)
+  } catch  where abandoned.withLockedValue({ $0 }) {
+    throw LobbyWaitAbandoned()
+  }
+}
+
+private func followUntilSeated(
+  _ connection: ServerConnection, name: String, goal: LobbySeating.Goal,
+  wait: Duration, keepalive: Duration, comingBack: Bool
 ) async throws -> LobbyClient.Seated {
   // Read by the give-up timer on another task, hence the lock.
   let seating = NIOLockedValueBox(

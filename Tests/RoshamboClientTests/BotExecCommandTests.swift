@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboClient
 import RoshamboTLS
 import Testing
@@ -80,6 +81,33 @@ struct BotExecCommandTests {
     }
   }
 
+  @Test("a program that exits while the bot waits in the lobby: the wait ends, exit 70")
+  func exitsWhileWaiting() async throws {
+    // The program exits once the test has seen the bot back in the lobby after match 1.
+    let back = NSTemporaryDirectory() + "roshambo-exec-back-\(UUID().uuidString)"
+    let program =
+      #"while read -r line; do case "$line" in *'"type":"pick"'*) echo rock;;"#
+      + #" *'"type":"end"'*) while [ ! -e '"# + back + #"' ]; do sleep 0.05; done; exit 4;;"#
+      + #" esac; done"#
+    try await withTestServer { server in
+      let (exec, execPipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Exec", "--matches", "2", "--exec", program],
+        port: server.port)
+      try await waitForChallenger("Exec", port: server.port)
+      let (bobStatus, bobPrinted) = try await run(
+        ["bot", "--challenge", "Exec", "--name", "Bob", "--strategy", "random"], port: server.port)
+      #expect(bobStatus == 0, "\(bobPrinted)")
+      try await waitForChallenger("Exec", port: server.port)
+      _ = FileManager.default.createFile(atPath: back, contents: nil)
+      defer { try? FileManager.default.removeItem(atPath: back) }
+      let (status, printed) = await awaitExit(exec, execPipe)
+      #expect(status == 70, "\(printed)")
+      #expect(
+        printed.contains("the bot program exited with status 4; played 1 of 2 matches."),
+        "\(printed)")
+    }
+  }
+
   @Test("a program that exits between matches: no challenge is taken after, exit 70")
   func exitsBetweenMatches() async throws {
     let program =
@@ -104,12 +132,12 @@ struct BotExecCommandTests {
   }
 
   @Test("--exec refuses --strategy, and the limits without --exec")
-  func flags() throws {
-    let (both, said) = try runRoshambo(
+  func flags() async throws {
+    let (both, said) = try await runRoshambo(
       ["bot", "--exec", "sh rock.sh", "--strategy", "cycle"], port: 1)
     #expect(both == 64)
     #expect(said.contains("--strategy and --exec are two ways to pick: pick one."))
-    let (limits, saidLimits) = try runRoshambo(["bot", "--pick-ms", "100"], port: 1)
+    let (limits, saidLimits) = try await runRoshambo(["bot", "--pick-ms", "100"], port: 1)
     #expect(limits == 64)
     #expect(saidLimits.contains("--pick-ms and --bank-ms are limits for a program run by --exec."))
   }
@@ -126,10 +154,12 @@ struct BotExecCommandTests {
     let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
     var seen = false
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     try await LobbyClient.follow(connection, name: "Watcher") { event in
       if case .view(_, let view) = event {
-        seen = view.people.contains { $0.name == name && $0.takesChallenges }
+        seen = view.people.contains {
+          $0.name == name && $0.takesChallenges && $0.status == .idle
+        }
       }
       return !seen && ContinuousClock.now < deadline
     }

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import ProcessFixtures
 import RoshamboClient
 import RoshamboGame
 import RoshamboJournal
@@ -48,12 +50,27 @@ private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async 
     privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: dataDirectory)
   configuration.host = "127.0.0.1"
   configuration.port = port
-  // A loaded test run may take seconds to say hello; the deadline has its own test.
+  // A loaded test run may take seconds to shake hands and say hello; the deadlines have
+  // tests of their own.
   configuration.limits.helloTimeoutSeconds = 60
+  configuration.limits.handshakeTimeoutSeconds = 60
   var logger = Logger(label: "test")
   logger.logLevel = .critical
-  let server = try await GameServer.bind(configuration, logger: logger, storage: JournalStorage())
-  return ServedServer(server, logger: logger)
+  // A port asked for again (a restart) may have been taken meanwhile as the local port of
+  // one of the other tests' connections: wait until it is free, as a person restarting
+  // would try again.
+  var attempts = 0
+  while true {
+    do {
+      let server = try await GameServer.bind(
+        configuration, logger: logger, storage: JournalStorage())
+      return ServedServer(server, logger: logger)
+    } catch let error as IOError where error.errnoCode == EADDRINUSE && port != 0 && attempts < 300
+    {
+      attempts += 1
+      try await Task.sleep(for: .milliseconds(100))
+    }
+  }
 }
 
 /// A server run in its service group on a task of the test's, stopped through the group.
@@ -115,7 +132,7 @@ struct BotMatchTests {
   }
 
   @Test("roshambo-server and two roshambo bot processes finish a match")
-  func executables() throws {
+  func executables() async throws {
     let bin = repositoryRoot + "/.build/debug/"
     let directory =
       NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/exe-\(UUID().uuidString)"
@@ -153,8 +170,7 @@ struct BotMatchTests {
       return (bot, pipe)
     }
     for (bot, pipe) in bots {
-      let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      bot.waitUntilExit()
+      let text = await awaitExit(bot, pipe, seconds: 120).1
       #expect(bot.terminationStatus == 0, "\(text)")
       #expect(text.contains("round 1: "))
       #expect(text.contains("1 matches: "))

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboClient
 import RoshamboGame
 import RoshamboTLS
@@ -185,8 +186,7 @@ struct BotProgramProcessTests {
   func cExample() async throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") else { return }
     let binary = NSTemporaryDirectory() + "beat-last-\(getpid())"
-    // Compiled off the main actor, which the bots' sessions need meanwhile.
-    let status = try await Task.detached {
+    let status = try await blocking {
       let cc = Process()
       cc.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
       cc.arguments = [
@@ -196,7 +196,7 @@ struct BotProgramProcessTests {
       try cc.run()
       cc.waitUntilExit()
       return cc.terminationStatus
-    }.value
+    }
     #expect(status == 0)
     let played = try await playProgram("'\(binary)'", matches: 2)
     #expect(played.bot.tally.matches == 2, "\(played.said)")

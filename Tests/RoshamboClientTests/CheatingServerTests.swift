@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import ProcessFixtures
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
@@ -189,16 +190,20 @@ struct CheatingServerTests {
     DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
     defer { watchdog.cancel() }
     // The control server never ends the match: stop the bot once it has judged round 1.
-    var printed = ""
-    while true {
-      let data = pipe.fileHandleForReading.availableData
-      if data.isEmpty { break }
-      printed += String(decoding: data, as: UTF8.self)
-      if lie == .none, printed.contains("round 1:") {
-        bot.interrupt()
+    let stopsAfterRound1 = lie == .none
+    let printed = await blocking {
+      var printed = ""
+      while true {
+        let data = pipe.fileHandleForReading.availableData
+        if data.isEmpty { break }
+        printed += String(decoding: data, as: UTF8.self)
+        if stopsAfterRound1, printed.contains("round 1:") {
+          bot.interrupt()
+        }
       }
+      bot.waitUntilExit()
+      return printed
     }
-    bot.waitUntilExit()
     let files = (try? FileManager.default.contentsOfDirectory(atPath: state + "/roshambo")) ?? []
     return (bot.terminationStatus, printed, files.map { state + "/roshambo/" + $0 })
   }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import ProcessFixtures
 import RoshamboClient
 import RoshamboServer
 import RoshamboTLS
@@ -13,33 +14,12 @@ import Testing
 /// Runs the real `roshambo` with `arguments` against `port` (trusting the test CA), with
 /// no terminal; returns its exit status and what it printed. It may not outlive
 /// `seconds` (a hang is a failure: it is ended and the status says so).
-func runRoshambo(_ arguments: [String], port: Int, seconds: Double = 20) throws -> (
+func runRoshambo(_ arguments: [String], port: Int, seconds: Double = 120) async throws -> (
   status: Int32, printed: String
 ) {
   let (process, pipe) = try startRoshambo(arguments, port: port)
-  let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-  DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-  defer { watchdog.cancel() }
-  let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  process.waitUntilExit()
-  return (process.terminationStatus, printed)
-}
-
-/// Waits for `process` to end (at most `seconds`), and returns its status and output.
-/// The waiting blocks a thread of its own, never one of the tasks' threads, which the
-/// other tests (and the servers they run in-process) need meanwhile.
-func awaitExit(_ process: Process, _ pipe: Pipe, seconds: Double = 30) async -> (Int32, String) {
-  await withCheckedContinuation { continuation in
-    Thread.detachNewThread {
-      let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-      DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-      let printed = String(
-        decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      watchdog.cancel()
-      continuation.resume(returning: (process.terminationStatus, printed))
-    }
-  }
+  let (status, printed) = await awaitExit(process, pipe, seconds: seconds)
+  return (status, printed)
 }
 
 /// Starts the real `roshambo` with `arguments` against `port` on 127.0.0.1 (trusting the
@@ -61,15 +41,15 @@ func startRoshambo(_ arguments: [String], port: Int) throws -> (Process, Pipe) {
 }
 
 /// Returns once `condition` holds, checking as often as the executor lets it; fails the
-/// test (throws) if it does not hold within 10 s.
+/// test (throws) if it does not hold within 60 s (a bound on a hang, not a timing).
 func waitUntil(
   _ what: String, isolation: isolated (any Actor)? = #isolation,
   _ condition: () async throws -> Bool
 ) async throws {
-  let deadline = ContinuousClock.now + .seconds(10)
+  let deadline = ContinuousClock.now + .seconds(60)
   while try await !condition() {
     guard ContinuousClock.now < deadline else {
-      throw TimedOut(description: "waited 10 s for: \(what)")
+      throw TimedOut(description: "waited 60 s for: \(what)")
     }
     await Task.yield()
   }
@@ -99,9 +79,8 @@ struct FirstHourTests {
         try await server.lobby().rooms["den"]?.phase == .choosing
       }
       let port = server.port
-      let (status, printed) = try await Task.detached {
-        try runRoshambo(["bot", "--room", "den", "--name", "Carol"], port: port)
-      }.value
+      let (status, printed) = try await runRoshambo(
+        ["bot", "--room", "den", "--name", "Carol"], port: port)
       #expect(status == 1, "\(printed)")
       #expect(printed.contains("already has two players"), "\(printed)")
       for session in sessions { session.hangUp() }
@@ -112,9 +91,7 @@ struct FirstHourTests {
   func noSuchRoom() async throws {
     try await withTestServer { server in
       let port = server.port
-      let (status, printed) = try await Task.detached {
-        try runRoshambo(["watch", "--room", "nosuch"], port: port)
-      }.value
+      let (status, printed) = try await runRoshambo(["watch", "--room", "nosuch"], port: port)
       #expect(status == 1, "\(printed)")
       #expect(printed.contains("There is no room named nosuch."), "\(printed)")
     }
@@ -129,10 +106,10 @@ struct FirstHourTests {
       func bot(_ name: String, matches: Int, _ weapon: String) -> Task<
         (status: Int32, printed: String), any Error
       > {
-        Task.detached {
-          try runRoshambo(
+        Task {
+          try await runRoshambo(
             ["bot", "--name", name, "--matches", String(matches), "--strategy", weapon],
-            port: port, seconds: 30)
+            port: port)
         }
       }
       let alice = bot("Alice", matches: 1, "rock")
@@ -156,13 +133,13 @@ struct FirstHourTests {
       .bind(host: "127.0.0.1", port: 0).get()
     let port = socket.localAddress!.port!
     try await socket.close()
-    let (status, printed) = try runRoshambo(["bot", "--name", "Zed"], port: port)
+    let (status, printed) = try await runRoshambo(["bot", "--name", "Zed"], port: port)
     #expect(status == 69)
     #expect(
       printed
         == "roshambo: nothing is listening on 127.0.0.1:\(port): is roshambo-server running "
         + "there, on that port?\n")
-    let verbose = try runRoshambo(["bot", "--name", "Zed", "--verbose"], port: port)
+    let verbose = try await runRoshambo(["bot", "--name", "Zed", "--verbose"], port: port)
     #expect(verbose.printed.contains("Connection refused"), "\(verbose.printed)")
   }
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ProcessFixtures
 import RoshamboProtocol
 import RoshamboTLS
 import Testing
@@ -161,9 +162,11 @@ struct HostileServerTests {
     let server = try await HostileServer(frames: frames)
     defer { Task { await server.close() } }
     let (bot, pipe) = try startRoshambo(["bot", "--name", "Tester"], port: server.port)
-    let bytes = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
-    bot.waitUntilExit()
-    return (bot.terminationStatus, bytes)
+    return await blocking {
+      let bytes = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+      bot.waitUntilExit()
+      return (bot.terminationStatus, bytes)
+    }
   }
 
   static let hostile = [
@@ -200,7 +203,7 @@ struct HostileServerTests {
       ], thenSilent: true)
     defer { Task { await server.close() } }
     let started = ContinuousClock.now
-    let (status, printed) = try runRoshambo(
+    let (status, printed) = try await runRoshambo(
       ["bot", "--name", "Tester", "--keepalive", "0.2"], port: server.port, seconds: 20)
     #expect(status == 1, "\(printed)")
     #expect(printed.contains("the server stopped answering"), "\(printed)")
@@ -310,7 +313,7 @@ struct HostileServerTests {
     defer { Task { await server.close() } }
     let terminal = try PseudoTerminal()
     let wasCooked = terminal.isCooked
-    let (status, bytes) = try terminal.run(
+    let (status, bytes) = try await terminal.run(
       repositoryRoot + "/.build/debug/roshambo",
       [
         command, "--host", "127.0.0.1", "--port", String(server.port), "--ca",

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboClient
 import RoshamboProtocol
 import RoshamboTLS
@@ -20,7 +21,7 @@ struct LobbyCommandTests {
       try await waitUntil("Bob is seated") {
         try await server.lobby().rooms["den"]?.seats[.one]?.name == "Bob"
       }
-      let (status, output) = try runRoshambo(["who", "--name", "Eve"], port: server.port)
+      let (status, output) = try await runRoshambo(["who", "--name", "Eve"], port: server.port)
       #expect(status == 0, "\(output)")
       // The first program of the test process to run makes the player identity, and says
       // so on standard error first: that notice is not the lobby's.
@@ -68,7 +69,7 @@ struct LobbyCommandTests {
       // The lobby reads the leaderboard at most every 2 s: look until it shows.
       var printed = ""
       for _ in 0..<40 {
-        printed = try runRoshambo(["who", "--name", "Eve"], port: server.port).printed
+        printed = try await runRoshambo(["who", "--name", "Eve"], port: server.port).printed
         if printed.contains("leaderboard") { break }
         try await Task.sleep(for: .milliseconds(250))
       }
@@ -90,7 +91,7 @@ struct LobbyCommandTests {
     try await withTestServer { server in
       let (process, pipe) = try startRoshambo(
         ["lobby", "--json", "--name", "Eve"], port: server.port)
-      let line = try readLine(from: pipe)
+      let line = try await readLine(from: pipe)
       process.terminate()
       process.waitUntilExit()
       let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -112,7 +113,7 @@ struct LobbyCommandTests {
       frame(#"{"type":"lobby","seq":1,"lobby":"# + view + "}")
     ])
     defer { Task { await server.close() } }
-    let (status, printed) = try runRoshambo(["who", "--name", "Eve"], port: server.port)
+    let (status, printed) = try await runRoshambo(["who", "--name", "Eve"], port: server.port)
     #expect(status == 0, "\(printed)")
     #expect(
       !printed.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x07 })
@@ -125,13 +126,17 @@ struct LobbyCommandTests {
       frame(#"{"type":"welcome","protocol":1,"room":"den","seat":1,"token":"t"}"#)
     ])
     defer { Task { await server.close() } }
-    let (status, printed) = try runRoshambo(["who", "--name", "Eve"], port: server.port)
+    let (status, printed) = try await runRoshambo(["who", "--name", "Eve"], port: server.port)
     #expect(status == 76, "\(printed)")
     #expect(printed.contains("a room's message to a connection following the lobby"), "\(printed)")
   }
 
   /// The first line `pipe` carries (10 s at most).
-  func readLine(from pipe: Pipe) throws -> String {
+  func readLine(from pipe: Pipe) async throws -> String {
+    try await blocking { try Self.readLineNow(from: pipe) }
+  }
+
+  static func readLineNow(from pipe: Pipe) throws -> String {
     var seen = Data()
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {

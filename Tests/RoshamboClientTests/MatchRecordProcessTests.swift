@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import ProcessFixtures
 import Synchronization
 
 #if canImport(Glibc)
@@ -51,7 +52,16 @@ final class PseudoTerminal: Sendable {
   }
 
   /// Runs `executable` on this terminal until it exits; returns its status and what it wrote.
-  func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, bytes: [UInt8]) {
+  /// The waiting blocks a thread of its own (see `blocking`).
+  func run(_ executable: String, _ arguments: [String]) async throws -> (
+    status: Int32, bytes: [UInt8]
+  ) {
+    try await blocking { try self.runBlocking(executable, arguments) }
+  }
+
+  private func runBlocking(_ executable: String, _ arguments: [String]) throws -> (
+    status: Int32, bytes: [UInt8]
+  ) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

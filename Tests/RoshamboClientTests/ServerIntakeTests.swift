@@ -185,6 +185,18 @@ struct ServerEventsTests {
     #expect(events.waiting == 3, "the same room, seq rising: replaced")
   }
 
+  @Test("a match's end is never replaced by the next match's views: a bot counts every match")
+  func matchEndsAreKept() {
+    guard case .state(_, var view) = Self.state else { return }
+    view.phase = .over
+    let events = ServerEvents()
+    #expect(events.yield(.state(seq: 5, view: view)))
+    view.phase = .choosing
+    #expect(events.yield(.state(seq: 6, view: view)))
+    #expect(events.yield(.state(seq: 7, view: view)))
+    #expect(events.waiting == 2, "the end kept, the next match's views conflated after it")
+  }
+
   @Test("a player's fair views are each kept: every one is checked")
   func fairViewsAreKept() {
     guard case .state(_, var view) = Self.state else { return }

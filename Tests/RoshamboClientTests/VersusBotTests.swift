@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboClient
 import RoshamboProtocol
 import RoshamboTLS
@@ -38,7 +39,11 @@ struct VersusBotTests {
   }
 
   /// Reads `pipe` until `text` shows (or 10 s pass).
-  func read(_ pipe: Pipe, until text: String) throws -> String {
+  func read(_ pipe: Pipe, until text: String) async throws -> String {
+    try await blocking { try Self.readNow(pipe, until: text) }
+  }
+
+  static func readNow(_ pipe: Pipe, until text: String) throws -> String {
     var seen = ""
     let deadline = Date().addingTimeInterval(10)
     let handle = pipe.fileHandleForReading
@@ -81,7 +86,7 @@ struct VersusBotTests {
     copy.waitUntilExit()
     #expect(copy.terminationStatus == 0)
     let (process, pipe) = try start(alone, in: directory, path: "/usr/bin:/bin")
-    _ = try read(pipe, until: "Bot (random)")
+    _ = try await read(pipe, until: "Bot (random)")
     #expect(children(of: process.processIdentifier).isEmpty, "the server runs in the program")
     kill(process.processIdentifier, signal)
     process.waitUntilExit()
@@ -116,9 +121,7 @@ struct BotSignalTests {
         try await server.lobby().rooms["den"]?.phase == .choosing
       }
       kill(alice.processIdentifier, signal)
-      let printed = String(
-        decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      alice.waitUntilExit()
+      let printed = await awaitExit(alice, output, seconds: 120).1
       #expect(alice.terminationStatus == 1, "\(printed)")
       #expect(
         printed.contains("stopped by a signal after 0 of 3 matches; left the room."), "\(printed)")

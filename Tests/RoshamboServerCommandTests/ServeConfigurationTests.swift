@@ -71,7 +71,8 @@ struct ServeConfigurationTests {
       "--host", "127.0.0.1", "--port", "0", "--cert", "a.pem", "--key", "a-key.pem",
       "--data-dir", "party", "--best-of", "5", "--ruleset", "lizardSpock", "--fair",
       "--round-seconds", "2.5", "--grace-seconds", "7", "--max-connections", "9",
-      "--max-connections-per-address", "3", "--idle-seconds", "30", "--keep-matches", "12",
+      "--max-connections-per-address", "3", "--idle-seconds", "30", "--hello-seconds", "60",
+      "--keep-matches", "12",
       "--drain-seconds", "1.5", "--metrics-address", "[::1]:9464", "--threads", "2",
       "--allow-tls12", "--name", "Cellar", "--release-name", "ada", "--release-name", "bo",
     ])
@@ -87,6 +88,7 @@ struct ServeConfigurationTests {
     #expect(given.limits.maxConnections == 9)
     #expect(given.limits.maxConnectionsPerAddress == 3)
     #expect(given.limits.idleTimeoutSeconds == 30)
+    #expect(given.limits.helloTimeoutSeconds == 60 && given.limits.handshakeTimeoutSeconds == 30)
     #expect(given.keepMatches == 12)
     #expect(given.drainLimitOnTerminate == .milliseconds(1_500))
     #expect(given.drainLimitOnInterrupt == .milliseconds(1_500))

@@ -255,7 +255,9 @@ struct ChallengeTests {
   func restart() async throws {
     let directory = temporaryDataDirectory()
     var tokens: [Seat: String] = [:]
-    try await withServer(dataDirectory: directory) { server in
+    // The seats wait through the restart: a grace longer than a loaded machine's restart.
+    let settings = RoomState.Settings(graceMillis: 300_000)
+    try await withServer(settings: settings, dataDirectory: directory) { server in
       let alice = try await follower("Alice", port: server.port)
       let bob = try await follower("Bob", port: server.port, sees: 2)
       alice.send(.challenge(name: "Bob", bestOf: 5, ruleset: nil, fair: false, id: 2))
@@ -273,7 +275,7 @@ struct ChallengeTests {
       alice.send(.choose(round: 1, weapon: .rock, id: 4))
       _ = try await alice.state { $0.player(.one)?.chosen == true }
     }
-    try await withServer(dataDirectory: directory) { server in
+    try await withServer(settings: settings, dataDirectory: directory) { server in
       let alice = try await TestClient.connect(port: server.port)
       try await alice.hello(name: "Alice", resume: tokens[.one])
       #expect(alice.room == "duel-1" && alice.seat == .one)

@@ -169,7 +169,7 @@ struct DiscoveryTests {
     // The real group port, as the executable uses it.
     try await withServer(announcing(name: "Alpha", groupPort: Announcement.port)) { alpha in
       try await withServer(announcing(name: "Beta", groupPort: Announcement.port)) { beta in
-        let (status, said) = finishLaunched(try launchRoshambo(["bot"]))
+        let (status, said) = await finishLaunched(try launchRoshambo(["bot"]))
         #expect(status == 64, "\(said)")
         #expect(said.contains("servers announce themselves"), "\(said)")
         #expect(said.contains("--host"), "\(said)")

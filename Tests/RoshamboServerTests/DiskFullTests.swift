@@ -71,7 +71,7 @@ struct DiskFullTests {
     // Whatever fails below, no server is left holding the disk (it could not be unmounted).
     defer { kill(first.process.processIdentifier, SIGKILL) }
     let (alice, bob) = try await seatTwo(port: try first.port)
-    let operations = try #require(
+    let operations = try await #require(
       Int(
         try first.line(containing: "operations on http://").split(separator: ":")[2].prefix {
           $0.isNumber
@@ -83,7 +83,7 @@ struct DiskFullTests {
     let refusal = try await drawUntilRefused(alice, bob, from: 4)
     let error = try #require(refusal, "the full disk never refused a write")
     #expect(error.code == .unavailable && !error.fatal, "\(error)")
-    _ = try first.line(containing: "journal")  // the server said why
+    _ = try await first.line(containing: "journal")  // the server said why
     let unready = try await httpRequest(port: operations, path: "/readyz")
     #expect(unready.status == 503 && unready.body.contains("the journal cannot be written"))
     // Space comes back: play resumes by itself, without a restart.
@@ -111,7 +111,7 @@ struct DiskFullTests {
     let aliceSeq = try await alice.drainToPong()
     let lastSeen = try await alice.drainToView()
     kill(first.process.processIdentifier, SIGKILL)
-    _ = first.finish()
+    _ = await first.finish()
 
     let second = try ServerProcess(arguments)
     defer { kill(second.process.processIdentifier, SIGKILL) }
@@ -123,7 +123,7 @@ struct DiskFullTests {
     #expect(restored.history == lastSeen.history)
     #expect(restored.players.map(\.score) == lastSeen.players.map(\.score))
     second.process.terminate()
-    _ = second.finish()
+    _ = await second.finish()
   }
 }
 
@@ -142,7 +142,7 @@ extension DiskFullTests {
       "--key", TestCertificates.files.serverKey, "--log-level", "notice",
     ])
     defer { kill(server.process.processIdentifier, SIGKILL) }
-    let port = try server.port
+    let port = try await server.port
     let lobby = ChallengeTests()
     let alice = try await lobby.follower("Alice", port: port)
     let bob = try await lobby.follower("Bob", port: port, sees: 2)
@@ -163,7 +163,7 @@ extension DiskFullTests {
     _ = try await bob.lobby { $0.people.contains { $0.name == "Alice" && $0.status == .idle } }
     // Space comes back: once the server says play resumes, the next challenge seats them.
     try disk.free()
-    _ = try server.line(containing: "play resumes")
+    _ = try await server.line(containing: "play resumes")
     alice.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 20))
     var seated: String?
     while seated == nil {

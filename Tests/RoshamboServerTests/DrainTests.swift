@@ -153,21 +153,21 @@ struct SignalDrainTests {
     let data = temporaryDataDirectory()
     let first = try ServerProcess(arguments(data: data) + ["--drain-seconds", "5"])
     defer { kill(first.process.processIdentifier, SIGKILL) }
-    let port = try first.port
+    let port = try await first.port
     let (alice, bob) = try await seatTwo(port: port, room: "den")
     let (carol, dave) = try await seatTwo(port: port, room: "far")
     _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
     _ = try await playRound(carol, .paper, dave, .rock, round: 1)
 
     kill(first.process.processIdentifier, SIGTERM)
-    _ = try first.line(containing: "draining: 2 matches under way may finish within 5 s")
+    _ = try await first.line(containing: "draining: 2 matches under way may finish within 5 s")
     for client in [alice, bob, carol, dave] {
       let notice = try await nextError(client)
       #expect(notice.code == .closing && !notice.fatal && notice.seconds == 5, "\(notice)")
     }
     // Den's match ends in time; far's players wait it out.
     _ = try await playRound(alice, .rock, bob, .scissors, round: 2)
-    let (status, printed) = first.finish()
+    let (status, printed) = await first.finish()
     #expect(status == 0, "\(printed)")
     #expect(printed.contains("roshambo-server stopped"), "\(printed)")
 
@@ -182,9 +182,9 @@ struct SignalDrainTests {
     #expect(resumed.phase == .choosing && resumed.round == 2, "\(resumed)")
     #expect(resumed.players.map(\.score) == [1, 0])
     second.process.terminate()
-    #expect(second.finish().0 == 0)
+    await #expect(second.finish().0 == 0)
     let history = try ServerProcess(["history", "--data-dir", data])
-    let (_, report) = history.finish()
+    let (_, report) = await history.finish()
     #expect(report.contains("\"Alice\" 2–0 \"Bob\""), "\(report)")
     #expect(!report.contains("Carol"), "\(report)")
   }
@@ -199,10 +199,10 @@ struct SignalDrainTests {
     defer { kill(server.process.processIdentifier, SIGKILL) }
     let (alice, bob) = try await seatTwo(port: try server.port)
     kill(server.process.processIdentifier, SIGTERM)
-    _ = try server.line(containing: "within 3600 s")
+    _ = try await server.line(containing: "within 3600 s")
     #expect(try await nextError(alice).seconds == 3600)
     kill(server.process.processIdentifier, SIGINT)
-    let (status, printed) = server.finish()
+    let (status, printed) = await server.finish()
     #expect(status == 0, "\(printed)")
     _ = bob
 
@@ -210,9 +210,9 @@ struct SignalDrainTests {
     defer { kill(interrupted.process.processIdentifier, SIGKILL) }
     let (carol, _) = try await seatTwo(port: try interrupted.port)
     kill(interrupted.process.processIdentifier, SIGINT)
-    _ = try interrupted.line(containing: "draining: 1 match under way may finish within 5 s")
+    _ = try await interrupted.line(containing: "draining: 1 match under way may finish within 5 s")
     #expect(try await nextError(carol).seconds == 5)
     kill(interrupted.process.processIdentifier, SIGINT)
-    #expect(interrupted.finish().0 == 0)
+    await #expect(interrupted.finish().0 == 0)
   }
 }

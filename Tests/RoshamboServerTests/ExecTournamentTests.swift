@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import Testing
 
 /// `roshambo bot --tournament --exec`: programs in Python and shell enter a tournament
@@ -17,7 +18,7 @@ struct ExecTournamentTests {
       "--tournament", "round-robin", "--tournament-players", "4", "--tournament-pause", "0.1",
     ])
     defer { kill(server.process.processIdentifier, SIGKILL) }
-    let port = try server.port
+    let port = try await server.port
     let picks = [
       ["--exec", "cd '\(repositoryRoot)' && python3 scripts/bots/frequency.py"],
       ["--exec", "cd '\(repositoryRoot)' && sh scripts/bots/cycle.sh"],
@@ -30,17 +31,8 @@ struct ExecTournamentTests {
           String(port), "--ca", TestCertificates.files.caCertificate,
         ] + pick)
     }
-    let results = await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        let watchdog = DispatchWorkItem {
-          for (process, _) in bots where process.isRunning { process.terminate() }
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        let results = bots.map(finishLaunched)
-        watchdog.cancel()
-        continuation.resume(returning: results)
-      }
-    }
+    var results: [(Int32, String)] = []
+    for bot in bots { results.append(await awaitExit(bot.0, bot.1, seconds: 120)) }
     for (index, (status, printed)) in results.enumerated() {
       #expect(status == 0, "p\(index + 1): \(printed)")
       #expect(printed.contains("3 matches: "), "p\(index + 1): \(printed)")

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
@@ -47,8 +48,13 @@ final class ServerProcess: @unchecked Sendable {
     try process.run()
   }
 
-  /// Reads output until a line contains `text`; returns that line.
-  func line(containing text: String) throws -> String {
+  /// Reads output until a line contains `text`; returns that line. The reading blocks a
+  /// thread of its own (see `blocking`).
+  func line(containing text: String) async throws -> String {
+    try await blocking { try self.readLine(containing: text) }
+  }
+
+  private func readLine(containing text: String) throws -> String {
     while true {
       let found = lock.withLock { output.split(separator: "\n").first { $0.contains(text) } }
       if let found { return String(found) }
@@ -61,7 +67,12 @@ final class ServerProcess: @unchecked Sendable {
   var printed: String { lock.withLock { output } }
 
   /// Waits for the exit; returns the status and everything printed.
-  func finish() -> (Int32, String) {
+  func finish() async -> (Int32, String) {
+    await blocking { self.finishNow() }
+  }
+
+  /// ``finish()`` on this thread, for a `defer` after a signal: the server ends at once.
+  func finishNow() -> (Int32, String) {
     let rest = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     lock.withLock { output += String(decoding: rest, as: UTF8.self) }
@@ -69,8 +80,8 @@ final class ServerProcess: @unchecked Sendable {
   }
 
   var port: Int {
-    get throws {
-      let line = try line(containing: "listening on")
+    get async throws {
+      let line = try await line(containing: "listening on")
       let address = line.split(separator: " ").first { $0.contains(":") }!
       return Int(address.split(separator: ":").last!)!
     }
@@ -115,10 +126,8 @@ func launchPyBot(port: Int, _ arguments: [String]) throws -> (Process, Pipe) {
 }
 
 /// Waits for a launched process; returns its exit status and everything it printed.
-func finishLaunched(_ started: (Process, Pipe)) -> (Int32, String) {
-  let text = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  started.0.waitUntilExit()
-  return (started.0.terminationStatus, text)
+func finishLaunched(_ started: (Process, Pipe)) async -> (Int32, String) {
+  await awaitExit(started.0, started.1, seconds: 120)
 }
 
 @Suite("roshambo-server, the executable", .serialized)
@@ -136,7 +145,7 @@ struct ExecutableTests {
   func crashAndRestart() async throws {
     let data = temporaryDataDirectory()
     let first = try ServerProcess(arguments(data: data) + ["--grace-seconds", "60"])
-    let port = try first.port
+    let port = try await first.port
     let (alice, bob) = try await seatTwo(port: port)
     _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
     bob.send(.choose(round: 2, weapon: .paper, id: nil))
@@ -150,10 +159,10 @@ struct ExecutableTests {
     _ = try await alice.state { $0.spectators == 1 }
 
     kill(first.process.processIdentifier, SIGKILL)
-    _ = first.finish()
+    _ = await first.finish()
 
     let second = try ServerProcess(arguments(data: data) + ["--grace-seconds", "60"])
-    let newPort = try second.port
+    let newPort = try await second.port
     let alice2 = try await TestClient.connect(port: newPort)
     #expect(
       try await alice2.hello(name: "Alice", resume: alice.token)
@@ -192,64 +201,60 @@ struct ExecutableTests {
         == .welcome(room: "other", seat: .one, token: spare.token))
 
     second.process.terminate()
-    let (status, printed) = second.finish()
+    let (status, printed) = await second.finish()
     #expect(status == 0, "\(printed)")
     #expect(printed.contains("roshambo-server stopped"))
     // Finished matches are kept.
     let history = try ServerProcess(["history", "--data-dir", data])
-    let (historyStatus, report) = history.finish()
+    let (historyStatus, report) = await history.finish()
     #expect(historyStatus == 0)
     #expect(report.contains("\"Alice\" 2–0 \"Bob\"  winner: \"Alice\""))
     #expect(report.contains("1. 1662?  \"Alice\"  1 won, 0 lost"), "\(report)")
   }
 
   @Test("two bots written in Python from the contract alone finish a match")
-  func pythonBots() throws {
+  func pythonBots() async throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
-    let port = try server.port
+    let port = try await server.port
     let bots = try (0..<2).map { _ in try launchPyBot(port: port, []) }
     for (bot, output) in bots {
-      let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      bot.waitUntilExit()
+      let text = await awaitExit(bot, output, seconds: 120).1
       #expect(bot.terminationStatus == 0, "\(text)")
       #expect(text.contains("winner: seat"), "\(text)")
       #expect(!text.contains("error:"), "\(text)")
     }
     server.process.terminate()
-    #expect(server.finish().0 == 0)
+    await #expect(server.finish().0 == 0)
   }
 
   @Test("a Python script written from the document follows the lobby and sees a player waiting")
   func pythonWho() async throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
-    let port = try server.port
+    let port = try await server.port
     let alice = try await TestClient.connect(port: port)
     try await alice.hello(name: "Alice", room: "den")
     let (who, output) = try launchPyBot(port: port, ["--who"])
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    who.waitUntilExit()
+    let text = await awaitExit(who, output, seconds: 120).1
     #expect(who.terminationStatus == 0, "\(text)")
     #expect(text.contains("2 people, 1 rooms"), "\(text)")
     #expect(text.contains("  Alice waiting den"), "\(text)")
     #expect(text.contains("  pywho idle"), "\(text)")
     await alice.close()
     server.process.terminate()
-    #expect(server.finish().0 == 0)
+    await #expect(server.finish().0 == 0)
   }
 
   @Test("a Python bot written from PROTOCOL.md alone takes a challenge from the lobby and plays it")
   func pythonAcceptsChallenge() async throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
-    let port = try server.port
+    let port = try await server.port
     let (python, pythonOutput) = try launchPyBot(port: port, ["--accept", "Monty"])
     let bot = try launchRoshambo([
       "bot", "--challenge", "Monty", "--name", "Swifty", "--host", "127.0.0.1", "--port",
       "\(port)", "--ca", TestCertificates.files.caCertificate,
     ])
-    let (status, printed) = finishLaunched(bot)
-    let said = String(
-      decoding: pythonOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    python.waitUntilExit()
+    let (status, printed) = await finishLaunched(bot)
+    let said = await awaitExit(python, pythonOutput, seconds: 120).1
     kill(server.process.processIdentifier, SIGKILL)
     #expect(status == 0, "\(printed)")
     #expect(printed.contains("challenged Monty: best of 3"))
@@ -262,9 +267,9 @@ struct ExecutableTests {
   @Test(
     "a Python bot written from the document plays a fair room against roshambo bot; both verify every round"
   )
-  func pythonFairBot() throws {
+  func pythonFairBot() async throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
-    let port = try server.port
+    let port = try await server.port
     let (python, pythonOutput) = try launchPyBot(port: port, ["fairpy", "--fair"])
     let swift = Process()
     swift.executableURL = URL(
@@ -278,12 +283,8 @@ struct ExecutableTests {
     swift.standardOutput = swiftOutput
     swift.standardError = swiftOutput
     try swift.run()
-    let fromPython = String(
-      decoding: pythonOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    python.waitUntilExit()
-    let fromSwift = String(
-      decoding: swiftOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    swift.waitUntilExit()
+    let fromPython = await awaitExit(python, pythonOutput, seconds: 120).1
+    let fromSwift = await awaitExit(swift, swiftOutput, seconds: 120).1
     #expect(python.terminationStatus == 0, "\(fromPython)")
     #expect(swift.terminationStatus == 0, "\(fromSwift)")
     let pythonRounds = fromPython.split(separator: "\n").filter { $0.hasPrefix("round ") }
@@ -295,7 +296,7 @@ struct ExecutableTests {
       !swiftRounds.isEmpty && swiftRounds.allSatisfy { $0.hasSuffix("✓ verified") }, "\(fromSwift)")
     #expect(pythonRounds.count == swiftRounds.count)
     server.process.interrupt()
-    #expect(server.finish().0 == 0)
+    await #expect(server.finish().0 == 0)
   }
 
   @Test("with few open files allowed, the server says so and refuses the excess with server_full")
@@ -309,7 +310,7 @@ struct ExecutableTests {
         "--key", TestCertificates.files.serverKey,
       ], openFiles: 192)
     defer { server.process.terminate() }
-    let port = try server.port
+    let port = try await server.port
     #expect(server.printed.contains("takes 64 connections, not --max-connections 1000"))
     var players: [TestClient] = []
     for index in 0..<64 {
@@ -324,27 +325,27 @@ struct ExecutableTests {
   }
 
   @Test("the listening line and how players on other machines join")
-  func startupOutput() throws {
+  func startupOutput() async throws {
     let server = try ServerProcess(arguments(data: temporaryDataDirectory()))
-    let line = try server.line(containing: "listening on")
+    let line = try await server.line(containing: "listening on")
     #expect(line.contains("roshambo-server listening on 127.0.0.1:"))
-    _ = try server.line(containing: "certificate SHA-256 fingerprint")
+    _ = try await server.line(containing: "certificate SHA-256 fingerprint")
     server.process.interrupt()
-    let (status, printed) = server.finish()
+    let (status, printed) = await server.finish()
     #expect(status == 0)
     #expect(printed.contains("--pin") || printed.contains("roshambo --host 127.0.0.1"))
   }
 
   @Test("a TLS failure is told with the advice only each program can give")
-  func tlsAdvice() throws {
+  func tlsAdvice() async throws {
     var flags = arguments(data: temporaryDataDirectory())
     flags[flags.count - 1] = "info"
     let server = try ServerProcess(flags)
     defer {
       server.process.interrupt()
-      _ = server.finish()
+      _ = server.finishNow()
     }
-    let port = try server.port
+    let port = try await server.port
     // The operator's side (first: one line per address per 10 s): a client that offers
     // only TLS 1.2.
     let old = Process()
@@ -355,7 +356,7 @@ struct ExecutableTests {
     old.standardError = FileHandle.nullDevice
     try old.run()
     old.waitUntilExit()
-    let logged = try server.line(containing: "wrong protocol version")
+    let logged = try await server.line(containing: "wrong protocol version")
     #expect(logged.contains("--allow-tls12"), "\(logged)")
     // The player's side: a pin that is not the server's.
     let client = Process()
@@ -370,8 +371,7 @@ struct ExecutableTests {
     client.standardOutput = pipe
     client.standardError = pipe
     try client.run()
-    let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    client.waitUntilExit()
+    let said = await awaitExit(client, pipe, seconds: 120).1
     #expect(client.terminationStatus == 69, "\(said)")
     #expect(said.contains("pin mismatch") && said.contains("with --pin"), "\(said)")
   }
@@ -384,18 +384,18 @@ struct ExecutableTests {
   }
 
   @Test("trust on first use: asked for, remembered, and a changed certificate refused loudly")
-  func trustOnFirstUse() throws {
+  func trustOnFirstUse() async throws {
     let home = NSTemporaryDirectory() + "roshambo-tofu-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     let known = home + "/.config/roshambo/known_servers"
     let first = try ServerProcess(arguments(data: temporaryDataDirectory()))
-    let port = try first.port
-    let code = try #require(
+    let port = try await first.port
+    let code = try await #require(
       try first.line(containing: "identity code:").split(separator: " ").dropFirst(2).first)
     let bot = ["bot", "--host", "127.0.0.1", "--port", String(port), "--room", "tofu"]
 
     // Not a terminal and no --accept-new: refused, with the code to compare.
-    let (refused, said) = finishLaunched(try client(bot, home: home))
+    let (refused, said) = await finishLaunched(try client(bot, home: home))
     #expect(refused == 77, "\(said)")
     #expect(said.contains("new to this machine") && said.contains(String(code)), "\(said)")
     #expect(said.contains("--accept-new"), "\(said)")
@@ -404,26 +404,24 @@ struct ExecutableTests {
     // --accept-new: both bots play, and the server is remembered once.
     let pair = try ["a", "b"].map { try client(bot + ["--accept-new", "--name", $0], home: home) }
     for started in pair {
-      let (status, text) = finishLaunched(started)
+      let (status, text) = await finishLaunched(started)
       #expect(status == 0, "\(text)")
       #expect(text.contains("1 matches: "), "\(text)")
     }
     let lines = try String(contentsOfFile: known, encoding: .utf8).split(separator: "\n")
       .filter { !$0.hasPrefix("#") }
-    #expect(
-      lines == [
-        "127.0.0.1 \(port) \(try first.line(containing: "fingerprint:").split(separator: " ").last!)"
-      ])
+    let fingerprint = try await first.line(containing: "fingerprint:")
+    #expect(lines == ["127.0.0.1 \(port) \(fingerprint.split(separator: " ").last!)"])
 
     // Remembered: no question, no --accept-new needed.
     let again = try ["c", "d"].map { try client(bot + ["--name", $0], home: home) }
     for started in again {
-      let (status, text) = finishLaunched(started)
+      let (status, text) = await finishLaunched(started)
       #expect(status == 0, "\(text)")
       #expect(!text.contains("trusting"), "\(text)")
     }
     first.process.interrupt()
-    _ = first.finish()
+    _ = await first.finish()
 
     // Another certificate at the same address: refused, naming both codes and the line.
     let other = try DevelopmentCertificates.create(
@@ -435,11 +433,11 @@ struct ExecutableTests {
     ])
     defer {
       second.process.interrupt()
-      _ = second.finish()
+      _ = second.finishNow()
     }
-    let newCode = try #require(
+    let newCode = try await #require(
       try second.line(containing: "identity code:").split(separator: " ").dropFirst(2).first)
-    let (changed, warning) = finishLaunched(try client(bot + ["--accept-new"], home: home))
+    let (changed, warning) = await finishLaunched(try client(bot + ["--accept-new"], home: home))
     #expect(changed == 77, "\(warning)")
     #expect(warning.contains("HAS CHANGED"), "\(warning)")
     #expect(warning.contains("was \(code) and is now \(newCode)"), "\(warning)")
@@ -447,13 +445,13 @@ struct ExecutableTests {
   }
 
   @Test("--accept-new without --host is refused before looking: it would trust whoever answers")
-  func acceptNewNeedsHost() throws {
+  func acceptNewNeedsHost() async throws {
     let home = NSTemporaryDirectory() + "roshambo-accept-new-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     for command in [
       ["bot", "--accept-new"], ["play", "--name", "Ann", "--accept-new"], ["who", "--accept-new"],
     ] {
-      let (status, said) = finishLaunched(try client(command, home: home))
+      let (status, said) = await finishLaunched(try client(command, home: home))
       #expect(status == 64, "\(command): \(said)")
       #expect(said.contains("--accept-new needs --host"), "\(command): \(said)")
       #expect(said.contains("identity code"), "\(command): \(said)")
@@ -463,7 +461,7 @@ struct ExecutableTests {
   }
 
   @Test("--version names the release, the protocol and the commit it was built from")
-  func version() throws {
+  func version() async throws {
     /// Whether `git` with `arguments` in this repository succeeds.
     func git(_ arguments: [String]) throws -> Bool {
       let git = Process()
@@ -477,7 +475,7 @@ struct ExecutableTests {
     }
     for binary in ["roshambo-server", "roshambo"] {
       let server = try ServerProcess(["--version"], binary: binary)
-      let (status, printed) = server.finish()
+      let (status, printed) = await server.finish()
       #expect(status == 0)
       #expect(
         printed.hasPrefix("\(RoshamboVersion.number) (protocol \(WireProtocol.version), commit "))
@@ -507,9 +505,9 @@ struct ExecutableTests {
         "cannot read /nonexistent/server.pem"
       ),
     ])
-  func badInput(extra: [String], status: Int32, message: String) throws {
+  func badInput(extra: [String], status: Int32, message: String) async throws {
     let server = try ServerProcess(["--port", "0", "--data-dir", temporaryDataDirectory()] + extra)
-    let (code, printed) = server.finish()
+    let (code, printed) = await server.finish()
     #expect(code == status, "\(printed)")
     #expect(printed.contains(message), "\(printed)")
   }

@@ -90,7 +90,7 @@ struct FleetRoutingTests {
         // Waiting for a process blocks a thread: not one of the few the tasks share.
         group.addTask {
           await withCheckedContinuation { done in
-            Thread.detachNewThread { done.resume(returning: (index, bot.finish())) }
+            Thread.detachNewThread { done.resume(returning: (index, bot.finishNow())) }
           }
         }
       }
@@ -160,8 +160,8 @@ struct FleetRoutingTests {
     // (watching asks only for a server holding the room), and sees the room.
     let spectator = try fleet.roshambo(["watch", "--room", "den"])
     defer { kill(spectator.process.processIdentifier, SIGKILL) }
-    #expect(try spectator.line(containing: "chose the server").contains("roshambo-a"))
-    _ = try spectator.line(containing: "Both players are choosing")
+    await #expect(try spectator.line(containing: "chose the server").contains("roshambo-a"))
+    _ = try await spectator.line(containing: "Both players are choosing")
     // A name the List holds already, unknown to the game: the SDK server refuses the
     // add ("already exists"), which counts as done, so it is not tried again.
     let other = fleet.sdks[1]
@@ -188,11 +188,11 @@ struct FleetRoutingTests {
   func refusals() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }
-    let (status, output) = try fleet.roshambo(["watch", "--room", "nowhere"]).finish()
+    let (status, output) = try await fleet.roshambo(["watch", "--room", "nowhere"]).finish()
     #expect(status == 1, "\(output)")
     #expect(
       output.contains(#"no server in the fleet "roshambo" holds the room "nowhere""#), "\(output)")
-    let (refused, said) = try fleet.roshambo(["bot", "--room", "final"], certificate: false)
+    let (refused, said) = try await fleet.roshambo(["bot", "--room", "final"], certificate: false)
       .finish()
     #expect(refused == 69, "\(said)")
     #expect(
@@ -253,7 +253,7 @@ struct FleetRoutingTests {
   }
 
   @Test("under Agones the server does not announce itself on the local network")
-  func noAnnouncing() throws {
+  func noAnnouncing() async throws {
     var printed: [String] = []
     for environment in [[:], ["AGONES_SDK_HTTP_PORT": "1"]] {
       let server = try ServerProcess(
@@ -264,7 +264,7 @@ struct FleetRoutingTests {
         ], environment: environment)
       defer { kill(server.process.processIdentifier, SIGKILL) }
       // How players join comes after the announcing line, when there is one.
-      _ = try server.line(containing: "roshambo --host")
+      _ = try await server.line(containing: "roshambo --host")
       printed.append(server.printed)
     }
     // Without Agones it announces (which shows the check can fail), with it, not.
@@ -273,7 +273,7 @@ struct FleetRoutingTests {
   }
 
   @Test("--allocator that is not https://, or without its CA, is refused before anything is sent")
-  func badOptions() throws {
+  func badOptions() async throws {
     for (arguments, said) in [
       (
         ["--allocator", "http://127.0.0.1:1", "--allocator-ca", "ca.pem"],
@@ -294,7 +294,8 @@ struct FleetRoutingTests {
         "--lobby needs one server"
       ),
     ] {
-      let (status, output) = try ServerProcess(["bot"] + arguments, binary: "roshambo").finish()
+      let (status, output) = try await ServerProcess(["bot"] + arguments, binary: "roshambo")
+        .finish()
       #expect(status == 64, "\(arguments): \(output)")
       #expect(output.contains(said), "\(arguments): \(output)")
     }

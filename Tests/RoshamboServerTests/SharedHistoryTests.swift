@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ProcessFixtures
 import RoshamboGame
 import RoshamboOperations
 import RoshamboProtocol
@@ -56,7 +57,7 @@ struct SharedHistoryTests {
 
   @Test("a match played over TLS arrives once, with its rounds, and counts once")
   func arrivesOnce() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     let data = temporaryDataDirectory()
     try await withServer(try configuration(data: data, history: postgres.url)) { server in
@@ -68,23 +69,28 @@ struct SharedHistoryTests {
         try await server.withJournal { try $0.unshippedCount() } == 0
       }
       #expect(
-        try postgres.psql("SELECT name, won, lost FROM roshambo_standings ORDER BY name")
+        try await blocking {
+          try postgres.psql("SELECT name, won, lost FROM roshambo_standings ORDER BY name")
+        }
           == "Alice|2|0\nBob|0|2")
       #expect(
-        try postgres.psql(
-          "SELECT player1, winner, jsonb_array_length(rounds), rounds->0->>'reason' "
-            + "FROM roshambo_matches ORDER BY match_id LIMIT 1")
+        try await blocking {
+          try postgres.psql(
+            "SELECT player1, winner, jsonb_array_length(rounds), rounds->0->>'reason' "
+              + "FROM roshambo_matches ORDER BY match_id LIMIT 1")
+        }
           == "Alice|Alice|1|rock crushes scissors")
       let serverID = try await server.withJournal { try $0.serverID() }
       #expect(serverID.count == 32)
       #expect(
-        try postgres.psql("SELECT DISTINCT server_id FROM roshambo_matches") == serverID)
+        try await blocking { try postgres.psql("SELECT DISTINCT server_id FROM roshambo_matches") }
+          == serverID)
     }
   }
 
   @Test("the same matches stored twice (a crash before the journal heard back) count once")
   func storedTwice() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     let history = SharedHistory(
       address: try HistoryAddress(parsing: postgres.url), logger: Logger(label: "test"))
@@ -113,8 +119,11 @@ struct SharedHistoryTests {
       players: ["Cy", "Cy"], scores: [1, 0], winner: "Cy", forfeit: false, fair: false)
     #expect(try await history.store([twins], serverID: "s1") == 1)
     #expect(
-      try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'") == "2|0")
-    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "3")
+      try await blocking {
+        try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'")
+      } == "2|0")
+    #expect(
+      try await blocking { try postgres.psql("SELECT max(version) FROM roshambo_schema") } == "3")
     // A win by forfeit is counted as a win, and as one by forfeit.
     var forfeit = twins
     (forfeit.id, forfeit.players, forfeit.winner, forfeit.forfeit) = (
@@ -129,7 +138,7 @@ struct SharedHistoryTests {
 
   @Test("PostgreSQL stopped during play: play goes on, and every match arrives once it is back")
   func databaseAway() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     let data = temporaryDataDirectory()
     try await withServer(try configuration(data: data, history: postgres.url)) { server in
@@ -137,7 +146,7 @@ struct SharedHistoryTests {
       try await eventually("the first match in PostgreSQL") {
         postgres.storedMatches == "1"
       }
-      try postgres.stop()
+      try await blocking { try postgres.stop() }
       try await play(port: server.port, room: "den", matches: 3)
       // Kept in the journal meanwhile, and the shipper says it cannot reach the database.
       #expect(try await server.withJournal { try $0.unshippedCount() } == 3)
@@ -149,14 +158,17 @@ struct SharedHistoryTests {
         let text = String(decoding: server.metrics.exposition(), as: UTF8.self)
         return samples(text)["roshambo_history_matches_waiting"] == 3
       }
-      try postgres.start()
+      try await blocking { try postgres.start() }
       try await eventually("all four matches in PostgreSQL") {
         postgres.storedMatches == "4"
       }
       try await eventually("the outbox empty") {
         try await server.withJournal { try $0.unshippedCount() } == 0
       }
-      #expect(try postgres.psql("SELECT won FROM roshambo_standings WHERE name = 'Alice'") == "4")
+      #expect(
+        try await blocking {
+          try postgres.psql("SELECT won FROM roshambo_standings WHERE name = 'Alice'")
+        } == "4")
       let failures = samples(String(decoding: server.metrics.exposition(), as: UTF8.self))
       #expect((failures["roshambo_history_failures_total"] ?? 0) >= 1)
       #expect(failures["roshambo_history_matches_shipped_total"] == 4)
@@ -166,7 +178,7 @@ struct SharedHistoryTests {
 
   @Test("two servers sharing one PostgreSQL show one leaderboard")
   func twoServers() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     try await withServer(
       try configuration(data: temporaryDataDirectory(), history: postgres.url)
@@ -205,7 +217,7 @@ struct SharedHistoryTests {
 
   @Test("killed hard while shipping: after a restart every match is in PostgreSQL exactly once")
   func killedWhileShipping() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     let data = temporaryDataDirectory()
     let arguments = [
@@ -217,32 +229,35 @@ struct SharedHistoryTests {
     ]
     let first = try ServerProcess(arguments)
     defer { kill(first.process.processIdentifier, SIGKILL) }
-    let port = try first.port
+    let port = try await first.port
     // Matches finish while earlier ones ship; the kill lands wherever shipping is.
     try await play(port: port, room: "den", matches: 20)
     kill(first.process.processIdentifier, SIGKILL)
-    _ = first.finish()
+    _ = await first.finish()
     let second = try ServerProcess(arguments)
     defer { kill(second.process.processIdentifier, SIGKILL) }
-    _ = try second.port
+    _ = try await second.port
     try await eventually("all 20 matches in PostgreSQL") {
       postgres.storedMatches == "20"
     }
     second.process.terminate()
-    #expect(second.finish().0 == 0)
+    await #expect(second.finish().0 == 0)
     let journal = try Journal(directory: data)
     #expect(try journal.unshippedCount() == 0)
     #expect(
-      try postgres.psql("SELECT count(*), count(DISTINCT match_id) FROM roshambo_matches")
+      try await blocking {
+        try postgres.psql("SELECT count(*), count(DISTINCT match_id) FROM roshambo_matches")
+      }
         == "20|20")
     #expect(
-      try postgres.psql("SELECT sum(won), sum(lost) FROM roshambo_standings") == "20|20")
+      try await blocking { try postgres.psql("SELECT sum(won), sum(lost) FROM roshambo_standings") }
+        == "20|20")
   }
   @Test(
     "a 100,000-character name and one with escape sequences in the shared history: every lobby still gets views, and neither name is shown or printed"
   )
   func brokenNamesLeftOut() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     let lines = LogLines()
     let history = SharedHistory(
@@ -338,7 +353,7 @@ struct SharedRatingsTests {
 
   @Test("two servers storing at once: rated in the order stored, kept equal to recomputed")
   func orderStored() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     let (one, two) = (try Self.history(postgres), try Self.history(postgres))
     try await one.migrate()
@@ -365,15 +380,19 @@ struct SharedRatingsTests {
     async let b: Void = ship(two, second, "s2")
     _ = try await (a, b)
     // The order they were stored in, as PostgreSQL numbered them.
-    let order = try postgres.psql(
-      "SELECT server_id, match_id FROM roshambo_matches ORDER BY rated_order"
-    ).split(separator: "\n").map { line in
+    let order = try await blocking {
+      try postgres.psql(
+        "SELECT server_id, match_id FROM roshambo_matches ORDER BY rated_order"
+      )
+    }.split(separator: "\n").map { line in
       let parts = line.split(separator: "|")
       return (parts[0] == "s1" ? first : second)[Int(parts[1])! - 1]
     }
     #expect(order.count == 300)
     #expect(
-      try postgres.psql("SELECT min(rated_order), max(rated_order) FROM roshambo_matches")
+      try await blocking {
+        try postgres.psql("SELECT min(rated_order), max(rated_order) FROM roshambo_matches")
+      }
         == "1|300")
     let expected = PlayerRatings.recomputed(from: order)
     try await Self.expectKept(one, equal: expected)
@@ -390,14 +409,16 @@ struct SharedRatingsTests {
 
   @Test("a shared history from before ratings is ordered as stored and rated on upgrade")
   func upgradeRates() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     // Schema version 2, as the release before ratings left it, with matches stored one
     // after another (the latest stored first here, to show the order is the storing).
     let version2 = SharedHistory.migrations.prefix(2).joined(separator: ";\n")
-    _ = try postgres.psql(
-      "CREATE TABLE roshambo_schema (version integer NOT NULL);\n" + version2
-        + ";\nINSERT INTO roshambo_schema VALUES (1), (2)")
+    _ = try await blocking {
+      try postgres.psql(
+        "CREATE TABLE roshambo_schema (version integer NOT NULL);\n" + version2
+          + ";\nINSERT INTO roshambo_schema VALUES (1), (2)")
+    }
     let matches = Self.matches(40, seed: 3)
     for (index, match) in matches.enumerated() {
       _ = try postgres.psql(
@@ -416,7 +437,8 @@ struct SharedRatingsTests {
     }
     let history = try Self.history(postgres)
     try await history.migrate()
-    #expect(try postgres.psql("SELECT max(version) FROM roshambo_schema") == "3")
+    #expect(
+      try await blocking { try postgres.psql("SELECT max(version) FROM roshambo_schema") } == "3")
     try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches))
     // The matches stored after the upgrade are rated on from there.
     let later = Self.matches(20, from: 41, seed: 4)
@@ -429,7 +451,7 @@ struct SharedRatingsTests {
     "a rating another program broke: left out of the board and said once; the next store of that player refused, naming it; --rate-again mends it"
   )
   func brokenRating() async throws {
-    let postgres = try PostgresProcess()
+    let postgres = try await blocking { try PostgresProcess() }
     defer { postgres.remove() }
     let lines = LogLines()
     let history = try Self.history(postgres, lines: lines)
@@ -437,8 +459,10 @@ struct SharedRatingsTests {
     let matches = Self.matches(60, seed: 5)
     #expect(try await history.store(matches, serverID: "s1") == 60)
     let top = try #require(try await history.leaderboard(limit: 1).first?.name)
-    _ = try postgres.psql(
-      "UPDATE roshambo_standings SET deviation = -3 WHERE name = '\(top)'")
+    _ = try await blocking {
+      try postgres.psql(
+        "UPDATE roshambo_standings SET deviation = -3 WHERE name = '\(top)'")
+    }
     let board = try await history.leaderboard(limit: 10)
     #expect(board.count == 10 && !board.contains { $0.name == top })
     _ = try await history.leaderboard(limit: 10)
@@ -458,7 +482,7 @@ struct SharedRatingsTests {
     #expect(try await history.count() == 60)
     // Rated again from the matches, in the order stored: mended, and the match goes in.
     let server = try ServerProcess(["history", "--history-url", postgres.url, "--rate-again"])
-    let (status, said) = server.finish()
+    let (status, said) = await server.finish()
     #expect(status == 0 && said.contains("rated every match of the shared history"), "\(said)")
     try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches))
     #expect(try await history.store([next], serverID: "s1") == 1)

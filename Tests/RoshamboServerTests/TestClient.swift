@@ -64,6 +64,13 @@ func testConfiguration(dataDirectory: String?) -> ServerConfiguration {
   configuration.port = 0
   // Every test client connects from 127.0.0.1.
   configuration.tournamentEntriesPerAddress = 0
+  // A loaded test run may take seconds to shake hands and say hello; the deadlines have
+  // tests of their own.
+  configuration.limits.helloTimeoutSeconds = 60
+  configuration.limits.handshakeTimeoutSeconds = 60
+  // Challenges wait longer than a loaded test run takes to answer them; expiry has its
+  // own test.
+  configuration.challengeLifetimeMillis = 600_000
   return configuration
 }
 
@@ -114,19 +121,12 @@ func startServer(
   compactionInterval: Int = 10_000,
   limits: (inout ServerConfiguration.Limits) -> Void = { _ in }
 ) async throws -> ServedServer {
-  var configuration = ServerConfiguration(
-    certificateChainFile: TestCertificates.files.serverCertificate,
-    privateKeyFile: TestCertificates.files.serverKey, dataDirectory: dataDirectory)
-  configuration.host = "127.0.0.1"
-  configuration.port = 0
+  var configuration = testConfiguration(dataDirectory: dataDirectory)
   configuration.roomSettings = settings
   configuration.threads = 2
   configuration.journalCompactionInterval = compactionInterval
   // Every test client connects from 127.0.0.1.
   configuration.limits.maxConnectionsPerAddress = 10_000
-  configuration.tournamentEntriesPerAddress = 0
-  // A loaded test run may take seconds to say hello; the deadline has its own test.
-  configuration.limits.helloTimeoutSeconds = 60
   limits(&configuration.limits)
   var logger = Logger(label: "test.server")
   logger.logLevel = .warning

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboGame
 import RoshamboProtocol
 import Testing
@@ -29,17 +30,9 @@ struct TournamentProcessTests {
 
   /// Waits for the launched processes on a thread of their own (not the tasks' pool).
   func finish(_ started: [(Process, Pipe)]) async -> [(Int32, String)] {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        let watchdog = DispatchWorkItem {
-          for (process, _) in started where process.isRunning { process.terminate() }
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        let results = started.map(finishLaunched)
-        watchdog.cancel()
-        continuation.resume(returning: results)
-      }
-    }
+    var results: [(Int32, String)] = []
+    for (process, pipe) in started { results.append(await awaitExit(process, pipe, seconds: 120)) }
+    return results
   }
 
   /// The lobby's tournament as a follower sees it, once `condition` holds.
@@ -65,7 +58,7 @@ struct TournamentProcessTests {
         data: temporaryDataDirectory(), port: 0,
         ["--tournament", kind.rawValue, "--tournament-players", "8", "--tournament-pause", "0.1"]))
     defer { kill(server.process.processIdentifier, SIGKILL) }
-    let port = try server.port
+    let port = try await server.port
     let bots = try (1...8).map { try bot("p\($0)", port: port) }
     let results = await finish(bots)
     for (index, (status, printed)) in results.enumerated() {
@@ -102,18 +95,18 @@ struct TournamentProcessTests {
       serverArguments(
         data: data, port: 0,
         ["--tournament", "round-robin", "--tournament-players", "4", "--tournament-pause", "2"]))
-    let port = try first.port
+    let port = try await first.port
     let bots = try (1...4).map { try bot("p\($0)", port: port) }
     // Round 1 is over (its pause runs): SIGKILL, the next round not yet paired.
     let before = try await tournament(port: port) { tournament in
       tournament.round == 1 && tournament.pairings.allSatisfy { $0.winner != nil }
     }
     kill(first.process.processIdentifier, SIGKILL)
-    _ = first.finish()
+    _ = await first.finish()
     let second = try ServerProcess(
       serverArguments(data: data, port: port, ["--tournament", "round-robin"]))
     defer { kill(second.process.processIdentifier, SIGKILL) }
-    _ = try second.port
+    _ = try await second.port
     let results = await finish(bots)
     for (index, (status, printed)) in results.enumerated() {
       #expect(status == 0, "p\(index + 1): \(printed)")
@@ -127,7 +120,7 @@ struct TournamentProcessTests {
     let winnersOfRoundOne = before.pairings.compactMap(\.winner)
     #expect(winnersOfRoundOne.count == 2)
     // Nothing replayed twice: the history holds six matches.
-    let history = ServerProcess.history(data: data)
+    let history = await ServerProcess.history(data: data)
     #expect(history.components(separatedBy: "cup-1-").count - 1 == 6, "\(history)")
   }
 }
@@ -180,14 +173,14 @@ struct BotReconnectTests {
   func lobbyBotAfterRestart() async throws {
     let data = temporaryDataDirectory()
     let first = try ServerProcess(arguments(data: data, port: 0))
-    let port = try first.port
+    let port = try await first.port
     let alice = try bot("Alice", port: port, ["--lobby", "--matches", "1"])
     _ = try await lobby(port: port, where: Self.following(["Alice"]))
     kill(first.process.processIdentifier, SIGKILL)
-    _ = first.finish()
+    _ = await first.finish()
     let second = try ServerProcess(arguments(data: data, port: port))
     defer { kill(second.process.processIdentifier, SIGKILL) }
-    _ = try second.port
+    _ = try await second.port
     _ = try await lobby(port: port, where: Self.following(["Alice"]))
     let bob = try bot("Bob", port: port, ["--challenge", "Alice", "--matches", "1"])
     let results = await TournamentProcessTests().finish([alice, bob])
@@ -208,17 +201,17 @@ struct BotReconnectTests {
       "--tournament-start", "600", "--tournament-pause", "0.1",
     ]
     let first = try ServerProcess(arguments(data: data, port: 0, tournament))
-    let port = try first.port
+    let port = try await first.port
     let entrants = try ["p1", "p2"].map { try bot($0, port: port, ["--tournament"]) }
     _ = try await lobby(port: port) { view in
       Set(view.tournament?.standings.map(\.name) ?? []) == ["p1", "p2"]
     }
     // Drained (SIGTERM: `closing`, then the close), and started again at once.
     kill(first.process.processIdentifier, SIGTERM)
-    _ = first.finish()
+    _ = await first.finish()
     let second = try ServerProcess(arguments(data: data, port: port, tournament))
     defer { kill(second.process.processIdentifier, SIGKILL) }
-    _ = try second.port
+    _ = try await second.port
     let back = try await lobby(port: port, where: Self.following(["p1", "p2"]))
     #expect(Set(back.tournament?.standings.map(\.name) ?? []) == ["p1", "p2"])
     // The third entry starts it: both came back in time, so both play.
@@ -238,9 +231,9 @@ struct BotReconnectTests {
 
 extension ServerProcess {
   /// What `roshambo-server history` prints for the journal in `data`.
-  static func history(data: String) -> String {
+  static func history(data: String) async -> String {
     guard let history = try? ServerProcess(["history", "--data-dir", data, "--limit", "50"])
     else { return "" }
-    return history.finish().1
+    return await history.finish().1
   }
 }

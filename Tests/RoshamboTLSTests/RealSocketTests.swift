@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ProcessFixtures
 import RoshamboTLS
 import Testing
 
@@ -209,14 +210,14 @@ struct RealSocketTests {
   func openSSLClientAgainstOurServer() async throws {
     let server = try await EchoServer.start(context: Fixtures.serverContext())
     let port = server.port
-    let result = try await Task.detached {
+    let result = try await blocking {
       try runOpenSSL(
         [
           "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost",
           "-verify_hostname", "localhost", "-CAfile", Fixtures.game.caCertificate,
           "-verify_return_error", "-brief", "-ign_eof",
         ], stdin: "ping\n")
-    }.value
+    }
     try await server.stop()
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("echo:ping"))
@@ -229,10 +230,10 @@ struct RealSocketTests {
   func openSSLClientTLS12Refused() async throws {
     let server = try await EchoServer.start(context: Fixtures.serverContext())
     let port = server.port
-    let result = try await Task.detached {
+    let result = try await blocking {
       try runOpenSSL(
         ["s_client", "-connect", "127.0.0.1:\(port)", "-tls1_2", "-brief"], stdin: "ping\n")
-    }.value
+    }
     try await server.stop()
     #expect(result.status != 0)
     #expect(!result.stdout.contains("echo:ping"))
