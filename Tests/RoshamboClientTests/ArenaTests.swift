@@ -59,7 +59,7 @@ private func withArenaServer<T>(
   /// both seat orders, each bot's connections saw the mirror image of its opponent's, and
   /// the ratings rank the bots as their head-to-head rates do (frequency beats paper and
   /// rock, paper beats rock). The same seed again gives the same counts.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(5)))
   func aSmallArenaOnARealServerIsConsistent() async throws {
     let bots: [BotStrategy] = [.rock, .paper, .frequency]
     let (result, again) = try await withArenaServer { server in
@@ -98,7 +98,7 @@ private func withArenaServer<T>(
   /// On a server that keeps its rate limit (20 messages a second after a burst of 40),
   /// the arena's connections pace themselves under it and are never refused: two bots
   /// that always draw play all 60 rounds of each game.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(5)))
   func pacedUnderARateLimit() async throws {
     let result = try await withTestServer { server in
       try await Self.play([.rock, .rock], port: server.port, pacing: .milliseconds(56))
@@ -118,7 +118,7 @@ private func withArenaServer<T>(
 
   /// A program picks for an `exec:` bot: one that always plays rock loses every decisive
   /// round to paper, and its picks are timed.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(5)))
   func aProgramPlays() async throws {
     let program = "python3 \(repositoryRoot)/Benchmarks/arena/python-bot.py rock"
     let result = try await Self.runPrograms([
@@ -134,7 +134,7 @@ private func withArenaServer<T>(
   /// The bots written for `roshambo bot --exec` (docs/BOTS.md) play in the arena as they
   /// are: the shell bot that always plays rock loses to paper, and the Python frequency
   /// counter beats rock (it reads `start`, `result` and `pick` lines).
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(5)))
   func botsWrittenForExecPlay() async throws {
     let rock = try await Self.runPrograms([
       try ArenaBot(argument: "exec:sh \(repositoryRoot)/scripts/bots/rock.sh"), .builtIn(.paper),
@@ -150,7 +150,7 @@ private func withArenaServer<T>(
   }
 
   /// A program that stops stops the arena, with a sentence naming it.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(5)))
   func aProgramThatStopsStopsTheArena() async throws {
     await #expect(throws: ArenaFailure.self) {
       _ = try await Self.runPrograms([try ArenaBot(argument: "exec:exit 0"), .builtIn(.paper)])

@@ -71,7 +71,7 @@ func shellBot(answer: String, before: String = "") -> String {
 // A bot that waits for a pick never asked for would wait for ever: the limit makes that a
 // failure.
 @Suite(
-  "Bot programs: real processes against a real server", .serialized, .timeLimit(.minutes(1)))
+  "Bot programs: real processes against a real server", .serialized, .timeLimit(.minutes(5)))
 @MainActor
 struct BotProgramProcessTests {
   @Test("a program that answers plays its matches, one process for all of them")

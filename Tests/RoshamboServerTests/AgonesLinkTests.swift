@@ -25,7 +25,7 @@ struct AgonesLinkTests {
 
   @Test(
     "Ready (retried while the sidecar starts late), Health, Counters, no Health while the loop is stuck, Shutdown last",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func lifecycle() async throws {
     // The sidecar's port is chosen, but nothing listens there when the server starts.
     let port = try PostgresProcess.freePort()
@@ -84,7 +84,7 @@ struct AgonesLinkTests {
 
   @Test(
     "a sidecar that stops answering after Ready: the stop waits for it 5 s at most",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func hangingSidecar() async throws {
     // Ready and the label are answered; every later call hangs (each would end only at
     // its own 5 s limit).

@@ -62,7 +62,7 @@ struct DrainTests {
 
   @Test(
     "drained mid-match: everyone is told, nothing new starts, the match ends and is recorded, then it stops",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func drainLetsTheMatchFinish() async throws {
     let data = temporaryDataDirectory()
     var configuration = testConfiguration(dataDirectory: data)
@@ -148,7 +148,7 @@ struct SignalDrainTests {
 
   @Test(
     "SIGTERM mid-match: players told; a match that ends in time is recorded, one that does not resumes after a restart",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func sigtermDrains() async throws {
     let data = temporaryDataDirectory()
     let first = try ServerProcess(arguments(data: data) + ["--drain-seconds", "5"])
@@ -191,7 +191,7 @@ struct SignalDrainTests {
 
   @Test(
     "a second signal stops a drain at once; SIGINT drains 5 s unless told otherwise",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func secondSignal() async throws {
     // An hour allowed: only the second signal can end this drain within the test's minute.
     let data = temporaryDataDirectory()

@@ -117,7 +117,7 @@ struct FleetRoutingTests {
 
   @Test(
     "two bots asking for the same named room reach the same server and play there",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func namedRoom() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }
@@ -132,7 +132,7 @@ struct FleetRoutingTests {
 
   @Test(
     "two quick-match bots reach the same server through its waiting Counter",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func quickMatch() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }
@@ -141,7 +141,7 @@ struct FleetRoutingTests {
 
   @Test(
     "the server lists its named rooms and counts its players and rooms, and watches its GameServer",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func roomsList() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }
@@ -184,7 +184,7 @@ struct FleetRoutingTests {
 
   @Test(
     "watching a room no server holds says so and exits 1; no client certificate: refused, 69",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func refusals() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }
@@ -202,7 +202,7 @@ struct FleetRoutingTests {
 
   @Test(
     "Agones setting the GameServer to Shutdown asks the server to drain, once",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func shutdownFromAgones() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }
@@ -220,7 +220,7 @@ struct FleetRoutingTests {
 
   @Test(
     "an allocator that never answers, or answers with a megabyte, is given up on, saying so",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func faultyAllocator() async throws {
     let fleet = try await Fleet()
     defer { Task { await fleet.stop() } }

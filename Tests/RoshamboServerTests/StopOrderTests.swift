@@ -25,7 +25,7 @@ struct StopOrderTests {
 
   @Test(
     "asked to stop: the listener, then the drain, the shipper, the fleet link, the operations endpoint, the hub, the journal, and Agones last",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func stopOrder() async throws {
     let sdk = try AgonesSDKStandIn(name: "roshambo-order")
     defer { sdk.close() }
