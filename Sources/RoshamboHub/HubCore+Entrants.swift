@@ -135,20 +135,9 @@ extension HubCore {
   /// replaces the old. Only the identity that holds the name is seated. Returns whether
   /// they were.
   mutating func heldSeatArrived(_ link: Peer, name: String, identity: String?) -> Bool {
-    guard let identity, state.lobby.names.holder(of: name) == identity else { return false }
-    let quickMatchRoom = state.lobby.quickMatchRoom
-    let waiting = state.lobby.rooms.sorted { $0.key < $1.key }.lazy.compactMap {
-      (room, held) -> (String, Seat)? in
-      // A match not over; or quick match's room, where their seat waits for an opponent
-      // (a new quick match would pair them with themselves).
-      guard held.phase != .over || quickMatchRoom == room,
-        let seat = held.seats.sorted(by: { $0.key < $1.key }).first(where: {
-          $0.value.name == name && !$0.value.connected && !$0.value.hasLeft
-        })?.key
-      else { return nil }
-      return (room, seat)
-    }.first
-    guard let (room, seat) = waiting else { return false }
+    guard let identity, state.lobby.names.holder(of: name) == identity,
+      let (room, seat) = waitingSeat(of: name)
+    else { return false }
     let token: String
     if let kept = state.tournament.tokens[name],
       state.lobby.rooms[room]?.seat(holding: ResumeToken.stored(kept)) == seat
@@ -202,31 +191,54 @@ extension HubCore {
     }
   }
 
-  /// Entrant `name` has just finished another match (a challenge still running when their
-  /// tournament round was paired): when a seat of the tournament waits for them, they are
-  /// told their match is ready, as one watching is.
-  mutating func callEntrantAfterMatch(_ name: String) {
-    guard let tournament = state.lobby.tournament, tournament.phase == .running,
-      let pairing = tournament.rounds.last?.first(where: {
-        !$0.isBye && $0.winner == nil && $0.players.contains(name)
-      }),
-      let room = pairing.room,
-      state.lobby.rooms[room]?.seats.values.contains(where: { $0.name == name && !$0.connected })
-        == true
+  /// `name` has just finished a match (`finished`) while another seat of theirs waits for
+  /// them: their tournament round was paired while they played a challenge, or their
+  /// challenge was accepted while they could not read and their tournament match came
+  /// first when they were back. They are told that match is ready, as one watching is,
+  /// and the lobby seats them (``heldSeatArrived(_:name:identity:)``).
+  mutating func callToWaitingSeat(_ name: String, after finished: String) {
+    // Quick match's room waits for an opponent, not for them: nothing is ready there.
+    guard let (room, _) = waitingSeat(of: name, except: finished),
+      state.lobby.rooms[room]?.phase == .choosing
     else { return }
     callWatchingEntrant(name, to: room)
   }
 
-  /// Entrant `name`, away from the lobby because they watch a match or still look at a
-  /// finished one of theirs (a challenge played while entries were open), on a connection
-  /// of the identity that holds the name, is told their match is ready: the lobby seats
-  /// them. A spectator's name is not checked, so only the identity counts.
+  /// The seat waiting for `name` (in a match not over, or quick match's room), if any;
+  /// of several, the tournament's first (it counts for the standings), then the one
+  /// whose grace ends first.
+  private func waitingSeat(of name: String, except excluded: String? = nil) -> (String, Seat)? {
+    let quickMatchRoom = state.lobby.quickMatchRoom
+    let waiting = state.lobby.rooms.compactMap { (room, held) -> (String, Seat, Int64)? in
+      // A match not over; or quick match's room, where their seat waits for an opponent
+      // (a new quick match would pair them with themselves).
+      guard room != excluded, held.phase != .over || quickMatchRoom == room,
+        let (seat, holder) = held.seats.sorted(by: { $0.key < $1.key }).first(where: {
+          $0.value.name == name && !$0.value.connected && !$0.value.hasLeft
+        })
+      else { return nil }
+      return (room, seat, holder.graceEndsAt ?? .max)
+    }
+    return waiting.min { first, second in
+      let (firstCup, secondCup) = (
+        Tournament.isTournamentRoom(first.0), Tournament.isTournamentRoom(second.0)
+      )
+      if firstCup != secondCup { return firstCup }
+      return (first.2, first.0) < (second.2, second.0)
+    }.map { ($0.0, $0.1) }
+  }
+
+  /// `name`, away from the lobby because they watch a match or still look at a finished
+  /// one of theirs, on a connection of the identity that holds the name, is told their
+  /// match in `room` is ready: the lobby seats them. A spectator's name is not checked,
+  /// so only the identity counts.
   private mutating func callWatchingEntrant(_ name: String, to room: String) {
     guard let holder = state.lobby.names.holder(of: name) else { return }
     let error = ProtocolError(
       code: .matchReady,
-      message: "Your tournament match is ready in \(room): go back to the lobby "
-        + "within \(graceSeconds) s (press q), which takes you to it.")
+      message: "Your \(Tournament.isTournamentRoom(room) ? "tournament " : "")match is ready"
+        + " in \(room): go back to the lobby within \(graceSeconds) s (press q), which takes"
+        + " you to it.")
     for member in state.sessions.members.values.sorted(by: { $0.link.id < $1.link.id })
     where member.name == name && member.identity == holder
       && (member.seat == nil || state.lobby.rooms[member.room]?.phase == .over)

@@ -66,9 +66,7 @@ extension HubCore {
       log(.info, "match over") {
         ["room": match.room, "winner": LogText.quoted(match.winner), "score": "\(match.scores)"]
       }
-      if !Tournament.isTournamentRoom(match.room) {
-        for name in match.players { queue(.callEntrant(name: name)) }
-      }
+      for name in match.players { queue(.callToWaitingSeat(name: name, finished: match.room)) }
     case .graceExpired(let room, let seat):
       log(.info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"])
     }

@@ -24,8 +24,9 @@ package struct HubCore {
   enum FollowUp {
     /// The part of a tournament's change that comes after the action that caused it.
     case tournament(LobbyEvent.TournamentEvent)
-    /// Entrant `name` finished another match: told after its last state, not before.
-    case callEntrant(name: String)
+    /// `name` finished the match in `room`: called to another seat waiting for them, after
+    /// that match's last state, not before.
+    case callToWaitingSeat(name: String, finished: String)
   }
 
   /// `journaledThrough` is the number of the journal's last row (0 without a journal).
@@ -111,7 +112,8 @@ package struct HubCore {
   private mutating func followUp(_ next: FollowUp) {
     switch next {
     case .tournament(let event): tournamentFollowUp(event)
-    case .callEntrant(let name): callEntrantAfterMatch(name)
+    case .callToWaitingSeat(let name, let finished):
+      callToWaitingSeat(name, after: finished)
     }
   }
 

@@ -163,6 +163,61 @@ struct HubReturnTests {
     #expect(over < ready)
   }
 
+  /// Seed 10713: Ben is in a challenge when his round is paired, and his connection drops
+  /// before he reads either welcome. Back, he cannot sit in both: the tournament's match
+  /// first, then, after its last state, he is called to the challenge, whose seat waits.
+  @Test("two seats waiting: the tournament's first, then called to the other, and seated")
+  func twoSeatsWaiting() throws {
+    var hub = tournamentHub()
+    let dan = Self.person(4)
+    let people = [ann, ben, cat, dan]
+    for (peer, name) in zip(people, ["Ann", "Ben", "Cat", "Dan"]) {
+      _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
+      _ = hub.say(peer, .enter(id: 2))
+    }
+    _ = hub.settle()
+    // Ann and Ben play a challenge while entries are open; the round is paired meanwhile.
+    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 3))
+    _ = hub.settle()
+    _ = hub.say(ben, .accept(challenge: 1, id: 3))
+    _ = hub.settle()
+    _ = hub.fire(.tournament)
+    _ = hub.settle()
+    let pairing = try #require(
+      hub.state.lobby.tournament?.rounds.last?.first { $0.players.contains("Ann") })
+    let cup = try #require(pairing.room)
+    let opponentName = try #require(pairing.players.first { $0 != "Ann" })
+    try #require(opponentName != "Ben", "Ann's round is against someone in the lobby")
+    let opponent = people[["Ann", "Ben", "Cat", "Dan"].firstIndex(of: opponentName)!]
+    #expect(seat(of: "Ann", in: cup, hub)?.connected == false)
+    // Ann's connection drops: both her seats wait.
+    _ = hub.handle(.closed(ann))
+    _ = hub.settle()
+    #expect(seat(of: "Ann", in: "duel-1", hub)?.connected == false)
+    // Back in the lobby: the tournament's match first.
+    let back = Peer(id: 9, identity: ann.identity)
+    _ = hub.say(back, H.hello("Ann", role: .lobby, challenges: true, fair: nil))
+    _ = hub.settle()
+    #expect(hub.state.sessions[back.id]?.room == cup)
+    #expect(seat(of: "Ann", in: "duel-1", hub)?.connected == false)
+    // That match ends: after its last state she is told the challenge is ready.
+    _ = hub.say(back, .choose(round: 1, weapon: .rock, id: 4))
+    _ = hub.say(opponent, .choose(round: 1, weapon: .scissors, id: 4))
+    let sent =
+      hub.raw(.timerFired(.flush)) + hub.raw(.committed(.success(()), onJournalThread: false))
+    let told = H.messages(to: back, in: sent).map(H.summary)
+    let over = try #require(told.firstIndex { $0.hasPrefix("state \(cup)") && $0.contains("over") })
+    let ready = try #require(told.firstIndex(of: "error match_ready"), "\(told)")
+    #expect(over < ready)
+    // She goes back to the lobby, which seats her in the challenge.
+    let again = Peer(id: 10, identity: ann.identity)
+    _ = hub.handle(.closed(back))
+    _ = hub.say(again, H.hello("Ann", role: .lobby, challenges: true, fair: nil))
+    _ = hub.settle()
+    #expect(hub.state.sessions[again.id]?.room == "duel-1")
+    #expect(seat(of: "Ann", in: "duel-1", hub)?.connected == true)
+  }
+
   @Test("quick match gives someone back their own waiting seat, not a match against it")
   func quickMatchNotAgainstYourself() throws {
     var hub = HubHarness()
