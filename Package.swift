@@ -113,7 +113,7 @@ let package = Package(
       name: "RoshamboServer",
       dependencies: [
         "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto", "RoshamboJSON",
-        "RoshamboDiscovery", "ProcessFixtures",
+        "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -190,7 +190,7 @@ let package = Package(
       dependencies: [
         "RoshamboServer", "RoshamboHub", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory",
         "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
-        "RoshamboDiscovery",
+        "RoshamboDiscovery", "ProcessFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
