@@ -76,16 +76,13 @@ public final class LobbyClient: Sendable {
       return lastID
     }
 
-    /// `hello` with role `lobby`; `keepalive`: the pings promised, if any. It does not ask
-    /// for patches yet: a new patch follower's first view is the one last sent to
-    /// everyone, up to one interval old, and a bot that challenges on its first view was
-    /// refused for a person who had left it (`ChallengeCommandTests`). `follow` applies
-    /// patches all the same, should a server send them.
+    /// `hello` with role `lobby`, asking for patches (``LobbyReplica`` applies them);
+    /// `keepalive`: the pings promised, if any.
     public mutating func hello(keepalive: Duration?) -> ClientMessage {
       return .hello(
         protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
         fair: true, challenges: takesChallenges, keepalive: keepalive?.promisedSeconds,
-        id: nextID())
+        patches: true, id: nextID())
     }
 
     /// `lobbyResync`: a patch did not follow from the view this follower has.

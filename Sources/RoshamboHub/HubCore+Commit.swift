@@ -131,7 +131,7 @@ extension HubCore {
     }
     for (id, follower) in restored.followers.sorted(by: { $0.key < $1.key })
     where now.followers[id] == nil {
-      state.feed.followed(by: follower.link)
+      state.feed.followed(by: follower.link, takesPatches: follower.takesPatches)
       state.feed.lobbyChanged()
       if answered.insert(id).inserted {
         state.outbox.append(.message(follower.link, .error(.unavailable(), re: nil)))

@@ -70,7 +70,7 @@ extension HubCore {
       entrantReturned(hello.name, link: link)
       tellLapsedEntry(hello.name, link: link)
     }
-    state.feed.followed(by: link)
+    state.feed.followed(by: link, takesPatches: hello.patches)
     state.feed.lobbyChanged()
     scheduleFlush()
     log(.info, "following the lobby", ["conn": "\(link.id)", "name": LogText.quoted(hello.name)])

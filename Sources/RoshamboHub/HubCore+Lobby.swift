@@ -41,7 +41,8 @@ extension HubCore {
       sendNoticesAfterFirstView(to: nil)
     case .newcomers(let links, let seq):
       // A patch follower gets the view sent to all at `seq` (the next patch is made from
-      // it), the others the lobby as it is now.
+      // it; nothing changed since, or it would have waited for the next view to all), the
+      // others the lobby as it is now.
       let patching = links.filter { state.sessions.followers[$0.id]?.takesPatches == true }
       if let sent = state.feed.sent, !patching.isEmpty {
         let whole = links.filter { state.sessions.followers[$0.id]?.takesPatches != true }
@@ -66,7 +67,7 @@ extension HubCore {
       reply(link, .notPlaying("Only a lobby follower that takes patches resyncs."), re: id)
       return
     }
-    state.feed.followed(by: link)
+    state.feed.followed(by: link, takesPatches: true)
     scheduleFlush()
   }
 

@@ -6,7 +6,10 @@ import RoshamboGame
 /// once. A value: the hub asks it at each flush.
 ///
 /// Followers that take patches (their `hello` said `patches`) get, after a whole first
-/// view, only what changed since ``sent``: one patch made once for all of them.
+/// view, only what changed since ``sent``: one patch made once for all of them. Their
+/// first view is the current lobby too: while a change waits for the next view to all,
+/// a new (or resyncing) patch follower waits with it and gets that view whole, since
+/// ``sent`` would be stale (a bot that challenged on it challenged people gone).
 ///
 /// Invariants: `seq` rises by one with each view sent to every follower, and never
 /// otherwise; two views to all are at least ``interval`` ms apart; ``sent`` is the view
@@ -33,8 +36,8 @@ struct LobbyFeed {
   /// Whether the lobby changed since the last view sent to all.
   private(set) var changed = false
   private var lastSentAt: Int64?
-  /// Followers who have not had a view yet.
-  private var newcomers: [Peer] = []
+  /// Followers who have not had a view yet, and whether each takes patches.
+  private var newcomers: [(link: Peer, takesPatches: Bool)] = []
   /// The newcomers the last `.everyone` served: a patch follower among them needs the
   /// whole view, not the patch.
   private(set) var servedNewcomers: Set<Peer> = []
@@ -49,7 +52,9 @@ struct LobbyFeed {
   /// Something a follower sees changed (a room, someone arriving or leaving).
   mutating func lobbyChanged() { changed = true }
 
-  mutating func followed(by link: Peer) { newcomers.append(link) }
+  mutating func followed(by link: Peer, takesPatches: Bool) {
+    newcomers.append((link, takesPatches))
+  }
 
   /// What to send at a flush at `now` (ms), with `followers` following.
   enum Decision: Equatable {
@@ -70,13 +75,18 @@ struct LobbyFeed {
     if changed {
       let interval = Self.interval(followers: followers, viewBytes: lastViewBytes)
       if let last = lastSentAt, now - last < interval {
-        if !newcomers.isEmpty { return .newcomers(takeNewcomers(), seq: seq) }
+        // Whole views now; patch followers with the next view to all (``sent`` is stale).
+        let served = newcomers.filter { !$0.takesPatches }.map(\.link)
+        if !served.isEmpty {
+          newcomers.removeAll { !$0.takesPatches }
+          return .newcomers(served, seq: seq)
+        }
         return .later(at: last + interval)
       }
       seq += 1
       changed = false
       lastSentAt = now
-      servedNewcomers = Set(newcomers)
+      servedNewcomers = Set(newcomers.map(\.link))
       newcomers.removeAll()
       return .everyone(seq: seq)
     }
@@ -85,6 +95,6 @@ struct LobbyFeed {
 
   private mutating func takeNewcomers() -> [Peer] {
     defer { newcomers.removeAll() }
-    return newcomers
+    return newcomers.map(\.link)
   }
 }

@@ -49,7 +49,7 @@ struct LobbyMachinesTests {
       got1
         == .hello(
           protocol: WireProtocol.version, name: "Bob", role: .lobby, room: nil, resume: nil,
-          fair: true, challenges: true, keepalive: 2, id: 1))
+          fair: true, challenges: true, keepalive: 2, patches: true, id: 1))
     let got2 = requests.challenge("Carol", fair: true)
     #expect(
       got2
@@ -70,7 +70,7 @@ struct LobbyMachinesTests {
       got7
         == .hello(
           protocol: WireProtocol.version, name: "Dave", role: .lobby, room: nil, resume: nil,
-          fair: true, id: 1))
+          fair: true, patches: true, id: 1))
   }
 
   // MARK: - LobbySeating

@@ -101,6 +101,10 @@ struct DrainTests {
       #expect(notice.code == .closing && !notice.fatal && re == nil, "\(notice)")
       #expect((590...600).contains(notice.seconds ?? 0), "\(notice)")
     }
+    // The drain tells the players before it tells this test how many matches run.
+    try await FleetRoutingTests.eventually("the drain counts the matches under way") {
+      underWay.withLockedValue { $0 } != -1
+    }
     #expect(underWay.withLockedValue { $0 } == 1)
     let readiness = try await httpRequest(port: operations, path: "/readyz")
     #expect(readiness.status == 503 && readiness.body.contains("draining"), "\(readiness)")

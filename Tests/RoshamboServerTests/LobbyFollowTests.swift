@@ -24,7 +24,7 @@ struct LobbyFollowTests {
     feed.lobbyChanged()
     #expect(feed.decide(now: 0, followers: 0) == .nothing)
     let alice = link(1, on: loop)
-    feed.followed(by: alice)
+    feed.followed(by: alice, takesPatches: false)
     #expect(feed.decide(now: 1_000, followers: 1) == .everyone(seq: 1))
     #expect(feed.decide(now: 1_001, followers: 1) == .nothing)
     // Changes within 250 ms of the last view wait for the next moment.
@@ -36,7 +36,7 @@ struct LobbyFollowTests {
     // A newcomer meanwhile gets the view the others have, without waiting.
     feed.lobbyChanged()
     let bob = link(2, on: loop)
-    feed.followed(by: bob)
+    feed.followed(by: bob, takesPatches: false)
     guard case .newcomers(let links, let seq) = feed.decide(now: 1_300, followers: 2) else {
       Issue.record("a newcomer must not wait for the next view")
       return
@@ -45,6 +45,26 @@ struct LobbyFollowTests {
     #expect(seq == 2)
     #expect(feed.decide(now: 1_300, followers: 2) == .later(at: 1_500))
     #expect(feed.decide(now: 1_500, followers: 2) == .everyone(seq: 3))
+  }
+
+  @Test("a new patch follower while a change waits gets the next view to all, not a stale one")
+  func patchNewcomerWaitsForTheChange() {
+    var feed = LobbyFeed()
+    feed.followed(by: Peer(id: 1), takesPatches: true)
+    feed.lobbyChanged()
+    #expect(feed.decide(now: 1_000, followers: 1) == .everyone(seq: 1))
+    // Someone arrives: the view sent at seq 1 no longer shows the lobby.
+    feed.lobbyChanged()
+    feed.followed(by: Peer(id: 2), takesPatches: true)
+    feed.followed(by: Peer(id: 3), takesPatches: false)
+    // The whole-view newcomer is served now; the patch newcomer waits with the change.
+    #expect(feed.decide(now: 1_100, followers: 3) == .newcomers([Peer(id: 3)], seq: 1))
+    #expect(feed.decide(now: 1_100, followers: 3) == .later(at: 1_250))
+    #expect(feed.decide(now: 1_250, followers: 3) == .everyone(seq: 2))
+    #expect(feed.servedNewcomers == [Peer(id: 2)], "its first view is that one, whole")
+    // Nothing pending: a patch newcomer gets the view sent to all at once (it is current).
+    feed.followed(by: Peer(id: 4), takesPatches: true)
+    #expect(feed.decide(now: 1_260, followers: 4) == .newcomers([Peer(id: 4)], seq: 2))
   }
 
   @Test("many followers or big views: views to all go out less often, within the byte budget")
