@@ -222,8 +222,10 @@ extension ServerOptions {
   /// player's identity.
   func clientTLS(trust: ServerTrust) throws -> TLSContext {
     let me = try playerIdentity()
-    return try TLSContext(
-      .client(trust: trust, certificateChainFile: me?.path, privateKeyFile: me?.path))
+    var configuration = TLSConfiguration.client(
+      trust: trust, certificateChainFile: me?.path, privateKeyFile: me?.path)
+    configuration.handshakeTimeoutSeconds = Int64(tlsSeconds)
+    return try TLSContext(configuration)
   }
 
   private func resolved(_ host: String, _ port: Int, trust: ServerTrust) throws -> ResolvedServer {

@@ -64,7 +64,16 @@ struct ServerOptions: ParsableArguments {
   @Flag(help: "Say what the network libraries said when something fails.")
   var verbose = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Seconds the TLS handshake with the server may take before giving up.",
+      visibility: .hidden))
+  var tlsSeconds = 10
+
   func validate() throws {
+    guard (1...600).contains(tlsSeconds) else {
+      throw ValidationError("--tls-seconds must be from 1 to 600, not \(tlsSeconds).")
+    }
     if let port {
       guard (1...65_535).contains(port) else {
         throw ValidationError("--port must be 1 to 65535.")

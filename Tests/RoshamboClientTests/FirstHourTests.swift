@@ -31,6 +31,8 @@ func startRoshambo(_ arguments: [String], port: Int) throws -> (Process, Pipe) {
     arguments + [
       "--host", "127.0.0.1", "--port", String(port), "--ca",
       ClientTestCertificates.files.caCertificate,
+      // A loaded test run may take seconds for TLS; the limit has tests of its own.
+      "--tls-seconds", "60",
     ]
   let pipe = Pipe()
   process.standardOutput = pipe

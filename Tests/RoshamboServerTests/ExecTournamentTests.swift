@@ -28,7 +28,7 @@ struct ExecTournamentTests {
       try launchRoshambo(
         [
           "bot", "--tournament", "--name", "p\(index + 1)", "--host", "127.0.0.1", "--port",
-          String(port), "--ca", TestCertificates.files.caCertificate,
+          String(port), "--ca", TestCertificates.files.caCertificate, "--tls-seconds", "60",
         ] + pick)
     }
     var results: [(Int32, String)] = []

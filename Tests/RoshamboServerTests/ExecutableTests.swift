@@ -251,7 +251,7 @@ struct ExecutableTests {
     let (python, pythonOutput) = try launchPyBot(port: port, ["--accept", "Monty"])
     let bot = try launchRoshambo([
       "bot", "--challenge", "Monty", "--name", "Swifty", "--host", "127.0.0.1", "--port",
-      "\(port)", "--ca", TestCertificates.files.caCertificate,
+      "\(port)", "--ca", TestCertificates.files.caCertificate, "--tls-seconds", "60",
     ])
     let (status, printed) = await finishLaunched(bot)
     let said = await awaitExit(python, pythonOutput, seconds: 120).1

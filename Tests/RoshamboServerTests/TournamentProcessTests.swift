@@ -24,7 +24,7 @@ struct TournamentProcessTests {
   func bot(_ name: String, port: Int) throws -> (Process, Pipe) {
     try launchRoshambo([
       "bot", "--tournament", "--name", name, "--host", "127.0.0.1", "--port", String(port),
-      "--ca", TestCertificates.files.caCertificate,
+      "--ca", TestCertificates.files.caCertificate, "--tls-seconds", "60",
     ])
   }
 
@@ -147,7 +147,8 @@ struct BotReconnectTests {
     try launchRoshambo(
       [
         "bot", "--name", name, "--host", "127.0.0.1", "--port", String(port),
-        "--ca", TestCertificates.files.caCertificate, "--identity", identities + "/\(name).pem",
+        "--ca", TestCertificates.files.caCertificate, "--tls-seconds", "60", "--identity",
+        identities + "/\(name).pem",
       ] + more)
   }
 
