@@ -81,14 +81,18 @@ struct BotExecCommandTests {
     }
   }
 
-  @Test("a program that exits while the bot waits in the lobby: the wait ends, exit 70")
-  func exitsWhileWaiting() async throws {
-    // The program exits once the test has seen the bot back in the lobby after match 1.
+  /// The program exits after match 1's `end`: at once (the bot may not be back in the
+  /// lobby yet), or once the test has seen the bot back there, waiting for a challenge.
+  @Test(
+    "a program that exits between matches, or while the bot waits in the lobby: no challenge is taken after, exit 70",
+    arguments: [false, true])
+  func exitsBetweenMatches(onceBackInTheLobby: Bool) async throws {
     let back = NSTemporaryDirectory() + "roshambo-exec-back-\(UUID().uuidString)"
+    let waitForBack =
+      onceBackInTheLobby ? #"while [ ! -e '"# + back + #"' ]; do sleep 0.05; done; "# : ""
     let program =
       #"while read -r line; do case "$line" in *'"type":"pick"'*) echo rock;;"#
-      + #" *'"type":"end"'*) while [ ! -e '"# + back + #"' ]; do sleep 0.05; done; exit 4;;"#
-      + #" esac; done"#
+      + #" *'"type":"end"'*) "# + waitForBack + #"exit 4;; esac; done"#
     try await withTestServer { server in
       let (exec, execPipe) = try startRoshambo(
         ["bot", "--lobby", "--name", "Exec", "--matches", "2", "--exec", program],
@@ -97,30 +101,11 @@ struct BotExecCommandTests {
       let (bobStatus, bobPrinted) = try await run(
         ["bot", "--challenge", "Exec", "--name", "Bob", "--strategy", "random"], port: server.port)
       #expect(bobStatus == 0, "\(bobPrinted)")
-      try await waitForChallenger("Exec", port: server.port)
-      _ = FileManager.default.createFile(atPath: back, contents: nil)
+      if onceBackInTheLobby {
+        try await waitForChallenger("Exec", port: server.port)
+        _ = FileManager.default.createFile(atPath: back, contents: nil)
+      }
       defer { try? FileManager.default.removeItem(atPath: back) }
-      let (status, printed) = await awaitExit(exec, execPipe)
-      #expect(status == 70, "\(printed)")
-      #expect(
-        printed.contains("the bot program exited with status 4; played 1 of 2 matches."),
-        "\(printed)")
-    }
-  }
-
-  @Test("a program that exits between matches: no challenge is taken after, exit 70")
-  func exitsBetweenMatches() async throws {
-    let program =
-      #"while read -r line; do case "$line" in *'"type":"pick"'*) echo rock;;"#
-      + #" *'"type":"end"'*) exit 4;; esac; done"#
-    try await withTestServer { server in
-      let (exec, execPipe) = try startRoshambo(
-        ["bot", "--lobby", "--name", "Exec", "--matches", "2", "--exec", program],
-        port: server.port)
-      try await waitForChallenger("Exec", port: server.port)
-      let (bobStatus, bobPrinted) = try await run(
-        ["bot", "--challenge", "Exec", "--name", "Bob", "--strategy", "random"], port: server.port)
-      #expect(bobStatus == 0, "\(bobPrinted)")
       let (status, printed) = await awaitExit(exec, execPipe)
       #expect(status == 70, "\(printed)")
       #expect(printed.contains("roshambo: bot Exec ("), "\(printed)")

@@ -127,23 +127,30 @@ struct HubReturnTests {
     #expect(restarted.state.tournament.tokens[name] == token)
   }
 
-  @Test("an entrant in a challenge when their round is paired is told after its last state")
-  func entrantToldAfterTheirMatch() throws {
+  /// `people` (Ann and Ben first) following the lobby and entered in the tournament; Ann
+  /// and Ben play a challenge of their own while entries are open (duel-1); then the
+  /// round is paired.
+  func entrantsInAChallenge(_ people: [(Peer, String)]) -> HubHarness {
     var hub = tournamentHub()
-    for (peer, name) in zip([ann, ben, cat], ["Ann", "Ben", "Cat"]) {
+    for (peer, name) in people {
       _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
       _ = hub.say(peer, .enter(id: 2))
     }
     _ = hub.settle()
-    // Ann and Ben play a challenge of their own while entries are open.
     _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 3))
     _ = hub.settle()
     _ = hub.say(ben, .accept(challenge: 1, id: 3))
     _ = hub.settle()
-    let duel = try #require(hub.state.sessions[ann.id]?.room)
-    // The round is paired: whoever of them plays in it has a seat waiting.
     _ = hub.fire(.tournament)
     _ = hub.settle()
+    return hub
+  }
+
+  @Test("an entrant in a challenge when their round is paired is told after its last state")
+  func entrantToldAfterTheirMatch() throws {
+    var hub = entrantsInAChallenge([(ann, "Ann"), (ben, "Ben"), (cat, "Cat")])
+    let duel = "duel-1"
+    // Whoever of Ann and Ben plays in the round has a seat waiting.
     let waiting = try #require(
       hub.state.lobby.rooms.first {
         $0.key != duel && $0.value.seats.values.contains { !$0.connected }
@@ -163,26 +170,14 @@ struct HubReturnTests {
     #expect(over < ready)
   }
 
-  /// Seed 10713: Ben is in a challenge when his round is paired, and his connection drops
-  /// before he reads either welcome. Back, he cannot sit in both: the tournament's match
-  /// first, then, after its last state, he is called to the challenge, whose seat waits.
+  /// Seed 10713: Ann is in a challenge when her round is paired, and her connection drops
+  /// before she reads either welcome. Back, she cannot sit in both: the tournament's match
+  /// first, then, after its last state, she is called to the challenge, whose seat waits.
   @Test("two seats waiting: the tournament's first, then called to the other, and seated")
   func twoSeatsWaiting() throws {
-    var hub = tournamentHub()
     let dan = Self.person(4)
     let people = [ann, ben, cat, dan]
-    for (peer, name) in zip(people, ["Ann", "Ben", "Cat", "Dan"]) {
-      _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
-      _ = hub.say(peer, .enter(id: 2))
-    }
-    _ = hub.settle()
-    // Ann and Ben play a challenge while entries are open; the round is paired meanwhile.
-    _ = hub.say(ann, .challenge(name: "Ben", bestOf: nil, ruleset: nil, fair: false, id: 3))
-    _ = hub.settle()
-    _ = hub.say(ben, .accept(challenge: 1, id: 3))
-    _ = hub.settle()
-    _ = hub.fire(.tournament)
-    _ = hub.settle()
+    var hub = entrantsInAChallenge(Array(zip(people, ["Ann", "Ben", "Cat", "Dan"])))
     let pairing = try #require(
       hub.state.lobby.tournament?.rounds.last?.first { $0.players.contains("Ann") })
     let cup = try #require(pairing.room)
