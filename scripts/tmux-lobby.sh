@@ -53,7 +53,7 @@ press Alice q
 press Bob q
 press Carol q
 for person in Alice Bob Carol; do expect_screen "$person" "Roshambo lobby · you are $person"; done
-expect_screen Carol "1. Alice: 1 won, 0 lost"
+expect_screen Carol "1. 1662?  Alice: 1 won, 0 lost"
 
 echo "tmux-lobby: Carol replays the match from the lobby's recent matches"
 expect_screen Carol "#1 duel-1: Alice 1–0 Bob, Alice won"
