@@ -159,7 +159,10 @@ struct SimulatedPlayer {
         perform(effects, on: &replica, into: &reaction, random: &random)
         mode = .playing(replica)
         return reaction
-      case .error(let error, _) where error.fatal:
+      case .error(let error, _) where error.fatal || lobby.replica.view == nil:
+        // Refused before the first view (the server could not save the hello, say): the
+        // real `LobbyClient` closes and says so; the person is not back yet.
+        returnedAt = nil
         mode = .away
         return Reaction(close: true)
       default:
@@ -287,18 +290,18 @@ struct SimulatedPlayer {
     return reaction
   }
 
-  /// The connection dropped (or the server closed it): a seat in a running match starts
-  /// its grace on the server.
-  mutating func lostConnection(at now: Int64) {
+  /// The connection dropped (or the server closed it, at `seatWaitingSince`): a seat in a
+  /// running match starts its grace on the server.
+  mutating func lostConnection(at now: Int64, seatWaitingSince: Int64) {
     connection = nil
-    droppedAt = now
+    droppedAt = seatWaitingSince
     returnedAt = nil
     guard case .playing(var replica) = mode else {
       if case .following = mode { mode = .away }
       return
     }
     if token != nil, replica.state.view?.phase == .choosing {
-      droppedInMatchAt = droppedInMatchAt ?? now
+      droppedInMatchAt = droppedInMatchAt ?? seatWaitingSince
     }
     _ = ClientReducer().reduce(
       into: &replica.state, effectsOf: .connection(.reconnecting(attempt: 1)))

@@ -128,7 +128,9 @@ extension Simulation {
     connection.server.closed()
     let wasOpen = connection.open
     connection.open = false
+    connection.serverClosedAt = connection.serverClosedAt ?? now
     connections[id] = connection
+    serverDropped(id)
     backlogs.forget(id)
     if wasOpen {
       let at = max(now + random.int(1...15), connection.toClientAt)
@@ -185,7 +187,9 @@ extension Simulation {
     guard let payload else {
       connection.open = false
       connection.server.closed()
+      connection.serverClosedAt = connection.serverClosedAt ?? now
       connections[id] = connection
+      serverDropped(id)
       backlogs.forget(id)
       queueToClient(nil, on: id)
       return
@@ -321,6 +325,14 @@ extension Simulation {
     }
   }
 
+  /// The server closed connection `id`: for the grace, its person is away from now on,
+  /// though their program may notice only later (a paused terminal reads the close last).
+  func serverDropped(_ id: Int) {
+    guard let index = connections[id]?.player, players[index].connection == id else { return }
+    players[index].droppedAt = now
+    players[index].returnedAt = nil
+  }
+
   /// The hub gave up on someone: a seat held for them (`room`, `seat`) or, with nil, their
   /// tournament entry. Wrong when they were back within the grace of losing their
   /// connection and are not playing elsewhere: a seat is theirs again by its token, or by
@@ -338,6 +350,16 @@ extension Simulation {
     if let room, journal.lobby.rooms[room]?.phase == .over { return }
     if case .playing(let replica) = player.mode, let elsewhere = replica.state.view,
       elsewhere.room != room, elsewhere.phase == .choosing
+    {
+      return
+    }
+    // Seated in another running match on the server, though their program has not read
+    // that far (a paused terminal that accepted a challenge just before it paused).
+    if let hub,
+      hub.state.lobby.rooms.contains(where: { other, held in
+        other != room && held.phase == .choosing
+          && held.seats.values.contains { $0.name == name && $0.connected }
+      })
     {
       return
     }

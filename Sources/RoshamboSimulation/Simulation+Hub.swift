@@ -122,6 +122,8 @@ extension Simulation {
     backlogs = ConnectionBacklogs()
     for (id, connection) in connections where connection.open {
       connections[id]?.open = false
+      connections[id]?.serverClosedAt = now
+      serverDropped(id)
       queue.schedule(.toClient(connection: id, bytes: nil), at: now + random.int(1...50))
     }
     queue.schedule(.restart, at: now + random.int(1_000...8_000))

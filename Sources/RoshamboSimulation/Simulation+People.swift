@@ -62,7 +62,7 @@ extension Simulation {
     guard let bytes else {
       // The server closed it (or died): the program notices and comes back.
       trace.note("\(now - start) P\(index) sees c\(id) close")
-      lostConnection(index)
+      lostConnection(index, serverClosedAt: connections[id]?.serverClosedAt)
       connections[id]?.open = false
       wake(index, after: random.int(500...5_000))
       return
@@ -106,9 +106,9 @@ extension Simulation {
 
   /// Person `index`'s program lost its connection (noting whether they were entered in a
   /// tournament still taking entries).
-  func lostConnection(_ index: Int) {
+  func lostConnection(_ index: Int, serverClosedAt: Int64? = nil) {
     let tournament = hub?.state.lobby.tournament
-    players[index].lostConnection(at: now)
+    players[index].lostConnection(at: now, seatWaitingSince: serverClosedAt ?? now)
     players[index].enteredWhenDropped =
       tournament?.phase == .entry && tournament?.entrants.contains(players[index].name) == true
   }

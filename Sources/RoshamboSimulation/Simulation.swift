@@ -58,6 +58,9 @@ public final class Simulation {
     /// The hub generation it was made with (a crash closes it).
     let generation: Int
     var open = true
+    /// When the server closed it, if it did: a seat's grace runs from then, however long
+    /// the program takes to notice (a paused terminal reads the close last).
+    var serverClosedAt: Int64?
     /// When the last frame each way is delivered: frames never overtake one another.
     var toServerAt: Int64 = 0
     var toClientAt: Int64 = 0
