@@ -233,7 +233,7 @@ final class LatencyProbe: ChannelInboundHandler {
     case .error(let error, _):
       shared.done.fail(
         TLSError(.protocolFailure, "probe got error \(error.code): \(error.message)"))
-    case .lobby, .challenge, .record:
+    case .lobby, .lobbyPatch, .challenge, .record:
       break
     }
   }
