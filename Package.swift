@@ -46,6 +46,10 @@ let package = Package(
     // Rooms in play and the rules as reducers, shared by the game's and the client's tests.
     .target(
       name: "GameFixtures", dependencies: ["RoshamboGame", "Redux"], path: "Tests/GameFixtures"),
+    // A SQLite VFS that keeps writes in memory until they are synced and loses the rest
+    // at a simulated power cut, for the journal's durability tests.
+    .target(
+      name: "PowerCutVFS", path: "Tests/PowerCutVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
     // Blocking work (processes, pipes) kept off the tests' cooperative pool.
     .target(name: "ProcessFixtures", path: "Tests/ProcessFixtures"),
     .testTarget(
@@ -190,7 +194,7 @@ let package = Package(
       dependencies: [
         "RoshamboServer", "RoshamboHub", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory",
         "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
-        "RoshamboDiscovery", "ProcessFixtures",
+        "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),

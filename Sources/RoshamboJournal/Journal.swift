@@ -87,10 +87,14 @@ package final class Journal {
   private(set) var badRatings: JournalError?
 
   /// Opens (or creates) `roshambo.sqlite` in `directory`: the directory mode 0700, the
-  /// files 0600 (existing ones that are wider are reported in ``warnings``).
+  /// files 0600 (existing ones that are wider are reported in ``warnings``). With
+  /// `durability` `.power` every commit is synced to the disk before it returns; `vfs`
+  /// names the SQLite VFS that opens the files (nil: SQLite's default; tests give one
+  /// that simulates power cuts).
   init(
     directory: String, keepMatches: Int = 10_000, shipsHistory: Bool = false,
-    maxOutbox: Int = Journal.defaultMaxOutbox, background: NIOThreadPool? = nil
+    maxOutbox: Int = Journal.defaultMaxOutbox, background: NIOThreadPool? = nil,
+    durability: JournalDurability = .process, vfs: String? = nil
   ) throws {
     self.keepMatches = max(1, keepMatches)
     self.shipsHistory = shipsHistory
@@ -122,14 +126,18 @@ package final class Journal {
       else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
     }
     var configuration = Configuration()
+    let synchronous = Self.synchronous(durability)
     configuration.prepareDatabase { db in
-      // WAL: a commit is an append to the log, durable across a crash of the process.
+      // WAL: a commit is an append to the log, durable across a crash of the process;
+      // with FULL the log is also synced at each commit, durable across a power cut.
       try db.execute(sql: "PRAGMA journal_mode = WAL")
-      try db.execute(sql: "PRAGMA synchronous = NORMAL")
+      try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
     }
-    database = try DatabaseQueue(path: path, configuration: configuration)
+    let file = path
+    database = try DatabaseQueue(
+      path: vfs.map { Self.uri(file, vfs: $0) } ?? file, configuration: configuration)
     try JournalSchema.migrator.migrate(database)
-    writer = try JournalWriter(path: path)
+    writer = try JournalWriter(path: path, synchronous: synchronous, vfs: vfs)
     (matchCount, standingsCount, foldedThrough, unfoldedMatches) = try database.read {
       let through =
         try Int64.fetchOne($0, sql: "SELECT through FROM standings_folded WHERE id = 1") ?? 0
@@ -167,6 +175,22 @@ package final class Journal {
         max(a, b, row?["through"] ?? 0), row?["generation"] ?? 0, Self.rowTables[b > a ? 1 : 0]
       )
     }
+  }
+
+  /// SQLite's `synchronous` setting for `durability`.
+  static func synchronous(_ durability: JournalDurability) -> String {
+    switch durability {
+    case .process: "NORMAL"
+    case .power: "FULL"
+    }
+  }
+
+  /// `path` as a URI naming `vfs` (GRDB takes a path alone; SQLite reads `file:` URIs
+  /// as paths when built with SQLITE_USE_URI, as Debian's and Apple's are).
+  static func uri(_ path: String, vfs: String) -> String {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "?#%")
+    return "file:\(path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)?vfs=\(vfs)"
   }
 
   /// Limits the database to `pages` pages: past it writes fail as on a full disk (a test

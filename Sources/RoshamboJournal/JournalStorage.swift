@@ -33,7 +33,7 @@ public struct JournalStorage: ServerStorage {
       directory: directory, keepMatches: configuration.keepMatches,
       quickCommitMicros: configuration.journalInlineCommitMicros,
       shipsHistory: configuration.historyAddress != nil,
-      maxOutbox: configuration.maxHistoryOutbox
+      maxOutbox: configuration.maxHistoryOutbox, durability: configuration.durability
     ) { journal in
       let loaded = try journal.load(defaults: defaults)
       try journal.compact(loaded.lobby)

@@ -49,7 +49,8 @@ package final class JournalThread: HubJournal {
   /// the journal (loading, compacting at start).
   static func open<T: Sendable>(
     directory: String, keepMatches: Int, quickCommitMicros: Int, shipsHistory: Bool = false,
-    maxOutbox: Int = Journal.defaultMaxOutbox, prepare: @escaping @Sendable (Journal) throws -> T
+    maxOutbox: Int = Journal.defaultMaxOutbox, durability: JournalDurability = .process,
+    prepare: @escaping @Sendable (Journal) throws -> T
   ) async throws -> (JournalThread, T) {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
@@ -65,7 +66,7 @@ package final class JournalThread: HubJournal {
         let box = JournalBox(
           try Journal(
             directory: directory, keepMatches: keepMatches, shipsHistory: shipsHistory,
-            maxOutbox: maxOutbox, background: encoder),
+            maxOutbox: maxOutbox, background: encoder, durability: durability),
           loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()

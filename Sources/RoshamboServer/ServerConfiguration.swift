@@ -57,6 +57,8 @@ public struct ServerConfiguration: Sendable {
   public var journalCompactionInterval = 10_000
   /// Finished matches kept for `history` (the leaderboard keeps every player's totals).
   public var keepMatches = 10_000
+  /// What a commit of the journal survives once it returned (and a client may see it).
+  public var durability = JournalDurability.process
   /// The tournament the server opens for its lobby when it starts with none (nil: none).
   public var tournament: Tournament.Kind?
   /// How the tournament's matches are played (by default the rooms' settings).
@@ -140,4 +142,16 @@ public struct ServerConfiguration: Sendable {
     self.privateKeyFile = privateKeyFile
     self.dataDirectory = dataDirectory
   }
+}
+
+/// What an acknowledged action survives: the journal's commit has returned before any
+/// client sees the action's result, and this says how far that commit got.
+public enum JournalDurability: String, Sendable, CaseIterable {
+  /// The commit is in the operating system's hands (SQLite's WAL, `synchronous =
+  /// NORMAL`): it survives the server's crash, not the machine's (a power cut, a kernel
+  /// panic); the WAL is synced only at checkpoints.
+  case process
+  /// The commit is on the disk (`synchronous = FULL`: the WAL is synced at every commit,
+  /// so one sync per batch of actions the hub commits together): it survives a power cut.
+  case power
 }

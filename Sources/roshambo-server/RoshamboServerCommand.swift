@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RoshamboGame
 import RoshamboProtocol
+import RoshamboServer
 
 @main
 struct RoshamboServerCommand: AsyncParsableCommand {
@@ -34,9 +35,10 @@ struct RoshamboServerCommand: AsyncParsableCommand {
   }
 }
 
-/// `--ruleset` and `--log-level` take these by name; help and errors list every one.
+/// `--ruleset`, `--durability` and `--log-level` take these by name; help and errors list every one.
 extension Ruleset.ID: ExpressibleByArgument {}
 extension Tournament.Kind: ExpressibleByArgument {}
+extension JournalDurability: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Prints one line to standard error, prefixed with the program's name.

@@ -71,6 +71,9 @@ extension ServeOptions {
       throw ValidationError("--drain-seconds must be from 0 to 3600, not \(drainSeconds).")
     }
     guard keepMatches >= 1 else { throw ValidationError("--keep-matches must be at least 1.") }
+    if durability == .power, ephemeral {
+      throw ValidationError("--durability power needs a journal (not --ephemeral).")
+    }
     if let name, case .failure(let problem) = PlayerName.normalize(name) {
       throw ValidationError("--name is refused: \(problem).")
     }
@@ -109,6 +112,7 @@ extension ServeOptions {
     configuration.limits.handshakeTimeoutSeconds = max(
       Self.defaults.limits.handshakeTimeoutSeconds, Int64(helloSeconds) / 2)
     configuration.keepMatches = keepMatches
+    configuration.durability = durability
     configuration.tournament = tournament
     configuration.tournamentPlayers = tournamentPlayers
     configuration.tournamentEntriesPerAddress = tournamentEntriesPerAddress

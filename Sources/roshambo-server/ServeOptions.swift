@@ -88,6 +88,19 @@ struct ServeOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
+      "What an acknowledged action survives: process (default) or power.",
+      discussion: """
+        The journal commits every action before anyone sees its result. With process \
+        the commit is in the system's hands: it survives the server's crash, but a \
+        power cut or kernel panic can lose the last seconds of play. With power each \
+        commit is synced to the disk first (one sync per batch of actions, so play \
+        waits for the disk, not for every action): it survives a power cut, at the \
+        cost of a sync's time on each pick. See docs/OPERATIONS.md.
+        """, valueName: "process|power"))
+  var durability = Self.defaults.durability
+
+  @Option(
+    help: ArgumentHelp(
       "Serve /metrics, /livez and /readyz over plain HTTP on this address (off by default).",
       discussion: """
         For Prometheus and health checks: HOST:PORT, e.g. 127.0.0.1:9464 (a port of its \

@@ -55,6 +55,7 @@ struct ServeConfigurationTests {
     #expect(given.limits.maxConnectionsPerAddress == defaults.limits.maxConnectionsPerAddress)
     #expect(given.limits.idleTimeoutSeconds == defaults.limits.idleTimeoutSeconds)
     #expect(given.keepMatches == defaults.keepMatches)
+    #expect(given.durability == .process && defaults.durability == .process)
     #expect(given.threads == defaults.threads)
     #expect(given.drainLimitOnTerminate == defaults.drainLimitOnTerminate)
     #expect(given.drainLimitOnInterrupt == defaults.drainLimitOnInterrupt)
@@ -72,7 +73,7 @@ struct ServeConfigurationTests {
       "--data-dir", "party", "--best-of", "5", "--ruleset", "lizardSpock", "--fair",
       "--round-seconds", "2.5", "--grace-seconds", "7", "--max-connections", "9",
       "--max-connections-per-address", "3", "--idle-seconds", "30", "--hello-seconds", "60",
-      "--keep-matches", "12",
+      "--keep-matches", "12", "--durability", "power",
       "--drain-seconds", "1.5", "--metrics-address", "[::1]:9464", "--threads", "2",
       "--allow-tls12", "--name", "Cellar", "--release-name", "ada", "--release-name", "bo",
     ])
@@ -90,6 +91,7 @@ struct ServeConfigurationTests {
     #expect(given.limits.idleTimeoutSeconds == 30)
     #expect(given.limits.helloTimeoutSeconds == 60 && given.limits.handshakeTimeoutSeconds == 30)
     #expect(given.keepMatches == 12)
+    #expect(given.durability == .power)
     #expect(given.drainLimitOnTerminate == .milliseconds(1_500))
     #expect(given.drainLimitOnInterrupt == .milliseconds(1_500))
     #expect(given.operationsAddress?.host == "::1")
@@ -132,6 +134,11 @@ struct ServeConfigurationTests {
       refusal(["--tournament-next", "soon"])
         == "--tournament-next must be 0 to 86400 seconds, or off.")
     #expect(refusal(["--threads", "0"]) == "--threads must be from 1 to 256, not 0.")
+    #expect(
+      refusal(["--ephemeral", "--durability", "power"])
+        == "--durability power needs a journal (not --ephemeral).")
+    #expect(refusal(["--ephemeral", "--durability", "process"]) == nil)
+    #expect(refusal(["--durability", "disk"])?.contains("one of 'process' and 'power'") == true)
     #expect(refusal(["--tournament", "round-robin", "--tournament-players", "4"]) == nil)
   }
 

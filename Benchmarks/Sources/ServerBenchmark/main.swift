@@ -3,7 +3,9 @@
 //      seats), next to ping/pong on the same connections (the floor);
 //   2. capacity: N rooms (2N TLS connections) playing at once for S seconds: picks per
 //      second, latency of a pick (choose → own state back) p50/p99, server memory per
-//      connection; with durability on, next to the same run with durability off;
+//      connection; with durability on (`process`, the default: commits survive the
+//      server's crash) and `power` (each commit synced: they survive a power cut), next
+//      to the same run with durability off, and the journal's actions per commit;
 //   3. slow consumers: server memory while two seats draw at the rate limit and 20
 //      spectators never read, next to the same run with spectators that read;
 //   6. lobby followers: the capacity run with N connections following the lobby, next to
@@ -231,7 +233,7 @@ final class LatencyProbe: ChannelInboundHandler {
     case .error(let error, _):
       shared.done.fail(
         TLSError(.protocolFailure, "probe got error \(error.code): \(error.message)"))
-    case .lobby, .challenge, .record:
+    case .lobby, .lobbyPatch, .challenge, .record:
       break
     }
   }
@@ -297,6 +299,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.profileStalls = arguments.contains("--stalls")
   if arguments.contains("--metrics") { configuration.operationsAddress = ("127.0.0.1", 0) }
   if let url = value("--history-url") { configuration.historyAddress = try HistoryAddress(parsing: url) }
+  if value("--durability") == "power" { configuration.durability = .power }
   let writeMicros = Int32(value("--disk-write-us") ?? "0")!
   let syncMicros = Int32(value("--disk-sync-us") ?? "0")!
   if writeMicros > 0 || syncMicros > 0 {
@@ -392,8 +395,9 @@ let files = try DevelopmentCertificates.create(in: root + "/certs", hosts: ["127
 defer { try? FileManager.default.removeItem(atPath: root) }
 let clientTLS = try TLSContext(.client(trust: .caFile(files.caCertificate)))
 
+/// `power`: with durability, every commit synced (`--durability power`).
 func startServerChild(
-  durable: Bool, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
+  durable: Bool, power: Bool = false, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
   history: String? = nil
 ) throws -> (ChildProcess, Int) {
   var args = [
@@ -401,6 +405,7 @@ func startServerChild(
   ]
   if fair { args.append("--fair") }
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
+  if durable, power { args += ["--durability", "power"] }
   if let threads = serverThreads { args += ["--threads", "\(threads)"] }
   if let every = compaction { args += ["--compaction", "\(every)"] }
   if let micros = inlineCommitMicros { args += ["--inline-commit-us", "\(micros)"] }
@@ -492,15 +497,15 @@ if runs("codec") {
   fflush(nil)
 }
 
-// 1. Round trip of a pick beside ping/pong, with durability on (and off, to show what
-// the journal costs).
+// 1. Round trip of a pick beside ping/pong, with durability on (process, then power:
+// each commit synced) and off, to show what the journal costs.
 if runs("latency") {
   var rows: [(durability: String, result: ProbeResult)] = []
-  for durable in [true, false] {
-    let (server, port) = try startServerChild(durable: durable, bestOf: 3)
+  for (durable, power) in [(true, false), (true, true), (false, false)] {
+    let (server, port) = try startServerChild(durable: durable, power: power, bestOf: 3)
     let result = try probeLatency(port: port, tls: clientTLS, iterations: quick ? 600 : 3_000)
     server.stop()
-    rows.append((durable ? "on" : "off", result))
+    rows.append((durable ? (power ? "power" : "on") : "off", result))
   }
   print(
     "1. Round trip, µs (\(rows[0].result.midPicks.count + rows[0].result.endPicks.count) "
@@ -532,7 +537,15 @@ if runs("latency") {
   print(
     "target: pick p50 <= 1.5x the one-seat ping floor (durability on): mid-match "
       + "\(format(mid, 2))x \(mid <= 1.5 ? "met" : "NOT MET"), match-ending "
-      + "\(format(end, 2))x \(end <= 1.5 ? "met" : "NOT MET")\n")
+      + "\(format(end, 2))x \(end <= 1.5 ? "met" : "NOT MET")")
+  let power = rows[1].result
+  func ratio(_ picks: KeyPath<ProbeResult, [Double]>, _ p: Double) -> String {
+    format(percentile(power[keyPath: picks], p) / percentile(durable[keyPath: picks], p), 2) + "x"
+  }
+  print(
+    "durability power ÷ on (process): mid-match p50 \(ratio(\.midPicks, 0.5)), p99 "
+      + "\(ratio(\.midPicks, 0.99)); match-ending p50 \(ratio(\.endPicks, 0.5)), p99 "
+      + "\(ratio(\.endPicks, 0.99))\n")
   fflush(nil)
 }
 
@@ -584,6 +597,9 @@ struct Capacity {
   var lobbyViews = 0
   var lobbyBytes = 0
   var seconds = 0.0
+  /// The journal's commits in the window, and the actions they held (when counted).
+  var commits = 0
+  var committedActions = 0
 
   /// Several runs as one: their picks pooled (sorted again), rates and memory averaged;
   /// the first run's timeline and profile.
@@ -600,7 +616,8 @@ struct Capacity {
       bytesPerConnection: mean(\.bytesPerConnection),
       errors: runs.reduce(into: [:]) { $0.merge($1.errors, uniquingKeysWith: +) },
       connected: runs[0].connected, timeline: runs[0].timeline, stalls: runs[0].stalls,
-      latencies: latencies)
+      latencies: latencies, commits: runs.map(\.commits).reduce(0, +),
+      committedActions: runs.map(\.committedActions).reduce(0, +))
   }
 }
 
@@ -641,12 +658,32 @@ final class Scraper: Sendable {
 /// The scrapes of the last capacity run with `scraped`.
 let lastScrapes = Mutex<(micros: [Double], bytes: Int, failures: Int)>(([], 0, 0))
 
+/// The journal's commits so far and the actions they held, read from `/metrics` at `port`.
+func journalCommits(port: Int) -> (commits: Int, actions: Int) {
+  guard let answer = try? OperationsClient.get(host: "127.0.0.1", port: port, path: "/metrics")
+  else { return (0, 0) }
+  var counts = (commits: 0, actions: 0)
+  for line in answer.body.split(separator: "\n") {
+    let parts = line.split(separator: " ")
+    guard parts.count == 2, let value = Double(parts[1]) else { continue }
+    if parts[0] == "roshambo_journal_actions_per_commit_count" { counts.commits += Int(value) }
+    if parts[0] == "roshambo_journal_actions_per_commit_sum" { counts.actions += Int(value) }
+  }
+  return counts
+}
+
+/// `countsCommits`: the journal's commits over the window, from the server's `/metrics`
+/// read at its start and its end.
 func capacity(
-  durable: Bool, fair: Bool = false, followers: Int = 0, scraped: Bool = false
+  durable: Bool, power: Bool = false, fair: Bool = false, followers: Int = 0,
+  scraped: Bool = false, countsCommits: Bool = false
 ) async throws -> Capacity {
-  let (server, port) = try startServerChild(durable: durable, fair: fair, metrics: scraped)
+  let (server, port) = try startServerChild(
+    durable: durable, power: power, fair: fair, metrics: scraped || countsCommits)
+  let operationsPort = scraped || countsCommits ? server.value("OPS") : 0
+  let commitsAt = Mutex<[(commits: Int, actions: Int)]>([])
   defer { server.stop() }
-  let scraper = scraped ? Scraper(port: server.value("OPS")) : nil
+  let scraper = scraped ? Scraper(port: operationsPort) : nil
   defer {
     if let scraper {
       let scrapes = scraper.stop()
@@ -663,11 +700,13 @@ func capacity(
     paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds, followers: followers,
     connected: {
       seatedRSS.withLock { $0 = server.rss() }
+      if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
       // The stall profile and the disk's counts cover the measuring window, not the
       // seating of every bot.
       server.send("stalls-reset")
     },
     finished: {
+      if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
       // Before the bots disconnect: 10,000 closing connections are not the run.
       let lines =
         profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
@@ -684,13 +723,16 @@ func capacity(
       "slow disk: \(disk[0]) writes (\(disk[2]) to the log) and \(disk[1]) syncs in the window, "
         + "\(format(Double(disk[0]) / Double(report.picks), 2)) per measured pick")
   }
+  let counted = commitsAt.withLock { $0.count == 2 ? $0 : nil }
   return Capacity(
     picksPerSecond: report.picksPerSecond, p50: report.percentile(0.5),
     p99: report.percentile(0.99),
     bytesPerConnection: Double(seatedRSS.withLock { $0 } - baseline) / Double(report.connections),
     errors: report.errors, connected: report.connections, timeline: report.timeline,
     stalls: stalls, latencies: report.latencies, lobbyViews: report.lobbyViews,
-    lobbyBytes: report.lobbyBytes, seconds: report.seconds)
+    lobbyBytes: report.lobbyBytes, seconds: report.seconds,
+    commits: counted.map { $0[1].commits - $0[0].commits } ?? 0,
+    committedActions: counted.map { $0[1].actions - $0[0].actions } ?? 0)
 }
 
 // 3. Spectators that never read: what they cost the server, beside readers.
@@ -928,11 +970,17 @@ if runs("history") {
 
 if !runs("capacity") { exit(0) }
 // With --repeat N, the pairs alternate so that both see the machine's slower moments.
-var pairs: [(on: Capacity, off: Capacity)] = []
+var pairs: [(on: Capacity, power: Capacity, off: Capacity)] = []
 for _ in 0..<repeats {
-  pairs.append((try await capacity(durable: true), try await capacity(durable: false)))
+  pairs.append(
+    (
+      try await capacity(durable: true, countsCommits: true),
+      try await capacity(durable: true, power: true, countsCommits: true),
+      try await capacity(durable: false)
+    ))
 }
 let durableRun = Capacity.pooled(pairs.map(\.on))
+let powerRun = Capacity.pooled(pairs.map(\.power))
 let memoryRun = Capacity.pooled(pairs.map(\.off))
 print(
   "2. Capacity: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for \(seconds) s "
@@ -943,7 +991,10 @@ print(
 print(
   pad("server", 20) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("KiB/conn", 10)
     + "errors")
-for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)] {
+let capacityRows = [
+  ("durability on", durableRun), ("durability power", powerRun), ("durability off", memoryRun),
+]
+for (name, run) in capacityRows {
   print(
     pad(name, 20) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
       + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.bytesPerConnection / 1024), 10)
@@ -951,14 +1002,27 @@ for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)
 }
 if repeats > 1 {
   print(
-    "(the picks of \(repeats) runs each, alternating; p99 ms of each pair, on / off: "
-      + pairs.map { format($0.on.p99 / 1000, 1) + " / " + format($0.off.p99 / 1000, 1) }
+    "(the picks of \(repeats) runs each, alternating; p99 ms of each, on / power / off: "
+      + pairs.map {
+        format($0.on.p99 / 1000, 1) + " / " + format($0.power.p99 / 1000, 1) + " / "
+          + format($0.off.p99 / 1000, 1)
+      }
       .joined(separator: ", ") + ")")
 }
 print(
   "durability costs \(format((1 - durableRun.picksPerSecond / memoryRun.picksPerSecond) * 100))% of throughput"
     + " and \(format(durableRun.p99 / memoryRun.p99, 2))× the p99")
-for (name, run) in [("durability on", durableRun), ("durability off", memoryRun)] {
+print(
+  "durability power ÷ on (process): \(format(powerRun.picksPerSecond / durableRun.picksPerSecond, 3))× "
+    + "the picks/s, \(format(powerRun.p50 / durableRun.p50, 2))× the p50, "
+    + "\(format(powerRun.p99 / durableRun.p99, 2))× the p99")
+for (name, run) in capacityRows where run.commits > 0 {
+  print(
+    "journal, \(name): \(run.commits) commits of \(run.committedActions) actions in the window "
+      + "(\(format(Double(run.committedActions) / Double(run.commits), 2)) actions a commit, "
+      + "\(format(Double(run.commits) / Double(seconds * repeats), 0)) commits/s)")
+}
+for (name, run) in capacityRows {
   // Where the run's p99 came from: the p99 of each second of the window, in ms.
   print(
     "p99 by second, \(name), ms: "
