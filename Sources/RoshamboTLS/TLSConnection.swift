@@ -103,6 +103,9 @@ final class TLSConnection {
 
   // MARK: - TLS operations
 
+  /// Whether OpenSSL has taken a handshake step (and so set up its handshake buffers).
+  var handshakeStarted: Bool { SSL_in_before(ssl) == 0 }
+
   func handshake() -> StepResult {
     ERR_clear_error()
     let result = SSL_do_handshake(ssl)

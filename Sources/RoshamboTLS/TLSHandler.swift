@@ -25,8 +25,9 @@ public struct TLSHandshakeCompleted: Sendable, Equatable {
 /// A channel handler that runs TLS over the system's OpenSSL: ciphertext below,
 /// plaintext above, for a client or a server.
 ///
-/// It handshakes as soon as the channel is active (closing the connection if that takes
-/// longer than the configured timeout), buffers writes until the handshake is done and
+/// A client handshakes as soon as the channel is active, a server as soon as the
+/// ClientHello arrives (either closes the connection if the handshake takes longer than
+/// the configured timeout from activation), buffers writes until the handshake is done and
 /// encrypts everything written before a flush into one network write, answers and sends
 /// close_notify, and reports a peer that closes without close_notify as
 /// ``TLSError/Kind/truncated``. What happens on each event is decided by a
@@ -44,7 +45,7 @@ public final class TLSHandler: ChannelDuplexHandler {
     var promise: EventLoopPromise<Void>?
   }
 
-  private var machine = TLSHandlerStateMachine()
+  private var machine: TLSHandlerStateMachine
   /// Closes the connection if the handshake takes too long.
   private var handshakeTimeout: Scheduled<Void>?
   private let connection: TLSConnection
@@ -57,7 +58,12 @@ public final class TLSHandler: ChannelDuplexHandler {
   /// expects the server's certificate to name.
   public init(context: TLSContext, serverName: String? = nil) throws {
     self.connection = try TLSConnection(context: context, serverName: serverName)
+    self.machine = TLSHandlerStateMachine(role: context.configuration.role)
   }
+
+  /// Whether OpenSSL has begun the handshake: a server begins when the ClientHello
+  /// arrives.
+  var handshakeStarted: Bool { connection.handshakeStarted }
 
   // MARK: - Lifecycle
 
@@ -142,14 +148,15 @@ public final class TLSHandler: ChannelDuplexHandler {
   // MARK: - Handshake
 
   private func startHandshake(context: ChannelHandlerContext) {
-    guard machine.channelActive() == .startHandshake else { return }
+    let start = machine.channelActive()
+    guard start != .none else { return }
     let seconds = connection.context.configuration.handshakeTimeoutSeconds
     handshakeTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
       if case .fail(let error) = self.machine.handshakeTimedOut(seconds: seconds) {
         self.fail(error, context: context)
       }
     }
-    stepHandshake(context: context)
+    if start == .startHandshake { stepHandshake(context: context) }
   }
 
   private func stepHandshake(context: ChannelHandlerContext) {

@@ -21,12 +21,25 @@ struct TLSHandlerStateMachine {
   }
 
   private(set) var state = State.idle
+  /// Which side of the handshake this is: a client speaks first, a server answers.
+  let role: TLSRole
+
+  init(role: TLSRole) {
+    self.role = role
+  }
 
   // MARK: - Start
 
   enum StartAction: Equatable {
-    /// Schedule the handshake timeout and take the first handshake step.
+    /// Schedule the handshake timeout and take the first handshake step (a client's
+    /// ClientHello).
     case startHandshake
+    /// Schedule the handshake timeout; the first handshake step waits for the peer's
+    /// first bytes. A server has nothing to say before the ClientHello, and OpenSSL's
+    /// first step sets up its handshake buffers (the record write buffer, 16 KB; the
+    /// handshake message buffer, 21 KB; the buffering BIO that gathers a flight, 8 KB),
+    /// which a connection that has not spoken yet would otherwise hold.
+    case awaitPeer
     case none
   }
 
@@ -34,7 +47,7 @@ struct TLSHandlerStateMachine {
   mutating func channelActive() -> StartAction {
     guard state == .idle else { return .none }
     state = .handshaking
-    return .startHandshake
+    return role == .client ? .startHandshake : .awaitPeer
   }
 
   // MARK: - Inbound

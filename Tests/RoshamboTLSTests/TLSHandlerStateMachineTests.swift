@@ -7,7 +7,7 @@ import Testing
 struct TLSHandlerStateMachineTests {
   /// A machine whose handshake has completed.
   func active() -> TLSHandlerStateMachine {
-    var machine = TLSHandlerStateMachine()
+    var machine = TLSHandlerStateMachine(role: .client)
     _ = machine.channelActive()
     _ = machine.handshakeStepped(.complete)
     return machine
@@ -15,7 +15,7 @@ struct TLSHandlerStateMachineTests {
 
   @Test("a connection's life: handshake, data, close_notify, gone")
   func lifecycle() {
-    var machine = TLSHandlerStateMachine()
+    var machine = TLSHandlerStateMachine(role: .client)
     #expect(machine.bytesArrived() == .ignore)
     #expect(machine.write() == .buffer)
     #expect(machine.flush() == .hold)
@@ -43,16 +43,38 @@ struct TLSHandlerStateMachineTests {
     #expect(machine.bytesArrived() == .ignore)
   }
 
+  @Test("a server steps the handshake when the ClientHello comes; its timeout runs from activation")
+  func serverAwaitsClientHello() {
+    var machine = TLSHandlerStateMachine(role: .server)
+    #expect(machine.bytesArrived() == .ignore)
+    #expect(machine.channelActive() == .awaitPeer)
+    #expect(machine.state == .handshaking)
+    #expect(machine.channelActive() == .none)
+    #expect(machine.bytesArrived() == .stepHandshake)
+    #expect(machine.handshakeStepped(.incomplete) == .sendOutput)
+    #expect(machine.handshakeStepped(.complete) == .complete)
+    #expect(machine.state == .active)
+
+    var silent = TLSHandlerStateMachine(role: .server)
+    _ = silent.channelActive()
+    guard case .fail(let timeout) = silent.handshakeTimedOut(seconds: 10) else {
+      Issue.record("no failure for a client that never sent its ClientHello")
+      return
+    }
+    #expect(timeout.kind == .handshakeTimeout)
+    #expect(silent.state == .closed)
+  }
+
   @Test("the handshake fails, or times out, or the peer leaves during it")
   func handshakeFailures() {
     let refused = TLSError(.untrustedIssuer, "untrusted issuer")
-    var failed = TLSHandlerStateMachine()
+    var failed = TLSHandlerStateMachine(role: .client)
     _ = failed.channelActive()
     #expect(failed.handshakeStepped(.failed(refused)) == .fail(refused))
     #expect(failed.state == .closed)
     #expect(failed.handshakeTimedOut(seconds: 10) == .ignore)
 
-    var slow = TLSHandlerStateMachine()
+    var slow = TLSHandlerStateMachine(role: .client)
     _ = slow.channelActive()
     guard case .fail(let timeout) = slow.handshakeTimedOut(seconds: 7) else {
       Issue.record("no failure for a handshake that timed out")
@@ -61,7 +83,7 @@ struct TLSHandlerStateMachineTests {
     #expect(timeout.kind == .handshakeTimeout && timeout.message.contains("7 s"))
     #expect(slow.state == .closed)
 
-    var left = TLSHandlerStateMachine()
+    var left = TLSHandlerStateMachine(role: .client)
     _ = left.channelActive()
     guard case .fail(let error) = left.channelInactive() else {
       Issue.record("no failure for a peer that left mid-handshake")
@@ -108,14 +130,14 @@ struct TLSHandlerStateMachineTests {
 
   @Test("closing before the peer is verified closes at once; closing input is not TLS's")
   func earlyClose() {
-    var idle = TLSHandlerStateMachine()
+    var idle = TLSHandlerStateMachine(role: .client)
     #expect(idle.close(input: true) == .closeInput)
     #expect(idle.state == .idle)
     #expect(idle.close(input: false) == .closeNow)
     #expect(idle.state == .closed)
     #expect(idle.channelActive() == .none)
 
-    var handshaking = TLSHandlerStateMachine()
+    var handshaking = TLSHandlerStateMachine(role: .client)
     _ = handshaking.channelActive()
     #expect(handshaking.close(input: false) == .closeNow)
     #expect(handshaking.handshakeStepped(.complete) == .ignore)

@@ -1,7 +1,8 @@
 import NIOCore
 import NIOEmbedded
-import RoshamboTLS
 import Testing
+
+@testable import RoshamboTLS
 
 @Suite("TLS handler on EmbeddedChannel")
 struct TLSHandlerTests {
@@ -15,6 +16,24 @@ struct TLSHandlerTests {
     #expect(done.protocolVersion == "TLSv1.3")
     #expect(
       done.peerFingerprint == (try Fingerprint.sha256(ofPEMFile: Fixtures.game.serverCertificate)))
+    #expect(pair.clientRecorder.errors.isEmpty && pair.serverRecorder.errors.isEmpty)
+  }
+
+  @Test("a server sets up no handshake until the ClientHello arrives, then completes it")
+  func serverWaitsForClientHello() throws {
+    let pair = try EmbeddedPair.standard()
+    let address = try SocketAddress(ipAddress: "127.0.0.1", port: 7443)
+    try pair.server.connect(to: address).wait()
+    let server = try pair.server.pipeline.syncOperations.handler(type: TLSHandler.self)
+    #expect(!server.handshakeStarted)
+    #expect(try pair.server.readOutbound(as: ByteBuffer.self) == nil)
+    try pair.client.connect(to: address).wait()
+    let client = try pair.client.pipeline.syncOperations.handler(type: TLSHandler.self)
+    #expect(client.handshakeStarted)
+    try pair.pump()
+    #expect(server.handshakeStarted)
+    #expect(pair.serverRecorder.handshakes.count == 1)
+    #expect(pair.clientRecorder.handshakes.count == 1)
     #expect(pair.clientRecorder.errors.isEmpty && pair.serverRecorder.errors.isEmpty)
   }
 
