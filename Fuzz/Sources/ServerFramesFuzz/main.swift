@@ -47,7 +47,7 @@ fuzz { bytes in
     require(again == .success(message), "\(message) re-decodes as \(again)")
     let action: LobbyAction?
     switch message {
-    case .hello(_, let name, let role, let room, _, let fair, _, _, _):
+    case .hello(_, let name, let role, let room, _, let fair, _, _, _, _):
       require(PlayerName.isValid(name), "a decoded name breaks the rule: \(name.debugDescription)")
       action =
         role == .player
@@ -71,7 +71,7 @@ fuzz { bytes in
       action = .room("den", .rematchRequested(seat: seat, at: at))
     case .leave:
       action = .room("den", .left(seat: seat, at: at))
-    case .ping:
+    case .ping, .lobbyResync:
       action = nil
     case .match(let id, _):
       // The record of each room's match as it stands, as a `record` would carry it: it
