@@ -137,6 +137,8 @@ public final class GameServer: Sendable {
       privateKeyFile: configuration.privateKeyFile, allowTLS12: configuration.allowTLS12)
     // Players present their identity (a key) as a client certificate; none is needed.
     tlsConfiguration.acceptsClientIdentities = true
+    // One limit for the handshake: the connection's (`ConnectionHandler` keeps it too).
+    tlsConfiguration.handshakeTimeoutSeconds = configuration.limits.handshakeTimeoutSeconds
     let tls = try TLSContext(tlsConfiguration)
     let fingerprint = try Fingerprint.sha256(ofPEMFile: configuration.certificateChainFile)
     let tlsWarnings = tls.warnings

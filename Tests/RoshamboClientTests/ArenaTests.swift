@@ -47,7 +47,7 @@ private func withArenaServer<T>(
   static func play(
     _ bots: [BotStrategy], port: Int, pacing: TimeAmount? = nil, seed: UInt64 = 11
   ) async throws -> ArenaResult {
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let tls = try ClientTestCertificates.clientTLS()
     let runner = ArenaRunner(
       bots: bots.map { .builtIn($0) },
       schedule: ArenaSchedule(bots: bots.count, roundsPerGame: 60, games: 1, seed: seed),
@@ -107,7 +107,7 @@ private func withArenaServer<T>(
   }
 
   static func runPrograms(_ bots: [ArenaBot]) async throws -> ArenaResult {
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let tls = try ClientTestCertificates.clientTLS()
     let runner = ArenaRunner(
       bots: bots, schedule: ArenaSchedule(bots: bots.count, roundsPerGame: 30, games: 1, seed: 4),
       test: SequentialTest.Parameters(), jobs: 2)

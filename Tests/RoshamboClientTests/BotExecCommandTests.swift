@@ -136,7 +136,7 @@ struct BotExecCommandTests {
   /// Returns once `name` is in the lobby taking challenges (seen by a follower of our
   /// own, which then leaves).
   func waitForChallenger(_ name: String, port: Int) async throws {
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let tls = try ClientTestCertificates.clientTLS()
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
     var seen = false
     let deadline = ContinuousClock.now + .seconds(60)

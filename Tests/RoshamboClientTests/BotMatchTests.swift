@@ -20,6 +20,14 @@ enum ClientTestCertificates {
     return try! DevelopmentCertificates.create(
       in: NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/certs", hosts: ["127.0.0.1"])
   }()
+
+  /// A client's TLS trusting the tests' CA, with 60 s for the handshake: a loaded test run
+  /// may take seconds (the limit has tests of its own).
+  static func clientTLS() throws -> TLSContext {
+    var configuration = TLSConfiguration.client(trust: .caFile(files.caCertificate))
+    configuration.handshakeTimeoutSeconds = 60
+    return try TLSContext(configuration)
+  }
 }
 
 /// Runs `body` with an in-process server on 127.0.0.1 and a free port (or `port`), quiet
@@ -110,8 +118,7 @@ struct BotMatchTests {
   @MainActor
   func inProcess() async throws {
     try await withTestServer { server in
-      let tls = try TLSContext(
-        .client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       var bots: [Bot] = []
       var runs: [Task<Void, Never>] = []
       for strategy in [BotStrategy.frequency, .markov] {
@@ -190,7 +197,7 @@ struct ReconnectTests {
       NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/data-\(UUID().uuidString)"
     try await withTestServer(dataDirectory: data) { first in
       let port = first.port
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
       let session = ClientSession(
         connection: connection,
@@ -231,7 +238,7 @@ struct ReconnectTests {
   func givesUp() async throws {
     try await withTestServer { server in
       let port = server.port
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
       let session = ClientSession(
         connection: connection,
@@ -258,7 +265,7 @@ struct ReconnectTests {
 struct LoadGeneratorTests {
   @Test("bot pairs seat themselves, play under the rate limit, and report picks without errors")
   func loads() async throws {
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let tls = try ClientTestCertificates.clientTLS()
     let report = try await withTestServer { server in
       try await LoadGenerator.run(
         host: "127.0.0.1", port: server.port, tls: tls, rooms: 5, seconds: 1, paceMillis: 60)

@@ -23,7 +23,7 @@ func playProgram(
   directory: String = repositoryRoot
 ) async throws -> ProgramMatch {
   try await withTestServer { server in
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let tls = try ClientTestCertificates.clientTLS()
     final class Lines {
       var lines: [String] = []
     }

@@ -14,7 +14,7 @@ struct ChallengeCommandTests {
   /// Waits until `name` is in the lobby and takes challenges (seen by a follower of our
   /// own, which then leaves).
   func waitForPerson(_ name: String, port: Int) async throws {
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let tls = try ClientTestCertificates.clientTLS()
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
     var seen = false
     let deadline = ContinuousClock.now + .seconds(10)
@@ -71,8 +71,7 @@ struct ChallengeCommandTests {
         "\(nobody.printed)")
 
       // Carol follows the lobby, takes challenges, and declines the first one.
-      let tls = try TLSContext(
-        .client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       let carol = try await ServerConnection.connect(
         host: "127.0.0.1", port: server.port, tls: tls)
       let declining = Task {

@@ -67,7 +67,7 @@ struct FirstHourTests {
   @MainActor
   func fullRoom() async throws {
     try await withTestServer { server in
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       var sessions: [ClientSession] = []
       for name in ["Alice", "Bob"] {
         let connection = try await ServerConnection.connect(

@@ -12,7 +12,7 @@ struct LobbyCommandTests {
   @Test("who prints who is here and the rooms, then exits 0")
   func who() async throws {
     try await withTestServer { server in
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       let bob = try await ServerConnection.connect(host: "127.0.0.1", port: server.port, tls: tls)
       bob.send(
         .hello(
@@ -47,7 +47,7 @@ struct LobbyCommandTests {
     let data = NSTemporaryDirectory() + "roshambo-who-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: data) }
     try await withTestServer(dataDirectory: data) { server in
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       var seated: [ServerConnection] = []
       for name in ["Bob", "Ann"] {
         let connection = try await ServerConnection.connect(

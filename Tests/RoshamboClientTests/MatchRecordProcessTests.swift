@@ -94,7 +94,7 @@ struct MatchRecordProcessTests {
         let (status, printed) = await awaitExit(bot, pipe)
         #expect(status == 0, "\(printed)")
       }
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       let connection = try await ServerConnection.connect(
         host: "127.0.0.1", port: server.port, tls: tls)
       let record = try await RecordRequest.fetch(connection, name: "Viewer", id: 1)

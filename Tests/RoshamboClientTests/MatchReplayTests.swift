@@ -39,7 +39,7 @@ struct MatchReplayTests {
     let data =
       NSTemporaryDirectory() + "roshambo-client-tests-\(getpid())/replay-\(UUID().uuidString)"
     try await withTestServer(dataDirectory: data) { server in
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       func connect() async throws -> ServerConnection {
         try await ServerConnection.connect(host: "127.0.0.1", port: server.port, tls: tls)
       }

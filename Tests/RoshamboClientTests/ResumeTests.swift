@@ -229,7 +229,7 @@ struct LostLinkTests {
       ],
       thenSilent: true)
     let port = server.port
-    let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+    let tls = try ClientTestCertificates.clientTLS()
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
     let watchdog = Task {
       // Only so that a client that never notices ends the test instead of hanging it.
@@ -363,7 +363,7 @@ struct MovedRoomTests {
 func reconnectingSession(port: Int, closingPatience: Duration = .seconds(120)) async throws
   -> ClientSession
 {
-  let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+  let tls = try ClientTestCertificates.clientTLS()
   return ClientSession(
     connection: try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls),
     reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },

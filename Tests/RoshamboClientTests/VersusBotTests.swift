@@ -111,7 +111,7 @@ struct BotSignalTests {
         try await server.lobby().rooms["den"]?.seats[.one]?.name == "Alice"
       }
       // Bob joins by hand and never picks: the match stays running.
-      let tls = try TLSContext(.client(trust: .caFile(ClientTestCertificates.files.caCertificate)))
+      let tls = try ClientTestCertificates.clientTLS()
       let bob = try await ServerConnection.connect(host: "127.0.0.1", port: server.port, tls: tls)
       bob.send(
         .hello(

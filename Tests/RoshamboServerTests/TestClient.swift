@@ -23,7 +23,16 @@ enum TestCertificates {
     return try! DevelopmentCertificates.create(in: path, hosts: ["localhost", "127.0.0.1"])
   }()
 
-  static let client: TLSContext = try! TLSContext(.client(trust: .caFile(files.caCertificate)))
+  static let client: TLSContext = try! TLSContext(
+    patient(.client(trust: .caFile(files.caCertificate))))
+
+  /// `configuration` with 60 s for the handshake: a loaded test run may take seconds (the
+  /// limit has tests of its own).
+  static func patient(_ configuration: TLSConfiguration) -> TLSConfiguration {
+    var patient = configuration
+    patient.handshakeTimeoutSeconds = 60
+    return patient
+  }
 
   private static let identities = NIOLockedValueBox<[String: TLSContext]>([:])
 
@@ -35,8 +44,9 @@ enum TestCertificates {
       let path = files.directory + "/identity-\(HexName.of(person)).pem"
       try! DevelopmentCertificates.createIdentity(at: path)
       let context = try! TLSContext(
-        .client(
-          trust: .caFile(files.caCertificate), certificateChainFile: path, privateKeyFile: path))
+        patient(
+          .client(
+            trust: .caFile(files.caCertificate), certificateChainFile: path, privateKeyFile: path)))
       known[person] = context
       return context
     }
