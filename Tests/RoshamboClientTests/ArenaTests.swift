@@ -15,28 +15,12 @@ import Testing
 private func withArenaServer<T>(
   isolation: isolated (any Actor)? = #isolation, _ body: (ServedServer) async throws -> T
 ) async throws -> T {
-  var configuration = ServerConfiguration(
-    certificateChainFile: ClientTestCertificates.files.serverCertificate,
-    privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: nil)
-  configuration.host = "127.0.0.1"
-  configuration.port = 0
-  configuration.limits.framesPerSecond = .max
-  configuration.limits.frameBurst = .max
-  configuration.roomSettings.bestOf = 9
-  var logger = Logger(label: "test")
-  logger.logLevel = .critical
-  let server = ServedServer(
-    try await GameServer.bind(configuration, logger: logger, storage: JournalStorage()),
-    logger: logger)
-  let result: T
-  do {
-    result = try await body(server)
-  } catch {
-    try? await server.stop()
-    throw error
-  }
-  try await server.stop()
-  return result
+  try await withTestServer(
+    configure: { configuration in
+      configuration.limits.framesPerSecond = .max
+      configuration.limits.frameBurst = .max
+      configuration.roomSettings.bestOf = 9
+    }, body)
 }
 
 @Suite struct ArenaTests {

@@ -35,9 +35,11 @@ enum ClientTestCertificates {
 /// is part of some tests; a second stop does nothing).
 func withTestServer<T>(
   port: Int = 0, dataDirectory: String? = nil, isolation: isolated (any Actor)? = #isolation,
+  configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
   _ body: (ServedServer) async throws -> T
 ) async throws -> T {
-  let server = try await startTestServer(port: port, dataDirectory: dataDirectory)
+  let server = try await startTestServer(
+    port: port, dataDirectory: dataDirectory, configure: configure)
   let result: T
   do {
     result = try await body(server)
@@ -49,10 +51,12 @@ func withTestServer<T>(
   return result
 }
 
-/// An in-process server on 127.0.0.1 and a free port (or `port`), quiet in the logs.
-private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async throws
-  -> ServedServer
-{
+/// An in-process server on 127.0.0.1 and a free port (or `port`), quiet in the logs,
+/// its configuration changed by `configure` last.
+private func startTestServer(
+  port: Int = 0, dataDirectory: String? = nil,
+  configure: (inout ServerConfiguration) -> Void = { _ in }
+) async throws -> ServedServer {
   var configuration = ServerConfiguration(
     certificateChainFile: ClientTestCertificates.files.serverCertificate,
     privateKeyFile: ClientTestCertificates.files.serverKey, dataDirectory: dataDirectory)
@@ -62,6 +66,7 @@ private func startTestServer(port: Int = 0, dataDirectory: String? = nil) async 
   // tests of their own.
   configuration.limits.helloTimeoutSeconds = 60
   configuration.limits.handshakeTimeoutSeconds = 60
+  configure(&configuration)
   var logger = Logger(label: "test")
   logger.logLevel = .critical
   // A port asked for again (a restart) may have been taken meanwhile as the local port of

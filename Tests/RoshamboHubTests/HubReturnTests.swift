@@ -21,16 +21,7 @@ struct HubReturnTests {
   let ben = person(2)
   let cat = person(3)
 
-  func tournamentHub() -> HubHarness {
-    var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1))) { configuration in
-      configuration.tournament = TournamentPlan(
-        kind: .roundRobin, settings: .init(bestOf: 1), players: 0, startMillis: 10_000,
-        pauseMillis: 3_000)
-    }
-    _ = hub.handle(.start(releasing: []))
-    _ = hub.settle()
-    return hub
-  }
+  func tournamentHub() -> HubHarness { .roundRobin() }
 
   /// Ann and Ben following the lobby; Ann challenged Ben, who accepted: both seated in
   /// duel-1, everything sent.

@@ -11,16 +11,7 @@ struct HubTournamentTests {
   typealias H = HubHarness
   let people = ["Ann", "Ben", "Cat"].enumerated().map { Peer(id: $0 + 1, identity: "key-\($1)") }
 
-  func hub() -> HubHarness {
-    var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1))) { configuration in
-      configuration.tournament = TournamentPlan(
-        kind: .roundRobin, settings: .init(bestOf: 1), players: 0, startMillis: 10_000,
-        pauseMillis: 3_000)
-    }
-    _ = hub.handle(.start(releasing: []))
-    _ = hub.settle()
-    return hub
-  }
+  func hub() -> HubHarness { .roundRobin() }
 
   @Test("entries, the start timer, a round seated from the lobby, a no-show, the next round")
   func tournament() throws {
