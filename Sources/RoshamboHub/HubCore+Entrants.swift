@@ -206,13 +206,16 @@ extension HubCore {
 
   /// The seat waiting for `name` (in a match not over, or quick match's room), if any;
   /// of several, the tournament's first (it counts for the standings), then the one
-  /// whose grace ends first.
+  /// whose grace ends first. A seat waits only while its grace runs, so only the rooms
+  /// with a grace timer are looked at (called at every match's end: a server of
+  /// thousands of rooms must not look at each).
   private func waitingSeat(of name: String, except excluded: String? = nil) -> (String, Seat)? {
     let quickMatchRoom = state.lobby.quickMatchRoom
-    let waiting = state.lobby.rooms.compactMap { (room, held) -> (String, Seat, Int64)? in
+    let waiting = state.roomsInGrace.keys.compactMap { room -> (String, Seat, Int64)? in
       // A match not over; or quick match's room, where their seat waits for an opponent
       // (a new quick match would pair them with themselves).
-      guard room != excluded, held.phase != .over || quickMatchRoom == room,
+      guard room != excluded, let held = state.lobby.rooms[room],
+        held.phase != .over || quickMatchRoom == room,
         let (seat, holder) = held.seats.sorted(by: { $0.key < $1.key }).first(where: {
           $0.value.name == name && !$0.value.connected && !$0.value.hasLeft
         })

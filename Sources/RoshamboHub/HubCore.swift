@@ -62,6 +62,7 @@ package struct HubCore {
       flush()
     case .timerFired(let timer):
       guard let entry = state.timers.removeValue(forKey: timer) else { return }
+      stopped(timer)
       fired(timer, entry)
     case .committed(let result, let onJournalThread):
       committed(result, onJournalThread: onJournalThread)
@@ -149,13 +150,23 @@ package struct HubCore {
   mutating func schedule(_ timer: HubTimer, at: Int64, round: Int = 0) {
     let entry = HubState.TimerEntry(at: at, round: round)
     guard state.timers[timer] != entry else { return }
-    state.timers[timer] = entry
+    if state.timers.updateValue(entry, forKey: timer) == nil, case .grace(let room, _) = timer {
+      state.roomsInGrace[room, default: 0] += 1
+    }
     outputs.append(.schedule(timer, at: at))
   }
 
   mutating func cancel(_ timer: HubTimer) {
     guard state.timers.removeValue(forKey: timer) != nil else { return }
+    stopped(timer)
     outputs.append(.cancel(timer))
+  }
+
+  /// `timer` no longer runs (cancelled or fired): a room's last grace timer takes it out
+  /// of ``HubState/roomsInGrace``.
+  private mutating func stopped(_ timer: HubTimer) {
+    guard case .grace(let room, _) = timer, let count = state.roomsInGrace[room] else { return }
+    state.roomsInGrace[room] = count > 1 ? count - 1 : nil
   }
 
   /// Commits and sends what gathered once the driver has run what it queued before, so

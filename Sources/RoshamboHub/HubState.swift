@@ -33,6 +33,9 @@ package struct HubState {
   var drain = DrainStateMachine()
   /// Each timer running, with the moment it fires and, for a deadline, its round.
   package internal(set) var timers: [HubTimer: TimerEntry] = [:]
+  /// The rooms with a `grace` timer in ``timers``, with how many: the only rooms where a
+  /// seat waits for someone to come back, so finding one never looks at every room.
+  var roomsInGrace: [String: Int] = [:]
   var snapshots: SnapshotSchedule
   /// The stage each tournament room's latest state carried, by its version: a state sent
   /// again (to a seat resumed) is the very view sent before, as the protocol says.

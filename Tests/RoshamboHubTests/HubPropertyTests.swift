@@ -15,7 +15,7 @@ struct HubPropertyTests {
   }
 
   @Test(
-    "at most one quick-match player waits; nothing is delivered before its commit; no unresolved weapon leaves"
+    "at most one quick-match player waits; nothing is delivered before its commit; no unresolved weapon leaves; every waiting seat is in grace"
   )
   func invariants() async {
     await propertyCheck(count: 200, input: Gen.int(in: 0...1_000_000)) { seed in
@@ -39,10 +39,15 @@ struct HubPropertyTests {
           inputs = [
             .received(.choose(round: room.round, weapon: weapon, id: nil), from: member.link)
           ]
-        case .leave, .drop:
+        case .leave:
           guard let member = hub.state.sessions.members.values.randomElement(using: &random)
           else { continue }
           inputs = [.received(.leave(id: nil), from: member.link), .closed(member.link)]
+        case .drop:
+          // The connection goes without a word: the seat waits out its grace.
+          guard let member = hub.state.sessions.members.values.randomElement(using: &random)
+          else { continue }
+          inputs = [.closed(member.link)]
         case .fire:
           guard let timer = hub.state.timers.keys.randomElement(using: &random) else { continue }
           hub.now = max(hub.now, hub.state.timers[timer]!.at)
@@ -85,6 +90,16 @@ struct HubPropertyTests {
             hub.state.lobby.rooms.values.count {
               LobbyState.isQuickMatchRoom($0.name) && $0.hasPlayerWaiting
             } <= 1)
+          // A seat that waits for its player (away, not given up) has its grace running,
+          // and the rooms looked at for such seats are exactly those with grace timers.
+          for (name, room) in hub.state.lobby.rooms {
+            for (seat, held) in room.seats where !held.connected && !held.hasLeft {
+              #expect(hub.state.timers[.grace(room: name, seat: seat)] != nil)
+            }
+          }
+          var inGrace: [String: Int] = [:]
+          for case .grace(let room, _) in hub.state.timers.keys { inGrace[room, default: 0] += 1 }
+          #expect(hub.state.roomsInGrace == inGrace)
         }
       }
     }
