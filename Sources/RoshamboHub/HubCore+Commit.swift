@@ -11,6 +11,8 @@ extension HubCore {
   /// Sends what is pending, committing it first if it holds accepted actions.
   mutating func flush() {
     state.flushScheduled = false
+    // A held reveal goes out with this flush.
+    cancel(.heldReveal)
     if state.drain.isDraining { matchesChangedWhileDraining() }
     let hasActions = configuration.hasJournal && !state.batch.isEmpty
     switch state.commits.flushRequested(hasActions: hasActions) {

@@ -27,9 +27,36 @@ extension HubCore {
       if origin != nil { count(.actionAccepted) }
       for effect in effects { run(effect, origin: origin) }
       state.feed.lobbyChanged()
-      scheduleFlush()
+      if waitsForTheOtherReveal(action) {
+        holdFlush()
+      } else {
+        scheduleFlush()
+      }
       return effects
     }
+  }
+
+  /// How long a fair room's first reveal of a round waits for the other seat's. Both
+  /// seats reveal as soon as they see both commitments, so the second usually comes
+  /// within a round trip: both are then made durable in one commit and the result goes
+  /// out in one state, instead of a commit and a state for each (the first state says
+  /// only that one seat revealed). Past this, the first goes out alone.
+  static let revealHoldMillis: Int64 = 20
+
+  /// Whether `action`, just carried out, is a reveal that left its round waiting for the
+  /// other seat's (the second resolves the round: the room moves to the next, or is over).
+  private func waitsForTheOtherReveal(_ action: LobbyAction) -> Bool {
+    guard case .room(let name, .revealed(_, let round, _, _, _, _)) = action,
+      let room = state.lobby.rooms[name]
+    else { return false }
+    return room.phase == .choosing && room.round == round
+  }
+
+  /// Commits and sends what gathered at the next flush anything else asks for, or when
+  /// ``revealHoldMillis`` have passed, whichever comes first.
+  private mutating func holdFlush() {
+    guard !state.flushScheduled, state.timers[.heldReveal] == nil else { return }
+    schedule(.heldReveal, at: now + Self.revealHoldMillis)
   }
 
   private mutating func run(_ effect: HubEffect, origin: Origin?) {

@@ -107,6 +107,8 @@ package struct HubCore {
       probeJournal()
     case .standings:
       readLeaders()
+    case .heldReveal:
+      scheduleFlush()
     }
   }
 

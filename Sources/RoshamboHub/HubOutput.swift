@@ -59,6 +59,8 @@ package enum HubTimer: Hashable, Sendable, CustomStringConvertible {
   case probe
   /// The leaderboard may be read again (at most every 2 s).
   case standings
+  /// A reveal held for the other seat's (``HubCore/revealHoldMillis``) goes out alone.
+  case heldReveal
 
   package var description: String {
     switch self {
@@ -72,6 +74,7 @@ package enum HubTimer: Hashable, Sendable, CustomStringConvertible {
     case .drain: "drain"
     case .probe: "probe"
     case .standings: "standings"
+    case .heldReveal: "held-reveal"
     }
   }
 }
