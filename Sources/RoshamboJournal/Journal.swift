@@ -23,6 +23,12 @@ package final class Journal {
   /// What the hub writes while the game runs.
   let writer: JournalWriter
   private var commitsSinceCheckpoint = 0
+  /// Commits since the WAL grew past ``walFrameLimit`` (0: it is shorter).
+  private var commitsWhileWALIsLong = 0
+  /// Commits between checkpoints on the other connection.
+  let checkpointInterval: Int
+  /// See ``defaultWALFrameLimit``.
+  let walFrameLimit: Int
   /// Whether a checkpoint is running (shared with the thread that runs it).
   private let checkpointing = Flag()
   /// Counts the checkpoints running (``waitForCheckpoints()``).
@@ -94,9 +100,13 @@ package final class Journal {
   init(
     directory: String, keepMatches: Int = 10_000, shipsHistory: Bool = false,
     maxOutbox: Int = Journal.defaultMaxOutbox, background: NIOThreadPool? = nil,
-    durability: JournalDurability = .process, vfs: String? = nil
+    durability: JournalDurability = .process, vfs: String? = nil,
+    checkpointInterval: Int = Journal.defaultCheckpointInterval,
+    walFrameLimit: Int = Journal.defaultWALFrameLimit
   ) throws {
     self.keepMatches = max(1, keepMatches)
+    self.checkpointInterval = max(1, checkpointInterval)
+    self.walFrameLimit = max(1, walFrameLimit)
     self.shipsHistory = shipsHistory
     self.maxOutbox = max(1, maxOutbox)
     outboxLevel = OutboxLevel(bound: self.maxOutbox)
@@ -266,11 +276,34 @@ package final class Journal {
     lastSeq += Int64(actions.count)
     if snapshotAfter { rowTable = Self.rowTables.first { $0 != rowTable }! }
     commitsSinceCheckpoint += 1
-    if commitsSinceCheckpoint >= Self.checkpointInterval { checkpointInBackground() }
+    if commitsSinceCheckpoint >= checkpointInterval { checkpointInBackground() }
+    commitsWhileWALIsLong = writer.walFrames >= walFrameLimit ? commitsWhileWALIsLong + 1 : 0
   }
 
   /// Commits between checkpoints: each commit adds at least one page to the WAL.
-  static let checkpointInterval = 500
+  static let defaultCheckpointInterval = 500
+  /// The WAL's length, in frames of a page (4 KiB), past which the journal's own
+  /// connection copies it into the database (``catchUpWAL()``): 64 MiB.
+  static let defaultWALFrameLimit = 16_384
+
+  /// Whether the WAL has grown past ``walFrameLimit``: checkpoints on the other connection
+  /// copy it while commits go on, so under steady play they never copy all of it, and
+  /// SQLite starts the log over only once all of it is copied. Due at the first commit
+  /// past the limit, then every 100 commits while it stays long (a reader, in another
+  /// process too, can keep it from starting over).
+  var walCatchUpIsDue: Bool { commitsWhileWALIsLong % 100 == 1 }
+
+  /// The WAL's length in frames after the last commit.
+  var walFrames: Int { writer.walFrames }
+
+  /// Copies the rest of the WAL into the database on the journal's own connection, so
+  /// that no commit can come in between; the next commit then writes the log from its
+  /// start. Commits wait meanwhile: checkpoints on the other connection have copied all
+  /// but what came since the last of them, so this is mostly one sync of the database.
+  func catchUpWAL() throws {
+    commitsWhileWALIsLong = 1
+    _ = try writer.checkpoint()
+  }
 
   /// Copies the WAL's pages into the database file on the low-priority thread and
   /// another connection (a passive checkpoint never waits for the writer), so the fsyncs

@@ -50,6 +50,8 @@ package final class JournalThread: HubJournal {
   static func open<T: Sendable>(
     directory: String, keepMatches: Int, quickCommitMicros: Int, shipsHistory: Bool = false,
     maxOutbox: Int = Journal.defaultMaxOutbox, durability: JournalDurability = .process,
+    checkpointInterval: Int = Journal.defaultCheckpointInterval,
+    walFrameLimit: Int = Journal.defaultWALFrameLimit,
     prepare: @escaping @Sendable (Journal) throws -> T
   ) async throws -> (JournalThread, T) {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -66,7 +68,8 @@ package final class JournalThread: HubJournal {
         let box = JournalBox(
           try Journal(
             directory: directory, keepMatches: keepMatches, shipsHistory: shipsHistory,
-            maxOutbox: maxOutbox, background: encoder, durability: durability),
+            maxOutbox: maxOutbox, background: encoder, durability: durability,
+            checkpointInterval: checkpointInterval, walFrameLimit: walFrameLimit),
           loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()
@@ -313,6 +316,9 @@ private final class JournalBox: @unchecked Sendable {
     if journal.foldIsDue, !foldScheduled {
       foldScheduled = true
       loop.execute { self.fold() }
+    }
+    if journal.walCatchUpIsDue {
+      loop.execute { self.withJournal { try? $0.catchUpWAL() } }
     }
     return record()
   }

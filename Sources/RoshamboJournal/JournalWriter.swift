@@ -19,6 +19,11 @@ final class JournalWriter {
 
   private let connection: OpaquePointer
   private var statements: [String: OpaquePointer] = [:]
+  /// The WAL's length in frames after the last commit, as SQLite's WAL hook reports it.
+  private let walFrameCount = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+
+  /// The WAL's length in frames after the last commit (a restarted log is short again).
+  var walFrames: Int { Int(walFrameCount.pointee) }
 
   /// Opens `path`, which must already hold the journal's tables, through the SQLite VFS
   /// named `vfs` (nil: the default), with `synchronous` (SQLite's setting: NORMAL syncs
@@ -50,11 +55,36 @@ final class JournalWriter {
         throw failure
       }
     }
+    // (After the pragmas: `wal_autocheckpoint` sets the same hook.)
+    walFrameCount.initialize(to: 0)
+    sqlite3_wal_hook(
+      connection,
+      { context, _, _, frames in
+        context?.assumingMemoryBound(to: Int32.self).pointee = frames
+        return SQLITE_OK
+      }, walFrameCount)
   }
 
   private var isClosed = false
 
-  deinit { close() }
+  deinit {
+    close()
+    walFrameCount.deallocate()
+  }
+
+  /// Copies what the WAL holds into the database file on this connection, without
+  /// waiting for anyone (`PASSIVE`); returns whether every frame was copied, in which case
+  /// the next commit writes the log from its start again. False also when another
+  /// checkpoint is running.
+  func checkpoint() throws -> Bool {
+    var frames: Int32 = 0
+    var copied: Int32 = 0
+    let code = sqlite3_wal_checkpoint_v2(
+      connection, "main", SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+    if code == SQLITE_BUSY { return false }
+    guard code == SQLITE_OK else { throw Failure(code: code, message: lastMessage) }
+    return frames == copied
+  }
 
   /// Finalizes the statements and closes the connection (at most once).
   func close() {

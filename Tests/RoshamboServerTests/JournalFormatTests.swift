@@ -293,7 +293,7 @@ struct JournalFormatTests {
     }
     let empty = try size()
     let name = String(repeating: "n", count: 20)
-    for index in 0..<(Journal.checkpointInterval - 1) {
+    for index in 0..<(Journal.defaultCheckpointInterval - 1) {
       try journal.append([.join(room: "r\(index)", name: name, token: "t", at: 1)], matches: [])
     }
     journal.waitForCheckpoints()
@@ -303,7 +303,7 @@ struct JournalFormatTests {
     journal.waitForCheckpoints()
     #expect(try size() > empty + 8 * 4096)
     let loaded = try Journal(directory: directory).load(defaults: .init())
-    #expect(loaded.actions == Journal.checkpointInterval)
+    #expect(loaded.actions == Journal.defaultCheckpointInterval)
   }
 
   @Test("a snapshot larger than a part is written in parts and read back whole")

@@ -99,3 +99,38 @@ extension Optional {
   /// Whether there is no value (a result type need not be equatable for this).
   fileprivate var isNil: Bool { self == nil }
 }
+
+@Suite("Server: the journal's WAL under steady play")
+struct JournalWALTests {
+  func joins(_ range: Range<Int>) -> [LobbyAction] {
+    range.map { .join(room: "r\($0)", name: "p\($0)", token: "t\($0)", at: Int64($0)) }
+  }
+
+  @Test(
+    "a WAL the other connection's checkpoints never finish copying is copied on the journal's own and starts over"
+  )
+  func walStartsOver() async throws {
+    // No checkpoint on the other connection at all: as under steady play, where commits
+    // keep coming while each one runs, so none ever copies the whole log.
+    let (thread, _) = try await JournalThread.open(
+      directory: temporaryDataDirectory(), keepMatches: 100, quickCommitMicros: 1_000_000,
+      checkpointInterval: .max, walFrameLimit: 64
+    ) { _ in () }
+    var longest = 0
+    for index in 0..<1_000 {
+      // Each on the caller's thread, as the hub commits; a catch-up queued on the
+      // journal's thread runs before the next task asked of it.
+      guard case .success = thread.commitNowIfQuick(joins(index..<(index + 1)), matches: [])
+      else {
+        Issue.record("commit \(index) was not taken at once")
+        return
+      }
+      longest = max(longest, try await thread.submit { $0.walFrames }.get())
+    }
+    // One frame a commit: without the catch-up the log holds 1,000 frames and more.
+    #expect(longest < 64 + 10)
+    let loaded = try await thread.submit { try $0.load(defaults: .init()) }.get()
+    #expect(loaded.actions == 1_000)
+    try await thread.close()
+  }
+}
