@@ -77,12 +77,13 @@ extension HubCore {
       // (Only a batch with actions: what needs no commit goes out after this one's.)
       commit(seal(), inline: false)
     }
+    // What waits for this commit goes out first; the rest hands work to other threads.
+    if !flight.deliveries.isEmpty { emit(.deliver(flight.deliveries)) }
     if let lobby = flight.snapshot { emit(.writeSnapshot(lobby, through: flight.through)) }
     if !flight.batch.matches.isEmpty {
       state.leaders.stale = true
       readLeaders()
     }
-    if !flight.deliveries.isEmpty { emit(.deliver(flight.deliveries)) }
     flush()
   }
 
