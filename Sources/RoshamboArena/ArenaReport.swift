@@ -22,7 +22,7 @@ public struct ArenaReport: Sendable {
     let test = settings.test
     let bots = result.bots
     lines += wrap(
-      "Arena: \(bots.count) bots, \(result.pairings.count) pairings, "
+      "Arena: \(bots.count) bots, \(counted(result.pairings.count, "pairing")), "
         + "\(grouped(settings.roundsPerGame)) rounds a game, \(settings.games) "
         + (settings.games == 1 ? "game" : "games") + " in each seat order"
         + (settings.bestOf.map { " (matches best of \($0) back to back)" } ?? "")
@@ -50,7 +50,7 @@ public struct ArenaReport: Sendable {
     let open = result.pairings.count - decided - even
     lines += wrap(
       "Decided: \(decided) for a side, \(even) even, \(open) undecided at the round cap, of "
-        + "\(result.pairings.count) pairings.")
+        + "\(counted(result.pairings.count, "pairing")).")
     var speed =
       "\(grouped(result.roundsPlayed)) rounds played (\(grouped(result.roundsCounted)) "
       + "counted) in \(decimal(result.seconds, 1)) s: \(grouped(Int(result.roundsPerSecond.rounded()))) rounds/s."
@@ -225,6 +225,11 @@ func grouped(_ value: Int) -> String {
     out.append(digit)
   }
   return (value < 0 ? "-" : "") + out
+}
+
+/// "1 pairing", "66 pairings": `count` grouped, with `noun` made plural past one.
+func counted(_ count: Int, _ noun: String) -> String {
+  "\(grouped(count)) \(noun)\(count == 1 ? "" : "s")"
 }
 
 /// `value` with `places` decimals.

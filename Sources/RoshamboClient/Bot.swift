@@ -27,9 +27,9 @@ public final class Bot {
 
     public init() {}
 
-    /// "3 matches: 2 won, 1 lost; rounds: 5 won, 3 lost, 2 drawn".
+    /// "3 matches: 2 won, 1 lost; rounds: 5 won, 3 lost, 2 drawn" ("1 match: …").
     public var summary: String {
-      "\(matches) matches: \(matchesWon) won, \(matchesLost) lost; rounds: "
+      "\(matches) \(matches == 1 ? "match" : "matches"): \(matchesWon) won, \(matchesLost) lost; rounds: "
         + "\(roundsWon) won, \(roundsLost) lost, \(roundsDrawn) drawn"
     }
   }

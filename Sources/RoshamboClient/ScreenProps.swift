@@ -191,9 +191,9 @@ public func makeProps(
 
   var reveal: String?
   if let winner = view.winner, let loser = forfeiter(view, winner: winner) {
-    // The match did not end on a round: the last round's line would contradict it.
-    let who = view.you == winner ? "you win" : "\(name(winner)) wins"
-    reveal = "\(name(loser)) left in round \(view.round): \(who) by forfeit."
+    // The match did not end on a round: the last round's line would contradict it. (Who
+    // wins by forfeit is the status line's.)
+    reveal = "\(name(loser)) left in round \(view.round)."
   } else if let last = view.history.last {
     reveal = roundSentence(last, you: view.you, name: name)
     if banner == nil, last.winner == nil, view.phase == .choosing { banner = "DRAW!" }
@@ -212,7 +212,7 @@ public func makeProps(
     players: view.players.map { player in
       PlayerLine(
         seat: player.seat, name: player.name, score: player.score,
-        isYou: player.seat == view.you, status: playerStatus(player, phase: view.phase))
+        isYou: player.seat == view.you, status: playerStatus(player, in: view))
     },
     round: view.phase == .choosing ? "Round \(view.round)" : nil,
     countdown: countdown(deadline: view.deadline, now: context.now),
@@ -328,8 +328,14 @@ private func connectionLine(_ connection: ClientContext.Connection) -> String? {
   }
 }
 
-private func playerStatus(_ player: PlayerView, phase: RoomState.Phase) -> String {
-  if player.left { return "left" }
+/// A player who left a match that ended on its rounds has only moved on (back to the
+/// lobby, or away): "left" is for one who gave the match up.
+private func playerStatus(_ player: PlayerView, in view: RoomView) -> String {
+  let phase = view.phase
+  if player.left {
+    let gaveUp = view.winner.flatMap { forfeiter(view, winner: $0) } == player.seat
+    return phase == .over && !gaveUp ? "moved on" : "left"
+  }
   if !player.connected { return "connection lost (reconnecting)" }
   if phase == .choosing { return player.chosen ? "chosen" : "choosing" }
   return "connected"

@@ -47,14 +47,24 @@ public enum HostNews {
     return "\(name(to)) took \(name(from))'s challenge: the match is on in \(name(room))"
   }
 
-  /// "alice beat bob 2–1 in duel-1", "… by forfeit": the winner's score first.
+  /// "alice beat bob 2–1 in duel-1": the winner's score first; by forfeit, how it stood
+  /// when the match was given up ("alice beat bob by forfeit in duel-1, with bob ahead
+  /// 1–0", "…, at 0–0").
   public static func match(_ match: FinishedMatch) -> String? {
     guard match.players.count == 2, match.scores.count == 2,
       let winner = match.players.firstIndex(of: match.winner)
     else { return nil }
     let name = UntrustedText.printable
-    return "\(name(match.players[winner])) beat \(name(match.players[1 - winner])) "
-      + "\(match.scores[winner])–\(match.scores[1 - winner]) in \(name(match.room))"
-      + (match.forfeit ? " by forfeit" : "")
+    let (won, lost) = (match.scores[winner], match.scores[1 - winner])
+    let (winnerName, loserName) = (name(match.players[winner]), name(match.players[1 - winner]))
+    guard match.forfeit else {
+      return "\(winnerName) beat \(loserName) \(won)–\(lost) in \(name(match.room))"
+    }
+    let standing =
+      won == lost
+      ? "at \(won)–\(lost)"
+      : won > lost
+        ? "with \(winnerName) ahead \(won)–\(lost)" : "with \(loserName) ahead \(lost)–\(won)"
+    return "\(winnerName) beat \(loserName) by forfeit in \(name(match.room)), \(standing)"
   }
 }

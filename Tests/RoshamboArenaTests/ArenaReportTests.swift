@@ -39,8 +39,17 @@ import Testing
     )
   }
 
-  /// The JSON is one object holding the bots with ratings, every pairing (both seat
-  /// orders, what each side saw), the test's parameters and the matrix.
+  /// Two bots make one pairing, and the report says so in the singular.
+  @Test func onePairingIsSingular() throws {
+    let text = ArenaReport(
+      try Self.result(bots: ["random", "rock"], strategies: [.random, .rock])
+    )
+    .lines.joined(separator: " ")
+    #expect(text.contains("2 bots, 1 pairing,"))
+    #expect(text.contains("of 1 pairing."))
+    #expect(!text.contains("1 pairings"))
+  }
+
   /// The pool's names that share a stem keep what tells them apart (the matrix printed
   /// `fre5` for frequency-20 and `fre6` for frequency-5).
   @Test func abbreviationsKeepTheDistinguishingDigits() {
@@ -51,6 +60,8 @@ import Testing
     #expect(ArenaReport.abbreviate(["random", "random"], to: 4) == ["rand", "ran2"])
   }
 
+  /// The JSON is one object holding the bots with ratings, every pairing (both seat
+  /// orders, what each side saw), the test's parameters and the matrix.
   @Test func theJSONHoldsTheWholeResult() throws {
     let result = try Self.result(
       bots: ["rock", "paper", "exec:say \"hi\"\n"], strategies: [.rock, .paper, .markov])

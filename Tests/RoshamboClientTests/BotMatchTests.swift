@@ -185,7 +185,7 @@ struct BotMatchTests {
       let text = await awaitExit(bot, pipe, seconds: 120).1
       #expect(bot.terminationStatus == 0, "\(text)")
       #expect(text.contains("round 1: "))
-      #expect(text.contains("1 matches: "))
+      #expect(text.contains("1 match: "))
     }
     server.terminate()
     server.waitUntilExit()

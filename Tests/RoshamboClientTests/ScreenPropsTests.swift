@@ -184,6 +184,17 @@ struct ScreenPropsTests {
         == "Alice wins the match 2–1. Waiting for Alice to accept the rematch…")
   }
 
+  @Test("after a match that ended on its rounds, an opponent who left has moved on")
+  func movedOn() {
+    var room = playingRoom()
+    play(&room, .rock, .scissors)
+    play(&room, .rock, .scissors)
+    room.apply(.left(seat: .two, at: 1))
+    let props = makeProps(view: room.view(for: .one), context: connected)
+    #expect(props.players.map(\.status) == ["connected", "moved on"])
+    #expect(props.reveal == "You win the round: rock crushes scissors")
+  }
+
   @Test("a forfeit says who gave up")
   func forfeit() {
     var room = playingRoom()
@@ -191,12 +202,12 @@ struct ScreenPropsTests {
     room.apply(.left(seat: .two, at: 1))
     let props = makeProps(view: room.view(for: .one), context: connected)
     #expect(props.banner == "PLAYER 1 WINS! You win.")
-    #expect(props.reveal == "Bob left in round 2: you win by forfeit.")
+    #expect(props.reveal == "Bob left in round 2.")
     #expect(
       props.status == "Bob gave up the match: you win by forfeit. Waiting for a new opponent…")
     #expect(props.players.map(\.status) == ["connected", "left"])
     let watching = makeProps(view: room.view(for: nil), context: connected)
-    #expect(watching.reveal == "Bob left in round 2: Alice wins by forfeit.")
+    #expect(watching.reveal == "Bob left in round 2.")
     #expect(watching.status == "Bob gave up: Alice wins by forfeit. Press q to go back.")
     // The round before the forfeit stays in the history, from the reader's side.
     #expect(props.history == ["1. you scissors, Bob paper: you win"])

@@ -48,7 +48,11 @@ struct HostWordsTests {
     #expect(HostNews.match(match) == "bob beat alice 2–1 in duel-1")
     match.forfeit = true
     match.scores = [1, 0]
-    #expect(HostNews.match(match) == "bob beat alice 0–1 in duel-1 by forfeit")
+    #expect(HostNews.match(match) == "bob beat alice by forfeit in duel-1, with alice ahead 1–0")
+    match.scores = [0, 0]
+    #expect(HostNews.match(match) == "bob beat alice by forfeit in duel-1, at 0–0")
+    match.scores = [0, 1]
+    #expect(HostNews.match(match) == "bob beat alice by forfeit in duel-1, with bob ahead 1–0")
     // A name cannot draw on the host's terminal.
     tournament.entrants = ["Mal\u{1B}]0;x\u{07}"]
     #expect(
