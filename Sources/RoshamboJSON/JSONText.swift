@@ -19,7 +19,30 @@ package struct JSONText {
   }
 
   package mutating func int<I: BinaryInteger>(_ value: I) {
-    bytes.append(contentsOf: String(value).utf8)
+    if let value = Int64(exactly: value) {
+      int(value)
+    } else {
+      bytes.append(contentsOf: String(value).utf8)
+    }
+  }
+
+  /// The digits written straight into the text (`String(value)` through `BinaryInteger`
+  /// was a tenth of encoding a room's view).
+  package mutating func int(_ value: Int) { int(Int64(value)) }
+
+  package mutating func int(_ value: Int64) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var rest = value.magnitude
+    // UInt64.max has 20 digits.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = 20
+      repeat {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+        rest /= 10
+      } while rest > 0
+      bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
+    }
   }
 
   /// A number with at most six decimals, as few as it needs (`1500`, `1464.050671`,
@@ -57,6 +80,14 @@ package struct JSONText {
   /// A JSON string: quotes, backslashes and control characters escaped.
   package mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
+    // Names, rooms and keys seldom need escaping: then all bytes at once.
+    if !value.utf8.contains(where: {
+      $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+    }) {
+      bytes.append(contentsOf: value.utf8)
+      bytes.append(UInt8(ascii: "\""))
+      return
+    }
     for byte in value.utf8 {
       switch byte {
       case UInt8(ascii: "\""): raw("\\\"")
