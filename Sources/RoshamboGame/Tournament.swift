@@ -110,6 +110,8 @@ public struct Tournament: Sendable, Equatable {
 
   /// Whether `name` is a tournament room's name (`cup-N-R-M`): only the server makes them.
   public static func isTournamentRoom(_ name: String) -> Bool {
+    // Asked for every state a room sends: most rooms are not, and say so at once.
+    guard name.utf8.starts(with: "cup-".utf8) else { return false }
     let parts = name.split(separator: "-", omittingEmptySubsequences: false)
     return parts.count == 4 && parts[0] == "cup"
       && parts.dropFirst().allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }

@@ -6,6 +6,17 @@ import Testing
 /// matches decided in their rooms (a forfeit decides one at once), to a champion.
 @Suite("Tournaments")
 struct TournamentTests {
+  @Test("a tournament's rooms are cup-N-R-M, every part digits, and no other room is one")
+  func tournamentRooms() {
+    for name in ["cup-1-2-1", "cup-12-3-45"] { #expect(Tournament.isTournamentRoom(name)) }
+    for name in [
+      "cup-1-2", "cup-1-2-1-1", "cup-1-x-1", "cup--2-1", "cupa-1-2-1", "cup", "duel-1", "",
+      "quick-3", "Cup-1-2-1",
+    ] {
+      #expect(!Tournament.isTournamentRoom(name), "\(name)")
+    }
+  }
+
   static let settings = RoomState.Settings(bestOf: 1)
 
   /// A lobby with a tournament of `kind` and `count` entrants `p1`…, not started.
