@@ -406,7 +406,7 @@ struct ExecutableTests {
     for started in pair {
       let (status, text) = await finishLaunched(started)
       #expect(status == 0, "\(text)")
-      #expect(text.contains("1 matches: "), "\(text)")
+      #expect(text.contains("1 match: "), "\(text)")
     }
     let lines = try String(contentsOfFile: known, encoding: .utf8).split(separator: "\n")
       .filter { !$0.hasPrefix("#") }

@@ -106,7 +106,7 @@ struct FleetRoutingTests {
     let results = try await twoBots(fleet, arguments)
     for (status, output) in results {
       #expect(status == 0, "\(output)")
-      #expect(output.contains("1 matches: "), "\(output)")
+      #expect(output.contains("1 match: "), "\(output)")
     }
     let chosen = results.map { result in
       ["roshambo-a", "roshambo-b"].first { result.1.contains("chose the server \($0) at") }

@@ -72,8 +72,10 @@ struct TournamentProcessTests {
     // Matches each bot played, as its summary says.
     let played = results.map { result in
       Int(
-        result.1.split(separator: "\n").last { $0.contains(" matches: ") }!
-          .split(separator: " ")[0])!
+        result.1.split(separator: "\n").last {
+          $0.contains(" matches: ") || $0.contains(" match: ")
+        }!
+        .split(separator: " ")[0])!
     }
     switch kind {
     case .roundRobin: #expect(played == Array(repeating: 7, count: 8))
@@ -191,7 +193,7 @@ struct BotReconnectTests {
     #expect(printed.contains("lost the connection; reconnecting…"), "\(printed)")
     #expect(printed.contains("back in the lobby"), "\(printed)")
     #expect(printed.contains("accepting Bob's challenge"), "\(printed)")
-    #expect(printed.contains("1 matches: "), "\(printed)")
+    #expect(printed.contains("1 match: "), "\(printed)")
   }
 
   @Test("bot --tournament keeps its entry over a drain and a restart, and plays its matches")
@@ -225,7 +227,7 @@ struct BotReconnectTests {
     for (status, printed) in results.prefix(2) where status == 0 {
       #expect(printed.contains("lost the connection; reconnecting…"), "\(printed)")
       #expect(printed.contains("back in the lobby"), "\(printed)")
-      #expect(printed.contains(" matches: "), "\(printed)")
+      #expect(printed.contains(" matches: ") || printed.contains(" match: "), "\(printed)")
     }
   }
 }
