@@ -133,19 +133,9 @@ struct FirstHourTests {
     // A port held by a socket that never listens: nothing answers there, and no other
     // test's connection can take it as its own port meanwhile (a connection from a port to
     // itself would connect).
-    let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(held) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(held, $0, length) == 0 && getsockname(held, $0, &length) == 0
-      }
-    }
-    try #require(held >= 0 && bound)
-    let port = Int(UInt16(bigEndian: address.sin_port))
+    let held = try #require(LoopbackSocket.bound(listening: false))
+    defer { close(held.descriptor) }
+    let port = held.port
     let (status, printed) = try await runRoshambo(["bot", "--name", "Zed"], port: port)
     #expect(status == 69)
     // (Run first, it also says it made the player's identity.)

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboGame
 import RoshamboProtocol
 import Testing
@@ -313,19 +314,10 @@ struct HostileStatusTests {
 
   @Test("an endpoint that answers a byte at a time is given up on after 5 s")
   func trickle() async throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let bound = try #require(LoopbackSocket.bound(listening: true))
+    let listener = bound.descriptor
     defer { close(listener) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, length) == 0 && listen(listener, 1) == 0
-          && getsockname(listener, $0, &length) == 0
-      }
-    }
-    let port = Int(UInt16(bigEndian: address.sin_port))
+    let port = bound.port
     // The stand-in: a status line, then a byte every 200 ms until the client hangs up (or
     // 60 s pass, when a client without a deadline would read it to its end).
     Thread.detachNewThread {
