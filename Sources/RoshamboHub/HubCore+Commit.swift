@@ -21,7 +21,7 @@ extension HubCore {
     case .deliverNow(let wakeWaiters):
       let deliveries = prepareDeliveries()
       state.batch.clear()
-      state.sessionsAtSeal = state.sessions
+      _ = state.sessions.takeChanges()
       if !deliveries.isEmpty { emit(.deliver(deliveries)) }
       if wakeWaiters { emit(.idle) }
     case .commitInline:
@@ -39,8 +39,7 @@ extension HubCore {
       ? state.lobby : nil
     let flight = HubState.Flight(
       batch: sealed, deliveries: deliveries, snapshot: snapshot,
-      through: state.journaledThrough, sessionsBefore: state.sessionsAtSeal)
-    state.sessionsAtSeal = state.sessions
+      through: state.journaledThrough, sessionsChanged: state.sessions.takeChanges())
     state.commits.sealed(flight)
     return flight
   }
@@ -108,7 +107,10 @@ extension HubCore {
       answered.insert(origin.link.id)
       state.outbox.append(.message(origin.link, .error(.unavailable(), re: origin.re)))
     }
-    restoreSessions(flight.sessionsBefore, answered: &answered)
+    // The only flight in flight: undoing it and what came after it gives the sessions
+    // as its batch began.
+    restoreSessions(
+      state.sessions.reverted(by: [flight.sessionsChanged]), answered: &answered)
     emit(.reload(defaults: state.lobby.defaults))
   }
 
@@ -141,7 +143,7 @@ extension HubCore {
       }
     }
     state.sessions = restored
-    state.sessionsAtSeal = restored
+    _ = state.sessions.takeChanges()
   }
 
   /// The lobby read back after a failed commit (or not: the lobby in memory stays, and
@@ -150,6 +152,7 @@ extension HubCore {
     switch result {
     case .success(let (lobby, last)):
       state.lobby = lobby
+      state.seatTokens = SeatTokens(lobby)
       state.journaledThrough = last
     case .failure(let error):
       log(
@@ -178,7 +181,7 @@ extension HubCore {
         state.outbox.append(.message(member.link, .error(.unavailable(), re: nil)))
       }
     }
-    state.sessionsAtSeal = state.sessions
+    _ = state.sessions.takeChanges()
   }
 
   /// Tries one small write; when it succeeds play resumes.

@@ -165,9 +165,8 @@ extension HubCore {
   /// new connection having come first; the seat is then theirs there.
   mutating func seatFollowerBack(_ name: String) {
     guard let identity = state.lobby.names.holder(of: name),
-      let back = state.sessions.followers.values.filter({
-        $0.name == name && $0.identity == identity && $0.takesChallenges
-      }).min(by: { $0.link.id < $1.link.id })
+      let back = state.sessions.followers(named: name, identity: identity).first(
+        where: \.takesChallenges)
     else { return }
     _ = heldSeatArrived(back.link, name: name, identity: identity)
   }
@@ -206,21 +205,21 @@ extension HubCore {
 
   /// The seat waiting for `name` (in a match not over, or quick match's room), if any;
   /// of several, the tournament's first (it counts for the standings), then the one
-  /// whose grace ends first. A seat waits only while its grace runs, so only the rooms
-  /// with a grace timer are looked at (called at every match's end: a server of
-  /// thousands of rooms must not look at each).
+  /// whose grace ends first. A seat waits only while its grace runs, so only the seats in
+  /// grace under that name are looked at (called at every match's end and every lobby
+  /// hello: a server of thousands of rooms must not look at each).
   private func waitingSeat(of name: String, except excluded: String? = nil) -> (String, Seat)? {
     let quickMatchRoom = state.lobby.quickMatchRoom
-    let waiting = state.roomsInGrace.keys.compactMap { room -> (String, Seat, Int64)? in
+    let waiting = state.seatsInGrace.waiting(for: name).compactMap {
+      place -> (String, Seat, Int64)? in
       // A match not over; or quick match's room, where their seat waits for an opponent
       // (a new quick match would pair them with themselves).
-      guard room != excluded, let held = state.lobby.rooms[room],
-        held.phase != .over || quickMatchRoom == room,
-        let (seat, holder) = held.seats.sorted(by: { $0.key < $1.key }).first(where: {
-          $0.value.name == name && !$0.value.connected && !$0.value.hasLeft
-        })
+      guard place.room != excluded, let held = state.lobby.rooms[place.room],
+        held.phase != .over || quickMatchRoom == place.room,
+        let holder = held.seats[place.seat], holder.name == name, !holder.connected,
+        !holder.hasLeft
       else { return nil }
-      return (room, seat, holder.graceEndsAt ?? .max)
+      return (place.room, place.seat, holder.graceEndsAt ?? .max)
     }
     return waiting.min { first, second in
       let (firstCup, secondCup) = (
@@ -242,10 +241,8 @@ extension HubCore {
       message: "Your \(Tournament.isTournamentRoom(room) ? "tournament " : "")match is ready"
         + " in \(room): go back to the lobby within \(graceSeconds) s (press q), which takes"
         + " you to it.")
-    for member in state.sessions.members.values.sorted(by: { $0.link.id < $1.link.id })
-    where member.name == name && member.identity == holder
-      && (member.seat == nil || state.lobby.rooms[member.room]?.phase == .over)
-    {
+    for member in state.sessions.members(named: name, identity: holder)
+    where member.seat == nil || state.lobby.rooms[member.room]?.phase == .over {
       state.outbox.append(.message(member.link, .error(error, re: nil)))
     }
   }
@@ -265,14 +262,12 @@ extension HubCore {
     }
     // After a restart nobody is known yet: whoever resumed a seat of the tournament's
     // under that name, or follows the lobby able to play.
-    if let member = sessions.members.values.first(where: {
-      $0.name == name && $0.seat != nil && Tournament.isTournamentRoom($0.room)
+    if let member = sessions.members(named: name).first(where: {
+      $0.seat != nil && Tournament.isTournamentRoom($0.room)
     }) {
       return member.link
     }
-    return sessions.followers.values.filter { $0.name == name && $0.takesChallenges }.min {
-      $0.link.id < $1.link.id
-    }?.link
+    return sessions.followers(named: name).first(where: \.takesChallenges)?.link
   }
 
   /// Seats entrant `name` on `link` (``takeSeat(_:name:room:seat:token:)``), remembering

@@ -119,7 +119,7 @@ extension HubCore {
 
   private mutating func resumeSeat(_ link: Peer, token: String, id: Int?) {
     let stored = ResumeToken.stored(token)
-    guard let (room, seat) = state.lobby.locate(token: stored) else {
+    guard let (room, seat) = state.seatTokens.locate(stored, in: state.lobby) else {
       reply(link, .badToken(), re: id)
       return
     }

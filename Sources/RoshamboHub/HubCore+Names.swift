@@ -19,14 +19,13 @@ extension HubCore {
         message: "The name \(name) belongs to another player on this server. Play under "
           + "another name (--name NAME), or ask the host to release it.", fatal: true)
     }
-    // In the lobby everyone is someone: another follower, or a player seated under the
-    // name, who is not the same identity, is another person. Players in rooms are told
-    // apart by their seats.
-    let others = state.sessions.using(name).filter { other in
-      (role == .lobby || state.sessions.followers[other.link.id] != nil)
-        && (identity == nil || other.identity != identity)
-    }
-    if !others.isEmpty {
+    // In the lobby everyone is someone: another follower who can be challenged, or a
+    // player seated under the name, who is not the same identity, is another person. A
+    // look at the lobby (`who`, `lobby --json`) is nobody: it never keeps a name from the
+    // one who holds it. Players in rooms are told apart by their seats.
+    let someoneElse = state.sessions.isUsed(
+      name, byAnyoneBut: identity, countingSeated: role == .lobby)
+    if someoneElse {
       return ProtocolError(
         code: .nameTaken,
         message: "Someone here is already called \(name). Pick another name (--name NAME)"
@@ -46,10 +45,8 @@ extension HubCore {
   /// the tournament's entry moves to `link`.
   mutating func replaceGhosts(of link: Peer, name: String, identity: String?) {
     guard let identity else { return }
-    for ghost in state.sessions.followers.values.sorted(by: { $0.link.id < $1.link.id })
-    where ghost.link != link && ghost.name == name && ghost.identity == identity
-      && ghost.takesChallenges
-    {
+    for ghost in state.sessions.followers(named: name, identity: identity)
+    where ghost.link != link && ghost.takesChallenges {
       if state.tournament.links[name] == ghost.link { state.tournament.links[name] = link }
       state.sessions.unfollow(ghost.link.id)
       // Said, and fatal: a lobby that only lost its connection would come back and replace

@@ -15,6 +15,7 @@ extension HubCore {
       if let origin { reply(origin.link, .unavailable(), re: origin.re) }
       return nil
     }
+    let concerned = state.lobby.room(of: action)
     switch HubReduction.reduce(&state.lobby, action) {
     case .failure(let refusal):
       if case .stale = refusal { return nil }
@@ -25,6 +26,7 @@ extension HubCore {
       return nil
     case .success(let effects):
       if origin != nil { count(.actionAccepted) }
+      indexTokens(of: concerned, touchedBy: effects)
       for effect in effects { run(effect, origin: origin) }
       state.feed.lobbyChanged()
       if waitsForTheOtherReveal(action) {
@@ -57,6 +59,23 @@ extension HubCore {
   private mutating func holdFlush() {
     guard !state.flushScheduled, state.timers[.heldReveal] == nil else { return }
     schedule(.heldReveal, at: now + Self.revealHoldMillis)
+  }
+
+  /// The rooms an accepted action touched (the one it concerned, those it sent states
+  /// of, moved players between or closed) are indexed again in ``HubState/seatTokens``.
+  private mutating func indexTokens(of concerned: String?, touchedBy effects: [HubEffect]) {
+    if let concerned { state.seatTokens.index(concerned, in: state.lobby) }
+    for effect in effects {
+      switch effect {
+      case .sendState(let room), .cancelTimer(.deadline(let room)):
+        state.seatTokens.index(room, in: state.lobby)
+      case .follow(let move):
+        state.seatTokens.index(move.from, in: state.lobby)
+        state.seatTokens.index(move.to, in: state.lobby)
+      default:
+        break
+      }
+    }
   }
 
   private mutating func run(_ effect: HubEffect, origin: Origin?) {

@@ -152,8 +152,11 @@ package struct HubCore {
   mutating func schedule(_ timer: HubTimer, at: Int64, round: Int = 0) {
     let entry = HubState.TimerEntry(at: at, round: round)
     guard state.timers[timer] != entry else { return }
-    if state.timers.updateValue(entry, forKey: timer) == nil, case .grace(let room, _) = timer {
-      state.roomsInGrace[room, default: 0] += 1
+    state.timers[timer] = entry
+    if case .grace(let room, let seat) = timer {
+      state.seatsInGrace.began(
+        .init(room: room, seat: seat),
+        waitingFor: state.lobby.rooms[room]?.seats[seat]?.name ?? "")
     }
     outputs.append(.schedule(timer, at: at))
   }
@@ -164,11 +167,11 @@ package struct HubCore {
     outputs.append(.cancel(timer))
   }
 
-  /// `timer` no longer runs (cancelled or fired): a room's last grace timer takes it out
-  /// of ``HubState/roomsInGrace``.
+  /// `timer` no longer runs (cancelled or fired): a grace timer's seat leaves
+  /// ``HubState/seatsInGrace``.
   private mutating func stopped(_ timer: HubTimer) {
-    guard case .grace(let room, _) = timer, let count = state.roomsInGrace[room] else { return }
-    state.roomsInGrace[room] = count > 1 ? count - 1 : nil
+    guard case .grace(let room, let seat) = timer else { return }
+    state.seatsInGrace.ended(.init(room: room, seat: seat))
   }
 
   /// Commits and sends what gathered once the driver has run what it queued before, so

@@ -13,8 +13,6 @@ package struct HubState {
   var outbox = Outbox()
   var batch = JournalBatch()
   var commits = CommitStateMachine<Flight>()
-  /// The sessions as they stood when the batch gathering now began (the last seal).
-  var sessionsAtSeal = Sessions()
   /// The number of the journal's last row once everything sealed is committed.
   var journaledThrough: Int64
   var flushScheduled = false
@@ -33,9 +31,11 @@ package struct HubState {
   var drain = DrainStateMachine()
   /// Each timer running, with the moment it fires and, for a deadline, its round.
   package internal(set) var timers: [HubTimer: TimerEntry] = [:]
-  /// The rooms with a `grace` timer in ``timers``, with how many: the only rooms where a
-  /// seat waits for someone to come back, so finding one never looks at every room.
-  var roomsInGrace: [String: Int] = [:]
+  /// The seats with a `grace` timer in ``timers``, by the name each waits for: the only
+  /// seats where someone is waited for, so finding one never looks at every room.
+  var seatsInGrace = SeatsInGrace()
+  /// The room holding each seat's resume token: a resume finds its seat at once.
+  var seatTokens: SeatTokens
   var snapshots: SnapshotSchedule
   /// The stage each tournament room's latest state carried, by its version: a state sent
   /// again (to a seat resumed) is the very view sent before, as the protocol says.
@@ -47,6 +47,7 @@ package struct HubState {
   init(lobby: LobbyState, journaledThrough: Int64, configuration: HubConfiguration) {
     self.tokens = configuration.tokenSeed.map { .seeded(SplitMix64(seed: $0)) } ?? .system
     self.lobby = lobby
+    self.seatTokens = SeatTokens(lobby)
     self.journaledThrough = journaledThrough
     self.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
     self.tournament = TournamentSeating(plan: configuration.tournament)
@@ -67,8 +68,11 @@ package struct HubState {
     var snapshot: LobbyState?
     /// The number of the journal's row this batch ends with.
     var through: Int64
-    /// The sessions when this batch began gathering: a failed commit goes back to them.
-    var sessionsBefore: Sessions
+    /// What changed in the sessions while this batch gathered: a failed commit undoes it
+    /// (and what came after), going back to the sessions as the batch began. Kept as the
+    /// changes, not a copy of the sessions: a copy would be copied again, whole, by the
+    /// next change (copy on write), at every commit.
+    var sessionsChanged: Sessions.Changes
   }
 
   /// How many matches are being played now.
@@ -144,5 +148,23 @@ enum TokenSource {
         return String(repeating: "0", count: 16 - hex.count) + hex
       }.joined()
     }
+  }
+}
+
+extension HubState {
+  /// What differs between the hub's indexes (names, resume tokens, seats in grace) and
+  /// what a scan of everything would find, or nil when nothing does. For the property
+  /// tests and the simulator, never on the hot path: it looks at every connection and room.
+  package var indexMismatch: String? {
+    if let mismatch = sessions.indexMismatch() { return "sessions: \(mismatch)" }
+    if let mismatch = seatTokens.mismatch(with: lobby) { return "resume tokens: \(mismatch)" }
+    var inGrace: Set<SeatsInGrace.Place> = []
+    for case .grace(let room, let seat) in timers.keys {
+      inGrace.insert(.init(room: room, seat: seat))
+    }
+    if inGrace != Set(seatsInGrace.names.keys) {
+      return "seats in grace: \(seatsInGrace.names.keys.sorted()), timers: \(inGrace.sorted())"
+    }
+    return nil
   }
 }

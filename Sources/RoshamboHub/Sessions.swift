@@ -1,11 +1,15 @@
 import RoshamboGame
 
 /// Who is connected where: each joined connection's room and seat, each room's audience
-/// (a connection per seat, the spectators), and the lobby's followers.
+/// (a connection per seat, the spectators), and the lobby's followers; found by
+/// connection, by room, or by name, each in time independent of how many are connected.
 ///
-/// Invariant: a connection is in a room's audience exactly when it is a member of that
-/// room; a room with nobody in its audience has no entry; a follower is in no room.
-struct Sessions: Equatable {
+/// Invariants: a connection is in a room's audience exactly when it is a member of that
+/// room; a room with nobody in its audience has no entry; a follower is in no room. The
+/// name indexes hold exactly what a scan of the members and followers would find
+/// (``indexMismatch()`` checks it). What changed since the last ``takeChanges()`` can be
+/// undone (``reverted(by:)``) without a copy of the rest having been kept.
+struct Sessions {
   struct Member: Equatable {
     var link: Peer
     var room: String
@@ -42,9 +46,26 @@ struct Sessions: Equatable {
     var spectators: Set<Peer> = []
   }
 
+  /// What each connection and room touched since the last ``takeChanges()`` was before
+  /// its first change then (nil: it was not there). Applying it puts them back.
+  struct Changes {
+    fileprivate var members: [Int: Member?] = [:]
+    fileprivate var followers: [Int: Follower?] = [:]
+    fileprivate var audiences: [String: Audience?] = [:]
+
+    var isEmpty: Bool { members.isEmpty && followers.isEmpty && audiences.isEmpty }
+  }
+
   private(set) var members: [Int: Member] = [:]
   private(set) var followers: [Int: Follower] = [:]
   private var audiences: [String: Audience] = [:]
+  /// Seated players, spectators, followers who can be challenged and looks at the lobby,
+  /// each by name and identity: who goes by a name is found without looking at everyone.
+  private var seated = NameIndex()
+  private var watching = NameIndex()
+  private var challengers = NameIndex()
+  private var looks = NameIndex()
+  private var changes = Changes()
 
   subscript(id: Int) -> Member? { members[id] }
 
@@ -55,32 +76,36 @@ struct Sessions: Equatable {
     _ link: Peer, room: String, seat: Seat, name: String, token: String,
     resumeToken: String, identity: String? = nil
   ) {
-    members[link.id] = Member(
-      link: link, room: room, seat: seat, token: token, resumeToken: resumeToken, name: name,
-      identity: identity ?? members[link.id]?.identity ?? followers[link.id]?.identity)
-    audiences[room, default: Audience()].seats[seat] = link
+    let identity = identity ?? members[link.id]?.identity ?? followers[link.id]?.identity
+    setMember(
+      link.id,
+      Member(
+        link: link, room: room, seat: seat, token: token, resumeToken: resumeToken, name: name,
+        identity: identity))
+    changeAudience(of: room) { $0.seats[seat] = link }
   }
 
   mutating func attachSpectator(
     _ link: Peer, room: String, name: String, identity: String? = nil
   ) {
-    members[link.id] = Member(
-      link: link, room: room, seat: nil, token: nil, name: name, identity: identity)
-    audiences[room, default: Audience()].spectators.insert(link)
+    setMember(
+      link.id,
+      Member(link: link, room: room, seat: nil, token: nil, name: name, identity: identity))
+    changeAudience(of: room) { $0.spectators.insert(link) }
   }
 
   /// Takes the connection out of its room; returns what it was.
   @discardableResult
   mutating func remove(_ id: Int) -> Member? {
-    guard let member = members.removeValue(forKey: id) else { return nil }
+    guard let member = members[id] else { return nil }
+    setMember(id, nil)
     let link = member.link
-    if let seat = member.seat {
-      if audiences[member.room]?.seats[seat] == link { audiences[member.room]?.seats[seat] = nil }
-    } else {
-      audiences[member.room]?.spectators.remove(link)
-    }
-    if let audience = audiences[member.room], audience.seats.isEmpty, audience.spectators.isEmpty {
-      audiences[member.room] = nil
+    changeAudience(of: member.room) { audience in
+      if let seat = member.seat {
+        if audience.seats[seat] == link { audience.seats[seat] = nil }
+      } else {
+        audience.spectators.remove(link)
+      }
     }
     return member
   }
@@ -89,47 +114,203 @@ struct Sessions: Equatable {
     _ link: Peer, name: String, takesChallenges: Bool = false, playsFair: Bool = false,
     identity: String? = nil, takesPatches: Bool = false
   ) {
-    followers[link.id] = Follower(
-      link: link, name: name, takesChallenges: takesChallenges, playsFair: playsFair,
-      identity: identity, takesPatches: takesPatches)
+    follow(
+      Follower(
+        link: link, name: name, takesChallenges: takesChallenges, playsFair: playsFair,
+        identity: identity, takesPatches: takesPatches))
   }
 
   /// `follower` follows the lobby (again).
   mutating func follow(_ follower: Follower) {
-    followers[follower.link.id] = follower
+    setFollower(follower.link.id, follower)
   }
 
-  /// The connections using `name` now: players seated under it and followers of the
-  /// lobby (spectators' names are only shown, never used to act), with their identities.
-  /// Names that differ only in case are the same name (``NameBook/folded(_:)``).
-  func using(_ name: String) -> [(link: Peer, identity: String?)] {
-    let folded = NameBook.folded(name)
-    return followers.values.filter { NameBook.folded($0.name) == folded }.map {
-      ($0.link, $0.identity)
-    }
-      + members.values.filter { $0.seat != nil && NameBook.folded($0.name) == folded }.map {
-        ($0.link, $0.identity)
-      }
+  /// Stops the connection following the lobby; returns whether it did.
+  @discardableResult
+  mutating func unfollow(_ id: Int) -> Bool {
+    guard followers[id] != nil else { return false }
+    setFollower(id, nil)
+    return true
+  }
+
+  // MARK: - By name
+
+  /// Whether someone here other than `identity` uses `name` (any case) where a name
+  /// acts: a follower of the lobby who can be challenged and, when `countingSeated`, a
+  /// player seated under it. Spectators' names are only shown, and a look at the lobby
+  /// acts on nothing. For a connection without an identity, whether anyone does.
+  func isUsed(_ name: String, byAnyoneBut identity: String?, countingSeated: Bool) -> Bool {
+    challengers.hasAnyoneBut(identity, named: name)
+      || countingSeated && seated.hasAnyoneBut(identity, named: name)
+  }
+
+  /// The followers named exactly `name` (presenting `identity`, when given), in the
+  /// order they arrived.
+  func followers(named name: String, identity: String?? = nil) -> [Follower] {
+    let ids =
+      identity.map {
+        (challengers.ids(named: name, identity: $0) + looks.ids(named: name, identity: $0))
+          .sorted()
+      } ?? (challengers.ids(named: name) + looks.ids(named: name)).sorted()
+    return ids.compactMap { followers[$0] }.filter { $0.name == name }
+  }
+
+  /// The members (players and spectators) named exactly `name` (presenting `identity`,
+  /// when given), in the order they arrived.
+  func members(named name: String, identity: String?? = nil) -> [Member] {
+    let ids =
+      identity.map {
+        (seated.ids(named: name, identity: $0) + watching.ids(named: name, identity: $0))
+          .sorted()
+      } ?? (seated.ids(named: name) + watching.ids(named: name)).sorted()
+    return ids.compactMap { members[$0] }.filter { $0.name == name }
   }
 
   /// The follower named `name` who takes challenges (the first to arrive, when several
   /// share the name), else why nobody by that name can be challenged.
   func challengeable(named name: String) -> Result<Follower, Refusal> {
-    let candidates = followers.values.filter { $0.name == name && $0.takesChallenges }
-    if let first = candidates.min(by: { $0.link.id < $1.link.id }) { return .success(first) }
-    if followers.values.contains(where: { $0.name == name }) {
+    if let first = challengers.ids(named: name).lazy.compactMap({ self.followers[$0] })
+      .first(where: { $0.name == name })
+    {
+      return .success(first)
+    }
+    if looks.ids(named: name).contains(where: { followers[$0]?.name == name }) {
       return .failure(.busy("\(name) is only looking at the lobby and cannot take challenges."))
     }
-    if let member = members.values.first(where: { $0.name == name }) {
+    if let member = members(named: name).first {
       return .failure(
         .busy("\(name) is in room \(member.room); challenge them when they are back."))
     }
     return .failure(.noSuchPlayer("Nobody named \(name) is in the lobby."))
   }
 
-  /// Stops the connection following the lobby; returns whether it did.
-  @discardableResult
-  mutating func unfollow(_ id: Int) -> Bool {
-    followers.removeValue(forKey: id) != nil
+  // MARK: - Undoing what a failed commit gathered
+
+  /// What changed since the last call, to be undone if the batch it went with fails; from
+  /// now on changes are counted anew.
+  mutating func takeChanges() -> Changes {
+    defer { changes = Changes() }
+    return changes
+  }
+
+  /// These sessions as they were before `undone` (newest first) and what changed since
+  /// the last ``takeChanges()``. Costs what those changes touched, not what is connected.
+  func reverted(by undone: [Changes]) -> Sessions {
+    var before = self
+    for step in [changes] + undone {
+      for (id, member) in step.members { before.setMember(id, member) }
+      for (id, follower) in step.followers { before.setFollower(id, follower) }
+      for (room, audience) in step.audiences { before.audiences[room] = audience }
+    }
+    before.changes = Changes()
+    return before
+  }
+
+  // MARK: - The only writes
+
+  private mutating func setMember(_ id: Int, _ member: Member?) {
+    let old = members[id]
+    if changes.members.index(forKey: id) == nil { changes.members[id] = .some(old) }
+    if let old {
+      if old.seat != nil {
+        seated.remove(id, name: old.name, identity: old.identity)
+      } else {
+        watching.remove(id, name: old.name, identity: old.identity)
+      }
+    }
+    members[id] = member
+    if let member {
+      if member.seat != nil {
+        seated.insert(id, name: member.name, identity: member.identity)
+      } else {
+        watching.insert(id, name: member.name, identity: member.identity)
+      }
+    }
+  }
+
+  private mutating func setFollower(_ id: Int, _ follower: Follower?) {
+    let old = followers[id]
+    if changes.followers.index(forKey: id) == nil { changes.followers[id] = .some(old) }
+    if let old {
+      if old.takesChallenges {
+        challengers.remove(id, name: old.name, identity: old.identity)
+      } else {
+        looks.remove(id, name: old.name, identity: old.identity)
+      }
+    }
+    followers[id] = follower
+    if let follower {
+      if follower.takesChallenges {
+        challengers.insert(id, name: follower.name, identity: follower.identity)
+      } else {
+        looks.insert(id, name: follower.name, identity: follower.identity)
+      }
+    }
+  }
+
+  /// Changes `room`'s audience; one left empty goes.
+  private mutating func changeAudience(of room: String, _ change: (inout Audience) -> Void) {
+    if changes.audiences.index(forKey: room) == nil {
+      changes.audiences[room] = .some(audiences[room])
+    }
+    var audience = audiences.removeValue(forKey: room) ?? Audience()
+    change(&audience)
+    if !audience.seats.isEmpty || !audience.spectators.isEmpty { audiences[room] = audience }
+  }
+
+  // MARK: - Checking
+
+  /// What differs between the indexes and what a scan of everyone finds, or nil when
+  /// nothing does. For tests and the simulator: it looks at every connection.
+  func indexMismatch() -> String? {
+    var scanned = (seated: NameIndex(), watching: NameIndex())
+    for (id, member) in members {
+      if member.seat != nil {
+        scanned.seated.insert(id, name: member.name, identity: member.identity)
+      } else {
+        scanned.watching.insert(id, name: member.name, identity: member.identity)
+      }
+    }
+    if scanned.seated != seated || scanned.watching != watching {
+      return "members by name: \(seated.buckets) \(watching.buckets), a scan: "
+        + "\(scanned.seated.buckets) \(scanned.watching.buckets)"
+    }
+    var following = (challengers: NameIndex(), looks: NameIndex())
+    for (id, follower) in followers {
+      if follower.takesChallenges {
+        following.challengers.insert(id, name: follower.name, identity: follower.identity)
+      } else {
+        following.looks.insert(id, name: follower.name, identity: follower.identity)
+      }
+    }
+    if following.challengers != challengers || following.looks != looks {
+      return "followers by name: \(challengers.buckets) \(looks.buckets), a scan: "
+        + "\(following.challengers.buckets) \(following.looks.buckets)"
+    }
+    for (id, member) in members {
+      let audience = audiences[member.room]
+      let inIt =
+        member.seat.map { audience?.seats[$0] == member.link }
+        ?? (audience?.spectators.contains(member.link) ?? false)
+      // A seat a newer connection took over leaves the older member out of the audience.
+      if !inIt, member.seat == nil { return "spectator \(id) is not in \(member.room)'s audience" }
+    }
+    for (room, audience) in audiences {
+      if audience.seats.isEmpty, audience.spectators.isEmpty {
+        return "room \(room) has an empty audience"
+      }
+      for link in Array(audience.seats.values) + Array(audience.spectators)
+      where members[link.id]?.room != room {
+        return "connection \(link.id) is in \(room)'s audience but not a member of it"
+      }
+    }
+    return nil
+  }
+}
+
+extension Sessions: Equatable {
+  /// Who is connected where; the indexes follow from it and the changes are bookkeeping.
+  static func == (lhs: Sessions, rhs: Sessions) -> Bool {
+    lhs.members == rhs.members && lhs.followers == rhs.followers && lhs.audiences == rhs.audiences
   }
 }

@@ -128,6 +128,9 @@ extension Simulation {
       LobbyState.isQuickMatchRoom($0.name) && $0.hasPlayerWaiting
     }
     if waiting > 1 { fail("at most one quick-match player waits", "\(waiting) wait") }
+    if let mismatch = hub.state.indexMismatch {
+      fail("the hub's indexes are what a scan finds", mismatch)
+    }
     if steps % 16 == 0 {
       for (name, room) in lobby.rooms {
         for (seat, held) in room.seats {

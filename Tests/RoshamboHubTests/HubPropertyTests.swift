@@ -12,10 +12,14 @@ import Testing
 struct HubPropertyTests {
   enum Step: CaseIterable {
     case join, pick, leave, drop, fire, commitOK, commitFails, reload, probe
+    case follow, look, watch, resume, unfollow
   }
 
+  /// Names drawn from a few, so that several connections share one (in any case).
+  static let names = ["Ann", "ann", "Ben", "Cy", "BEN"]
+
   @Test(
-    "at most one quick-match player waits; nothing is delivered before its commit; no unresolved weapon leaves; every waiting seat is in grace"
+    "at most one quick-match player waits; nothing is delivered before its commit; no unresolved weapon leaves; every waiting seat is in grace; the indexes are what a scan finds"
   )
   func invariants() async {
     await propertyCheck(count: 200, input: Gen.int(in: 0...1_000_000)) { seed in
@@ -24,9 +28,13 @@ struct HubPropertyTests {
       var durable = LobbyState(defaults: .init(bestOf: 3))
       var nextID = 1
       var reloadDue = false
+      /// Resume tokens of seats whose connection dropped (some taken back, some not).
+      var dropped: [String] = []
+      func name() -> String { Self.names[Int(random.next() % UInt64(Self.names.count))] }
       for _ in 0..<120 {
         var inputs: [HubInput] = []
-        switch Step.allCases[Int(random.next() % UInt64(Step.allCases.count))] {
+        let step = Step.allCases[Int(random.next() % UInt64(Step.allCases.count))]
+        switch step {
         case .join:
           let peer = Peer(id: nextID, identity: "key-\(nextID)")
           nextID += 1
@@ -47,7 +55,32 @@ struct HubPropertyTests {
           // The connection goes without a word: the seat waits out its grace.
           guard let member = hub.state.sessions.members.values.randomElement(using: &random)
           else { continue }
+          if let token = member.resumeToken { dropped.append(token) }
           inputs = [.closed(member.link)]
+        case .follow, .look:
+          let peer = Peer(id: nextID, identity: random.next() % 3 == 0 ? nil : "key-\(nextID % 7)")
+          nextID += 1
+          inputs = [
+            .received(
+              HubHarness.hello(name(), role: .lobby, challenges: step == .follow), from: peer)
+          ]
+        case .watch:
+          guard let room = hub.state.lobby.rooms.keys.randomElement(using: &random) else {
+            continue
+          }
+          let peer = Peer(id: nextID, identity: nil)
+          nextID += 1
+          inputs = [.received(HubHarness.hello(name(), role: .spectator, room: room), from: peer)]
+        case .resume:
+          guard !dropped.isEmpty else { continue }
+          let token = dropped.remove(at: Int(random.next() % UInt64(dropped.count)))
+          let peer = Peer(id: nextID, identity: nil)
+          nextID += 1
+          inputs = [.received(HubHarness.hello("", resume: token), from: peer)]
+        case .unfollow:
+          guard let follower = hub.state.sessions.followers.values.randomElement(using: &random)
+          else { continue }
+          inputs = [.closed(follower.link)]
         case .fire:
           guard let timer = hub.state.timers.keys.randomElement(using: &random) else { continue }
           hub.now = max(hub.now, hub.state.timers[timer]!.at)
@@ -97,9 +130,8 @@ struct HubPropertyTests {
               #expect(hub.state.timers[.grace(room: name, seat: seat)] != nil)
             }
           }
-          var inGrace: [String: Int] = [:]
-          for case .grace(let room, _) in hub.state.timers.keys { inGrace[room, default: 0] += 1 }
-          #expect(hub.state.roomsInGrace == inGrace)
+          // The indexes (names, resume tokens, rooms in grace) are what a scan finds.
+          #expect(hub.state.indexMismatch == nil)
         }
       }
     }

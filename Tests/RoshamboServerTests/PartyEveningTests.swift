@@ -296,6 +296,36 @@ struct NameIdentityTests {
     }
   }
 
+  @Test("a look at the lobby under a held name never keeps the name's holder out")
+  func looksLockNobodyOut() async throws {
+    try await withServer { server in
+      let alice = try await follow("Alice", port: server.port, as: "alice-key")
+      _ = try await alice.lobby { _ in true }
+      await alice.close()
+      // Someone else's `roshambo who` under the same login name, and a keyless one: both
+      // stay (they ping), and neither is anyone.
+      let look = try await follow("Alice", port: server.port, as: "mallory-key", challenges: false)
+      _ = try await look.lobby { _ in true }
+      let keyless = try await follow("Alice", port: server.port, as: nil, challenges: false)
+      _ = try await keyless.lobby { _ in true }
+      // Alice's lobby screen, and a match of hers, are let in while they look.
+      let back = try await follow("Alice", port: server.port, as: "alice-key")
+      let view = try await back.lobby { view in
+        view.people.contains { $0.name == "Alice" && $0.takesChallenges }
+      }
+      #expect(view.people.filter { $0.name == "Alice" }.count == 1)
+      let player = try await TestClient.connect(port: server.port, as: "alice-key")
+      let answer = try await player.hello(name: "Alice", room: "den")
+      guard case .welcome(let room, _, _) = answer else {
+        Issue.record("Alice's own match was refused while others looked: \(answer)")
+        return
+      }
+      #expect(room == "den")
+      await look.close()
+      await keyless.close()
+    }
+  }
+
   @Test("two people in the lobby never share a name; the same person's screens are one")
   func oneNameOnePerson() async throws {
     try await withServer { server in
