@@ -13,7 +13,7 @@ extension HubCore {
     let endsAt = now + max(0, withinMillis)
     act(
       state.drain.drainRequested(
-        endsAt: endsAt, now: now, matchesRunning: state.matchesUnderWay > 0), endsAt: endsAt)
+        endsAt: endsAt, now: now, matchesRunning: state.anyMatchUnderWay), endsAt: endsAt)
   }
 
   /// The host insisted (a second signal), or the hub stops: the drain ends now, whatever
@@ -24,7 +24,7 @@ extension HubCore {
 
   /// Called on each flush while draining: over once no match runs.
   mutating func matchesChangedWhileDraining() {
-    act(state.drain.matchesChanged(running: state.matchesUnderWay > 0), endsAt: nil)
+    act(state.drain.matchesChanged(running: state.anyMatchUnderWay), endsAt: nil)
   }
 
   /// While draining: answers `origin` with `closing` (fatal for a `hello`, which would

@@ -34,9 +34,15 @@ extension HubCore {
     return nil
   }
 
-  /// `identity` takes `name` when nobody holds it (journaled with what follows).
+  /// `identity` takes `name` when nobody holds it (journaled with what follows), and no
+  /// seat is in play under it: a seat seated or waiting under a name nobody holds is a
+  /// player's without a key (or one whose name the host released), taken back by its token
+  /// alone; a name claimed now would let the claimant be seated in it by name
+  /// (``heldSeatArrived(_:name:identity:)`` seats a name's holder).
   mutating func claimName(_ name: String, identity: String?) {
-    guard let identity, state.lobby.names.holder(of: name) == nil else { return }
+    guard let identity, state.lobby.names.holder(of: name) == nil,
+      !state.sessions.isSeated(name), state.seatsInGrace.waiting(for: name).isEmpty
+    else { return }
     perform(.names(.claim(name: name, identity: identity)))
   }
 

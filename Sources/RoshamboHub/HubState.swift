@@ -77,6 +77,11 @@ package struct HubState {
 
   /// How many matches are being played now.
   package var matchesUnderWay: Int { lobby.rooms.values.count { $0.phase == .choosing } }
+
+  /// Whether any match is being played: asked at every flush while draining, so it stops
+  /// at the first match it finds (as matches end, more rooms are looked at; the drain ends
+  /// when none is left).
+  var anyMatchUnderWay: Bool { lobby.rooms.values.contains { $0.phase == .choosing } }
 }
 
 /// When the leaderboard is read: at start, and after matches were recorded, at most

@@ -33,6 +33,9 @@ struct NameIndex: Equatable {
     (buckets[NameBook.folded(name)]?.values.flatMap { $0 } ?? []).sorted()
   }
 
+  /// Whether any connection goes by `name` (in any case).
+  func contains(named name: String) -> Bool { buckets[NameBook.folded(name)] != nil }
+
   /// Whether a connection under `name` presents an identity other than `identity`; for a
   /// connection with none (nil), whether any connection uses the name at all.
   func hasAnyoneBut(_ identity: String?, named name: String) -> Bool {

@@ -1,8 +1,9 @@
 import RoshamboGame
 
-/// The seats whose grace runs, by the name of the player each waits for: a seat waits
-/// for someone to come back only while its grace runs, so the seat waiting for a name is
-/// found among that name's, never by looking at every room.
+/// The seats whose grace runs, by the name of the player each waits for (folded,
+/// ``NameBook/folded(_:)``): a seat waits for someone to come back only while its grace
+/// runs, so the seat waiting for a name is found among that name's, never by looking at
+/// every room.
 ///
 /// Invariant: it holds exactly the seats of the `grace` timers the hub keeps (checked by
 /// ``HubState/indexMismatch``), each under the name its seat had when the grace began.
@@ -17,22 +18,24 @@ struct SeatsInGrace: Equatable {
   }
 
   private(set) var names: [Place: String] = [:]
+  /// By folded name.
   private var places: [String: Set<Place>] = [:]
 
   /// The grace of `seat` in `room`, waiting for `name`, began.
   mutating func began(_ place: Place, waitingFor name: String) {
     ended(place)
     names[place] = name
-    places[name, default: []].insert(place)
+    places[NameBook.folded(name), default: []].insert(place)
   }
 
   /// Its grace was cancelled or ran out.
   mutating func ended(_ place: Place) {
-    guard let name = names.removeValue(forKey: place) else { return }
+    guard let name = names.removeValue(forKey: place).map(NameBook.folded) else { return }
     places[name]?.remove(place)
     if places[name]?.isEmpty == true { places[name] = nil }
   }
 
-  /// The seats waiting for `name`, in order of room and seat.
-  func waiting(for name: String) -> [Place] { (places[name] ?? []).sorted() }
+  /// The seats waiting for `name` or a name that differs from it only in case, in order
+  /// of room and seat.
+  func waiting(for name: String) -> [Place] { (places[NameBook.folded(name)] ?? []).sorted() }
 }

@@ -144,6 +144,9 @@ struct Sessions {
       || countingSeated && seated.hasAnyoneBut(identity, named: name)
   }
 
+  /// Whether a connection is seated as a player under `name` (in any case).
+  func isSeated(_ name: String) -> Bool { seated.contains(named: name) }
+
   /// The followers named exactly `name` (presenting `identity`, when given), in the
   /// order they arrived.
   func followers(named name: String, identity: String?? = nil) -> [Follower] {

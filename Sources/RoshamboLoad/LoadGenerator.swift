@@ -37,6 +37,21 @@ public struct LoadReport: Sendable {
   }
 }
 
+/// A load run that could not finish: the stage it stopped in, how far it got, and why.
+public struct LoadFailure: Error, CustomStringConvertible {
+  /// "seating" (connecting and seating every bot and follower) or "playing".
+  public var stage: String
+  /// Connections seated (or following) when it stopped, and how many were to be.
+  public var seated: Int
+  public var wanted: Int
+  public var underlying: any Error
+
+  public var description: String {
+    "the load run stopped while \(stage), with \(seated) of \(wanted) connections in play: "
+      + "\(underlying)"
+  }
+}
+
 /// Many bot pairs in one process, each connection a small NIO state machine (no actor
 /// hops, no per-message tasks), for loading a server and measuring it.
 ///
@@ -61,6 +76,7 @@ public enum LoadGenerator {
     let followerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let stats = LoadStats()
     var channels: [any Channel] = []
+    var stage = "seating"
     do {
       // 100 rooms (200 handshakes) at a time: within what a server lets one address
       // have under way (a quarter of its 1,024 handshakes by default).
@@ -89,6 +105,7 @@ public enum LoadGenerator {
         }
         for future in batch { channels.append(try await future.get()) }
       }
+      stage = "playing"
       try await Task.sleep(for: .milliseconds(Int64(settle * 1000)))
       connected()
       stats.start()
@@ -109,7 +126,8 @@ public enum LoadGenerator {
       for channel in channels { channel.close(promise: nil) }
       try? await group.shutdownGracefully()
       try? await followerGroup.shutdownGracefully()
-      throw error
+      throw LoadFailure(
+        stage: stage, seated: channels.count, wanted: 2 * rooms + followers, underlying: error)
     }
   }
 

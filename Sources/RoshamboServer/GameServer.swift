@@ -415,6 +415,14 @@ public final class GameServer: Sendable {
     return profile.with(otherJournalWork: journal?.otherWork ?? .init()).description
   }
 
+  /// The `hello`s the hub handled since the stall profile started, and the time its core
+  /// took over them, when the profile is kept (for a benchmark of seating).
+  public func helloCost() async throws -> (hellos: Int, nanoseconds: Int64)? {
+    try await hub.submit {
+      $0.stalls.map { (hellos: $0.hellos.count, nanoseconds: $0.hellos.nanoseconds) }
+    }.get()
+  }
+
   /// Starts the stall profile afresh (for a benchmark's measuring window).
   public func resetStallProfile() async throws {
     try await hub.submit { $0.stalls?.reset() }.get()

@@ -73,7 +73,7 @@ struct LoadTrial {
         paceMillis: Int64(paceMs), threads: threads, fair: fair)
     } catch {
       complain(
-        "could not seat every bot on \(DiscoveredServer.address(host: target.host, port: target.port)): \(error)"
+        "\(DiscoveredServer.address(host: target.host, port: target.port)): \(error)"
       )
       throw ExitCode(ExitStatus.unavailable)
     }

@@ -280,4 +280,22 @@ struct LoadGeneratorTests {
     #expect(report.errors.isEmpty, "\(report.errors)")
     #expect(report.percentile(0.5) <= report.percentile(0.99))
   }
+
+  @Test("a server that cannot be reached fails the run in its seating stage, saying how far")
+  func failsWhileSeating() async throws {
+    let tls = try ClientTestCertificates.clientTLS()
+    // A bound port nobody listens on: every connection is refused.
+    let nobody = try #require(LoopbackSocket.bound(listening: false))
+    defer { close(nobody.descriptor) }
+    do {
+      let report = try await LoadGenerator.run(
+        host: "127.0.0.1", port: nobody.port, tls: tls, rooms: 2, seconds: 1, paceMillis: 60)
+      Issue.record("a run against nobody reported \(report.connections) connections")
+    } catch let failure as LoadFailure {
+      #expect(failure.stage == "seating")
+      #expect(failure.seated == 0)
+      #expect(failure.wanted == 4)
+      #expect("\(failure)".hasPrefix("the load run stopped while seating, with 0 of 4"))
+    }
+  }
 }

@@ -17,7 +17,7 @@
 //      the leaderboard's query at 1,000,000 matches.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|capacity|consumers|fair|fair-capacity|followers|metrics|history]
+//        [--only codec|latency|seating|capacity|consumers|fair|fair-capacity|followers|metrics|history]
 //        [--threads N]
 //        [--pin] [--followers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
@@ -37,11 +37,11 @@ import NIOCore
 import NIOPosix
 import RoshamboClient
 import RoshamboGame
-import RoshamboLoad
-import RoshamboProtocol
 import RoshamboHistory
 import RoshamboJournal
+import RoshamboLoad
 import RoshamboOperations
+import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
 import SlowDisk
@@ -298,7 +298,9 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   }
   configuration.profileStalls = arguments.contains("--stalls")
   if arguments.contains("--metrics") { configuration.operationsAddress = ("127.0.0.1", 0) }
-  if let url = value("--history-url") { configuration.historyAddress = try HistoryAddress(parsing: url) }
+  if let url = value("--history-url") {
+    configuration.historyAddress = try HistoryAddress(parsing: url)
+  }
   if value("--durability") == "power" { configuration.durability = .power }
   let writeMicros = Int32(value("--disk-write-us") ?? "0")!
   let syncMicros = Int32(value("--disk-sync-us") ?? "0")!
@@ -327,6 +329,9 @@ func serveMode(_ arguments: [String]) async throws -> Never {
       let profile = try await server.stallProfile() ?? "(not measured)"
       for text in profile.split(separator: "\n") { print("STALL \(text)") }
       print("STALL END")
+    case "hellos":
+      let cost = try await server.helloCost()
+      print("HELLOS \(cost?.hellos ?? 0) \(cost?.nanoseconds ?? 0)")
     case "stalls-reset":
       try await server.resetStallProfile()
       slow_disk_reset()
@@ -395,10 +400,17 @@ let files = try DevelopmentCertificates.create(in: root + "/certs", hosts: ["127
 defer { try? FileManager.default.removeItem(atPath: root) }
 let clientTLS = try TLSContext(.client(trust: .caFile(files.caCertificate)))
 
+/// A run that could not finish is a failure, said as one: which stage, what it got to and
+/// why, and exit status 1 (never a crash with a backtrace).
+func failed(_ stage: String, _ why: Any) -> Never {
+  FileHandle.standardError.write(Data("server-bench: \(stage) failed: \(why)\n".utf8))
+  exit(1)
+}
+
 /// `power`: with durability, every commit synced (`--durability power`).
 func startServerChild(
   durable: Bool, power: Bool = false, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
-  history: String? = nil
+  history: String? = nil, stalls: Bool = profileStalls
 ) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
@@ -412,7 +424,7 @@ func startServerChild(
   if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
     args += ["--disk-write-us", "\(diskWriteMicros)", "--disk-sync-us", "\(diskSyncMicros)"]
   }
-  if profileStalls { args += ["--stalls"] }
+  if stalls { args += ["--stalls"] }
   if metrics { args += ["--metrics"] }
   if let history { args += ["--history-url", history] }
   if pinned {
@@ -695,28 +707,38 @@ func capacity(
   let windowStalls = Mutex<[String]>([])
   /// The slow disk's writes, syncs and writes to the log over the window.
   let windowDisk = Mutex<[Int]?>(nil)
-  let report = try await LoadGenerator.run(
-    host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
-    paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds, followers: followers,
-    connected: {
-      seatedRSS.withLock { $0 = server.rss() }
-      if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
-      // The stall profile and the disk's counts cover the measuring window, not the
-      // seating of every bot.
-      server.send("stalls-reset")
-    },
-    finished: {
-      if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
-      // Before the bots disconnect: 10,000 closing connections are not the run.
-      let lines =
-        profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
-      windowStalls.withLock { $0 = lines }
-      if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
-        server.send("disk")
-        let counts = server.line(startingWith: "DISK ").split(separator: " ").dropFirst()
-        windowDisk.withLock { $0 = counts.map { Int($0)! } }
-      }
-    })
+  let report: LoadReport
+  do {
+    report = try await runLoad()
+  } catch {
+    failed(
+      "capacity at \(rooms) rooms (durability \(durable ? (power ? "power" : "on") : "off")"
+        + "\(fair ? ", fair" : ""))", error)
+  }
+  func runLoad() async throws -> LoadReport {
+    try await LoadGenerator.run(
+      host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
+      paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds, followers: followers,
+      connected: {
+        seatedRSS.withLock { $0 = server.rss() }
+        if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
+        // The stall profile and the disk's counts cover the measuring window, not the
+        // seating of every bot.
+        server.send("stalls-reset")
+      },
+      finished: {
+        if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
+        // Before the bots disconnect: 10,000 closing connections are not the run.
+        let lines =
+          profileStalls ? server.answers(to: "stalls", prefix: "STALL ", end: "STALL END") : []
+        windowStalls.withLock { $0 = lines }
+        if durable, diskWriteMicros > 0 || diskSyncMicros > 0 {
+          server.send("disk")
+          let counts = server.line(startingWith: "DISK ").split(separator: " ").dropFirst()
+          windowDisk.withLock { $0 = counts.map { Int($0)! } }
+        }
+      })
+  }
   var stalls = windowStalls.withLock { $0 }
   if let disk = windowDisk.withLock({ $0 }) {
     stalls.append(
@@ -800,7 +822,10 @@ if runs("followers") {
   for round in 0..<repeats {
     rows.append(("no followers (\(round + 1))", try await capacity(durable: true)))
     rows.append(
-      ("\(followers) followers (\(round + 1))", try await capacity(durable: true, followers: followers)))
+      (
+        "\(followers) followers (\(round + 1))",
+        try await capacity(durable: true, followers: followers)
+      ))
   }
   print(
     "6. Lobby followers: \(rooms) rooms (\(rooms * 2) players) offered \(rate) picks/s for \(seconds) s, "
@@ -819,7 +844,8 @@ if runs("followers") {
   for (name, run) in rows {
     print(
       "p99 by second, \(name), ms: "
-        + run.timeline.map { format($0.p99 / 1000, $0.p99 < 10_000 ? 1 : 0) }.joined(separator: " "))
+        + run.timeline.map { format($0.p99 / 1000, $0.p99 < 10_000 ? 1 : 0) }.joined(separator: " ")
+    )
     for line in run.stalls { print("  " + line) }
   }
   print("")
@@ -835,7 +861,8 @@ if runs("metrics") {
   var failures = 0
   for round in 0..<repeats {
     rows.append(("no endpoint (\(round + 1))", try await capacity(durable: true)))
-    rows.append(("scraped every 1 s (\(round + 1))", try await capacity(durable: true, scraped: true)))
+    rows.append(
+      ("scraped every 1 s (\(round + 1))", try await capacity(durable: true, scraped: true)))
     let last = lastScrapes.withLock { $0 }
     scrapes += last.micros
     scrapeBytes = last.bytes
@@ -844,7 +871,8 @@ if runs("metrics") {
   scrapes.sort()
   print(
     "7. Metrics: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for \(seconds) s, "
-      + "durability on, with no operations endpoint beside the same with /metrics scraped every second")
+      + "durability on, with no operations endpoint beside the same with /metrics scraped every second"
+  )
   print(
     pad("run", 24) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("KiB/conn", 10)
       + "errors")
@@ -965,6 +993,61 @@ if runs("history") {
     "at \(total) matches (10,000 players): the leaderboard's top 10 in \(format(boardTimes[25] / 1000, 2)) ms "
       + "(median of 50; longest \(format(boardTimes.last! / 1000, 2)) ms), the latest 20 matches in "
       + "\(format(recentTimes[25] / 1000, 2)) ms\n")
+  fflush(nil)
+}
+
+// 1b. Seating: what seating a player costs as the server fills, the hub's own work per
+// hello at each size beside the smallest (it must not grow with the players seated).
+if runs("seating") {
+  let levels = [1_000, 5_000, 10_000, 19_800].filter { $0 + 128 <= fileLimit }
+  var rows: [(connections: Int, perSecond: Double, microsPerHello: Double)] = []
+  for level in levels {
+    let (server, port) = try startServerChild(durable: true, stalls: true)
+    let began = ContinuousClock.now
+    let seated = Mutex<(at: ContinuousClock.Instant, hellos: Int, nanoseconds: Int64)?>(nil)
+    do {
+      // The bots pick every 30 s or so once seated: a little play goes on while the rest
+      // arrive (commits between hellos, as at the start of the capacity run), without
+      // crowding out the handshakes (the capacity run seats under full play).
+      _ = try await LoadGenerator.run(
+        host: "127.0.0.1", port: port, tls: clientTLS, rooms: level / 2, seconds: 0,
+        paceMillis: 30_000, settle: 0,
+        connected: {
+          let at = ContinuousClock.now
+          server.send("hellos")
+          let parts = server.line(startingWith: "HELLOS ").split(separator: " ")
+          seated.withLock { $0 = (at, Int(parts[1])!, Int64(parts[2])!) }
+        })
+    } catch {
+      server.stop()
+      failed("seating \(level) connections", error)
+    }
+    server.stop()
+    guard let (at, hellos, nanoseconds) = seated.withLock({ $0 }), hellos > 0 else {
+      failed("seating \(level) connections", "the server counted no hello")
+    }
+    let elapsed = at - began
+    let secondsTaken =
+      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    rows.append(
+      (level, Double(level) / secondsTaken, Double(nanoseconds) / Double(hellos) / 1_000))
+  }
+  print(
+    "1b. Seating: N TLS connections seated into N/2 rooms from an empty server, durability on; "
+      + "the hub's own work per hello (its core, not TLS or framing), beside the smallest run's")
+  print(pad("connections", 13) + pad("seated/s", 10) + pad("hub µs/hello", 14) + "÷ smallest")
+  for row in rows {
+    print(
+      pad("\(row.connections)", 13) + pad(format(row.perSecond, 0), 10)
+        + pad(format(row.microsPerHello, 2), 14)
+        + format(row.microsPerHello / rows[0].microsPerHello, 2) + "x")
+  }
+  if let first = rows.first, let last = rows.last {
+    let growth = last.microsPerHello / first.microsPerHello
+    print(
+      "hub work per hello at \(last.connections) ÷ at \(first.connections): \(format(growth, 2))×; "
+        + "target within 1.3×: \(growth <= 1.3 ? "met" : "NOT MET")\n")
+  }
   fflush(nil)
 }
 

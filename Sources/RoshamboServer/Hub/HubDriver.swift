@@ -71,7 +71,11 @@ final class HubDriver {
     while next < queued.count {
       let input = queued[next]
       next += 1
+      let began = stalls == nil ? nil : NIODeadline.now()
       let outputs = timed(.send) { core.handle(input, now: now()) }
+      if let began, case .received(.hello, _) = input {
+        stalls?.recordHello(nanoseconds: (NIODeadline.now() - began).nanoseconds)
+      }
       for output in outputs { perform(output) }
     }
     queued.removeAll(keepingCapacity: true)

@@ -195,6 +195,10 @@ package final class LoopStallMonitor {
   private var histogram = Histogram(bounds: Profile.bounds)
   private var longest: [Stall] = []
   private var probe: Scheduled<Void>?
+  /// The `hello`s the hub handled and the time it took over them (its own work, not
+  /// TLS or framing): what seating a player costs the hub, and whether that grows with
+  /// the number already seated.
+  private(set) var hellos = (count: 0, nanoseconds: Int64(0))
   private var started = NIODeadline.now()
 
   /// Starts probing `loop` every millisecond.
@@ -211,8 +215,15 @@ package final class LoopStallMonitor {
     }
   }
 
+  /// The hub handled a `hello` in `nanoseconds`.
+  func recordHello(nanoseconds: Int64) {
+    hellos.count += 1
+    hellos.nanoseconds += nanoseconds
+  }
+
   /// Forgets what was seen so far (a benchmark's measuring window starts).
   func reset() {
+    hellos = (0, 0)
     sinceProbe.removeAll()
     totals.removeAll()
     histogram = Histogram(bounds: Profile.bounds)
