@@ -13,6 +13,13 @@ extension HubCore {
       break
     case .everyone(let seq):
       let view = lobbyView()
+      if view == state.feed.sent {
+        // Nothing a follower sees changed: an empty patch would tell them only that
+        // something happened (that someone picked). Newcomers are served as newcomers.
+        state.feed.sentNothingNew()
+        queueLobbyView()
+        return
+      }
       let patching = state.sessions.followers.values.filter {
         $0.takesPatches && !state.feed.servedNewcomers.contains($0.link)
       }

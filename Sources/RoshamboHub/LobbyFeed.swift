@@ -41,6 +41,10 @@ struct LobbyFeed {
   /// The newcomers the last `.everyone` served: a patch follower among them needs the
   /// whole view, not the patch.
   private(set) var servedNewcomers: Set<Peer> = []
+  /// The same newcomers in the order they came, and when the view to all before went out:
+  /// what ``sentNothingNew()`` puts back.
+  private var lastServed: [(link: Peer, takesPatches: Bool)] = []
+  private var sentAtBefore: Int64?
   /// The view sent to all at ``seq`` (nil before the first): patches are made from it, and
   /// a patch follower that is new or asked again gets it whole.
   var sent: LobbyView?
@@ -85,12 +89,27 @@ struct LobbyFeed {
       }
       seq += 1
       changed = false
+      sentAtBefore = lastSentAt
       lastSentAt = now
       servedNewcomers = Set(newcomers.map(\.link))
+      lastServed = newcomers
       newcomers.removeAll()
       return .everyone(seq: seq)
     }
     return newcomers.isEmpty ? .nothing : .newcomers(takeNewcomers(), seq: seq)
+  }
+
+  /// The view made for the last ``Decision/everyone(seq:)`` is the one sent to all
+  /// before: what changed is nothing a follower sees (a lone pick, a commitment). Nothing
+  /// goes to all, so nobody learns that something happened; `seq` and the time of the
+  /// last view go back, and the newcomers it would have served wait to be served as
+  /// newcomers (``decide(now:followers:)`` gives them next).
+  mutating func sentNothingNew() {
+    seq -= 1
+    lastSentAt = sentAtBefore
+    newcomers = lastServed + newcomers
+    lastServed = []
+    servedNewcomers = []
   }
 
   private mutating func takeNewcomers() -> [Peer] {

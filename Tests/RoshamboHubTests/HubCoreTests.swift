@@ -136,6 +136,36 @@ struct HubCoreLobbyTests {
     #expect(hub.state.sessions[bob.id]?.seat == .two)
   }
 
+  @Test("a lone pick sends the lobby's followers nothing; a resolved round, its score")
+  func lonePickIsNoNews() {
+    var hub = following()
+    challenge(&hub)
+    _ = hub.say(bob, .accept(challenge: 1, id: 4))
+    _ = hub.settle()
+    let carol = Peer(id: 3, identity: "key-c")
+    _ = hub.say(
+      carol,
+      .hello(
+        protocol: WireProtocol.version, name: "Carol", role: .lobby, room: nil, resume: nil,
+        challenges: true, patches: true, id: 1))
+    _ = hub.settle()
+    // Her arrival is news to the others: it goes out with the next view to all.
+    _ = hub.fire(.lobbyView)
+    _ = hub.settle()
+    func lobbyFrames(_ lines: [String]) -> [String] { lines.filter { $0.contains("lobby") } }
+    // Alice picks alone: the lobby shows nothing new, so Carol hears nothing (an empty
+    // patch would tell her that someone picked).
+    hub.now += 1_000
+    _ = hub.say(alice, .choose(round: 1, weapon: .rock, id: 5))
+    #expect(lobbyFrames(hub.settle()).isEmpty)
+    #expect(hub.state.timers[.lobbyView] == nil)
+    // Bob's pick resolves the round: the score changed, and Carol is told.
+    hub.now += 1_000
+    _ = hub.say(bob, .choose(round: 1, weapon: .scissors, id: 6))
+    let told = lobbyFrames(hub.settle())
+    #expect(told.count == 1, "\(told)")
+  }
+
   @Test("a challenge declined, or left unanswered, ends once; both are told")
   func challengeDeclinedOrExpired() {
     var declined = following()
