@@ -92,19 +92,27 @@ extension HubCore {
   /// The lobby as its followers see it now: players, spectators and followers (by name,
   /// at most ``LobbyView/maxPeople``), the rooms, the leaderboard's top.
   func lobbyView() -> LobbyView {
-    // Players, then spectators, then followers, each by name: the first 128 of that
-    // order, chosen without sorting everyone.
-    let rank = { (status: LobbyView.Status) in
-      switch status {
+    // Players, then those who can be challenged, then spectators, then looks, each by
+    // name: the first 128 of that order, chosen without sorting everyone. Looks and
+    // spectators cost nothing to make, so they never push a challengeable person off.
+    let rank = { (person: LobbyView.Person) in
+      switch person.status {
       case .waiting, .playing: 0
-      case .watching: 1
-      case .idle: 2
+      case .idle where person.takesChallenges: 1
+      case .watching: 2
+      case .idle: 3
       }
     }
     let lobby = state.lobby
-    let members = state.sessions.members.values.lazy.compactMap {
+    let sessions = state.sessions
+    let members = sessions.members.values.lazy.compactMap {
       member -> LobbyView.Person? in
       guard let seat = member.seat else {
+        // A spectator's name acts on nothing: one under a name held by someone else, or
+        // used by another person here, is not listed as a second of them.
+        guard lobby.names.allows(member.name, for: member.identity),
+          !sessions.isUsed(member.name, byAnyoneBut: member.identity, countingSeated: true)
+        else { return nil }
         return LobbyView.Person(name: member.name, status: .watching, room: member.room)
       }
       guard let room = lobby.rooms[member.room], let held = room.seats[seat] else { return nil }
@@ -117,7 +125,7 @@ extension HubCore {
     let people = [AnySequence(members), AnySequence(followers)].joined().smallest(
       LobbyView.maxPeople
     ) { a, b in
-      let (rankA, rankB) = (rank(a.status), rank(b.status))
+      let (rankA, rankB) = (rank(a), rank(b))
       return rankA != rankB ? rankA < rankB : a.name < b.name
     }
     var view = lobby.view(

@@ -166,6 +166,32 @@ struct HubCoreLobbyTests {
     #expect(told.count == 1, "\(told)")
   }
 
+  @Test("looks and spectators never crowd out, nor double, the people who play")
+  func peopleWhoPlayFirst() throws {
+    var hub = following()
+    challenge(&hub)
+    _ = hub.say(bob, .accept(challenge: 1, id: 4))
+    _ = hub.settle()
+    // A spectator without a key calls itself Alice, who plays in duel-1.
+    _ = hub.say(Peer(id: 50, identity: nil), H.hello("Alice", role: .spectator, room: "duel-1"))
+    _ = hub.say(carol, H.hello("Carol", role: .lobby, challenges: true))
+    // 130 looks at the lobby, each named to sort before Carol.
+    for index in 0..<130 {
+      let name = "A" + String(1_000 + index)
+      _ = hub.say(Peer(id: 100 + index, identity: nil), H.hello(name, role: .lobby))
+    }
+    _ = hub.settle()
+    hub.now += 1_000
+    let outputs = hub.raw(.timerFired(.lobbyView)) + hub.raw(.timerFired(.flush))
+    let views = H.messages(to: carol, in: outputs).compactMap { message -> LobbyView? in
+      if case .lobby(_, let view) = message { view } else { nil }
+    }
+    let people = try #require(views.last).people
+    #expect(people.filter { $0.name == "Alice" }.map(\.status) == [.playing])
+    #expect(people.contains { $0.name == "Carol" && $0.takesChallenges })
+    #expect(people.count == LobbyView.maxPeople)
+  }
+
   @Test("a challenge declined, or left unanswered, ends once; both are told")
   func challengeDeclinedOrExpired() {
     var declined = following()

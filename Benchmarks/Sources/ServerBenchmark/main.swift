@@ -612,6 +612,8 @@ struct Capacity {
   /// The journal's commits in the window, and the actions they held (when counted).
   var commits = 0
   var committedActions = 0
+  /// Seconds from the first connection to the last bot seated (play goes on meanwhile).
+  var seatingSeconds = 0.0
 
   /// Several runs as one: their picks pooled (sorted again), rates and memory averaged;
   /// the first run's timeline and profile.
@@ -629,7 +631,8 @@ struct Capacity {
       errors: runs.reduce(into: [:]) { $0.merge($1.errors, uniquingKeysWith: +) },
       connected: runs[0].connected, timeline: runs[0].timeline, stalls: runs[0].stalls,
       latencies: latencies, commits: runs.map(\.commits).reduce(0, +),
-      committedActions: runs.map(\.committedActions).reduce(0, +))
+      committedActions: runs.map(\.committedActions).reduce(0, +),
+      seatingSeconds: mean(\.seatingSeconds))
   }
 }
 
@@ -704,6 +707,8 @@ func capacity(
   }
   let baseline = server.rss()
   let seatedRSS = Mutex(0)
+  let began = ContinuousClock.now
+  let seatedAfter = Mutex<Duration?>(nil)
   let windowStalls = Mutex<[String]>([])
   /// The slow disk's writes, syncs and writes to the log over the window.
   let windowDisk = Mutex<[Int]?>(nil)
@@ -720,6 +725,7 @@ func capacity(
       host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
       paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds, followers: followers,
       connected: {
+        seatedAfter.withLock { $0 = ContinuousClock.now - began }
         seatedRSS.withLock { $0 = server.rss() }
         if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
         // The stall profile and the disk's counts cover the measuring window, not the
@@ -754,7 +760,10 @@ func capacity(
     stalls: stalls, latencies: report.latencies, lobbyViews: report.lobbyViews,
     lobbyBytes: report.lobbyBytes, seconds: report.seconds,
     commits: counted.map { $0[1].commits - $0[0].commits } ?? 0,
-    committedActions: counted.map { $0[1].actions - $0[0].actions } ?? 0)
+    committedActions: counted.map { $0[1].actions - $0[0].actions } ?? 0,
+    seatingSeconds: seatedAfter.withLock { $0 }.map {
+      Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 - settleSeconds
+    } ?? 0)
 }
 
 // 3. Spectators that never read: what they cost the server, beside readers.
@@ -1073,7 +1082,7 @@ print(
       : ""))
 print(
   pad("server", 20) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("KiB/conn", 10)
-    + "errors")
+    + pad("seated in", 11) + "errors")
 let capacityRows = [
   ("durability on", durableRun), ("durability power", powerRun), ("durability off", memoryRun),
 ]
@@ -1081,6 +1090,7 @@ for (name, run) in capacityRows {
   print(
     pad(name, 20) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
       + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.bytesPerConnection / 1024), 10)
+      + pad(format(run.seatingSeconds, 1) + " s", 11)
       + (run.errors.isEmpty ? "none" : "\(run.errors)"))
 }
 if repeats > 1 {
