@@ -8,6 +8,7 @@ extension HubCore {
   /// prepared (a flight sealed, or sent with nothing to commit), so the view is of the
   /// lobby that flight makes durable and goes out with it, never before.
   mutating func queueLobbyView() {
+    if let due = state.feed.resyncsDue(now: now) { scheduleLobbyView(at: due) }
     switch state.feed.decide(now: now, followers: state.sessions.followers.count) {
     case .nothing:
       break
@@ -63,18 +64,31 @@ extension HubCore {
       // schedules it (newcomers are served now, so this cannot recurse further).
       queueLobbyView()
     case .later(let at):
-      if state.timers[.lobbyView] == nil { schedule(.lobbyView, at: at) }
+      scheduleLobbyView(at: at)
     }
   }
 
+  /// The lobby's views are looked at again by `at` at the latest (the one timer serves
+  /// the views to all and the resyncs that wait).
+  private mutating func scheduleLobbyView(at: Int64) {
+    if let current = state.timers[.lobbyView]?.at, current <= at { return }
+    schedule(.lobbyView, at: at)
+  }
+
   /// A follower that takes patches asks for the whole view: it gets the one sent to all
-  /// (as a newcomer does), and patches from there.
+  /// (as a newcomer does), and patches from there; at most one every
+  /// ``LobbyFeed/resyncInterval`` ms.
   mutating func resendLobbyView(to link: Peer, re id: Int?) {
     guard let follower = state.sessions.followers[link.id], follower.takesPatches else {
       reply(link, .notPlaying("Only a lobby follower that takes patches resyncs."), re: id)
       return
     }
-    state.feed.followed(by: link, takesPatches: true)
+    // A client asking in a loop gets one whole view every 2 s, the newest: never a
+    // stream of them (each is tens of KiB).
+    if let due = state.feed.resyncAsked(by: link, now: now) {
+      scheduleLobbyView(at: due)
+      return
+    }
     scheduleFlush()
   }
 

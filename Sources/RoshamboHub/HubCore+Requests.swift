@@ -102,6 +102,7 @@ extension HubCore {
       scheduleFlush()
     }
     state.noticesAfterFirstView[peer.id] = nil
+    state.feed.forget(peer.id)
     guard let member = state.sessions.remove(peer.id) else { return }
     if let seat = member.seat {
       perform(.room(member.room, .disconnected(seat: seat, at: now)))

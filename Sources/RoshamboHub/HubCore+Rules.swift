@@ -68,7 +68,8 @@ extension HubCore {
     for effect in effects {
       switch effect {
       case .sendState(let room), .cancelTimer(.deadline(let room)):
-        state.seatTokens.index(room, in: state.lobby)
+        // A pick's room is the one it concerned: indexed already.
+        if room != concerned { state.seatTokens.index(room, in: state.lobby) }
       case .follow(let move):
         state.seatTokens.index(move.from, in: state.lobby)
         state.seatTokens.index(move.to, in: state.lobby)

@@ -53,6 +53,52 @@ struct LobbyFeed {
   /// The matches finished lately, as the journal last listed them (newest first).
   var recent: [LobbyView.Recent] = []
 
+  /// The shortest time between two whole views one follower gets by asking again
+  /// (`lobbyResync`), ms: a client asking in a loop gets one every 2 s, the newest.
+  static let resyncInterval: Int64 = 2_000
+  /// When each follower's last `lobbyResync` was answered, and those waiting for their
+  /// next answer (at most one each, however often they asked).
+  private var resyncAnsweredAt: [Int: Int64] = [:]
+  private var resyncsWaiting: [Int: Peer] = [:]
+
+  /// `link` asks for the whole view again at `now`: it is served as a newcomer when its
+  /// last answer is ``resyncInterval`` old (returns nil), else it waits until then and is
+  /// served once with the view of that moment (returns when).
+  mutating func resyncAsked(by link: Peer, now: Int64) -> Int64? {
+    if let last = resyncAnsweredAt[link.id], now - last < Self.resyncInterval {
+      resyncsWaiting[link.id] = link
+      return last + Self.resyncInterval
+    }
+    resyncAnsweredAt[link.id] = now
+    followed(by: link, takesPatches: true)
+    return nil
+  }
+
+  /// The waiting resyncs due at `now` join the newcomers; returns when the next one still
+  /// waiting is due.
+  mutating func resyncsDue(now: Int64) -> Int64? {
+    guard !resyncsWaiting.isEmpty else { return nil }
+    var next: Int64?
+    for id in resyncsWaiting.keys.sorted() {
+      let due = (resyncAnsweredAt[id] ?? now) + Self.resyncInterval
+      guard due <= now else {
+        next = min(next ?? due, due)
+        continue
+      }
+      if let link = resyncsWaiting.removeValue(forKey: id) {
+        resyncAnsweredAt[id] = now
+        followed(by: link, takesPatches: true)
+      }
+    }
+    return next
+  }
+
+  /// The connection is gone: its resyncs with it.
+  mutating func forget(_ id: Int) {
+    resyncAnsweredAt[id] = nil
+    resyncsWaiting[id] = nil
+  }
+
   /// Something a follower sees changed (a room, someone arriving or leaving).
   mutating func lobbyChanged() { changed = true }
 

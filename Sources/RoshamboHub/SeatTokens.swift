@@ -10,7 +10,23 @@ import RoshamboGame
 /// replaced (start, a reload after a failed commit).
 struct SeatTokens {
   private var roomByToken: [String: String] = [:]
-  private var tokensByRoom: [String: [String]] = [:]
+  private var tokensByRoom: [String: Held] = [:]
+
+  /// The tokens of a room's two seats (nil: no seat, or one given up). A value with no
+  /// allocation of its own, so that indexing a room no action changed costs one look-up.
+  struct Held: Equatable {
+    var one: String?
+    var two: String?
+
+    init(_ room: RoomState?) {
+      func token(_ seat: Seat) -> String? {
+        room?.seats[seat].flatMap { $0.hasLeft ? nil : $0.token }
+      }
+      (one, two) = (token(.one), token(.two))
+    }
+
+    var tokens: [String] { [one, two].compactMap { $0 } }
+  }
 
   init(_ lobby: LobbyState) {
     for name in lobby.rooms.keys { index(name, in: lobby) }
@@ -23,16 +39,15 @@ struct SeatTokens {
     return (name, seat)
   }
 
-  /// `room` may have changed: its tokens now are the ones it holds.
+  /// `room` may have changed: its tokens now are the ones it holds. Most actions (a pick)
+  /// change none, and cost one look-up here.
   mutating func index(_ room: String, in lobby: LobbyState) {
-    for token in tokensByRoom.removeValue(forKey: room) ?? [] where roomByToken[token] == room {
-      roomByToken[token] = nil
-    }
-    guard let held = lobby.rooms[room] else { return }
-    let tokens = Seat.allCases.compactMap { held.seats[$0] }.filter { !$0.hasLeft }.map(\.token)
-    guard !tokens.isEmpty else { return }
-    tokensByRoom[room] = tokens
-    for token in tokens { roomByToken[token] = room }
+    let held = Held(lobby.rooms[room])
+    let old = tokensByRoom[room] ?? Held(nil)
+    guard held != old else { return }
+    for token in old.tokens where roomByToken[token] == room { roomByToken[token] = nil }
+    tokensByRoom[room] = held == Held(nil) ? nil : held
+    for token in held.tokens { roomByToken[token] = room }
   }
 
   /// What differs from a scan of `lobby`, or nil. For tests and the simulator.

@@ -192,6 +192,32 @@ struct HubCoreLobbyTests {
     #expect(people.count == LobbyView.maxPeople)
   }
 
+  @Test("a follower asking for the whole view in a loop gets one every 2 s, the newest")
+  func resyncsCoalesced() {
+    var hub = following()
+    _ = hub.say(
+      carol,
+      .hello(
+        protocol: WireProtocol.version, name: "Carol", role: .lobby, room: nil, resume: nil,
+        challenges: true, patches: true, id: 1))
+    _ = hub.settle()
+    _ = hub.fire(.lobbyView)
+    _ = hub.settle()
+    func views(_ lines: [String]) -> Int { lines.count { $0.hasPrefix("→3 lobby #") } }
+    // Ten asks within a second: the first is answered, the rest wait.
+    var answered = 0
+    for index in 0..<10 {
+      hub.now += 100
+      _ = hub.say(carol, .lobbyResync(id: 10 + index))
+      answered += views(hub.settle())
+    }
+    #expect(answered == 1)
+    // 2 s after the first answer, one more: the lobby as it is then.
+    #expect(hub.state.timers[.lobbyView]?.at == hub.now - 900 + LobbyFeed.resyncInterval)
+    #expect(views(hub.fire(.lobbyView) + hub.settle()) == 1)
+    #expect(hub.state.timers[.lobbyView] == nil)
+  }
+
   @Test("a challenge declined, or left unanswered, ends once; both are told")
   func challengeDeclinedOrExpired() {
     var declined = following()
