@@ -215,19 +215,11 @@ struct Sessions {
     let old = members[id]
     if changes.members.index(forKey: id) == nil { changes.members[id] = .some(old) }
     if let old {
-      if old.seat != nil {
-        seated.remove(id, name: old.name, identity: old.identity)
-      } else {
-        watching.remove(id, name: old.name, identity: old.identity)
-      }
+      self[keyPath: Self.index(of: old)].remove(id, name: old.name, identity: old.identity)
     }
     members[id] = member
     if let member {
-      if member.seat != nil {
-        seated.insert(id, name: member.name, identity: member.identity)
-      } else {
-        watching.insert(id, name: member.name, identity: member.identity)
-      }
+      self[keyPath: Self.index(of: member)].insert(id, name: member.name, identity: member.identity)
     }
   }
 
@@ -235,20 +227,23 @@ struct Sessions {
     let old = followers[id]
     if changes.followers.index(forKey: id) == nil { changes.followers[id] = .some(old) }
     if let old {
-      if old.takesChallenges {
-        challengers.remove(id, name: old.name, identity: old.identity)
-      } else {
-        looks.remove(id, name: old.name, identity: old.identity)
-      }
+      self[keyPath: Self.index(of: old)].remove(id, name: old.name, identity: old.identity)
     }
     followers[id] = follower
     if let follower {
-      if follower.takesChallenges {
-        challengers.insert(id, name: follower.name, identity: follower.identity)
-      } else {
-        looks.insert(id, name: follower.name, identity: follower.identity)
-      }
+      self[keyPath: Self.index(of: follower)].insert(
+        id, name: follower.name, identity: follower.identity)
     }
+  }
+
+  /// The name index a member is kept in: players seated, or spectators.
+  private static func index(of member: Member) -> WritableKeyPath<Sessions, NameIndex> {
+    member.seat != nil ? \.seated : \.watching
+  }
+
+  /// The name index a follower is kept in: those who can be challenged, or looks.
+  private static func index(of follower: Follower) -> WritableKeyPath<Sessions, NameIndex> {
+    follower.takesChallenges ? \.challengers : \.looks
   }
 
   /// Changes `room`'s audience; one left empty goes.
@@ -266,29 +261,15 @@ struct Sessions {
   /// What differs between the indexes and what a scan of everyone finds, or nil when
   /// nothing does. For tests and the simulator: it looks at every connection.
   func indexMismatch() -> String? {
-    var scanned = (seated: NameIndex(), watching: NameIndex())
-    for (id, member) in members {
-      if member.seat != nil {
-        scanned.seated.insert(id, name: member.name, identity: member.identity)
-      } else {
-        scanned.watching.insert(id, name: member.name, identity: member.identity)
-      }
-    }
-    if scanned.seated != seated || scanned.watching != watching {
-      return "members by name: \(seated.buckets) \(watching.buckets), a scan: "
-        + "\(scanned.seated.buckets) \(scanned.watching.buckets)"
-    }
-    var following = (challengers: NameIndex(), looks: NameIndex())
-    for (id, follower) in followers {
-      if follower.takesChallenges {
-        following.challengers.insert(id, name: follower.name, identity: follower.identity)
-      } else {
-        following.looks.insert(id, name: follower.name, identity: follower.identity)
-      }
-    }
-    if following.challengers != challengers || following.looks != looks {
-      return "followers by name: \(challengers.buckets) \(looks.buckets), a scan: "
-        + "\(following.challengers.buckets) \(following.looks.buckets)"
+    var scanned = Sessions()
+    for (id, member) in members { scanned.setMember(id, member) }
+    for (id, follower) in followers { scanned.setFollower(id, follower) }
+    for (name, index) in [
+      ("seated players", \Sessions.seated), ("spectators", \.watching),
+      ("followers who can be challenged", \.challengers), ("looks", \.looks),
+    ] where self[keyPath: index] != scanned[keyPath: index] {
+      return "\(name) by name: \(self[keyPath: index].buckets), a scan: "
+        + "\(scanned[keyPath: index].buckets)"
     }
     for (id, member) in members {
       let audience = audiences[member.room]

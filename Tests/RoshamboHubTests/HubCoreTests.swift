@@ -136,22 +136,26 @@ struct HubCoreLobbyTests {
     #expect(hub.state.sessions[bob.id]?.seat == .two)
   }
 
-  @Test("a lone pick sends the lobby's followers nothing; a resolved round, its score")
-  func lonePickIsNoNews() {
-    var hub = following()
-    challenge(&hub)
-    _ = hub.say(bob, .accept(challenge: 1, id: 4))
-    _ = hub.settle()
-    let carol = Peer(id: 3, identity: "key-c")
+  /// Carol follows the lobby taking patches; her arrival, news to the others, has gone
+  /// out with the next view to all.
+  func carolFollowsWithPatches(_ hub: inout HubHarness) {
     _ = hub.say(
       carol,
       .hello(
         protocol: WireProtocol.version, name: "Carol", role: .lobby, room: nil, resume: nil,
         challenges: true, patches: true, id: 1))
     _ = hub.settle()
-    // Her arrival is news to the others: it goes out with the next view to all.
     _ = hub.fire(.lobbyView)
     _ = hub.settle()
+  }
+
+  @Test("a lone pick sends the lobby's followers nothing; a resolved round, its score")
+  func lonePickIsNoNews() {
+    var hub = following()
+    challenge(&hub)
+    _ = hub.say(bob, .accept(challenge: 1, id: 4))
+    _ = hub.settle()
+    carolFollowsWithPatches(&hub)
     func lobbyFrames(_ lines: [String]) -> [String] { lines.filter { $0.contains("lobby") } }
     // Alice picks alone: the lobby shows nothing new, so Carol hears nothing (an empty
     // patch would tell her that someone picked).
@@ -195,14 +199,7 @@ struct HubCoreLobbyTests {
   @Test("a follower asking for the whole view in a loop gets one every 2 s, the newest")
   func resyncsCoalesced() {
     var hub = following()
-    _ = hub.say(
-      carol,
-      .hello(
-        protocol: WireProtocol.version, name: "Carol", role: .lobby, room: nil, resume: nil,
-        challenges: true, patches: true, id: 1))
-    _ = hub.settle()
-    _ = hub.fire(.lobbyView)
-    _ = hub.settle()
+    carolFollowsWithPatches(&hub)
     func views(_ lines: [String]) -> Int { lines.count { $0.hasPrefix("→3 lobby #") } }
     // Ten asks within a second: the first is answered, the rest wait.
     var answered = 0
