@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import sys
+import unicodedata
 
 RULES = {
     "classic": {
@@ -32,6 +33,13 @@ MAX_BYTES = 256 * 1024  # the format's limits (docs/MATCH-RECORD.md), as Roshamb
 MAX_DEPTH = 64
 MAX_ROUNDS = 100
 MAX_NAME_BYTES = 256
+LATEST_MOMENT = 2**53 - 1  # ms since 1970 that every JSON reader holds exactly
+LAST_ROUND = 2**31 - 1
+
+
+def whole(value, low, high):
+    """Whether `value` is a JSON integer (not true or false, not 1.0) from low to high."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
 def too_deep(text):
@@ -73,6 +81,12 @@ def limits(record):
         return "players and winner are names (strings)"
     if any(len(name.encode("utf-8")) > MAX_NAME_BYTES for name in names):
         return f"a name in a record is at most {MAX_NAME_BYTES} bytes"
+    if any(unicodedata.category(char) == "Cc" for name in names for char in name):
+        return "a name in a record holds a control character"
+    if not whole(record.get("finishedAt"), 0, LATEST_MOMENT):
+        return f'"finishedAt" is ms since 1970, from 0 to {LATEST_MOMENT}'
+    if not all(whole(score, 0, 99) for score in scores):
+        return "a score is a number of rounds won, 0 to 99"
     rounds = record.get("rounds")
     if rounds is not None:
         if not isinstance(rounds, list):
@@ -82,8 +96,16 @@ def limits(record):
         for r in rounds:
             if not isinstance(r, dict):
                 return "a round is a JSON object"
-            if r.get("winner") not in (0, 1, 2):
+            if not whole(r.get("round"), 1, LAST_ROUND):
+                return f"a round's number is 1 to {LAST_ROUND}, a whole number"
+            weapons = r.get("weapons")
+            if not (isinstance(weapons, list) and len(weapons) == 2
+                    and all(w is None or isinstance(w, str) for w in weapons)):
+                return "a round's weapons are two names of weapons (or null), seat 1's first"
+            if not whole(r.get("winner"), 0, 2):
                 return "a round's winner must be 0, 1 or 2"
+            if r.get("at") is not None and not whole(r.get("at"), 0, LATEST_MOMENT):
+                return f'a round\'s "at" is ms since 1970, from 0 to {LATEST_MOMENT}'
             if len(r.get("commitments") or []) > 2 or len(r.get("nonces") or []) > 2:
                 return "a round has at most two commitments and two nonces"
     return None

@@ -44,6 +44,18 @@ public enum MatchRecord {
     try read(bytes) { try $0.rounds() }
   }
 
+  /// The latest moment a record may name, ms since 1970 (2^53 - 1: what every JSON
+  /// reader holds exactly).
+  public static let latestMoment = 9_007_199_254_740_991
+  /// The highest round number a record may hold (a match of draws goes on, but not for
+  /// two billion rounds).
+  public static let lastRound = Int(Int32.max)
+
+  /// Whether `name` holds no control character (C0, DEL, C1).
+  static func isPrintable(_ name: String) -> Bool {
+    name.unicodeScalars.allSatisfy { $0.properties.generalCategory != .control }
+  }
+
   /// Why a document is not a record this release can read.
   public struct Unreadable: Error, Equatable, CustomStringConvertible {
     /// What is wrong, and where (a byte offset), in words.
@@ -182,6 +194,22 @@ extension JSONReader {
     }
     guard players.allSatisfy({ $0.utf8.count <= 256 }), winner.utf8.count <= 256 else {
       throw failure("a name in a record is at most 256 bytes")
+    }
+    // A name is text for people: a control character (a NUL, an escape) is no name.
+    guard (players + [winner]).allSatisfy(MatchRecord.isPrintable) else {
+      throw failure("a name in a record holds a control character")
+    }
+    guard (0...MatchRecord.latestMoment).contains(finishedAt) else {
+      throw failure("\"finishedAt\" is ms since 1970, from 0 to \(MatchRecord.latestMoment)")
+    }
+    guard scores.allSatisfy({ (0...99).contains($0) }) else {
+      throw failure("a score is a number of rounds won, 0 to 99")
+    }
+    if let rounds,
+      let wrong = rounds.first(where: { !(1...MatchRecord.lastRound).contains($0.round) })
+    {
+      throw failure(
+        "a round's number is 1 to \(MatchRecord.lastRound); this record has round \(wrong.round)")
     }
     return FinishedMatch(
       id: id.map(Int64.init), room: room, finishedAt: Int64(finishedAt), ruleset: ruleset,

@@ -62,6 +62,23 @@ struct MatchRecordProcessTests {
       (try write(named, "named.json"), "at most 256 bytes"),
       (try write(room, "room.json"), "\"room\""),
     ]
+    // What the hostile review passed: round 2^70, finishedAt 1e400, weapons as an object,
+    // round 1.0, round -5, a NUL in a name.
+    let genuine = String(decoding: MatchRecord.encode(ordinary), as: UTF8.self)
+    for (name, from, to, reason) in [
+      ("huge-round", #""round":1,"#, #""round":1180591620717411303424,"#, "a round's number"),
+      ("infinite-time", #""finishedAt":1000"#, #""finishedAt":1e400"#, "\"finishedAt\""),
+      ("weapons-object", #""weapons":["rock","rock"]"#, #""weapons":{"a":1}"#, "weapons"),
+      ("round-float", #""round":1,"#, #""round":1.0,"#, "a round's number"),
+      ("round-negative", #""round":1,"#, #""round":-5,"#, "a round's number"),
+      ("nul-name", #""Ann""#, #""A\u0000nn""#, "control character"),
+    ] {
+      #expect(genuine.contains(from), "\(name): \(from) not in \(genuine)")
+      let path = directory + "/" + name + ".json"
+      try Data(genuine.replacingOccurrences(of: from, with: to).utf8).write(
+        to: URL(fileURLWithPath: path))
+      cases.append((path, reason))
+    }
     let deep = directory + "/deep.json"
     try Data(String(repeating: "[", count: 100_000).utf8).write(to: URL(fileURLWithPath: deep))
     cases.append((deep, "nested"))

@@ -173,6 +173,26 @@ struct MatchRecordTests {
         "a record needs room, finishedAt"
       ),
       ("[1,2]", "expected"),
+      (
+        #"{"format":1,"room":"a","finishedAt":1,"ruleset":"classic","bestOf":1,"fair":false,"players":["a\u0000","b"],"scores":[0,1],"winner":"b","forfeit":true,"rounds":[]}"#,
+        "a name in a record holds a control character"
+      ),
+      (
+        #"{"format":1,"room":"a","finishedAt":1,"ruleset":"classic","bestOf":1,"fair":false,"players":["a","b"],"scores":[0,1],"winner":"b","forfeit":false,"rounds":[{"round":-5,"weapons":["rock","paper"],"winner":2,"reason":"paper covers rock"}]}"#,
+        "a round's number is 1 to 2147483647; this record has round -5"
+      ),
+      (
+        #"{"format":1,"room":"a","finishedAt":1,"ruleset":"classic","bestOf":1,"fair":false,"players":["a","b"],"scores":[0,1],"winner":"b","forfeit":false,"rounds":[{"round":1180591620717411303424,"weapons":["rock","paper"],"winner":2,"reason":"paper covers rock"}]}"#,
+        "expected an integer"
+      ),
+      (
+        #"{"format":1,"room":"a","finishedAt":-1,"ruleset":"classic","bestOf":1,"fair":false,"players":["a","b"],"scores":[0,1],"winner":"b","forfeit":true,"rounds":[]}"#,
+        "\"finishedAt\" is ms since 1970"
+      ),
+      (
+        #"{"format":1,"room":"a","finishedAt":1,"ruleset":"classic","bestOf":1,"fair":false,"players":["a","b"],"scores":[0,-3],"winner":"b","forfeit":true,"rounds":[]}"#,
+        "a score is a number of rounds won"
+      ),
     ])
   func refused(document: String, reason: String) {
     #expect {
