@@ -51,7 +51,7 @@ extension LobbyState {
         return .notPlaying("The name \(name) already belongs to another player here.")
       }
       return nil
-    case .names(.release):
+    case .names(.release), .names(.releaseForgotten):
       return nil
     case .openMatch(let players, let settings, _):
       guard players.count == Seat.allCases.count,
@@ -121,6 +121,9 @@ extension LobbyState {
       return []
     case .names(.release(let name)):
       names.release(name)
+      return []
+    case .names(.releaseForgotten(let name)):
+      names.forgetRelease(name)
       return []
     case .room(let room, let roomAction):
       name = room

@@ -8,11 +8,19 @@
 public struct NameBook: Sendable, Equatable {
   /// Each held name's identity, by the name in lower case (``folded(_:)``).
   public private(set) var holders: [String: String] = [:]
+  /// The names (folded) the host released at a start and still asks to release: a
+  /// release acts once, at the first start that asks for it, not at every start while
+  /// `--release-name` stays on the command line (the next holder keeps the name).
+  public private(set) var released: Set<String> = []
 
-  public init(holders: [String: String] = [:]) {
+  public init(holders: [String: String] = [:], released: Set<String> = []) {
     self.holders = Dictionary(
       holders.map { (Self.folded($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+    self.released = Set(released.map(Self.folded))
   }
+
+  /// Whether the host's release of `name` has acted already (and is still asked for).
+  public func wasReleased(_ name: String) -> Bool { released.contains(Self.folded(name)) }
 
   /// The form names are compared in: lower case, so that two people cannot be told apart
   /// only by a capital letter.
@@ -34,6 +42,11 @@ public struct NameBook: Sendable, Equatable {
 
   mutating func release(_ name: String) {
     holders[Self.folded(name)] = nil
+    released.insert(Self.folded(name))
+  }
+
+  mutating func forgetRelease(_ name: String) {
+    released.remove(Self.folded(name))
   }
 }
 
@@ -41,8 +54,10 @@ public struct NameBook: Sendable, Equatable {
 public enum NameAction: Sendable, Equatable {
   /// `identity` takes `name`, which nobody holds.
   case claim(name: String, identity: String)
-  /// The host frees `name` for anyone.
+  /// The host frees `name` for anyone (once: the release is remembered while asked for).
   case release(name: String)
+  /// The host no longer asks to release `name`: a later release frees it again.
+  case releaseForgotten(name: String)
 }
 
 extension NameAction {

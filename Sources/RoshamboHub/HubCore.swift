@@ -203,7 +203,21 @@ package struct HubCore {
     resumeTournament()
     readLeaders()
     reconcile()
-    for name in releasing where state.lobby.names.holder(of: name) != nil {
+    // A release acts once, at the first start that asks for it; while it is asked for
+    // again it is remembered (journaled), so the next holder keeps the name. Once a start
+    // no longer asks, it is forgotten, and a later release acts again.
+    let asked = Set(releasing.map(NameBook.folded))
+    for name in state.lobby.names.released.sorted() where !asked.contains(name) {
+      perform(.names(.releaseForgotten(name: name)))
+    }
+    for name in releasing {
+      if state.lobby.names.wasReleased(name) {
+        log(
+          .notice,
+          "name released at an earlier start; whoever holds it now keeps it (remove "
+            + "--release-name from the command line)", ["name": LogText.quoted(name)])
+        continue
+      }
       perform(.names(.release(name: name)))
       log(
         .notice, "name released: the next player to use it holds it",

@@ -123,6 +123,8 @@ extension JSONReader {
       }
       return .names(.claim(name: try required(name, "name"), identity: identity))
     case "nameReleased": return .names(.release(name: try required(name, "name")))
+    case "nameReleaseForgotten":
+      return .names(.releaseForgotten(name: try required(name, "name")))
     case "tournamentWithdraw": return .tournament(.withdraw(name: try required(name, "name")))
     case "tournamentRound":
       var tokens: [String: String] = [:]
@@ -248,6 +250,8 @@ extension JSONReader {
     var rooms: [RoomState]?
     // Absent from snapshots written before identities: nobody holds a name.
     var names: [String: String] = [:]
+    // Absent from snapshots written before a release acted once: none remembered.
+    var released: Set<String> = []
     try object { reader, key in
       switch key {
       case "format": format = try reader.int()
@@ -263,6 +267,7 @@ extension JSONReader {
           }
           names[name] = identity
         }
+      case "releasedNames": released = Set(try reader.array(of: { try $0.string() }))
       case "defaults": defaults = try reader.journalSettings()
       case "rooms": rooms = try reader.array(of: { try $0.journalRoom() })
       default: throw reader.failure("a snapshot has no field \"\(key.prefix(32))\"")
@@ -279,7 +284,7 @@ extension JSONReader {
     lobby.nextQuickMatchNumber = next
     lobby.nextMatchNumber = nextMatch
     lobby.tournament = tournament
-    lobby.names = NameBook(holders: names)
+    lobby.names = NameBook(holders: names, released: released)
     for room in rooms {
       guard lobby.rooms.updateValue(room, forKey: room.name) == nil else {
         throw failure("a snapshot with two rooms named \(room.name.prefix(32))")

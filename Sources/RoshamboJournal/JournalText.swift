@@ -37,6 +37,9 @@ extension JSONText {
     case .names(.release(let name)):
       raw("{\"type\":\"nameReleased\",")
       key("name"); string(name)
+    case .names(.releaseForgotten(let name)):
+      raw("{\"type\":\"nameReleaseForgotten\",")
+      key("name"); string(name)
     }
     raw("}")
   }
@@ -159,6 +162,14 @@ extension JSONText {
         string(name); raw(":"); string(identity)
       }
       raw("}"); comma()
+    }
+    if !lobby.names.released.isEmpty {
+      key("releasedNames"); raw("[")
+      for (index, name) in lobby.names.released.sorted().enumerated() {
+        if index > 0 { comma() }
+        string(name)
+      }
+      raw("]"); comma()
     }
     key("defaults"); settings(lobby.defaults); comma()
     key("rooms"); raw("[")

@@ -212,7 +212,10 @@ struct ServeOptions: ParsableArguments {
       discussion: """
         A name belongs to the first player identity (client key) to use it here; a \
         player who lost their identity file, or a name someone took in jest, is freed \
-        with this at the next start. The next player to use it holds it.
+        with this at the next start. The next player to use it holds it. It acts once: \
+        later starts with the same flag leave the name to its new holder (the server \
+        says so; remove the flag), and a match of the old holder's still running keeps \
+        its seat for its token.
         """, valueName: "name"))
   var releasedNames: [String] = []
 

@@ -88,6 +88,37 @@ struct HubSeatOwnershipTests {
     #expect(hub.state.lobby.rooms["den"]?.seats[.one]?.connected == false)
   }
 
+  @Test("--release-name acts once: the next holder keeps the name while the flag stays")
+  func releaseActsOnce() {
+    let ann = HubReturnTests.person(1)
+    var first = HubHarness()
+    _ = first.say(ann, H.hello("Ann", role: .lobby, challenges: true))
+    _ = first.settle()
+    #expect(first.state.lobby.names.holder(of: "Ann") == ann.identity)
+    /// The hub restarted on `lobby` with `releasing`, settled.
+    func restart(_ lobby: LobbyState, releasing: [String]) -> HubHarness {
+      var hub = HubHarness(lobby: lobby)
+      _ = hub.handle(.start(releasing: releasing))
+      _ = hub.settle()
+      return hub
+    }
+    // The first start with the flag frees the name; Mallory takes it.
+    var second = restart(first.state.lobby, releasing: ["Ann"])
+    #expect(second.state.lobby.names.holder(of: "Ann") == nil)
+    _ = second.say(mallory, H.hello("Ann", role: .lobby, challenges: true))
+    _ = second.settle()
+    #expect(second.state.lobby.names.holder(of: "Ann") == mallory.identity)
+    // Started again with the flag still there: the name stays hers.
+    let third = restart(second.state.lobby, releasing: ["ann"])
+    #expect(third.state.lobby.names.holder(of: "Ann") == mallory.identity)
+    // A start without it forgets the release; a later one with it frees the name again.
+    let fourth = restart(third.state.lobby, releasing: [])
+    #expect(fourth.state.lobby.names.released.isEmpty)
+    #expect(fourth.state.lobby.names.holder(of: "Ann") == mallory.identity)
+    let fifth = restart(fourth.state.lobby, releasing: ["Ann"])
+    #expect(fifth.state.lobby.names.holder(of: "Ann") == nil)
+  }
+
   @Test("nobody claims a name while a seat under it is in play")
   func noClaimOverAPlayingSeat() {
     var hub = HubHarness()

@@ -146,6 +146,8 @@ struct JournalFormatTests {
       .names(.claim(name: "Alice", identity: alice)),
       .names(.claim(name: "Zoë \"Z\"", identity: bob)),
       .names(.claim(name: "Bob", identity: bob)), .names(.release(name: "Bob")),
+      .names(.release(name: "Carol")), .names(.release(name: "Dan")),
+      .names(.releaseForgotten(name: "DAN")),
     ]
     var lobby = LobbyState()
     for action in actions {
@@ -153,6 +155,8 @@ struct JournalFormatTests {
       #expect(lobby.apply(action) == nil, "\(action)")
     }
     #expect(lobby.names.holders == ["alice": alice, "zoë \"z\"": bob])
+    // The releases that acted and are still asked for are remembered, in the snapshot too.
+    #expect(lobby.names.released == ["bob", "carol"])
     // A name differing only in case is the same name.
     #expect(lobby.names.holder(of: "ALICE") == alice)
     // A name is held once: another identity's claim is refused by the rules.
@@ -162,6 +166,7 @@ struct JournalFormatTests {
       (#"{"type":"nameClaimed","name":"Eve"}"#, "identity"),
       (#"{"type":"nameClaimed","name":"Eve","identity":"not-a-key"}"#, "64 hex digits"),
       (#"{"type":"nameReleased"}"#, "name"),
+      (#"{"type":"nameReleaseForgotten"}"#, "name"),
     ] {
       do {
         let action = try JournalFormat.action(from: Array(text.utf8))
