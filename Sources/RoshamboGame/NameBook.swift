@@ -1,8 +1,11 @@
+import Foundation
+
 /// Which player holds which name on a server: the first identity (the SHA-256 of a
 /// client's key) to play under a name holds it, on this server, until the host releases
 /// it. Part of the lobby's state, so the journal keeps it across restarts.
 ///
-/// Names that differ only in case are one name ("carol" is Carol's).
+/// Names that look alike are one name ("carol" and "Саrol" with a Cyrillic С are
+/// Carol's): they are compared by ``folded(_:)``.
 ///
 /// Invariant: a name is held by at most one identity; an identity may hold several names.
 public struct NameBook: Sendable, Equatable {
@@ -22,9 +25,60 @@ public struct NameBook: Sendable, Equatable {
   /// Whether the host's release of `name` has acted already (and is still asked for).
   public func wasReleased(_ name: String) -> Bool { released.contains(Self.folded(name)) }
 
-  /// The form names are compared in: lower case, so that two people cannot be told apart
-  /// only by a capital letter.
-  public static func folded(_ name: String) -> String { name.lowercased() }
+  /// The form names are compared in, a skeleton in the manner of Unicode's confusables
+  /// (UTS #39): two names that look alike on a screen have the same one, so nobody can
+  /// pass for someone by a capital letter, a Cyrillic or Greek letter that looks Latin
+  /// (А, Α), a fullwidth or mathematical letter, a dotless ı or a dotted İ, a combining
+  /// mark, a variation selector or a space at either end. Compatibility-normalized (NFKC),
+  /// look-alikes mapped to Latin, lower-cased, marks and default-ignorables dropped,
+  /// trimmed. Applying it twice gives the same as once.
+  public static func folded(_ name: String) -> String {
+    // Most names are ASCII: lower case and trimmed is the whole skeleton.
+    if name.utf8.allSatisfy({ $0 < 0x80 }) {
+      return trimmed(name.lowercased())
+    }
+    let mapped = String(
+      String.UnicodeScalarView(
+        name.precomposedStringWithCompatibilityMapping.unicodeScalars.map(latin)))
+    var skeleton = String.UnicodeScalarView()
+    for scalar in mapped.lowercased().decomposedStringWithCanonicalMapping.unicodeScalars {
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .spacingMark, .enclosingMark, .format, .control: continue
+      default: break
+      }
+      if scalar.properties.isDefaultIgnorableCodePoint { continue }
+      skeleton.append(latin(scalar))
+    }
+    return trimmed(String(skeleton))
+  }
+
+  private static func trimmed(_ text: String) -> String {
+    text.trimmingCharacters(in: .whitespaces)
+  }
+
+  /// A letter that looks like a Latin one on a screen, as that letter.
+  private static func latin(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+    lookAlikes[scalar.value].flatMap(Unicode.Scalar.init) ?? scalar
+  }
+
+  /// Cyrillic and Greek letters (both cases) and Latin variants that draw as a Latin
+  /// letter, after compatibility normalization (which takes care of fullwidth and
+  /// mathematical letters).
+  private static let lookAlikes: [UInt32: UInt32] = {
+    let pairs: [(String, String)] = [
+      // Cyrillic
+      ("АВЕЅІЈКМНОРСТХУ", "ABESIJKMHOPCTXY"), ("аеѕіјорсхуԁһӏԛԝ", "aesijopcxydhlqw"),
+      // Greek
+      ("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX"), ("οικνρυχ", "oikvpux"),
+      // Latin variants
+      ("ıĸ", "ik"),
+    ]
+    var table: [UInt32: UInt32] = [:]
+    for (from, to) in pairs {
+      for (a, b) in zip(from.unicodeScalars, to.unicodeScalars) { table[a.value] = b.value }
+    }
+    return table
+  }()
 
   /// The identity holding `name`, if one does.
   public func holder(of name: String) -> String? { holders[Self.folded(name)] }

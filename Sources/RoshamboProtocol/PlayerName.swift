@@ -8,7 +8,7 @@ import Foundation
 /// ``maxCharacters`` characters, takes at most ``maxColumns`` terminal columns and
 /// ``maxBytes`` UTF-8 bytes, has at most ``maxMarksPerCharacter`` combining marks in any
 /// character, holds no control, format, private-use, unassigned or invisible character,
-/// and has at least one visible character. So every name fits a screen line and a
+/// neither starts nor ends with a space, and has at least one visible character. So every name fits a screen line and a
 /// frame, however it was crafted.
 public enum PlayerName {
   public static let maxCharacters = 24
@@ -25,6 +25,8 @@ public enum PlayerName {
     case tooManyMarks
     case forbidden(UInt32)
     case invisible
+    /// A space first or last: " Alice" would pass for "Alice".
+    case spaceAtEnd
 
     public var description: String {
       switch self {
@@ -41,6 +43,7 @@ public enum PlayerName {
         "a name must not contain U+\(String(value, radix: 16, uppercase: true)) "
           + "(control, format, invisible, private-use or unassigned characters are refused)"
       case .invisible: "a name needs at least one visible character"
+      case .spaceAtEnd: "a name must not start or end with a space"
       }
     }
   }
@@ -71,6 +74,7 @@ public enum PlayerName {
     let columns = DisplayWidth.columns(of: name)
     if columns > maxColumns { return .failure(.tooManyColumns(columns)) }
     if !visible { return .failure(.invisible) }
+    if name.first == " " || name.last == " " { return .failure(.spaceAtEnd) }
     return .success(name)
   }
 

@@ -29,6 +29,40 @@ struct PlayerNameTests {
     #expect(PlayerName.normalize("a\u{1B}[2Jb") == .failure(.forbidden(0x1B)))
     #expect(PlayerName.normalize("a\u{3000}b") == .failure(.forbidden(0x3000)))
     #expect(PlayerName.normalize("❤️ Bob") == .success("❤️ Bob"))
+    #expect(PlayerName.normalize(" Bob") == .failure(.spaceAtEnd))
+    #expect(PlayerName.normalize("Bob ") == .failure(.spaceAtEnd))
+  }
+
+  @Test("names that look alike on a screen are one name: the review's fourteen look-alikes")
+  func lookAlikes() {
+    let alice = NameBook.folded("Alice")
+    #expect(alice == "alice")
+    let lookAlikes = [
+      "\u{410}lice",  // Cyrillic А
+      "\u{391}lice",  // Greek Α
+      " Alice", "Alice ",  // a space at either end
+      "Alice\u{FE0F}", "Alic\u{FE00}e",  // variation selectors
+      "\u{1D400}lice",  // mathematical bold A
+      "\u{FF21}\u{FF4C}\u{FF49}\u{FF43}\u{FF45}",  // fullwidth
+      "Al\u{131}ce",  // dotless ı
+      "Al\u{130}ce",  // İ
+      "Alice\u{332}",  // a combining low line
+      "ALICE", "aLiCe", "\u{410}\u{43B}ice",  // case; Cyrillic л is no l: not alike
+    ]
+    for name in lookAlikes.dropLast() {
+      #expect(NameBook.folded(name) == alice, "\(name.unicodeScalars.map(\.value))")
+      // The skeleton is its own skeleton: held names read back from a snapshot fold again.
+      #expect(NameBook.folded(NameBook.folded(name)) == NameBook.folded(name))
+    }
+    #expect(NameBook.folded(lookAlikes.last!) != alice)
+    // Names that only share letters stay apart.
+    #expect(NameBook.folded("Zoë") != NameBook.folded("Zoe X"))
+    #expect(NameBook.folded("山田") == "山田")
+    // A held name's look-alike is held with it.
+    var book = NameBook(holders: ["Alice": String(repeating: "a", count: 64)])
+    #expect(!book.allows("\u{410}lice", for: String(repeating: "b", count: 64)))
+    book = NameBook()
+    #expect(book.allows("\u{410}lice", for: nil))
   }
 
   @Test("columns: wide characters take two, marks none")
