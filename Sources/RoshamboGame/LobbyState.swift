@@ -82,7 +82,8 @@ public struct LobbyState: Sendable, Equatable {
     return settings
   }
 
-  /// The room and seat that `token` holds, if any.
+  /// The room and seat that `token` holds, if any. Looks at every room: for tests and
+  /// tools (the server keeps an index of tokens instead).
   public func locate(token: String) -> (room: String, seat: Seat)? {
     for (name, room) in rooms {
       if let seat = room.seat(holding: token) { return (name, seat) }

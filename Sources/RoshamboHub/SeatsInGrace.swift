@@ -17,20 +17,22 @@ struct SeatsInGrace: Equatable {
     }
   }
 
+  /// Each seat's name, folded.
   private(set) var names: [Place: String] = [:]
-  /// By folded name.
+  /// The seats by folded name.
   private var places: [String: Set<Place>] = [:]
 
   /// The grace of `seat` in `room`, waiting for `name`, began.
   mutating func began(_ place: Place, waitingFor name: String) {
     ended(place)
-    names[place] = name
-    places[NameBook.folded(name), default: []].insert(place)
+    let folded = NameBook.folded(name)
+    names[place] = folded
+    places[folded, default: []].insert(place)
   }
 
   /// Its grace was cancelled or ran out.
   mutating func ended(_ place: Place) {
-    guard let name = names.removeValue(forKey: place).map(NameBook.folded) else { return }
+    guard let name = names.removeValue(forKey: place) else { return }
     places[name]?.remove(place)
     if places[name]?.isEmpty == true { places[name] = nil }
   }

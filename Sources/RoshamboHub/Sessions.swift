@@ -10,7 +10,15 @@ import RoshamboGame
 /// (``indexMismatch()`` checks it). What changed since the last ``takeChanges()`` can be
 /// undone (``reverted(by:)``) without a copy of the rest having been kept.
 struct Sessions {
-  struct Member: Equatable {
+  /// A connection that goes by a name, kept in one of the name indexes.
+  protocol Named {
+    var name: String { get }
+    var identity: String? { get }
+    /// The name index it is kept in.
+    var index: WritableKeyPath<Sessions, NameIndex> { get }
+  }
+
+  struct Member: Equatable, Named {
     var link: Peer
     var room: String
     var seat: Seat?
@@ -25,10 +33,13 @@ struct Sessions {
     var identity: String? = nil
     /// Whether it takes `lobbyPatch` messages after its first view (its `hello` said so).
     var takesPatches = false
+
+    /// Players seated, or spectators.
+    var index: WritableKeyPath<Sessions, NameIndex> { seat != nil ? \.seated : \.watching }
   }
 
   /// A connection following the lobby.
-  struct Follower: Equatable {
+  struct Follower: Equatable, Named {
     var link: Peer
     var name: String
     /// Whether it can be challenged and seated from the lobby (its `hello` said so).
@@ -39,6 +50,9 @@ struct Sessions {
     var identity: String? = nil
     /// Whether it takes `lobbyPatch` messages after its first view (its `hello` said so).
     var takesPatches = false
+
+    /// Those who can be challenged, or looks.
+    var index: WritableKeyPath<Sessions, NameIndex> { takesChallenges ? \.challengers : \.looks }
   }
 
   struct Audience: Equatable {
@@ -52,8 +66,6 @@ struct Sessions {
     fileprivate var members: [Int: Member?] = [:]
     fileprivate var followers: [Int: Follower?] = [:]
     fileprivate var audiences: [String: Audience?] = [:]
-
-    var isEmpty: Bool { members.isEmpty && followers.isEmpty && audiences.isEmpty }
   }
 
   private(set) var members: [Int: Member] = [:]
@@ -150,23 +162,24 @@ struct Sessions {
   /// The followers named exactly `name` (presenting `identity`, when given), in the
   /// order they arrived.
   func followers(named name: String, identity: String?? = nil) -> [Follower] {
-    let ids =
-      identity.map {
-        (challengers.ids(named: name, identity: $0) + looks.ids(named: name, identity: $0))
-          .sorted()
-      } ?? (challengers.ids(named: name) + looks.ids(named: name)).sorted()
-    return ids.compactMap { followers[$0] }.filter { $0.name == name }
+    Self.entries(of: followers, in: [challengers, looks], named: name, identity: identity)
   }
 
   /// The members (players and spectators) named exactly `name` (presenting `identity`,
   /// when given), in the order they arrived.
   func members(named name: String, identity: String?? = nil) -> [Member] {
-    let ids =
-      identity.map {
-        (seated.ids(named: name, identity: $0) + watching.ids(named: name, identity: $0))
-          .sorted()
-      } ?? (seated.ids(named: name) + watching.ids(named: name)).sorted()
-    return ids.compactMap { members[$0] }.filter { $0.name == name }
+    Self.entries(of: members, in: [seated, watching], named: name, identity: identity)
+  }
+
+  /// The entries of `all` that `indexes` hold under `name` (presenting `identity`, when
+  /// given), named exactly so, by connection number.
+  private static func entries<Entry: Named>(
+    of all: [Int: Entry], in indexes: [NameIndex], named name: String, identity: String??
+  ) -> [Entry] {
+    let ids = indexes.flatMap { index in
+      identity.map { index.ids(named: name, identity: $0) } ?? index.ids(named: name)
+    }
+    return ids.sorted().compactMap { all[$0] }.filter { $0.name == name }
   }
 
   /// The follower named `name` who takes challenges (the first to arrive, when several
@@ -214,36 +227,21 @@ struct Sessions {
   private mutating func setMember(_ id: Int, _ member: Member?) {
     let old = members[id]
     if changes.members.index(forKey: id) == nil { changes.members[id] = .some(old) }
-    if let old {
-      self[keyPath: Self.index(of: old)].remove(id, name: old.name, identity: old.identity)
-    }
     members[id] = member
-    if let member {
-      self[keyPath: Self.index(of: member)].insert(id, name: member.name, identity: member.identity)
-    }
+    reindex(id, from: old, to: member)
   }
 
   private mutating func setFollower(_ id: Int, _ follower: Follower?) {
     let old = followers[id]
     if changes.followers.index(forKey: id) == nil { changes.followers[id] = .some(old) }
-    if let old {
-      self[keyPath: Self.index(of: old)].remove(id, name: old.name, identity: old.identity)
-    }
     followers[id] = follower
-    if let follower {
-      self[keyPath: Self.index(of: follower)].insert(
-        id, name: follower.name, identity: follower.identity)
-    }
+    reindex(id, from: old, to: follower)
   }
 
-  /// The name index a member is kept in: players seated, or spectators.
-  private static func index(of member: Member) -> WritableKeyPath<Sessions, NameIndex> {
-    member.seat != nil ? \.seated : \.watching
-  }
-
-  /// The name index a follower is kept in: those who can be challenged, or looks.
-  private static func index(of follower: Follower) -> WritableKeyPath<Sessions, NameIndex> {
-    follower.takesChallenges ? \.challengers : \.looks
+  /// Connection `id` was `old` and is now `new`: the name indexes follow.
+  private mutating func reindex<Entry: Named>(_ id: Int, from old: Entry?, to new: Entry?) {
+    if let old { self[keyPath: old.index].remove(id, name: old.name, identity: old.identity) }
+    if let new { self[keyPath: new.index].insert(id, name: new.name, identity: new.identity) }
   }
 
   /// Changes `room`'s audience; one left empty goes.

@@ -8,8 +8,8 @@ import Foundation
 /// ``maxCharacters`` characters, takes at most ``maxColumns`` terminal columns and
 /// ``maxBytes`` UTF-8 bytes, has at most ``maxMarksPerCharacter`` combining marks in any
 /// character, holds no control, format, private-use, unassigned or invisible character,
-/// neither starts nor ends with a space, and has at least one visible character. So every name fits a screen line and a
-/// frame, however it was crafted.
+/// neither starts nor ends with a space, and has at least one visible character. So every
+/// name fits a screen line and a frame, however it was crafted.
 public enum PlayerName {
   public static let maxCharacters = 24
   public static let maxColumns = 32
