@@ -85,8 +85,13 @@ public struct LobbyScreenRenderer: Sendable {
       let selected = state.pane == .recent && match.id == state.selectedMatch
       return ((selected ? "▸ " : "  ") + LobbyText.line(match), selected)
     }
-    let leaderLines = LobbyText.leaderLines(view.leaders).enumerated().map { place, text in
+    var leaderLines = LobbyText.leaderLines(view.leaders).enumerated().map { place, text in
       ("  \(place + 1). " + text, false)
+    }
+    if leaderLines.isEmpty, !view.recent.isEmpty {
+      leaderLines = [
+        ("  nobody yet: listed after rated matches with \(Glicko2Rating.listedOpponents) people", false)
+      ]
     }
     // What the lists may take: the rest of the screen. Each list shown gets its title
     // and up to 3 lines first, then the rest goes to people, rooms, leaders, recent

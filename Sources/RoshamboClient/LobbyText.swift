@@ -34,6 +34,8 @@ public enum LobbyText {
     if !view.leaders.isEmpty {
       let rated = view.leaders.contains { $0.rating != nil }
       lines.append(rated ? "leaderboard (by rating; ? provisional):" : "leaderboard:")
+    } else if !view.recent.isEmpty {
+      lines.append(Self.nobodyListed)
     }
     for (place, line) in leaderLines(view.leaders).enumerated() {
       lines.append("  \(place + 1). " + line)
@@ -49,6 +51,11 @@ public enum LobbyText {
       + (leader.wonByForfeit > 0 ? " (\(leader.wonByForfeit) by forfeit)" : "")
       + ", \(leader.lost) lost"
   }
+
+  /// What stands for a leaderboard with nobody on it yet, once matches have been played.
+  public static let nobodyListed =
+    "leaderboard: nobody yet (listed after rated matches against "
+    + "\(Glicko2Rating.listedOpponents) different people)"
 
   /// The leaderboard's lines, the rating first in a column as wide as the widest ("1623
   /// ±48  bob: 3 won, 1 lost", "1500?     ann: 1 won, 0 lost"), so a line cut to the

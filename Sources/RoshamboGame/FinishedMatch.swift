@@ -20,6 +20,9 @@ public struct FinishedMatch: Sendable, Equatable {
   public var forfeit: Bool
   /// Whether the match was played by commit–reveal.
   public var fair: Bool
+  /// Whether the match moves its players' ratings (``RatingRule`` decides it when the
+  /// match ends; a match kept before ratings had rules was rated).
+  public var rated: Bool
   /// The match's rounds, in order; nil for a match kept before rounds were (an older
   /// release's). A match of more than ``roundLimit`` rounds keeps its last ones (rounds
   /// keep their numbers, so what is missing shows).
@@ -31,7 +34,7 @@ public struct FinishedMatch: Sendable, Equatable {
   public init(
     id: Int64? = nil, room: String, finishedAt: Int64, ruleset: String, bestOf: Int,
     players: [String], scores: [Int], winner: String, forfeit: Bool, fair: Bool,
-    rounds: [RoundResult]? = nil
+    rated: Bool = true, rounds: [RoundResult]? = nil
   ) {
     self.id = id
     self.room = room
@@ -43,10 +46,13 @@ public struct FinishedMatch: Sendable, Equatable {
     self.winner = winner
     self.forfeit = forfeit
     self.fair = fair
+    self.rated = rated
     self.rounds = rounds
   }
 
   /// The finished match of `room`, which must be over; `forfeit` when the loser gave up.
+  /// Not rated until the server's ``RatingRule`` says it is: the room does not know who
+  /// its players are beyond their names.
   init(room: RoomState, at: Int64, forfeit: Bool) {
     let seats = Seat.allCases.map { room.seats[$0] }
     self.id = nil
@@ -59,7 +65,14 @@ public struct FinishedMatch: Sendable, Equatable {
     self.winner = room.winner.flatMap { room.seats[$0]?.name } ?? "?"
     self.forfeit = forfeit
     self.fair = room.settings.fair
+    self.rated = false
     self.rounds = room.history
+  }
+
+  /// Whether a round of the match was played (resolved), as far as what is kept shows.
+  public var hadRound: Bool {
+    if let rounds, !rounds.isEmpty { return true }
+    return scores.contains { $0 > 0 }
   }
 
   /// Whether every round of the match is kept: rounds kept, from round 1.

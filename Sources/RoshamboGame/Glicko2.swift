@@ -35,6 +35,11 @@ public struct Glicko2Rating: Sendable, Hashable {
   /// played few matches.
   public var isProvisional: Bool { deviation > Self.provisionalDeviation }
 
+  /// The different opponents a player must have been rated against to be listed on a
+  /// leaderboard (where a provisional rating ranks below every settled one): one
+  /// opponent, or a pair of identities, cannot put anyone on it.
+  public static let listedOpponents = 3
+
   /// The rating as it is kept: rounded to a millionth of a point (the volatility to a
   /// billionth), so a last-bit difference between two machines' `exp` and `log` never
   /// reaches what is stored.
@@ -149,15 +154,30 @@ public struct Glicko2: Sendable, Equatable {
     )
   }
 
+  /// The most a settled player's rating moves, up or down, in a match against a
+  /// provisional opponent: a newcomer's result says little, and a string of fresh
+  /// identities must not carry anyone up or down the leaderboard.
+  public static let provisionalOpponentLimit = 5.0
+
   /// The two seats' ratings after `match` (seat 1's, then seat 2's) from `before`, theirs
-  /// before it. A match rates nothing, and the ratings stay, when its winner is neither
-  /// player (a room that lost a seat's name) or both seats have the same name.
+  /// before it. A match rates nothing, and the ratings stay, when it is not
+  /// ``FinishedMatch/rated``, its winner is neither player (a room that lost a seat's
+  /// name) or both seats have the same name. A settled player facing a provisional one
+  /// moves at most ``provisionalOpponentLimit`` points.
   public func ratings(after match: FinishedMatch, before: [Glicko2Rating]) -> [Glicko2Rating] {
-    guard match.players.count == 2, before.count == 2, match.players[0] != match.players[1],
+    guard match.rated, match.players.count == 2, before.count == 2,
+      match.players[0] != match.players[1],
       let winner = match.players.firstIndex(of: match.winner)
     else { return before }
     let (won, lost) = afterMatch(winner: before[winner], loser: before[1 - winner])
-    return winner == 0 ? [won, lost] : [lost, won]
+    var after = winner == 0 ? [won, lost] : [lost, won]
+    for seat in 0..<2 where !before[seat].isProvisional && before[1 - seat].isProvisional {
+      let limit = Self.provisionalOpponentLimit
+      let moved = after[seat].rating - before[seat].rating
+      after[seat].rating = before[seat].rating + min(max(moved, -limit), limit)
+      after[seat] = after[seat].kept
+    }
+    return after
   }
 
   /// Glickman's g(φ): how much an opponent's uncertainty dampens what a game says.

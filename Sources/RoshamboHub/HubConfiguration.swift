@@ -26,6 +26,9 @@ package struct HubConfiguration: Sendable {
   /// Where resume tokens come from: nil, the system's random numbers; a seed, a
   /// reproducible sequence (tests and simulations; never a server people use).
   package var tokenSeed: UInt64?
+  /// Which finished matches move ratings (`--rated-same-address` lets one address's
+  /// seats be rated against each other).
+  package var ratingRule = RatingRule()
 
   package init(hasJournal: Bool) {
     self.hasJournal = hasJournal

@@ -82,7 +82,7 @@ extension HubCore {
   private mutating func run(_ effect: HubEffect, origin: Origin?) {
     switch effect {
     case .journal(let action): state.batch.record(action, origin: origin)
-    case .recordMatch(let match): state.batch.record(match)
+    case .recordMatch(let match): state.batch.record(judged(match))
     case .sendState(let room): state.outbox.append(.roomState(room))
     case .follow(let move): follow(move)
     case .startDeadline(let room, let round, let at):
@@ -90,9 +90,21 @@ extension HubCore {
     case .startGrace(let room, let seat, let at):
       schedule(.grace(room: room, seat: seat), at: at)
     case .cancelTimer(let timer): cancel(timer)
+    case .forgetRoom(let room): state.sessions.forgetSeats(of: room)
     case .tournament(let event): tournamentChanged(event)
     case .log(let line): log(line)
     }
+  }
+
+  /// `match` rated or not by the server's ``RatingRule``: each seat's holder is the
+  /// identity holding its name, from the address the seat was last taken from.
+  private func judged(_ match: FinishedMatch) -> FinishedMatch {
+    let holders = zip(Seat.allCases, match.players).map { seat, name in
+      RatingRule.Holder(
+        identity: state.lobby.names.holder(of: name),
+        address: state.sessions.address(of: seat, in: match.room))
+    }
+    return configuration.ratingRule.judged(match, holders: holders)
   }
 
   /// The game's log: nothing of a round before it resolves.

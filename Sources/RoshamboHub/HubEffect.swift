@@ -19,6 +19,8 @@ package enum HubEffect: Equatable {
   /// A disconnected seat's grace runs out at `at`.
   case startGrace(room: String, seat: Seat, at: Int64)
   case cancelTimer(HubTimer)
+  /// The room closed: what the hub kept of its seats goes.
+  case forgetRoom(String)
   /// The tournament changed: a round to seat, or the next one to pair.
   case tournament(LobbyEvent.TournamentEvent)
   case log(GameLogLine)

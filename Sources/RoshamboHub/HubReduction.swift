@@ -59,6 +59,7 @@ package enum HubReduction {
       case .closed(let room):
         effects.append(.cancelTimer(.deadline(room: room)))
         for seat in Seat.allCases { effects.append(.cancelTimer(.grace(room: room, seat: seat))) }
+        effects.append(.forgetRoom(room))
       }
     }
     for room in rooms { effects.append(.sendState(room: room)) }

@@ -66,11 +66,16 @@ struct Sessions {
     fileprivate var members: [Int: Member?] = [:]
     fileprivate var followers: [Int: Follower?] = [:]
     fileprivate var audiences: [String: Audience?] = [:]
+    fileprivate var seatAddresses: [String: [Seat: String]?] = [:]
   }
 
   private(set) var members: [Int: Member] = [:]
   private(set) var followers: [Int: Follower] = [:]
   private var audiences: [String: Audience] = [:]
+  /// The address each seat of a room was last taken from: kept when its connection
+  /// drops, so that a match a seat forfeits is judged by it (``RatingRule``), until the
+  /// room closes.
+  private var seatAddresses: [String: [Seat: String]] = [:]
   /// Seated players, spectators, followers who can be challenged and looks at the lobby,
   /// each by name and identity: who goes by a name is found without looking at everyone.
   private var seated = NameIndex()
@@ -82,6 +87,15 @@ struct Sessions {
   subscript(id: Int) -> Member? { members[id] }
 
   func audience(of room: String) -> Audience? { audiences[room] }
+
+  /// The address `seat` of `room` was last taken from, while the room is open.
+  func address(of seat: Seat, in room: String) -> String? { seatAddresses[room]?[seat] }
+
+  /// `room` closed: what was kept of its seats goes.
+  mutating func forgetSeats(of room: String) {
+    guard seatAddresses[room] != nil else { return }
+    changeSeatAddresses(of: room) { $0 = [:] }
+  }
 
   /// `link` now holds `seat` in `room` (a connection that held it before is replaced).
   mutating func attach(
@@ -95,6 +109,9 @@ struct Sessions {
         link: link, room: room, seat: seat, token: token, resumeToken: resumeToken, name: name,
         identity: identity))
     changeAudience(of: room) { $0.seats[seat] = link }
+    if seatAddresses[room]?[seat] != link.address {
+      changeSeatAddresses(of: room) { $0[seat] = link.address }
+    }
   }
 
   mutating func attachSpectator(
@@ -217,6 +234,7 @@ struct Sessions {
       for (id, member) in step.members { before.setMember(id, member) }
       for (id, follower) in step.followers { before.setFollower(id, follower) }
       for (room, audience) in step.audiences { before.audiences[room] = audience }
+      for (room, addresses) in step.seatAddresses { before.seatAddresses[room] = addresses }
     }
     before.changes = Changes()
     return before
@@ -252,6 +270,18 @@ struct Sessions {
     var audience = audiences.removeValue(forKey: room) ?? Audience()
     change(&audience)
     if !audience.seats.isEmpty || !audience.spectators.isEmpty { audiences[room] = audience }
+  }
+
+  /// Changes what is kept of `room`'s seats' addresses; an empty record goes.
+  private mutating func changeSeatAddresses(
+    of room: String, _ change: (inout [Seat: String]) -> Void
+  ) {
+    if changes.seatAddresses.index(forKey: room) == nil {
+      changes.seatAddresses[room] = .some(seatAddresses[room])
+    }
+    var addresses = seatAddresses.removeValue(forKey: room) ?? [:]
+    change(&addresses)
+    if !addresses.isEmpty { seatAddresses[room] = addresses }
   }
 
   // MARK: - Checking
@@ -294,5 +324,6 @@ extension Sessions: Equatable {
   /// Who is connected where; the indexes follow from it and the changes are bookkeeping.
   static func == (lhs: Sessions, rhs: Sessions) -> Bool {
     lhs.members == rhs.members && lhs.followers == rhs.followers && lhs.audiences == rhs.audiences
+      && lhs.seatAddresses == rhs.seatAddresses
   }
 }

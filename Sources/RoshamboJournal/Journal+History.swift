@@ -76,7 +76,7 @@ extension Journal {
   private static func selectMatch(withRounds: Bool) -> String {
     """
     SELECT id, room, finished_at, ruleset, best_of, player1, player2, score1, score2, winner,
-      forfeit, fair, \(withRounds ? "rounds" : "NULL AS rounds") FROM matches
+      forfeit, fair, rated, \(withRounds ? "rounds" : "NULL AS rounds") FROM matches
     """
   }
 
@@ -89,6 +89,6 @@ extension Journal {
       id: row["id"], room: row["room"], finishedAt: row["finished_at"], ruleset: row["ruleset"],
       bestOf: row["best_of"], players: [row["player1"], row["player2"]],
       scores: [row["score1"], row["score2"]], winner: row["winner"], forfeit: row["forfeit"],
-      fair: row["fair"], rounds: rounds)
+      fair: row["fair"], rated: row["rated"], rounds: rounds)
   }
 }

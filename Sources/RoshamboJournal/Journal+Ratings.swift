@@ -76,11 +76,14 @@ extension Journal {
     throws
   {
     var last: Int64 = 0
+    // A file older than v15 rated every match (its migration v14 rates them all again).
+    let rated = try db.columns(in: "matches").contains { $0.name == "rated" } ? "rated" : "1"
     while true {
       let page = try Row.fetchAll(
         db,
         sql: """
-          SELECT id, player1, player2, winner FROM matches WHERE id > ? ORDER BY id LIMIT 1000
+          SELECT id, player1, player2, winner, \(rated) AS rated FROM matches WHERE id > ?
+            ORDER BY id LIMIT 1000
           """, arguments: [last])
       guard !page.isEmpty else { return }
       for row in page {
@@ -90,7 +93,7 @@ extension Journal {
           FinishedMatch(
             room: "", finishedAt: 0, ruleset: "", bestOf: 1,
             players: [row["player1"], row["player2"]], scores: [0, 0], winner: row["winner"],
-            forfeit: false, fair: false))
+            forfeit: false, fair: false, rated: row["rated"]))
       }
     }
   }

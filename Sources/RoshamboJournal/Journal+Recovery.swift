@@ -59,6 +59,8 @@ extension Journal {
             """)
       }
       try? db.execute(sql: "INSERT OR REPLACE INTO standings SELECT * FROM old.standings")
+      try? db.execute(
+        sql: "INSERT OR IGNORE INTO rated_opponents SELECT * FROM old.rated_opponents")
       // The standings hold the old file's matches through its fold mark (all of them, in
       // a file from before "v8").
       do {

@@ -60,6 +60,11 @@ extension Journal {
             """, .int(Int64(Self.standingsBatch)))
           players -= writer.changes
           droppedPlayers = true
+          try writer.run(
+            """
+            DELETE FROM rated_opponents WHERE name NOT IN (SELECT name FROM standings)
+              AND name NOT IN (SELECT name FROM match_results WHERE id > ?)
+            """, .int(through))
         }
       }
       if matchCount > keepMatches {
@@ -85,21 +90,30 @@ extension Journal {
 
   /// The leaderboard's top `limit`, in its order (``LobbyView/Leader/ranksAbove(_:)``):
   /// each player's rating, matches won and lost, and how many of the wins were by
-  /// forfeit. Matches not folded into the standings yet are counted (and rated) too.
+  /// forfeit. Matches not folded into the standings yet are counted (and rated) too. A
+  /// player is listed once rated against ``Glicko2Rating/listedOpponents`` different
+  /// opponents.
   func leaderboard(limit: Int) throws -> [LobbyView.Leader] {
-    try database.read { try Self.leaderboard($0, path: path, limit: limit) }
+    try database.read {
+      try Self.leaderboard($0, path: path, limit: limit, listedOpponents: listedOpponents)
+    }
   }
 
   /// The leaderboard as read on `db` (any connection, read-only ones too). A rating that
   /// cannot be one throws ``JournalError/badRating(path:holder:problem:)``.
-  static func leaderboard(_ db: Database, path: String, limit: Int) throws -> [LobbyView.Leader] {
+  static func leaderboard(
+    _ db: Database, path: String, limit: Int,
+    listedOpponents: Int = Glicko2Rating.listedOpponents
+  ) throws -> [LobbyView.Leader] {
     try Row.fetchAll(
       db,
       sql: """
-        SELECT * FROM (\(keptPerPlayer))
+        SELECT * FROM (\(keptPerPlayer)) AS kept
+        WHERE (SELECT COUNT(*) FROM rated_opponents WHERE name = kept.name)
+          >= ?
         ORDER BY deviation > \(Glicko2Rating.provisionalDeviation) ASC, rating DESC,
           deviation ASC, won DESC, lost ASC, name ASC LIMIT ?
-        """, arguments: [limit]
+        """, arguments: [listedOpponents, limit]
     ).map { row in
       let name: String = row["name"]
       let rating = try rating(in: row, path: path, holder: LogText.quoted(name))

@@ -78,6 +78,9 @@ package final class Journal {
   /// without bound while the top of the leaderboard stays right.
   var standingsCount = 0
   static let keepStandings = 10_000
+  /// The different rated opponents a player needs to be listed on the leaderboard
+  /// (``Glicko2Rating/listedOpponents``; tests of other things list everyone).
+  var listedOpponents = Glicko2Rating.listedOpponents
   static let standingsBatch = 1_000
   /// Matches folded into the standings in one transaction, at most; also how many wait
   /// before a fold is due (``foldIsDue``).
@@ -249,14 +252,24 @@ package final class Journal {
             """
             INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
               score2, winner, forfeit, fair, rounds, rating1, deviation1, volatility1, rating2,
-              deviation2, volatility2)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              deviation2, volatility2, rated)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
             .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
             .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
             .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds),
             .real(after[0].rating), .real(after[0].deviation), .real(after[0].volatility),
-            .real(after[1].rating), .real(after[1].deviation), .real(after[1].volatility))
+            .real(after[1].rating), .real(after[1].deviation), .real(after[1].volatility),
+            .int(match.rated ? 1 : 0))
+        }
+        if after != before {
+          for (name, opponent) in [
+            (match.players[0], match.players[1]), (match.players[1], match.players[0]),
+          ] {
+            try writer.run(
+              "INSERT OR IGNORE INTO rated_opponents (name, opponent) VALUES (?, ?)",
+              .text(name), .text(opponent))
+          }
         }
         if shipsHistory {
           try writer.run("INSERT INTO history_outbox (match_id) VALUES (last_insert_rowid())")

@@ -196,6 +196,24 @@ enum JournalSchema {
           """)
       try Journal.rateKeptMatches(db)
     }
+    migrator.registerMigration("v15: which matches are rated; each player's rated opponents") {
+      db in
+      // A match kept before this was rated: ratings are history, and stay as they were.
+      // The leaderboard lists a player only once they have been rated against enough
+      // different opponents: the pairs are kept here (pruned matches are not found).
+      try db.execute(
+        sql: """
+          ALTER TABLE matches ADD COLUMN rated INTEGER NOT NULL DEFAULT 1;
+          CREATE TABLE rated_opponents (
+            name TEXT NOT NULL, opponent TEXT NOT NULL, PRIMARY KEY (name, opponent))
+            WITHOUT ROWID;
+          INSERT OR IGNORE INTO rated_opponents
+            SELECT player1, player2 FROM matches
+              WHERE player1 != player2 AND winner IN (player1, player2)
+            UNION SELECT player2, player1 FROM matches
+              WHERE player1 != player2 AND winner IN (player1, player2);
+          """)
+    }
     return migrator
   }
 }

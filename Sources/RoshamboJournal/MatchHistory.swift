@@ -55,10 +55,13 @@ public struct MatchHistory {
   public func report(limit: Int) throws -> String { try report(Filter(limit: limit)) }
 
   /// The matches `filter` lets through, newest first (each with its number, for
-  /// `history ID`), then the leaderboard.
+  /// `history ID`), then the leaderboard. The host sees every player on it, also those
+  /// the lobby does not list yet (rated against too few different opponents).
   public func report(_ filter: Filter) throws -> String {
     let matches = try self.matches(filter)
-    let board = try database.read { try Journal.leaderboard($0, path: path, limit: 10) }
+    let board = try database.read {
+      try Journal.leaderboard($0, path: path, limit: 10, listedOpponents: 0)
+    }
     return Self.report(matches: matches, board: board)
   }
 
@@ -84,6 +87,7 @@ public struct MatchHistory {
           + "\(quoted(match.room))  \(score)  winner: "
           + quoted(match.winner)
           + (match.forfeit ? " by forfeit" : "")
+          + (match.rated ? "" : "  not rated")
           + (match.fair ? "  fair: every round committed and revealed" : ""))
     }
     lines.append("")

@@ -170,6 +170,7 @@ public final class GameServer: Sendable {
         settings.challengeLifetimeMillis = configuration.challengeLifetimeMillis
         settings.serverName = configuration.announceName
         settings.tellsNews = configuration.news != nil
+        settings.ratingRule = RatingRule(ratesSameAddress: configuration.ratesSameAddress)
         settings.logLevel =
           switch logger.logLevel {
           case .trace, .debug: .debug

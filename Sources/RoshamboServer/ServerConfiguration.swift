@@ -78,6 +78,9 @@ public struct ServerConfiguration: Sendable {
   /// at once, whatever identities they come under (0: no bound). Players behind one NAT
   /// share an address: a party there raises it.
   public var tournamentEntriesPerAddress = Self.defaultTournamentEntriesPerAddress
+  /// Whether a match between two seats from one address is rated (a LAN behind one
+  /// NAT); otherwise such a match is played and kept but rates nothing.
+  public var ratesSameAddress = false
   /// Names the host frees at start, whichever player identity held them.
   public var releasedNames: [String] = []
   /// How long a challenge in the lobby waits for its answer, ms.

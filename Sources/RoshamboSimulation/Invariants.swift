@@ -79,6 +79,24 @@ extension Simulation {
         "the journal keeps ratings for \(differ.sorted().prefix(3)) that its "
           + "\(journal.matches.count) matches, folded again, do not give")
     }
+    // Without Glicko: whoever played no rated match has the newcomer's rating, and the
+    // board lists nobody rated against fewer than three different people.
+    var ratedAgainst: [String: Set<String>] = [:]
+    for match in journal.matches where match.rated {
+      ratedAgainst[match.players[0], default: []].insert(match.players[1])
+      ratedAgainst[match.players[1], default: []].insert(match.players[0])
+    }
+    for (name, rating) in journal.ratings.ratings
+    where ratedAgainst[name] == nil && rating != .unrated {
+      fail(
+        "a rating moves only by rated matches",
+        "\(name) is rated \(rating.rating) ±\(rating.deviation) without a rated match")
+    }
+    for leader in board where ratedAgainst[leader.name, default: []].count < 3 {
+      fail(
+        "the leaderboard lists only players rated against three different people",
+        "\(leader.name) is listed, rated against \(ratedAgainst[leader.name, default: []].count)")
+    }
     watch.leaderboards = (watch.leaderboards + [board]).suffix(8)
   }
 

@@ -74,12 +74,21 @@ struct SimulatedJournal {
     var won: [String: Int] = [:]
     var lost: [String: Int] = [:]
     var byForfeit: [String: Int] = [:]
+    var opponents: [String: Set<String>] = [:]
     for match in matches {
+      if ratings.system.ratings(after: match, before: match.players.map { _ in .unrated })
+        != [.unrated, .unrated]
+      {
+        opponents[match.players[0], default: []].insert(match.players[1])
+        opponents[match.players[1], default: []].insert(match.players[0])
+      }
       won[match.winner, default: 0] += 1
       if match.forfeit { byForfeit[match.winner, default: 0] += 1 }
       for player in match.players where player != match.winner { lost[player, default: 0] += 1 }
     }
-    let names = Set(won.keys).union(lost.keys).sorted()
+    let names = Set(won.keys).union(lost.keys).sorted().filter {
+      opponents[$0, default: []].count >= Glicko2Rating.listedOpponents
+    }
     let leaders = LobbyView.Leader.ranked(
       names.map {
         LobbyView.Leader(

@@ -119,6 +119,7 @@ extension ServeOptions {
     configuration.tournamentStartMillis = Int64(tournamentStart * 1000)
     configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
     configuration.releasedNames = releasedNames
+    configuration.ratesSameAddress = ratedSameAddress
     configuration.tournamentNextMillis =
       tournamentNext == "off" ? nil : Double(tournamentNext).map { Int64($0 * 1000) }
     // In a fleet the allocator routes players; announcing would offer one server of many.

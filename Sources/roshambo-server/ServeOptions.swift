@@ -205,6 +205,17 @@ struct ServeOptions: ParsableArguments {
         """))
   var tournamentEntriesPerAddress = Self.defaults.tournamentEntriesPerAddress
 
+  @Flag(
+    help: ArgumentHelp(
+      "Rate matches between two players at one IP address.",
+      discussion: """
+        A match rates its players only when two different player identities play it \
+        from two different addresses (an IPv6 address: its /64), so that nobody can \
+        raise a rating by playing themselves. Players behind one NAT share an address: \
+        for a party behind one router, pass this. Other matches are played and kept.
+        """))
+  var ratedSameAddress = false
+
   @Option(
     name: .customLong("release-name"),
     help: ArgumentHelp(

@@ -42,7 +42,7 @@ struct LobbyCommandTests {
     }
   }
 
-  @Test("who prints the leaderboard by rating, with its uncertainty or a question mark")
+  @Test("who prints recent matches; a forfeit between keyless players lists nobody")
   func whoRatings() async throws {
     let data = NSTemporaryDirectory() + "roshambo-who-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: data) }
@@ -61,7 +61,8 @@ struct LobbyCommandTests {
       try await waitUntil("the match runs") {
         try await server.lobby().rooms["den"]?.phase == .choosing
       }
-      // Ann gives the match up: Bob wins it by forfeit, and both are rated.
+      // Ann gives the match up before a round: Bob wins it by forfeit. Neither has a
+      // player identity, so nobody is rated or listed.
       seated[1].send(.leave(id: 2))
       try await waitUntil("the match is over") {
         try await server.lobby().rooms["den"]?.phase == .over
@@ -70,15 +71,13 @@ struct LobbyCommandTests {
       var printed = ""
       for _ in 0..<40 {
         printed = try await runRoshambo(["who", "--name", "Eve"], port: server.port).printed
-        if printed.contains("leaderboard") { break }
+        if printed.contains("recent matches") { break }
         try await Task.sleep(for: .milliseconds(250))
       }
       let board = printed.split(separator: "\n").drop { !$0.hasPrefix("leaderboard") }
       #expect(
         Array(board) == [
-          "leaderboard (by rating; ? provisional):",
-          "  1. 1662?  Bob: 1 won (1 by forfeit), 0 lost",
-          "  2. 1338?  Ann: 0 won, 1 lost",
+          "leaderboard: nobody yet (listed after rated matches against 3 different people)",
           "recent matches (roshambo replay NUMBER):",
           "  #1 den: Bob 0–0 Ann, Bob won by forfeit",
         ], "\(printed)")

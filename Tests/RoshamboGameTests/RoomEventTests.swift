@@ -58,7 +58,8 @@ struct RoomEventTests {
     // The finished match keeps its rounds: only resolved ones, with when they resolved.
     let match = FinishedMatch(
       room: "den", finishedAt: 6_000, ruleset: "classic", bestOf: 1, players: ["Alice", "Bob"],
-      scores: [1, 0], winner: "Alice", forfeit: false, fair: false, rounds: [round])
+      scores: [1, 0], winner: "Alice", forfeit: false, fair: false, rated: false,
+      rounds: [round])
     #expect(
       events(&room, .chose(seat: .two, round: 1, weapon: .rock, at: 6_000)) == [
         .picked(.two), .roundResolved(round), .deadlineCleared, .matchEnded(match),
@@ -92,7 +93,7 @@ struct RoomEventTests {
     _ = events(&room, .disconnected(seat: .one, at: 5_000))
     let forfeit = FinishedMatch(
       room: "den", finishedAt: 35_000, ruleset: "classic", bestOf: 3, players: ["Alice", "Bob"],
-      scores: [0, 0], winner: "Bob", forfeit: true, fair: false, rounds: [])
+      scores: [0, 0], winner: "Bob", forfeit: true, fair: false, rated: false, rounds: [])
     #expect(
       events(&room, .graceExpired(seat: .one, at: 35_000)) == [.gaveUp(.one), .matchEnded(forfeit)])
     // The winner leaves the finished match too: the room empties and waits.
@@ -213,7 +214,7 @@ struct LobbyEventTests {
     ended.apply(.left(seat: .two, at: 4))
     let forfeit = FinishedMatch(
       room: "quick-1", finishedAt: 4, ruleset: "classic", bestOf: 1, players: ["A", "B"],
-      scores: [0, 0], winner: "A", forfeit: true, fair: false, rounds: [])
+      scores: [0, 0], winner: "A", forfeit: true, fair: false, rated: false, rounds: [])
     #expect(
       reduce(&lobby, .room("quick-1", .left(seat: .two, at: 4))) == [
         .room("quick-1", .gaveUp(.two)), .room("quick-1", .matchEnded(forfeit)),

@@ -397,6 +397,8 @@ struct BoundedStateTests {
   @Test("old matches are pruned past the limit; the leaderboard keeps every total")
   func matchRetention() throws {
     let journal = try Journal(directory: temporaryDataDirectory(), keepMatches: 5)
+    // Totals are the subject: everyone is listed, whoever they played.
+    journal.listedOpponents = 1
     var room = RoomState(name: "den", settings: .init(bestOf: 1))
     room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
     room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
@@ -430,6 +432,7 @@ struct BoundedStateTests {
       [], matches: [FinishedMatch(room: room, at: 2), FinishedMatch(room: room, at: 3)])
     // Stopped before the fold: reopened, the two are still waiting and still counted.
     let reopened = try Journal(directory: directory)
+    reopened.listedOpponents = 1
     #expect(reopened.unfoldedMatches == 2)
     let before = try reopened.leaderboard(limit: 10)
     #expect(before.map(\.name) == ["Alice", "Bob"])
@@ -442,6 +445,7 @@ struct BoundedStateTests {
   @Test("a flood of new names keeps the leaderboard bounded, and its top right")
   func standingsBounded() throws {
     let journal = try Journal(directory: temporaryDataDirectory())
+    journal.listedOpponents = 1
     func match(_ winner: String, _ loser: String) -> FinishedMatch {
       var room = RoomState(name: "den", settings: .init(bestOf: 1))
       room.apply(.playerJoined(name: winner, token: "a", at: 0))
@@ -470,6 +474,7 @@ struct BoundedStateTests {
     let reopened = try Journal(
       directory: journal.path.replacingOccurrences(
         of: "/roshambo.sqlite", with: ""))
+    reopened.listedOpponents = 1
     #expect(try reopened.leaderboard(limit: 100_000).count == board.count)
   }
 }

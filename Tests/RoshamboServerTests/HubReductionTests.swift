@@ -55,7 +55,8 @@ struct HubReductionTests {
       round: 1, weapons: [.rock, .paper], winner: .two, reason: "paper covers rock", at: 2)
     let match = FinishedMatch(
       room: "den", finishedAt: 2, ruleset: "classic", bestOf: 1, players: ["Alice", "Bob"],
-      scores: [0, 1], winner: "Bob", forfeit: false, fair: false, rounds: [round])
+      scores: [0, 1], winner: "Bob", forfeit: false, fair: false, rated: false,
+      rounds: [round])
     #expect(
       effects(&lobby, second) == [
         .journal(second), .log(.round(room: "den", round)), .cancelTimer(.deadline(room: "den")),
@@ -80,7 +81,7 @@ struct HubReductionTests {
     let expired = LobbyAction.room("den", .graceExpired(seat: .one, at: 30_010))
     let forfeit = FinishedMatch(
       room: "den", finishedAt: 30_010, ruleset: "classic", bestOf: 1, players: ["Alice", "Bob"],
-      scores: [0, 0], winner: "Bob", forfeit: true, fair: false, rounds: [])
+      scores: [0, 0], winner: "Bob", forfeit: true, fair: false, rated: false, rounds: [])
     #expect(
       effects(&lobby, expired) == [
         .journal(expired), .cancelTimer(.grace(room: "den", seat: .one)),
@@ -98,7 +99,8 @@ struct HubReductionTests {
       effects(&lobby, leave) == [
         .journal(leave), .cancelTimer(.grace(room: "den", seat: .one)),
         .cancelTimer(.deadline(room: "den")), .cancelTimer(.grace(room: "den", seat: .one)),
-        .cancelTimer(.grace(room: "den", seat: .two)), .sendState(room: "den"),
+        .cancelTimer(.grace(room: "den", seat: .two)), .forgetRoom("den"),
+        .sendState(room: "den"),
       ])
   }
 

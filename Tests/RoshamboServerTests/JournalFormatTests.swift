@@ -245,6 +245,7 @@ struct JournalFormatTests {
     let loaded = try journal.load(defaults: .init())
     #expect(loaded.actions == 4)
     #expect(loaded.lobby == tokensHashed(expected))
+    journal.listedOpponents = 1
     #expect(try journal.leaderboard(limit: 5).map(\.name).sorted() == ["Ann", "Ben", "Cy", "Di"])
     #expect(loaded.lobby.rooms["den"]?.seats[.one]?.pick == .rock)
   }

@@ -43,6 +43,8 @@ struct JournalTests {
     }
     #expect(after == expected)
     let history = try MatchHistory(dataDirectory: data).report(limit: 20)
-    #expect(history.contains("1. 1826?  \"Alice\"  8 won, 0 lost"), "\(history)")
+    // Two players without identities: their matches are kept and counted, not rated.
+    #expect(history.contains("1. 1500?  \"Alice\"  8 won, 0 lost"), "\(history)")
+    #expect(history.contains("winner: \"Alice\"  not rated"), "\(history)")
   }
 }

@@ -84,7 +84,8 @@ struct JournalThreadTests {
     }
     // A task asked now runs after the fold the last commit queued.
     let (unfolded, board) = try await thread.submit {
-      ($0.unfoldedMatches, try $0.leaderboard(limit: 10))
+      $0.listedOpponents = 1
+      return ($0.unfoldedMatches, try $0.leaderboard(limit: 10))
     }.get()
     #expect(unfolded == 0)
     #expect(board.first?.name == "Ann" && board.first?.won == 4 * batch)

@@ -129,6 +129,8 @@ struct MatchRecordJournalTests {
     var forfeit = Self.finished(
       "duel-3", ["Ann", "Ben"], [(.rock, .paper), (.rock, .paper)], at: 20)
     forfeit.forfeit = true
+    // Two rounds were played before it: rated, as the server judges it.
+    forfeit.rated = true
     try journal.append([], matches: [forfeit])
     let expected = [
       #"  1. 1510?  "Ben"  1 won (1 by forfeit), 2 lost"#,
