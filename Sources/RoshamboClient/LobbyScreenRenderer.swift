@@ -89,9 +89,7 @@ public struct LobbyScreenRenderer: Sendable {
       ("  \(place + 1). " + text, false)
     }
     if leaderLines.isEmpty, !view.recent.isEmpty {
-      leaderLines = [
-        ("  nobody yet: listed after rated matches with \(Glicko2Rating.listedOpponents) people", false)
-      ]
+      leaderLines = [("  nobody yet: rated matches with several people list you", false)]
     }
     // What the lists may take: the rest of the screen. Each list shown gets its title
     // and up to 3 lines first, then the rest goes to people, rooms, leaders, recent

@@ -54,8 +54,7 @@ public enum LobbyText {
 
   /// What stands for a leaderboard with nobody on it yet, once matches have been played.
   public static let nobodyListed =
-    "leaderboard: nobody yet (listed after rated matches against "
-    + "\(Glicko2Rating.listedOpponents) different people)"
+    "leaderboard: nobody yet (rated matches against several different people list a player)"
 
   /// The leaderboard's lines, the rating first in a column as wide as the widest ("1623
   /// ±48  bob: 3 won, 1 lost", "1500?     ann: 1 won, 0 lost"), so a line cut to the

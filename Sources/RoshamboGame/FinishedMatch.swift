@@ -23,6 +23,10 @@ public struct FinishedMatch: Sendable, Equatable {
   /// Whether the match moves its players' ratings (``RatingRule`` decides it when the
   /// match ends; a match kept before ratings had rules was rated).
   public var rated: Bool
+  /// The player identity holding each seat's name when the match ended (seat 1's, then
+  /// seat 2's; nil for a keyless player): what a fleet's shared history rates, so that a
+  /// name used by someone else on another server rates its own player.
+  public var identities: [String?] = [nil, nil]
   /// The match's rounds, in order; nil for a match kept before rounds were (an older
   /// release's). A match of more than ``roundLimit`` rounds keeps its last ones (rounds
   /// keep their numbers, so what is missing shows).

@@ -62,10 +62,12 @@ public struct RatingRule: Sendable, Equatable {
     return .rated
   }
 
-  /// `match` with ``FinishedMatch/rated`` set by its verdict.
+  /// `match` with ``FinishedMatch/rated`` set by its verdict, and the holders'
+  /// identities (``FinishedMatch/identities``).
   public func judged(_ match: FinishedMatch, holders: [Holder]) -> FinishedMatch {
     var match = match
     match.rated = verdict(for: match, holders: holders) == .rated
+    match.identities = holders.map(\.identity)
     return match
   }
 }

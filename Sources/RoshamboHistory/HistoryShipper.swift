@@ -36,12 +36,16 @@ final class HistoryShipper: HistoryShipping {
   private let droppedSaid = NIOLockedValueBox(0)
   /// Told the fleet's leaderboard whenever it is read.
   private let leaders: @Sendable ([LobbyView.Leader]) -> Void
+  /// The different rated opponents a player needs to be listed.
+  private let listedOpponents: Int
 
   init(
     history: SharedHistory, journal: JournalThread, logger: Logger, metrics: ServerMetrics?,
-    leaders: @escaping @Sendable ([LobbyView.Leader]) -> Void = { _ in }
+    leaders: @escaping @Sendable ([LobbyView.Leader]) -> Void = { _ in },
+    listedOpponents: Int = Glicko2Rating.listedOpponents
   ) {
     self.leaders = leaders
+    self.listedOpponents = listedOpponents
     self.history = history
     self.journal = journal
     self.logger = logger
@@ -58,9 +62,9 @@ final class HistoryShipper: HistoryShipping {
 
   /// Reads the fleet's leaderboard, for the lobby.
   private func readLeaders() async throws {
-    let history = self.history
+    let (history, listedOpponents) = (self.history, self.listedOpponents)
     let board = try await within(Self.patience) {
-      try await history.leaderboard(limit: LobbyView.maxLeaders)
+      try await history.leaderboard(limit: LobbyView.maxLeaders, listedOpponents: listedOpponents)
     }
     leaders(board)
   }

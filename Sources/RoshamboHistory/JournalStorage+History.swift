@@ -7,6 +7,7 @@ extension JournalStorage {
   public static let shippingHistory = JournalStorage { address, journal, context in
     HistoryShipper(
       history: SharedHistory(address: address, logger: context.logger), journal: journal,
-      logger: context.logger, metrics: context.metrics, leaders: context.leaders)
+      logger: context.logger, metrics: context.metrics, leaders: context.leaders,
+      listedOpponents: context.listedOpponents)
   }
 }

@@ -14,6 +14,11 @@ import RoshamboServer
 /// matches, keyed by the server's journal id and the match's number there, and one
 /// leaderboard kept beside them, ranked by rating.
 ///
+/// A player is kept by their player identity (``key(name:identity:)``), not by a name: a
+/// name held by one identity on one server may be another's on another server, and a
+/// rating belongs to the person. A keyless player's matches are kept under the name they
+/// used, and rate nobody.
+///
 /// Invariants: a match stored twice (a retry after a crash) is one row, and counts once in
 /// the standings: they move only for a row the insert really added. Matches are rated in
 /// the order they were stored (`rated_order`, one store at a time), so each row's ratings
@@ -80,9 +85,41 @@ public final class SharedHistory: Sendable {
       ON roshambo_standings ((deviation > 110), rating DESC, deviation, won DESC, lost,
         name COLLATE "C")
     """,
+    // Players kept by identity: each match says which seats were rated and which
+    // identities held them; the standings' key is the player's (a row kept by name
+    // before this keeps the name's key, "n:" and the name); each player's rated opponents.
+    """
+    ALTER TABLE roshambo_matches ADD COLUMN rated boolean NOT NULL DEFAULT true;
+    ALTER TABLE roshambo_matches ADD COLUMN identity1 text;
+    ALTER TABLE roshambo_matches ADD COLUMN identity2 text;
+    ALTER TABLE roshambo_standings ADD COLUMN player text;
+    UPDATE roshambo_standings SET player = 'n:' || name;
+    ALTER TABLE roshambo_standings ALTER COLUMN player SET NOT NULL;
+    ALTER TABLE roshambo_standings DROP CONSTRAINT roshambo_standings_pkey;
+    ALTER TABLE roshambo_standings ADD PRIMARY KEY (player);
+    CREATE TABLE roshambo_rated_opponents (
+      player text NOT NULL, opponent text NOT NULL, PRIMARY KEY (player, opponent));
+    INSERT INTO roshambo_rated_opponents
+      SELECT 'n:' || player1, 'n:' || player2 FROM roshambo_matches
+        WHERE player1 <> player2 AND winner IN (player1, player2)
+      UNION SELECT 'n:' || player2, 'n:' || player1 FROM roshambo_matches
+        WHERE player1 <> player2 AND winner IN (player1, player2)
+      ON CONFLICT DO NOTHING
+    """,
   ]
 
-  /// The schema version whose matches are rated in Swift once its SQL has run.
+  /// The key a player is kept by: their identity ("k:" and its 64 hex digits), or for a
+  /// keyless player the name they used ("n:" and the name). The two never meet.
+  public static func key(name: String, identity: String?) -> String {
+    identity.map { "k:" + $0 } ?? "n:" + name
+  }
+
+  /// The keys of `match`'s seats (seat 1's, then seat 2's).
+  static func keys(of match: FinishedMatch) -> [String] {
+    zip(match.players, match.identities + [nil, nil]).map { key(name: $0, identity: $1) }
+  }
+
+  /// The schema version whose matches are rated in Swift once the migrations have run.
   static let ratingVersion = 3
 
   /// The lock that makes stores take turns, so the shared history's order is the order
@@ -151,11 +188,12 @@ public final class SharedHistory: Sendable {
         where !statement.allSatisfy({ $0.isWhitespace }) {
           try await connection.query(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
         }
-        if index + 1 == Self.ratingVersion {
-          try await Self.rateEveryMatch(on: connection, logger: logger)
-        }
         try await connection.query(
           "INSERT INTO roshambo_schema (version) VALUES (\(index + 1))", logger: logger)
+      }
+      // Rated once every column the rating reads is there.
+      if version < Self.ratingVersion {
+        try await Self.rateEveryMatch(on: connection, logger: logger)
       }
     }
   }
@@ -179,76 +217,98 @@ public final class SharedHistory: Sendable {
         "SELECT coalesce(max(rated_order), 0) FROM roshambo_matches", logger: logger
       ).decode(Int64.self) { order = last }
       var ratings = try await Self.ratings(
-        of: Array(Set(matches.flatMap(\.players))), on: connection, logger: logger)
+        of: Array(Set(matches.flatMap(Self.keys(of:)))), on: connection, logger: logger)
       var added = 0
       for match in matches {
         guard let id = match.id, match.players.count == 2, match.scores.count == 2 else { continue }
         let rounds = match.rounds.map {
           String(decoding: MatchRecord.encode(rounds: $0), as: UTF8.self)
         }
-        let after = ratings.system.ratings(
-          after: match, before: match.players.map { ratings[$0] })
+        let keys = Self.keys(of: match)
+        let before = keys.map { ratings[$0] }
+        let after = ratings.system.ratings(after: Self.keyed(match), before: before)
         // The standings move only for a row this insert added (RETURNING is empty when
-        // the match was already there); one row a name, since names are not unique and
-        // both seats may have the same (then both seats' ratings are the same).
+        // the match was already there); one row a player, since both seats may be one
+        // (then both seats' ratings are the same).
         let rows = try await connection.query(
           """
           WITH added AS (
             INSERT INTO roshambo_matches (server_id, match_id, room, finished_at, ruleset,
               best_of, player1, player2, score1, score2, winner, forfeit, fair, rounds,
-              rated_order, rating1, deviation1, volatility1, rating2, deviation2, volatility2)
+              rated_order, rating1, deviation1, volatility1, rating2, deviation2, volatility2,
+              rated, identity1, identity2)
             VALUES (\(serverID), \(id), \(match.room), \(match.finishedAt), \(match.ruleset),
               \(match.bestOf), \(match.players[0]), \(match.players[1]), \(match.scores[0]),
               \(match.scores[1]), \(match.winner), \(match.forfeit), \(match.fair),
               \(rounds)::jsonb, \(order + 1), \(after[0].rating), \(after[0].deviation),
               \(after[0].volatility), \(after[1].rating), \(after[1].deviation),
-              \(after[1].volatility))
+              \(after[1].volatility), \(match.rated), \(match.identities.first ?? nil),
+              \(match.identities.last ?? nil))
             ON CONFLICT (server_id, match_id) DO NOTHING
             RETURNING player1, player2, winner, forfeit, rating1, deviation1, volatility1,
               rating2, deviation2, volatility2),
           results AS (
-            SELECT player1 AS name, (player1 = winner)::int AS won, (player1 <> winner)::int AS lost,
-              (player1 = winner AND forfeit)::int AS by_forfeit, rating1 AS rating,
-              deviation1 AS deviation, volatility1 AS volatility
+            SELECT \(keys[0]) AS player, player1 AS name, (player1 = winner)::int AS won,
+              (player1 <> winner)::int AS lost, (player1 = winner AND forfeit)::int AS by_forfeit,
+              rating1 AS rating, deviation1 AS deviation, volatility1 AS volatility
               FROM added
             UNION ALL
-            SELECT player2, (player2 = winner)::int, (player2 <> winner)::int,
+            SELECT \(keys[1]), player2, (player2 = winner)::int, (player2 <> winner)::int,
               (player2 = winner AND forfeit)::int, rating2, deviation2, volatility2 FROM added)
-          INSERT INTO roshambo_standings (name, won, lost, won_by_forfeit, rating, deviation,
-              volatility)
-            SELECT name, sum(won), sum(lost), sum(by_forfeit), max(rating), max(deviation),
-              max(volatility) FROM results GROUP BY name
-          ON CONFLICT (name) DO UPDATE SET won = roshambo_standings.won + excluded.won,
+          INSERT INTO roshambo_standings (player, name, won, lost, won_by_forfeit, rating,
+              deviation, volatility)
+            SELECT player, max(name), sum(won), sum(lost), sum(by_forfeit), max(rating),
+              max(deviation), max(volatility) FROM results GROUP BY player
+          ON CONFLICT (player) DO UPDATE SET name = excluded.name,
+            won = roshambo_standings.won + excluded.won,
             lost = roshambo_standings.lost + excluded.lost,
             won_by_forfeit = roshambo_standings.won_by_forfeit + excluded.won_by_forfeit,
             rating = excluded.rating, deviation = excluded.deviation,
             volatility = excluded.volatility
-          RETURNING name
+          RETURNING player
           """, logger: logger)
-        var names = 0
-        for try await _ in rows { names += 1 }
-        if names > 0 {
+        var players = 0
+        for try await _ in rows { players += 1 }
+        if players > 0 {
           added += 1
           order += 1
-          for (name, rating) in zip(match.players, after) { ratings.set(name, rating) }
+          for (key, rating) in zip(keys, after) { ratings.set(key, rating) }
+          if after != before {
+            try await connection.query(
+              """
+              INSERT INTO roshambo_rated_opponents (player, opponent)
+                VALUES (\(keys[0]), \(keys[1])), (\(keys[1]), \(keys[0]))
+                ON CONFLICT DO NOTHING
+              """, logger: logger)
+          }
         }
       }
       return added
     }
   }
 
-  /// The kept ratings of `names` (those with none are unrated), checked.
+  /// `match` as its seats are rated: each player by their key (``key(name:identity:)``),
+  /// the winner's too.
+  static func keyed(_ match: FinishedMatch) -> FinishedMatch {
+    var keyed = match
+    let keys = Self.keys(of: match)
+    keyed.winner = match.players.firstIndex(of: match.winner).map { keys[$0] } ?? "?"
+    keyed.players = keys
+    return keyed
+  }
+
+  /// The kept ratings of the players `keys` (those with none are unrated), checked.
   private static func ratings(
-    of names: [String], on connection: PostgresConnection, logger: Logger
+    of keys: [String], on connection: PostgresConnection, logger: Logger
   ) async throws -> PlayerRatings {
     var ratings = PlayerRatings()
     let rows = try await connection.query(
       """
-      SELECT name, rating, deviation, volatility FROM roshambo_standings
-        WHERE name = ANY(\(names))
+      SELECT player, name, rating, deviation, volatility FROM roshambo_standings
+        WHERE player = ANY(\(keys))
       """, logger: logger)
-    for try await (name, rating, deviation, volatility) in rows.decode(
-      (String, Double, Double, Double).self)
+    for try await (player, name, rating, deviation, volatility) in rows.decode(
+      (String, String, Double, Double, Double).self)
     {
       let kept = Glicko2Rating(rating: rating, deviation: deviation, volatility: volatility)
       if let problem = kept.problem {
@@ -258,7 +318,7 @@ public final class SharedHistory: Sendable {
             + "again (roshambo-server history --history-url URL --rate-again); the matches "
             + "wait in the journal meanwhile")
       }
-      ratings.set(name, kept)
+      ratings.set(player, kept)
     }
     return ratings
   }
@@ -287,13 +347,20 @@ public final class SharedHistory: Sendable {
     }
     let rows = try await connection.query(
       """
-      SELECT rated_order, player1, player2, winner FROM roshambo_matches ORDER BY rated_order
+      SELECT rated_order, player1, player2, winner, rated, identity1, identity2
+        FROM roshambo_matches ORDER BY rated_order
       """, logger: logger)
     var matches: [(Int64, FinishedMatch)] = []
-    for try await (order, player1, player2, winner) in rows.decode(
-      (Int64, String, String, String).self)
+    for try await (order, player1, player2, winner, rated, identity1, identity2) in rows.decode(
+      (Int64, String, String, String, Bool, String?, String?).self)
     {
-      matches.append((order, Self.rated(players: [player1, player2], winner: winner)))
+      matches.append(
+        (
+          order,
+          Self.rated(
+            players: [player1, player2], winner: winner, rated: rated,
+            identities: [identity1, identity2])
+        ))
     }
     for (order, match) in matches {
       let rated = ratings.record(match)
@@ -323,17 +390,21 @@ public final class SharedHistory: Sendable {
           volatility = rated.v
         FROM unnest(\(part)::text[], \(kept.map(\.rating))::float8[],
           \(kept.map(\.deviation))::float8[], \(kept.map(\.volatility))::float8[])
-          AS rated(name, r, d, v)
-        WHERE standing.name = rated.name
+          AS rated(player, r, d, v)
+        WHERE standing.player = rated.player
         """, logger: logger)
     }
   }
 
-  /// What rates a match: its players and its winner.
-  static func rated(players: [String], winner: String) -> FinishedMatch {
-    FinishedMatch(
+  /// What rates a match: its players by their keys, its winner, and whether it is rated.
+  static func rated(
+    players: [String], winner: String, rated: Bool, identities: [String?]
+  ) -> FinishedMatch {
+    var match = FinishedMatch(
       room: "", finishedAt: 0, ruleset: "", bestOf: 1, players: players, scores: [0, 0],
-      winner: winner, forfeit: false, fair: false)
+      winner: winner, forfeit: false, fair: false, rated: rated)
+    match.identities = identities
+    return keyed(match)
   }
 
   /// Rates every match again, in the order stored (`history --rate-again`): for a history
@@ -352,32 +423,43 @@ public final class SharedHistory: Sendable {
   /// program changed them.
   public func ratings() async throws -> (kept: PlayerRatings, recomputed: PlayerRatings) {
     var kept = PlayerRatings()
-    for try await (name, rating, deviation, volatility) in try await client.query(
-      "SELECT name, rating, deviation, volatility FROM roshambo_standings", logger: logger
+    for try await (player, rating, deviation, volatility) in try await client.query(
+      "SELECT player, rating, deviation, volatility FROM roshambo_standings", logger: logger
     ).decode((String, Double, Double, Double).self) {
-      kept.set(name, Glicko2Rating(rating: rating, deviation: deviation, volatility: volatility))
+      kept.set(player, Glicko2Rating(rating: rating, deviation: deviation, volatility: volatility))
     }
     var recomputed = PlayerRatings()
-    for try await (player1, player2, winner) in try await client.query(
-      "SELECT player1, player2, winner FROM roshambo_matches ORDER BY rated_order",
+    for try await (player1, player2, winner, rated, identity1, identity2) in try await client.query(
+      """
+      SELECT player1, player2, winner, rated, identity1, identity2 FROM roshambo_matches
+        ORDER BY rated_order
+      """,
       logger: logger
-    ).decode((String, String, String).self) {
-      recomputed.record(Self.rated(players: [player1, player2], winner: winner))
+    ).decode((String, String, String, Bool, String?, String?).self) {
+      recomputed.record(
+        Self.rated(
+          players: [player1, player2], winner: winner, rated: rated,
+          identities: [identity1, identity2]))
     }
     return (kept, recomputed)
   }
 
   /// The leaderboard's top `limit`, in its order (``LobbyView/Leader/ranksAbove(_:)``): each
-  /// player's rating, matches won and lost, and how many of the wins were by forfeit. A
-  /// row whose name breaks the protocol's name rule, or whose rating cannot be one, is
-  /// left out (``HistoryRows``) and said once.
-  public func leaderboard(limit: Int) async throws -> [LobbyView.Leader] {
+  /// player's rating, matches won and lost, and how many of the wins were by forfeit;
+  /// only players rated against `listedOpponents` different opponents. A row whose name
+  /// breaks the protocol's name rule, or whose rating cannot be one, is left out
+  /// (``HistoryRows``) and said once.
+  public func leaderboard(
+    limit: Int, listedOpponents: Int = Glicko2Rating.listedOpponents
+  ) async throws -> [LobbyView.Leader] {
     let fetch = HistoryRows<LobbyView.Leader>.fetchCount(for: limit)
     // 110 is `Glicko2Rating.provisionalDeviation`, written out as the index has it.
     let rows = try await client.query(
       """
       SELECT name, won, lost, won_by_forfeit, rating, deviation, volatility
-        FROM roshambo_standings
+        FROM roshambo_standings AS standing
+        WHERE \(listedOpponents) <= (SELECT count(*) FROM roshambo_rated_opponents AS rated
+          WHERE rated.player = standing.player)
         ORDER BY deviation > 110 ASC, rating DESC, deviation ASC, won DESC, lost ASC,
           name COLLATE "C" ASC
         LIMIT \(fetch)

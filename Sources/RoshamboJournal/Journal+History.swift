@@ -76,7 +76,7 @@ extension Journal {
   private static func selectMatch(withRounds: Bool) -> String {
     """
     SELECT id, room, finished_at, ruleset, best_of, player1, player2, score1, score2, winner,
-      forfeit, fair, rated, \(withRounds ? "rounds" : "NULL AS rounds") FROM matches
+      forfeit, fair, rated, identity1, identity2, \(withRounds ? "rounds" : "NULL AS rounds") FROM matches
     """
   }
 
@@ -85,10 +85,12 @@ extension Journal {
   private static func match(from row: Row) -> FinishedMatch {
     let text: String? = row["rounds"]
     let rounds = text.flatMap { try? MatchRecord.rounds(from: Array($0.utf8)) }
-    return FinishedMatch(
+    var match = FinishedMatch(
       id: row["id"], room: row["room"], finishedAt: row["finished_at"], ruleset: row["ruleset"],
       bestOf: row["best_of"], players: [row["player1"], row["player2"]],
       scores: [row["score1"], row["score2"]], winner: row["winner"], forfeit: row["forfeit"],
       fair: row["fair"], rated: row["rated"], rounds: rounds)
+    match.identities = [row["identity1"], row["identity2"]]
+    return match
   }
 }

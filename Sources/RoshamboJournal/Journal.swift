@@ -252,15 +252,16 @@ package final class Journal {
             """
             INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
               score2, winner, forfeit, fair, rounds, rating1, deviation1, volatility1, rating2,
-              deviation2, volatility2, rated)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              deviation2, volatility2, rated, identity1, identity2)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
             .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
             .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
             .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds),
             .real(after[0].rating), .real(after[0].deviation), .real(after[0].volatility),
             .real(after[1].rating), .real(after[1].deviation), .real(after[1].volatility),
-            .int(match.rated ? 1 : 0))
+            .int(match.rated ? 1 : 0), .text(match.identities.first ?? nil),
+            .text(match.identities.last ?? nil))
         }
         if after != before {
           for (name, opponent) in [

@@ -214,6 +214,15 @@ enum JournalSchema {
               WHERE player1 != player2 AND winner IN (player1, player2);
           """)
     }
+    migrator.registerMigration("v16: the identity holding each seat's name") { db in
+      // What a shared history rates a fleet's players by; null for a keyless player and
+      // for a match kept before this.
+      try db.execute(
+        sql: """
+          ALTER TABLE matches ADD COLUMN identity1 TEXT;
+          ALTER TABLE matches ADD COLUMN identity2 TEXT;
+          """)
+    }
     return migrator
   }
 }

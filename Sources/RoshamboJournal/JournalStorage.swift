@@ -33,7 +33,8 @@ public struct JournalStorage: ServerStorage {
       directory: directory, keepMatches: configuration.keepMatches,
       quickCommitMicros: configuration.journalInlineCommitMicros,
       shipsHistory: configuration.historyAddress != nil,
-      maxOutbox: configuration.maxHistoryOutbox, durability: configuration.durability
+      maxOutbox: configuration.maxHistoryOutbox, durability: configuration.durability,
+      listedOpponents: configuration.listedOpponents
     ) { journal in
       let loaded = try journal.load(defaults: defaults)
       try journal.compact(loaded.lobby)

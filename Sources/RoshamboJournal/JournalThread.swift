@@ -20,6 +20,8 @@ package final class JournalThread: HubJournal {
   package let path: String
   /// The journal's history outbox: how many matches wait, how many were dropped.
   package let outboxLevel: OutboxLevel
+  /// The different rated opponents a player needs to be on the lobby's leaderboard.
+  package let listedOpponents: Int
   private let group: MultiThreadedEventLoopGroup
   private let box: JournalBox
   /// The journal's low-priority work: encoding snapshots, checkpoints (one thread, `nice`
@@ -52,6 +54,7 @@ package final class JournalThread: HubJournal {
     maxOutbox: Int = Journal.defaultMaxOutbox, durability: JournalDurability = .process,
     checkpointInterval: Int = Journal.defaultCheckpointInterval,
     walFrameLimit: Int = Journal.defaultWALFrameLimit,
+    listedOpponents: Int = Glicko2Rating.listedOpponents,
     prepare: @escaping @Sendable (Journal) throws -> T
   ) async throws -> (JournalThread, T) {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -76,7 +79,8 @@ package final class JournalThread: HubJournal {
       let (path, outboxLevel) = box.withJournal { ($0.path, $0.outboxLevel) }
       let thread = JournalThread(
         group: group, loop: loop, box: box, encoder: encoder, path: path,
-        outboxLevel: outboxLevel, quickCommitMicros: quickCommitMicros)
+        outboxLevel: outboxLevel, quickCommitMicros: quickCommitMicros,
+        listedOpponents: listedOpponents)
       return (thread, prepared)
     } catch {
       try? await encoder.shutdownGracefully()
@@ -87,8 +91,10 @@ package final class JournalThread: HubJournal {
 
   private init(
     group: MultiThreadedEventLoopGroup, loop: any EventLoop, box: JournalBox,
-    encoder: NIOThreadPool, path: String, outboxLevel: OutboxLevel, quickCommitMicros: Int
+    encoder: NIOThreadPool, path: String, outboxLevel: OutboxLevel, quickCommitMicros: Int,
+    listedOpponents: Int
   ) {
+    self.listedOpponents = listedOpponents
     self.outboxLevel = outboxLevel
     self.quickCommitMicros = quickCommitMicros
     self.group = group
@@ -203,10 +209,10 @@ package final class JournalThread: HubJournal {
   package func standings(leaders: Int, recent: Int) -> EventLoopFuture<
     ([LobbyView.Leader], [FinishedMatch])
   > {
-    let path = self.path
+    let (path, listed) = (self.path, listedOpponents)
     return read { db in
       (
-        try Journal.leaderboard(db, path: path, limit: leaders),
+        try Journal.leaderboard(db, path: path, limit: leaders, listedOpponents: listed),
         try Journal.matches(db, Journal.MatchFilter(limit: recent, withRounds: false))
       )
     }

@@ -137,6 +137,10 @@ final class JournalWriter {
     case bytes(UnsafeBufferPointer<UInt8>)
     /// A blob bound without a copy: it lives until the step returns.
     case blob(UnsafeRawBufferPointer)
+    case null
+
+    /// `text`, or SQL's null for nil.
+    static func text(_ text: String?) -> Value { text.map(Value.text) ?? .null }
   }
 
   /// Runs a statement that returns no rows, once, with `values` bound in order.
@@ -168,6 +172,8 @@ final class JournalWriter {
         }
       case .blob(let bytes):
         code = sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), nil)
+      case .null:
+        code = sqlite3_bind_null(statement, index)
       }
       guard code == SQLITE_OK else { throw Failure(code: code, message: lastMessage) }
     }

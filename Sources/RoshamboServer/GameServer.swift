@@ -277,7 +277,8 @@ public final class GameServer: Sendable {
     let shipper = history?(
       HistoryContext(
         logger: logger, metrics: metrics,
-        leaders: { board in hub.execute { $0.sharedLeadersRead(board) } }))
+        leaders: { board in hub.execute { $0.sharedLeadersRead(board) } },
+        listedOpponents: configuration.listedOpponents))
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,

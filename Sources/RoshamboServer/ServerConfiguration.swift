@@ -81,6 +81,9 @@ public struct ServerConfiguration: Sendable {
   /// Whether a match between two seats from one address is rated (a LAN behind one
   /// NAT); otherwise such a match is played and kept but rates nothing.
   public var ratesSameAddress = false
+  /// The different rated opponents a player needs to be listed on the lobby's
+  /// leaderboard (0: everyone who played, rated or not).
+  public var listedOpponents = Glicko2Rating.listedOpponents
   /// Names the host frees at start, whichever player identity held them.
   public var releasedNames: [String] = []
   /// How long a challenge in the lobby waits for its answer, ms.

@@ -46,6 +46,8 @@ package struct HistoryContext: Sendable {
   package var metrics: ServerMetrics
   /// Told the fleet's leaderboard whenever it is read (the lobby shows it).
   package var leaders: @Sendable ([LobbyView.Leader]) -> Void
+  /// The different rated opponents a player needs to be on the fleet's leaderboard.
+  package var listedOpponents = Glicko2Rating.listedOpponents
 }
 
 /// Ships finished matches from the journal to a shared history while the server runs: a

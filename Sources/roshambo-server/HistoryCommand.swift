@@ -94,7 +94,8 @@ struct History: AsyncParsableCommand {
       }
       do {
         let matches = try await history.recentMatches(limit: limit)
-        let board = try await history.leaderboard(limit: 10)
+        // The host sees every player, also those the lobby does not list yet.
+        let board = try await history.leaderboard(limit: 10, listedOpponents: 0)
         await history.close()
         print(MatchHistory.report(matches: matches, board: board))
       } catch {

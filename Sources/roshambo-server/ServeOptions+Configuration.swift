@@ -37,6 +37,11 @@ extension ServeOptions {
       throw ValidationError(
         "--tournament-start must be 0 to 86400 seconds and --tournament-pause 0 to 3600.")
     }
+    guard (0...1_000).contains(leaderboardOpponents) else {
+      throw ValidationError(
+        "--leaderboard-opponents must be 0 to 1000 (0 lists everyone who played); "
+          + "got \(leaderboardOpponents)")
+    }
     guard (0...Tournament.maxEntrants).contains(tournamentEntriesPerAddress) else {
       throw ValidationError(
         "--tournament-entries-per-address must be from 0 (any) to \(Tournament.maxEntrants).")
@@ -120,6 +125,7 @@ extension ServeOptions {
     configuration.tournamentPauseMillis = Int64(tournamentPause * 1000)
     configuration.releasedNames = releasedNames
     configuration.ratesSameAddress = ratedSameAddress
+    configuration.listedOpponents = leaderboardOpponents
     configuration.tournamentNextMillis =
       tournamentNext == "off" ? nil : Double(tournamentNext).map { Int64($0 * 1000) }
     // In a fleet the allocator routes players; announcing would offer one server of many.

@@ -217,6 +217,16 @@ struct ServeOptions: ParsableArguments {
   var ratedSameAddress = false
 
   @Option(
+    help: ArgumentHelp(
+      "Different opponents a player must have been rated against to be on the leaderboard.",
+      discussion: """
+        A ring of a few player identities playing each other cannot fill the board. For \
+        two or three people playing together, lower it (1, or 0 to list everyone who \
+        played, rated or not).
+        """, valueName: "count"))
+  var leaderboardOpponents = Self.defaults.listedOpponents
+
+  @Option(
     name: .customLong("release-name"),
     help: ArgumentHelp(
       "Free a name whichever player identity holds it (repeat for several).",

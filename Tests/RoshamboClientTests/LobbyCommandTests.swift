@@ -77,7 +77,7 @@ struct LobbyCommandTests {
       let board = printed.split(separator: "\n").drop { !$0.hasPrefix("leaderboard") }
       #expect(
         Array(board) == [
-          "leaderboard: nobody yet (listed after rated matches against 3 different people)",
+          "leaderboard: nobody yet (rated matches against several different people list a player)",
           "recent matches (roshambo replay NUMBER):",
           "  #1 den: Bob 0–0 Ann, Bob won by forfeit",
         ], "\(printed)")

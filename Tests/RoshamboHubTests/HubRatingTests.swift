@@ -48,7 +48,8 @@ struct HubRatingTests {
 
   @Test("two identities from two addresses, after a round: rated")
   func rated() throws {
-    let match = try #require(Self.finished(Self.peer(1, at: "10.0.0.1"), Self.peer(2, at: "10.0.0.2")))
+    let match = try #require(
+      Self.finished(Self.peer(1, at: "10.0.0.1"), Self.peer(2, at: "10.0.0.2")))
     #expect(match.rated)
     #expect(match.winner == "Alice")
   }
@@ -165,6 +166,7 @@ struct RatingRuleTests {
     let even = Glicko2.standard.ratings(after: upset, before: [settled, other])
     #expect(settled.rating - even[0].rating > 5)
     // Not rated: nothing moves.
-    #expect(Glicko2.standard.ratings(after: match, before: [settled, .unrated]) == [settled, .unrated])
+    #expect(
+      Glicko2.standard.ratings(after: match, before: [settled, .unrated]) == [settled, .unrated])
   }
 }

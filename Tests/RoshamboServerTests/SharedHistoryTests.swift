@@ -19,6 +19,8 @@ struct SharedHistoryTests {
     var configuration = testConfiguration(dataDirectory: data)
     configuration.roomSettings = RoomState.Settings(bestOf: 1)
     configuration.historyAddress = try HistoryAddress(parsing: history)
+    // Keyless players from one address: nobody is rated; the board lists who played.
+    configuration.listedOpponents = 0
     return configuration
   }
 
@@ -107,7 +109,7 @@ struct SharedHistoryTests {
     // The same numbers from another server are other matches.
     #expect(try await history.store(Array(matches.prefix(1)), serverID: "s2") == 1)
     #expect(try await history.count() == 4)
-    let board = try await history.leaderboard(limit: 10)
+    let board = try await history.leaderboard(limit: 10, listedOpponents: 0)
     #expect(board.map(\.name) == ["Ann", "Bo"])
     #expect(board.map(\.won) == [4, 0] && board.map(\.lost) == [0, 4])
     #expect(try await history.recentMatches(limit: 2).map(\.id) == [3, 2])
@@ -123,14 +125,14 @@ struct SharedHistoryTests {
         try postgres.psql("SELECT won, lost FROM roshambo_standings WHERE name = 'Cy'")
       } == "2|0")
     #expect(
-      try await blocking { try postgres.psql("SELECT max(version) FROM roshambo_schema") } == "3")
+      try await blocking { try postgres.psql("SELECT max(version) FROM roshambo_schema") } == "4")
     // A win by forfeit is counted as a win, and as one by forfeit.
     var forfeit = twins
     (forfeit.id, forfeit.players, forfeit.winner, forfeit.forfeit) = (
       10, ["Bo", "Ann"], "Bo", true
     )
     #expect(try await history.store([forfeit], serverID: "s1") == 1)
-    let after = try await history.leaderboard(limit: 10)
+    let after = try await history.leaderboard(limit: 10, listedOpponents: 0)
     #expect(after.first { $0.name == "Bo" }.map { [$0.won, $0.wonByForfeit] } == [1, 1])
     #expect(after.first { $0.name == "Ann" }.map { [$0.won, $0.wonByForfeit] } == [4, 0])
     await history.close()
@@ -194,7 +196,7 @@ struct SharedHistoryTests {
         }
         let history = SharedHistory(
           address: try HistoryAddress(parsing: postgres.url), logger: Logger(label: "test"))
-        let board = try await history.leaderboard(limit: 10)
+        let board = try await history.leaderboard(limit: 10, listedOpponents: 0)
         await history.close()
         #expect(board.map(\.name) == ["Alice", "Carol", "Bob"])
         #expect(board.map(\.won) == [3, 0, 0])
@@ -271,8 +273,9 @@ struct SharedHistoryTests {
     // Written past the servers, straight into the database, above everyone else.
     _ = try postgres.psql(
       """
-      INSERT INTO roshambo_standings (name, won, lost) VALUES
-        (repeat('A', 100000), 1000, 0), (E'\\x1b]52;c;aGk=\\x07\\x1b[2JMallory', 999, 0);
+      INSERT INTO roshambo_standings (player, name, won, lost) VALUES
+        ('n:' || repeat('A', 100000), repeat('A', 100000), 1000, 0),
+        (E'n:\\x1b]52;c;aGk=\\x07\\x1b[2JMallory', E'\\x1b]52;c;aGk=\\x07\\x1b[2JMallory', 999, 0);
       INSERT INTO roshambo_matches (server_id, match_id, room, finished_at, ruleset, best_of,
         player1, player2, score1, score2, winner, forfeit, fair) VALUES
         ('s9', 1, 'den', 9000, 'classic', 1, repeat('A', 100000), 'Bob', 1, 0,
@@ -281,10 +284,11 @@ struct SharedHistoryTests {
           1, 0, 'Bob', false, false)
       """)
     // The board stays full: the rows after the broken ones fill it.
-    #expect(try await history.leaderboard(limit: 2).map(\.name) == ["Alice", "Bob"])
+    #expect(
+      try await history.leaderboard(limit: 2, listedOpponents: 0).map(\.name) == ["Alice", "Bob"])
     #expect(try await history.recentMatches(limit: 1).map(\.id) == [1])
     // Said once a name, escaped and cut, however often the rows are read.
-    _ = try await history.leaderboard(limit: 2)
+    _ = try await history.leaderboard(limit: 2, listedOpponents: 0)
     _ = try await history.recentMatches(limit: 1)
     let said = lines.text
     #expect(said.components(separatedBy: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").count - 1 == 1)
@@ -347,7 +351,12 @@ struct SharedRatingsTests {
     let (kept, recomputed) = try await history.ratings()
     #expect(!kept.ratings.isEmpty)
     #expect(RatingJournalTests.differences(kept, recomputed).isEmpty)
-    let differ = RatingJournalTests.differences(kept, expected)
+    // Keyless players, kept by their names' keys.
+    var keyed = PlayerRatings()
+    for (name, rating) in expected.ratings {
+      keyed.set(SharedHistory.key(name: name, identity: nil), rating)
+    }
+    let differ = RatingJournalTests.differences(kept, keyed)
     #expect(differ.isEmpty, "\(differ.prefix(3))")
   }
 
@@ -397,7 +406,7 @@ struct SharedRatingsTests {
     let expected = PlayerRatings.recomputed(from: order)
     try await Self.expectKept(one, equal: expected)
     // The board: ranked by rating, from the kept ratings.
-    let board = try await two.leaderboard(limit: 10)
+    let board = try await two.leaderboard(limit: 10, listedOpponents: 0)
     #expect(
       board.map(\.rating)
         == LobbyView.Leader.ranked(
@@ -438,7 +447,7 @@ struct SharedRatingsTests {
     let history = try Self.history(postgres)
     try await history.migrate()
     #expect(
-      try await blocking { try postgres.psql("SELECT max(version) FROM roshambo_schema") } == "3")
+      try await blocking { try postgres.psql("SELECT max(version) FROM roshambo_schema") } == "4")
     try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches))
     // The matches stored after the upgrade are rated on from there.
     let later = Self.matches(20, from: 41, seed: 4)
@@ -458,14 +467,14 @@ struct SharedRatingsTests {
     try await history.migrate()
     let matches = Self.matches(60, seed: 5)
     #expect(try await history.store(matches, serverID: "s1") == 60)
-    let top = try #require(try await history.leaderboard(limit: 1).first?.name)
+    let top = try #require(try await history.leaderboard(limit: 1, listedOpponents: 0).first?.name)
     _ = try await blocking {
       try postgres.psql(
         "UPDATE roshambo_standings SET deviation = -3 WHERE name = '\(top)'")
     }
-    let board = try await history.leaderboard(limit: 10)
+    let board = try await history.leaderboard(limit: 10, listedOpponents: 0)
     #expect(board.count == 10 && !board.contains { $0.name == top })
-    _ = try await history.leaderboard(limit: 10)
+    _ = try await history.leaderboard(limit: 10, listedOpponents: 0)
     #expect(
       lines.text.components(separatedBy: "holds a rating that cannot be one").count - 1 == 1,
       "\(lines.text)")
@@ -487,8 +496,58 @@ struct SharedRatingsTests {
     try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches))
     #expect(try await history.store([next], serverID: "s1") == 1)
     try await Self.expectKept(history, equal: PlayerRatings.recomputed(from: matches + [next]))
-    #expect(try await history.leaderboard(limit: 10).contains { $0.name == top })
+    #expect(
+      try await history.leaderboard(limit: 10, listedOpponents: 0).contains { $0.name == top })
     await history.close()
+  }
+}
+
+extension SharedRatingsTests {
+  /// A rated match `winner` won against `loser`, each a name and the identity holding it.
+  static func rated(
+    _ id: Int64, _ winner: (String, String), _ loser: (String, String)
+  ) -> FinishedMatch {
+    var match = FinishedMatch(
+      id: id, room: "den", finishedAt: id, ruleset: "classic", bestOf: 1,
+      players: [winner.0, loser.0], scores: [1, 0], winner: winner.0, forfeit: false,
+      fair: false, rated: true)
+    match.identities = [winner.1, loser.1]
+    return match
+  }
+
+  @Test("a name another identity uses on another server rates that identity, not the holder")
+  func ratedByIdentity() async throws {
+    let postgres = try await blocking { try PostgresProcess() }
+    defer { postgres.remove() }
+    let history = try Self.history(postgres)
+    try await history.migrate()
+    let (alice, mallory) = (String(repeating: "a", count: 64), String(repeating: "b", count: 64))
+    let others = (1...3).map { String(repeating: "\($0)", count: 64) }
+    // Alice, on server 1, beats three people: settled enough to be listed.
+    let honest = (1...3).map { Self.rated(Int64($0), ("Alice", alice), ("P\($0)", others[$0 - 1])) }
+    #expect(try await history.store(honest, serverID: "s1") == 3)
+    let before = try #require(try await history.leaderboard(limit: 10).first)
+    #expect(before.name == "Alice" && before.won == 3)
+    // Someone else's identity goes by "Alice" on server 2 and loses ten times.
+    let losses = (1...10).map {
+      Self.rated(Int64($0), ("P\($0 % 3 + 1)", others[$0 % 3]), ("Alice", mallory))
+    }
+    #expect(try await history.store(losses, serverID: "s2") == 10)
+    let (kept, _) = try await history.ratings()
+    let key = SharedHistory.key(name: "Alice", identity: alice)
+    #expect(kept[key].rating == before.rating.map(\.points))
+    #expect(kept[SharedHistory.key(name: "Alice", identity: mallory)].rating < 1400)
+    let after = try await history.leaderboard(limit: 10, listedOpponents: 0)
+    // Two rows under one name: the holder's, untouched, and the other identity's.
+    #expect(after.filter { $0.name == "Alice" }.map(\.won).sorted() == [0, 3])
+    try await Self.expectKeptEqualsRecomputed(history)
+    await history.close()
+  }
+
+  /// Whether what PostgreSQL keeps is what its rows folded in the order stored give.
+  static func expectKeptEqualsRecomputed(_ history: SharedHistory) async throws {
+    let (kept, recomputed) = try await history.ratings()
+    #expect(RatingJournalTests.differences(kept, recomputed).isEmpty)
   }
 }
 
