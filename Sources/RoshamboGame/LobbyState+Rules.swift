@@ -51,7 +51,7 @@ extension LobbyState {
         return .notPlaying("The name \(name) already belongs to another player here.")
       }
       return nil
-    case .names(.release), .names(.releaseForgotten):
+    case .names(.release), .names(.releaseForgotten), .names(.used), .names(.lapsed):
       return nil
     case .openMatch(let players, let settings, _):
       guard players.count == Seat.allCases.count,
@@ -124,6 +124,12 @@ extension LobbyState {
       return []
     case .names(.releaseForgotten(let name)):
       names.forgetRelease(name)
+      return []
+    case .names(.used(let name, let at)):
+      names.use(name, at: at)
+      return []
+    case .names(.lapsed(let name)):
+      names.free(name)
       return []
     case .room(let room, let roomAction):
       name = room

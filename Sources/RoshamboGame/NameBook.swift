@@ -7,20 +7,54 @@ import Foundation
 /// Names that look alike are one name ("carol" and "Саrol" with a Cyrillic С are
 /// Carol's): they are compared by ``folded(_:)``.
 ///
-/// Invariant: a name is held by at most one identity; an identity may hold several names.
+/// A hold lapses once its holder has not used the name for a while (30 days unless the
+/// host says otherwise): ``lapses(_:now:afterMillis:)``.
+///
+/// Invariant: a name is held by at most one identity; an identity may hold several names
+/// (the server bounds how many it may take); ``counts`` is how many each holds.
 public struct NameBook: Sendable, Equatable {
   /// Each held name's identity, by the name in lower case (``folded(_:)``).
   public private(set) var holders: [String: String] = [:]
+  /// When each held name (folded) was last used by its holder, as far as is known (ms
+  /// since 1970; a name held before this was kept is not here until it is used).
+  public private(set) var lastUsed: [String: Int64] = [:]
+  /// How many names each identity holds.
+  public private(set) var counts: [String: Int] = [:]
   /// The names (folded) the host released at a start and still asks to release: a
   /// release acts once, at the first start that asks for it, not at every start while
   /// `--release-name` stays on the command line (the next holder keeps the name).
   public private(set) var released: Set<String> = []
 
-  public init(holders: [String: String] = [:], released: Set<String> = []) {
+  public init(
+    holders: [String: String] = [:], released: Set<String> = [],
+    lastUsed: [String: Int64] = [:]
+  ) {
     self.holders = Dictionary(
       holders.map { (Self.folded($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
     self.released = Set(released.map(Self.folded))
+    for (name, at) in lastUsed where self.holders[Self.folded(name)] != nil {
+      self.lastUsed[Self.folded(name)] = at
+    }
+    for identity in self.holders.values { counts[identity, default: 0] += 1 }
   }
+
+  /// How many names `identity` holds.
+  public func count(heldBy identity: String) -> Int { counts[identity] ?? 0 }
+
+  /// The names `identity` holds (folded), in order: for a message, so at most `limit`.
+  public func names(heldBy identity: String, limit: Int) -> [String] {
+    Array(holders.filter { $0.value == identity }.keys.sorted().prefix(limit))
+  }
+
+  /// Whether `name`'s hold has lapsed at `now`: its holder has not used it for
+  /// `afterMillis` (nil: holds never lapse). A name whose last use is not known has not.
+  public func lapses(_ name: String, now: Int64, afterMillis: Int64?) -> Bool {
+    guard let afterMillis, let used = lastUsed[Self.folded(name)] else { return false }
+    return now - used >= afterMillis
+  }
+
+  /// The held names (folded) whose last use is not known, in order.
+  public var namesNeverUsed: [String] { holders.keys.filter { lastUsed[$0] == nil }.sorted() }
 
   /// Whether the host's release of `name` has acted already (and is still asked for).
   public func wasReleased(_ name: String) -> Bool { released.contains(Self.folded(name)) }
@@ -91,12 +125,29 @@ public struct NameBook: Sendable, Equatable {
 
   mutating func claim(_ name: String, for identity: String) {
     let key = Self.folded(name)
-    if holders[key] == nil { holders[key] = identity }
+    if holders[key] == nil {
+      holders[key] = identity
+      counts[identity, default: 0] += 1
+    }
   }
 
   mutating func release(_ name: String) {
-    holders[Self.folded(name)] = nil
+    free(name)
     released.insert(Self.folded(name))
+  }
+
+  /// Nobody holds `name` any more.
+  mutating func free(_ name: String) {
+    let key = Self.folded(name)
+    guard let holder = holders.removeValue(forKey: key) else { return }
+    lastUsed[key] = nil
+    counts[holder]! -= 1
+    if counts[holder] == 0 { counts[holder] = nil }
+  }
+
+  mutating func use(_ name: String, at: Int64) {
+    let key = Self.folded(name)
+    if holders[key] != nil { lastUsed[key] = max(at, lastUsed[key] ?? at) }
   }
 
   mutating func forgetRelease(_ name: String) {
@@ -112,6 +163,10 @@ public enum NameAction: Sendable, Equatable {
   case release(name: String)
   /// The host no longer asks to release `name`: a later release frees it again.
   case releaseForgotten(name: String)
+  /// `name`'s holder used it at `at` (kept at most about once a day per name).
+  case used(name: String, at: Int64)
+  /// `name`'s hold lapsed (its holder had not used it for long): nobody holds it.
+  case lapsed(name: String)
 }
 
 extension NameAction {

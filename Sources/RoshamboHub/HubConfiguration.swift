@@ -29,6 +29,12 @@ package struct HubConfiguration: Sendable {
   /// Which finished matches move ratings (`--rated-same-address` lets one address's
   /// seats be rated against each other).
   package var ratingRule = RatingRule()
+  /// The names one player identity may hold here.
+  package var namesPerIdentity = 5
+  /// How long a held name stays its holder's unused, ms (nil: for ever).
+  package var nameLapseMillis: Int64? = 30 * 86_400_000
+  /// Player identities new to this server one address may bring in an hour (0: any).
+  package var newIdentitiesPerAddress = 10
 
   package init(hasJournal: Bool) {
     self.hasJournal = hasJournal

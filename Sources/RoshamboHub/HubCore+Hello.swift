@@ -38,7 +38,7 @@ extension HubCore {
         reply(link, refusal, re: hello.id)
         return
       }
-      claimName(hello.name, identity: hello.identity)
+      claimName(hello.name, identity: hello.identity, link: link)
     }
     if hello.role == .lobby {
       followLobby(hello)

@@ -13,7 +13,9 @@ extension HubCore {
   func nameRefusal(_ name: String, identity: String?, role: ClientMessage.Role)
     -> ProtocolError?
   {
-    if !state.lobby.names.allows(name, for: identity) {
+    let book = state.lobby.names
+    let lapsed = book.lapses(name, now: now, afterMillis: configuration.nameLapseMillis)
+    if !book.allows(name, for: identity), !lapsed {
       return ProtocolError(
         code: .nameTaken,
         message: "The name \(name) belongs to another player on this server. Play under "
@@ -34,16 +36,70 @@ extension HubCore {
     return nil
   }
 
+  /// Why `identity` may not take another name now, in words for the player, or nil: it
+  /// holds as many as one key may, or it is new here and its address has brought as many
+  /// new identities as it may this hour.
+  func nameLimit(for identity: String, address: String?) -> String? {
+    let book = state.lobby.names
+    let held = book.count(heldBy: identity)
+    if held >= configuration.namesPerIdentity {
+      let names = book.names(heldBy: identity, limit: 5).joined(separator: ", ")
+      return "your player key holds \(held) names here already (\(names)), the most one "
+        + "key may hold"
+    }
+    if held == 0, !state.newIdentities.allows(address, now: now) {
+      return "many new players have come from your address in the last hour"
+    }
+    return nil
+  }
+
+  /// A day: a holder's use of a name is journaled at most this often.
+  static let nameUseMillis: Int64 = 86_400_000
+
   /// `identity` takes `name` when nobody holds it (journaled with what follows), and no
   /// seat is in play under it: a seat seated or waiting under a name nobody holds is a
   /// player's without a key (or one whose name the host released), taken back by its token
   /// alone; a name claimed now would let the claimant be seated in it by name
   /// (``heldSeatArrived(_:name:identity:)`` seats a name's holder).
-  mutating func claimName(_ name: String, identity: String?) {
-    guard let identity, state.lobby.names.holder(of: name) == nil,
-      !state.sessions.isSeated(name), state.seatsInGrace.waiting(for: name).isEmpty
+  ///
+  /// A name whose holder has not used it for ``HubConfiguration/nameLapseMillis`` lapses
+  /// and goes to the one claiming it; the holder's own use is kept (once a day at most),
+  /// so that a name in use never lapses.
+  ///
+  /// Past ``nameLimit(for:address:)`` the name is not kept for the player although nobody
+  /// holds it: they play under it as a player without a key would, and anyone may take
+  /// it. That is logged, not sent: any unasked error ends a protocol-1 client.
+  mutating func claimName(_ name: String, identity: String?, link: Peer) {
+    guard let identity else { return }
+    let book = state.lobby.names
+    if book.holder(of: name) == identity {
+      let used = book.lastUsed[NameBook.folded(name)]
+      if used.map({ now - $0 >= Self.nameUseMillis }) ?? true {
+        perform(.names(.used(name: name, at: now)))
+      }
+      return
+    }
+    let lapsed =
+      book.holder(of: name) != nil
+      && book.lapses(name, now: now, afterMillis: configuration.nameLapseMillis)
+    guard book.holder(of: name) == nil || lapsed, !state.sessions.isSeated(name),
+      state.seatsInGrace.waiting(for: name).isEmpty
     else { return }
-    perform(.names(.claim(name: name, identity: identity)))
+    if let limit = nameLimit(for: identity, address: link.address) {
+      log(
+        .notice, "a name is not kept for a player: anyone may take it",
+        ["conn": "\(link.id)", "name": LogText.quoted(name), "why": limit])
+      return
+    }
+    if lapsed {
+      perform(.names(.lapsed(name: name)))
+      log(
+        .notice, "a name nobody had used for long went to a new player",
+        ["name": LogText.quoted(name)])
+    }
+    guard perform(.names(.claim(name: name, identity: identity))) != nil else { return }
+    if book.count(heldBy: identity) == 0 { state.newIdentities.spend(link.address, now: now) }
+    perform(.names(.used(name: name, at: now)))
   }
 
   /// The followers a closed terminal or a lost link left behind for this person: the

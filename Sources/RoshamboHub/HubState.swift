@@ -34,6 +34,9 @@ package struct HubState {
   /// The seats with a `grace` timer in ``timers``, by the name each waits for: the only
   /// seats where someone is waited for, so finding one never looks at every room.
   var seatsInGrace = SeatsInGrace()
+  /// The new player identities each address may still bring (not journaled: a restart
+  /// forgets what was spent).
+  var newIdentities: NewIdentityBudget
   /// The room holding each seat's resume token: a resume finds its seat at once.
   var seatTokens: SeatTokens
   var snapshots: SnapshotSchedule
@@ -52,6 +55,7 @@ package struct HubState {
     self.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
     self.tournament = TournamentSeating(plan: configuration.tournament)
     self.snapshots = SnapshotSchedule(interval: max(1, configuration.compactionInterval))
+    self.newIdentities = NewIdentityBudget(perHour: configuration.newIdentitiesPerAddress)
   }
 
   /// A timer's moment, and the round a deadline is for.

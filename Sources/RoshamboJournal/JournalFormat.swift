@@ -125,6 +125,9 @@ extension JSONReader {
     case "nameReleased": return .names(.release(name: try required(name, "name")))
     case "nameReleaseForgotten":
       return .names(.releaseForgotten(name: try required(name, "name")))
+    case "nameUsed":
+      return .names(.used(name: try required(name, "name"), at: Int64(try required(at, "at"))))
+    case "nameLapsed": return .names(.lapsed(name: try required(name, "name")))
     case "tournamentWithdraw": return .tournament(.withdraw(name: try required(name, "name")))
     case "tournamentRound":
       var tokens: [String: String] = [:]
@@ -252,6 +255,8 @@ extension JSONReader {
     var names: [String: String] = [:]
     // Absent from snapshots written before a release acted once: none remembered.
     var released: Set<String> = []
+    // Absent from snapshots written before holds lapsed: no use known yet.
+    var used: [String: Int64] = [:]
     try object { reader, key in
       switch key {
       case "format": format = try reader.int()
@@ -268,6 +273,8 @@ extension JSONReader {
           names[name] = identity
         }
       case "releasedNames": released = Set(try reader.array(of: { try $0.string() }))
+      case "namesUsed":
+        try reader.object { reader, name in used[name] = Int64(try reader.int()) }
       case "defaults": defaults = try reader.journalSettings()
       case "rooms": rooms = try reader.array(of: { try $0.journalRoom() })
       default: throw reader.failure("a snapshot has no field \"\(key.prefix(32))\"")
@@ -284,7 +291,7 @@ extension JSONReader {
     lobby.nextQuickMatchNumber = next
     lobby.nextMatchNumber = nextMatch
     lobby.tournament = tournament
-    lobby.names = NameBook(holders: names, released: released)
+    lobby.names = NameBook(holders: names, released: released, lastUsed: used)
     for room in rooms {
       guard lobby.rooms.updateValue(room, forKey: room.name) == nil else {
         throw failure("a snapshot with two rooms named \(room.name.prefix(32))")

@@ -40,6 +40,13 @@ extension JSONText {
     case .names(.releaseForgotten(let name)):
       raw("{\"type\":\"nameReleaseForgotten\",")
       key("name"); string(name)
+    case .names(.used(let name, let at)):
+      raw("{\"type\":\"nameUsed\",")
+      key("name"); string(name); comma()
+      key("at"); int(at)
+    case .names(.lapsed(let name)):
+      raw("{\"type\":\"nameLapsed\",")
+      key("name"); string(name)
     }
     raw("}")
   }
@@ -160,6 +167,16 @@ extension JSONText {
       {
         if index > 0 { comma() }
         string(name); raw(":"); string(identity)
+      }
+      raw("}"); comma()
+    }
+    if !lobby.names.lastUsed.isEmpty {
+      key("namesUsed"); raw("{")
+      for (index, (name, at)) in lobby.names.lastUsed.sorted(by: { $0.key < $1.key })
+        .enumerated()
+      {
+        if index > 0 { comma() }
+        string(name); raw(":"); int(at)
       }
       raw("}"); comma()
     }

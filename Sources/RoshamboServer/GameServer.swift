@@ -171,6 +171,10 @@ public final class GameServer: Sendable {
         settings.serverName = configuration.announceName
         settings.tellsNews = configuration.news != nil
         settings.ratingRule = RatingRule(ratesSameAddress: configuration.ratesSameAddress)
+        settings.namesPerIdentity = max(1, configuration.namesPerIdentity)
+        settings.nameLapseMillis =
+          configuration.nameLapseDays > 0 ? Int64(configuration.nameLapseDays) * 86_400_000 : nil
+        settings.newIdentitiesPerAddress = max(0, configuration.newIdentitiesPerAddress)
         settings.logLevel =
           switch logger.logLevel {
           case .trace, .debug: .debug

@@ -84,6 +84,12 @@ public struct ServerConfiguration: Sendable {
   /// The different rated opponents a player needs to be listed on the lobby's
   /// leaderboard (0: everyone who played, rated or not).
   public var listedOpponents = Glicko2Rating.listedOpponents
+  /// The names one player identity may hold on this server.
+  public var namesPerIdentity = 5
+  /// Days a held name stays its holder's while unused (0: for ever).
+  public var nameLapseDays = 30
+  /// Player identities new to this server one address may bring in an hour (0: any).
+  public var newIdentitiesPerAddress = 10
   /// Names the host frees at start, whichever player identity held them.
   public var releasedNames: [String] = []
   /// How long a challenge in the lobby waits for its answer, ms.

@@ -37,6 +37,13 @@ extension ServeOptions {
       throw ValidationError(
         "--tournament-start must be 0 to 86400 seconds and --tournament-pause 0 to 3600.")
     }
+    guard (1...1_000).contains(namesPerKey), (0...36_500).contains(nameLapseDays),
+      (0...100_000).contains(newKeysPerAddress)
+    else {
+      throw ValidationError(
+        "--names-per-key must be 1 to 1000, --name-lapse-days 0 to 36500 (0: for ever) "
+          + "and --new-keys-per-address 0 to 100000 (0: any).")
+    }
     guard (0...1_000).contains(leaderboardOpponents) else {
       throw ValidationError(
         "--leaderboard-opponents must be 0 to 1000 (0 lists everyone who played); "
@@ -126,6 +133,9 @@ extension ServeOptions {
     configuration.releasedNames = releasedNames
     configuration.ratesSameAddress = ratedSameAddress
     configuration.listedOpponents = leaderboardOpponents
+    configuration.namesPerIdentity = namesPerKey
+    configuration.nameLapseDays = nameLapseDays
+    configuration.newIdentitiesPerAddress = newKeysPerAddress
     configuration.tournamentNextMillis =
       tournamentNext == "off" ? nil : Double(tournamentNext).map { Int64($0 * 1000) }
     // In a fleet the allocator routes players; announcing would offer one server of many.

@@ -227,6 +227,34 @@ struct ServeOptions: ParsableArguments {
   var leaderboardOpponents = Self.defaults.listedOpponents
 
   @Option(
+    help: ArgumentHelp(
+      "Names one player identity (client key) may hold here.",
+      discussion: """
+        A name belongs to the first key to use it here; past this many, a key plays under \
+        the names it holds, so that nobody can take every name newcomers would use.
+        """, valueName: "count"))
+  var namesPerKey = Self.defaults.namesPerIdentity
+
+  @Option(
+    help: ArgumentHelp(
+      "Days a name stays its holder's while they do not use it (0: for ever).",
+      discussion: """
+        Once a holder has not played under a name here for this long, the next player \
+        to use it holds it.
+        """, valueName: "days"))
+  var nameLapseDays = Self.defaults.nameLapseDays
+
+  @Option(
+    help: ArgumentHelp(
+      "New player identities one IP address (IPv6: its /64) may bring in an hour (0: any).",
+      discussion: """
+        A client key costs nothing to make: without a bound one machine could hold every \
+        name. Players behind one NAT address share it: for a party behind one router \
+        with more newcomers than this, raise it (or 0).
+        """, valueName: "count"))
+  var newKeysPerAddress = Self.defaults.newIdentitiesPerAddress
+
+  @Option(
     name: .customLong("release-name"),
     help: ArgumentHelp(
       "Free a name whichever player identity holds it (repeat for several).",

@@ -147,7 +147,9 @@ struct JournalFormatTests {
       .names(.claim(name: "Zoë \"Z\"", identity: bob)),
       .names(.claim(name: "Bob", identity: bob)), .names(.release(name: "Bob")),
       .names(.release(name: "Carol")), .names(.release(name: "Dan")),
-      .names(.releaseForgotten(name: "DAN")),
+      .names(.releaseForgotten(name: "DAN")), .names(.used(name: "ALICE", at: 86_400_000)),
+      .names(.claim(name: "Eve", identity: alice)), .names(.used(name: "Eve", at: 5)),
+      .names(.lapsed(name: "eve")),
     ]
     var lobby = LobbyState()
     for action in actions {
@@ -155,6 +157,9 @@ struct JournalFormatTests {
       #expect(lobby.apply(action) == nil, "\(action)")
     }
     #expect(lobby.names.holders == ["alice": alice, "zoe \"z\"": bob])
+    // Each name's last use is kept (a lapsed name's goes with it), and how many each holds.
+    #expect(lobby.names.lastUsed == ["alice": 86_400_000])
+    #expect(lobby.names.counts == [alice: 1, bob: 1])
     // The releases that acted and are still asked for are remembered, in the snapshot too.
     #expect(lobby.names.released == ["bob", "carol"])
     // A name differing only in case is the same name.
@@ -167,6 +172,8 @@ struct JournalFormatTests {
       (#"{"type":"nameClaimed","name":"Eve","identity":"not-a-key"}"#, "64 hex digits"),
       (#"{"type":"nameReleased"}"#, "name"),
       (#"{"type":"nameReleaseForgotten"}"#, "name"),
+      (#"{"type":"nameUsed","name":"Eve"}"#, "at"),
+      (#"{"type":"nameLapsed"}"#, "name"),
     ] {
       do {
         let action = try JournalFormat.action(from: Array(text.utf8))

@@ -75,3 +75,54 @@ struct RatingFarmTests {
     #expect(try journal.leaderboard(limit: 10).isEmpty)
   }
 }
+
+/// Issue 49, vulnerability 5, as the review ran it: one key taking name after name, and
+/// fresh keys from one address. Real TLS clients with keys and addresses of their own.
+@Suite("Server: names cannot be squatted")
+struct NameSquatTests {
+  /// `client` follows the lobby under `name`; returns once its first view came.
+  func follow(_ client: TestClient, as name: String) async throws {
+    client.send(
+      .hello(
+        protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+        challenges: true, id: 1))
+    _ = try await client.lobby { _ in true }
+  }
+
+  @Test("one key keeps five names; fresh keys from one address keep ten an hour")
+  func squat() async throws {
+    var configuration = testConfiguration(dataDirectory: temporaryDataDirectory())
+    configuration.limits.maxConnectionsPerAddress = 1_000
+    try await withServer(configuration) { server in
+      var open: [TestClient] = []
+      for index in 1...8 {
+        let client = try await TestClient.connect(
+          port: server.port, from: "127.0.6.1", as: "squatter")
+        try await follow(client, as: "login\(index)")
+        open.append(client)
+      }
+      var names = try await server.lobby().names
+      let squatter = try #require(names.holder(of: "login1"))
+      #expect(names.count(heldBy: squatter) == 5)
+      #expect((6...8).allSatisfy { names.holder(of: "login\($0)") == nil })
+      for client in open { await client.close() }
+      // A newcomer whose login name the squatter reached for gets it.
+      let newcomer = try await TestClient.connect(
+        port: server.port, from: "127.0.6.2", as: "newcomer")
+      try await follow(newcomer, as: "login7")
+      names = try await server.lobby().names
+      #expect(names.holder(of: "login7") != nil && names.holder(of: "login7") != squatter)
+      await newcomer.close()
+      // Eleven fresh keys from one address: the first ten keep their names.
+      for index in 1...11 {
+        let client = try await TestClient.connect(
+          port: server.port, from: "127.0.7.1", as: "fresh\(index)")
+        try await follow(client, as: "fresh\(index)")
+        await client.close()
+      }
+      names = try await server.lobby().names
+      #expect((1...10).allSatisfy { names.holder(of: "fresh\($0)") != nil })
+      #expect(names.holder(of: "fresh11") == nil)
+    }
+  }
+}
