@@ -63,10 +63,13 @@ public struct ArenaRunner: Sendable {
       outcome = try await finished.futureResult.get()
     } catch {
       try? await group.shutdownGracefully()
+      await ProgramGroups.finish(patience: .seconds(1))
       withExtendedLifetime(arena) {}
       throw error
     }
     try? await group.shutdownGracefully()
+    // No program outlives the arena, one that ignores `bye` neither.
+    await ProgramGroups.finish(patience: .seconds(1))
     withExtendedLifetime(arena) {}
     let seconds = Double((NIODeadline.now() - started).nanoseconds) / 1e9
     return ArenaResult(

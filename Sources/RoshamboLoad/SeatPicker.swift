@@ -60,6 +60,8 @@ final class StrategyPicker: SeatPicker {
 /// does, but named).
 final class ProgramPicker: SeatPicker {
   static let timeout = TimeAmount.seconds(10)
+  /// How long a program has to leave after `bye` before its group is killed.
+  static let patience = TimeAmount.seconds(1)
 
   private let command: String
   private let loop: any EventLoop
@@ -105,6 +107,9 @@ final class ProgramPicker: SeatPicker {
       return
     }
     self.process = process
+    // Foundation starts it in a process group of its own, numbered as the process: the
+    // arena stops the whole group, whatever the program started.
+    ProgramGroups.started(process.processIdentifier)
     // NIO takes copies of the two ends this process keeps; Foundation closes its own.
     let readEnd = dup(output.fileHandleForReading.fileDescriptor)
     let writeEnd = dup(input.fileHandleForWriting.fileDescriptor)
@@ -255,7 +260,10 @@ final class ProgramPicker: SeatPicker {
       channel.writeAndFlush(ByteBuffer(string: BotProgramLine.bye.text + "\n"))
         .assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
     }
-    if let process, process.isRunning { process.terminate() }
+    if let process {
+      let group = process.processIdentifier
+      loop.assumeIsolated().scheduleTask(in: Self.patience) { ProgramGroups.kill(group) }
+    }
   }
 }
 

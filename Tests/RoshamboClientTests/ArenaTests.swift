@@ -133,6 +133,24 @@ private func withArenaServer<T>(
     #expect(won.total.firstWins > won.total.secondWins, "\(won.total)")
   }
 
+  /// A program that ignores `bye` and the end of its input, and leaves a process of its
+  /// own behind, is stopped with everything it started once the arena ends.
+  @Test(.timeLimit(.minutes(5)))
+  func programsDoNotOutliveTheArena() async throws {
+    let marker = "\(300 + Int.random(in: 1...99_999)).\(Int.random(in: 1...9))"
+    let program = """
+      trap '' TERM HUP; while read -r line; do case "$line" in *'"type":"pick"'*) echo rock;; \
+      esac; done; sleep \(marker) & wait
+      """
+    _ = try await Self.runPrograms([try ArenaBot(argument: "exec:" + program), .builtIn(.paper)])
+    let left = Process()
+    left.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
+    left.arguments = ["-f", "sleep \(marker)"]
+    try left.run()
+    left.waitUntilExit()
+    #expect(left.terminationStatus == 1, "a program's process outlived the arena")
+  }
+
   /// A program that stops stops the arena, with a sentence naming it.
   @Test(.timeLimit(.minutes(5)))
   func aProgramThatStopsStopsTheArena() async throws {

@@ -1,0 +1,43 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The process groups of the programs an arena started: each program runs in a process
+/// group of its own (Foundation's `Process` starts it so), so that stopping it stops
+/// whatever it started too, and a program that ignores `bye` and the end of its input does
+/// not outlive the arena.
+///
+/// Invariant: a group is listed from its program's start until it was killed or found
+/// empty; every group still listed when an arena ends is killed.
+enum ProgramGroups {
+  private static let live = NIOLockedValueBox<Set<pid_t>>([])
+
+  /// The program started as `group` (its process id, which leads the group).
+  static func started(_ group: pid_t) {
+    live.withLockedValue { _ = $0.insert(group) }
+  }
+
+  /// Kills every process of `group`, and forgets it.
+  static func kill(_ group: pid_t) {
+    guard live.withLockedValue({ $0.remove(group) }) != nil else { return }
+    _ = Glibc.kill(-group, SIGKILL)
+  }
+
+  /// Waits up to `patience` for every listed group to empty (programs leave of
+  /// themselves after `bye`), then kills those that have not.
+  static func finish(patience: Duration) async {
+    let deadline = ContinuousClock.now + patience
+    while ContinuousClock.now < deadline {
+      let groups = live.withLockedValue { live in
+        live = live.filter { Glibc.kill(-$0, 0) == 0 }
+        return live
+      }
+      if groups.isEmpty { return }
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    for group in live.withLockedValue({ $0 }) { kill(group) }
+  }
+}
