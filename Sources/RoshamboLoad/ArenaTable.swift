@@ -220,7 +220,7 @@ final class ArenaSeat: ChannelInboundHandler {
       return
     }
     switch message {
-    case .welcome(_, let seat, _):
+    case .welcome(_, let seat, _, _):
       guard let seat else {
         table.arenaFailed("the server seated \(name) in \(room) as a spectator: is the room taken?")
         return

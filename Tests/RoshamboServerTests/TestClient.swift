@@ -331,7 +331,7 @@ final class TestClient: @unchecked Sendable {
         protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume,
         fair: fair, id: 1))
     let message = try await next()
-    if case .welcome(let room, let seat, let token) = message {
+    if case .welcome(let room, let seat, let token, _) = message {
       self.room = room
       self.seat = seat
       self.token = token ?? self.token
