@@ -109,7 +109,7 @@ expect_screen Bob "finished, Alice is the champion"
 echo "tmux-lobby: Erin stops the lobby (Ctrl-Z) and continues it (fg): the screen and the keys come back"
 # In a shell with job control, as a person runs it.
 tmux -L "$sock" new-session -d -s Erin -x 90 -y 24 "cd '$work' && exec bash --norc --noprofile -i"
-press Erin "'$bin/roshambo' lobby --host 127.0.0.1 --port $port --name Erin; echo EXIT=\$?"
+press Erin "'$bin/roshambo' lobby --host 127.0.0.1 --port $port --name Erin"
 press Erin Enter
 expect_screen Erin "Roshambo lobby · you are Erin"
 press Erin C-z
@@ -126,6 +126,9 @@ expect_screen Erin "Replay of match"
 press Erin q
 expect_screen Erin "Roshambo lobby · you are Erin"
 press Erin q
+# fg gives the lobby's exit status.
+press Erin "echo EXIT=\$?"
+press Erin Enter
 expect_screen Erin "EXIT=0"
 
 for person in Alice Bob Carol Dave; do press "$person" q; done

@@ -102,6 +102,8 @@ public final class Bot {
       program.picked = { [weak self] weapon, round in self?.programPicked(weapon, round: round) }
       program.gaveUp = { [weak self] in self?.giveUpMatch() }
     }
+    // A frame the server kept refusing as too fast: said, for the match may wait on it.
+    session.frameGivenUp = { [weak self] notice in self?.log(notice) }
     subscription = session.store.subscribe(select: \.view) { [weak self] view in
       guard let self, let view else { return }
       self.react(to: view)

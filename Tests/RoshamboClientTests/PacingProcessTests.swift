@@ -35,9 +35,13 @@ struct PacingProcessTests {
             String(Self.matches),
           ], port: server.port)
       }
-      for (bot, pipe) in bots {
-        // A bound on a stall, not a timing: the rate allows about 4 matches a second.
-        let (status, printed) = await awaitExit(bot, pipe, seconds: Double(Self.matches) + 120)
+      // Both read at once: a bot whose output nobody reads stops when the pipe is full,
+      // and its opponent waits for it. A bound on a stall, not a timing: the rate allows
+      // about 4 matches a second.
+      let seconds = Double(Self.matches) + 120
+      async let alpha = awaitExit(bots[0].0, bots[0].1, seconds: seconds)
+      async let beta = awaitExit(bots[1].0, bots[1].1, seconds: seconds)
+      for (status, printed) in await [alpha, beta] {
         #expect(status == 0, "\(printed.suffix(600))")
         #expect(printed.contains("\(Self.matches) matches: "), "\(printed.suffix(600))")
         #expect(!printed.contains("gave up sending"))
@@ -53,16 +57,20 @@ struct PacingProcessTests {
       let (program, programPipe) = try startRoshambo(
         ["bot", "--room", "draws", "--name", "Exec", "--exec", Self.cycleProgram],
         port: server.port)
+      let seconds = Double(Self.rounds) / 4 + 120
+      // The cycle bot's output is read meanwhile (a full pipe would stop it).
+      async let cycleEnded = awaitExit(cycle, cyclePipe, seconds: seconds)
       let mark = "round \(Self.rounds): "
       let printed = await readUntil(
-        programPipe, contains: mark, orEndOf: program, seconds: Double(Self.rounds) / 4 + 120)
+        programPipe, contains: mark, orEndOf: program, seconds: seconds)
       #expect(printed.contains(mark), "\(printed.suffix(600))")
-      #expect(printed.contains("round \(Self.rounds): scissors vs scissors"))
+      let weapon = ["rock", "paper", "scissors"][(Self.rounds - 1) % 3]
+      #expect(printed.contains("round \(Self.rounds): \(weapon) vs \(weapon)"))
       #expect(!printed.contains("gave up sending"))
-      for (process, pipe) in [(program, programPipe), (cycle, cyclePipe)] {
-        process.terminate()
-        _ = await awaitExit(process, pipe)
-      }
+      program.terminate()
+      cycle.terminate()
+      _ = await awaitExit(program, programPipe)
+      #expect(!(await cycleEnded).1.contains("gave up sending"))
     }
   }
 }

@@ -41,7 +41,8 @@ struct TerminalSuspensionTests {
         return { suspension = nil }
       },
       stop: {
-        events.append("stopped, the terminal last told " + String(written.withLockedValue { $0 }.suffix(16)).debugDescription)
+        // What the terminal was told last before the stop.
+        events.append(String(written.withLockedValue { $0 }.suffix(16)))
       })
     let session = TerminalSession(terminal: terminal, inputs: inputs)
     var drawn = 0
@@ -54,7 +55,7 @@ struct TerminalSuspensionTests {
     written.withLockedValue { $0 = "" }
     suspension?(SIGTSTP)
     // The cursor shown and the main screen before the stop; nothing drawn while stopped.
-    #expect(events == ["stopped, the terminal last told " + "\u{1B}[?25h\u{1B}[?1049l".debugDescription])
+    #expect(events == ["\u{1B}[?25h\u{1B}[?1049l"])
     session.draw(["drawn while stopped"])
     #expect(written.withLockedValue { $0 } == "\u{1B}[?25h\u{1B}[?1049l")
     suspension?(SIGCONT)
