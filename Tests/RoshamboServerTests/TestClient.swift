@@ -368,3 +368,8 @@ extension FinishedMatch {
       fair: room.settings.fair)
   }
 }
+
+extension FrameRate {
+  /// What a server with the default limits announces in its `welcome`.
+  static let serverDefault = FrameRate(perSecond: 20, burst: 40)
+}
