@@ -4,9 +4,10 @@
 # picks duel-1 from the lobby's list of rooms and watches it; the match ends, and all
 # three are back in the lobby, where the leaderboard shows it. Then Dave challenges
 # Carol, who declines, and Dave is told; again, and Carol declines all of his
-# challenges for the evening (b): his next is refused. Last, Alice and Bob enter the tournament (t):
+# challenges for the evening (b): his next is refused. Then Alice and Bob enter the tournament (t):
 # it starts with two, both are seated in its room, play, and are back in the lobby,
-# which names the champion. Exits non-zero on the first screen that is not
+# which names the champion. Last, Erin stops the lobby with Ctrl-Z and continues it with
+# fg: the lobby is drawn again and takes keys at once. Exits non-zero on the first screen that is not
 # as expected, printing it. Needs `swift build` first, and tmux.
 set -euo pipefail
 name=tmux-lobby
@@ -105,9 +106,34 @@ expect_screen Carol "Tournament (single-elimination): finished, Alice is the cha
 expect_screen Alice "Roshambo lobby · you are Alice"
 expect_screen Bob "finished, Alice is the champion"
 
+echo "tmux-lobby: Erin stops the lobby (Ctrl-Z) and continues it (fg): the screen and the keys come back"
+# In a shell with job control, as a person runs it.
+tmux -L "$sock" new-session -d -s Erin -x 90 -y 24 "cd '$work' && exec bash --norc --noprofile -i"
+press Erin "'$bin/roshambo' lobby --host 127.0.0.1 --port $port --name Erin"
+press Erin Enter
+expect_screen Erin "Roshambo lobby · you are Erin"
+press Erin C-z
+expect_screen Erin "Stopped"
+# The shell's own screen, not the lobby's: the terminal was given back.
+refuse_screen Erin "Roshambo lobby · you are Erin"
+press Erin fg
+press Erin Enter
+expect_screen Erin "Roshambo lobby · you are Erin"
+refuse_screen Erin "Stopped"
+# A key works at once (no Enter: the keys are raw again), and echoes nothing.
+press Erin r
+expect_screen Erin "Replay of match"
+press Erin q
+expect_screen Erin "Roshambo lobby · you are Erin"
+press Erin q
+# fg gives the lobby's exit status.
+press Erin "echo EXIT=\$?"
+press Erin Enter
+expect_screen Erin "EXIT=0"
+
 for person in Alice Bob Carol Dave; do press "$person" q; done
 for person in Alice Bob Carol Dave; do expect_screen "$person" "EXIT=0"; done
 # The matches played from the lobby left nothing under it: their results are in the
 # lobby's recent matches, not piled up in the shell for when the lobby goes.
 for person in Alice Bob; do refuse_screen "$person" "the match"; done
-echo "tmux-lobby: a challenge, a match, a spectator from the lobby's list, back to the lobby, a tournament: OK"
+echo "tmux-lobby: a challenge, a match, a spectator from the lobby's list, back to the lobby, a tournament, Ctrl-Z and fg: OK"

@@ -57,7 +57,8 @@ public final class Bot {
   private var link: Subscription?
   /// Whether the session is between a lost connection and its replacement.
   private var reconnecting = false
-  private var seenRounds = 0
+  /// The last round logged and counted in the tally.
+  private var seenRound = 0
   private var finished = false
 
   /// A bot that leaves once `tally` counts `matches` matches (it starts from `tally`, so
@@ -101,6 +102,8 @@ public final class Bot {
       program.picked = { [weak self] weapon, round in self?.programPicked(weapon, round: round) }
       program.gaveUp = { [weak self] in self?.giveUpMatch() }
     }
+    // A frame the server kept refusing as too fast: said, for the match may wait on it.
+    session.frameGivenUp = { [weak self] notice in self?.log(notice) }
     subscription = session.store.subscribe(select: \.view) { [weak self] view in
       guard let self, let view else { return }
       self.react(to: view)
@@ -139,8 +142,10 @@ public final class Bot {
     guard !gaveUp, let me = view.you else { return }
     let name = { (seat: Seat) in view.player(seat)?.name ?? "seat \(seat.rawValue)" }
     if let program { tell(program, view, me: me) }
-    if view.history.count < seenRounds { seenRounds = 0 }
-    for round in view.history.dropFirst(seenRounds) {
+    // Rounds keep their numbers while a view's history (the latest 100) slides on; a
+    // new match numbers them from 1 again.
+    if (view.history.last?.round ?? 0) < seenRound { seenRound = 0 }
+    for round in view.history where round.round > seenRound {
       let mine = round.weapon(of: me)?.rawValue ?? "nothing"
       let theirs = round.weapon(of: me.opponent)?.rawValue ?? "nothing"
       let outcome: String
@@ -164,7 +169,7 @@ public final class Bot {
       }
       log("round \(round.round): \(mine) vs \(theirs) (\(name(me.opponent))): \(outcome)\(check)")
     }
-    seenRounds = view.history.count
+    seenRound = view.history.last?.round ?? 0
     switch view.phase {
     case .waiting:
       break

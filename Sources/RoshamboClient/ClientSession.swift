@@ -24,10 +24,15 @@ public final class ClientSession {
   private var hello: (name: String, room: String?, role: ClientMessage.Role, fair: Bool)?
 
   /// Where the effects send: the current connection, whether the player quit, the
-  /// `id` of the last message sent, and when something was last sent.
+  /// `id` of the last message sent, when something was last sent, and the pace every
+  /// frame keeps (``Pacer``).
+  @MainActor
   final class Outbox {
     var connection: ServerConnection {
-      didSet { keepalive = Keepalive(fresh: keepalive) }
+      didSet {
+        keepalive = Keepalive(fresh: keepalive)
+        pacer.reconnected(now: ClientSession.clockMillis())
+      }
     }
     var quitting = false
     var evidenceDirectory: @Sendable () -> String = { EvidenceFile.defaultDirectory() }
@@ -38,15 +43,25 @@ public final class ClientSession {
     /// Told when the server says this connection's tournament match is ready elsewhere
     /// (``ErrorCode/matchReady``, to a spectator): the screen goes back to the lobby.
     var matchReady: (@MainActor () -> Void)?
+    /// Told, in the player's words, of a frame the server refused too often to send again.
+    var gaveUp: (@MainActor (String) -> Void)?
     private var lastID = 0
     /// When to ping the server on this connection, and when to take it for lost.
     var keepalive: Keepalive
+    /// How fast frames may go, and which wait.
+    private(set) var pacer: Pacer
+    /// The wake-up asked for by the pacer, and the task that sleeps until it.
+    private var wakeAt: Int64?
+    private var wake: Task<Void, Never>?
+
     init(_ connection: ServerConnection, keepalive interval: Duration) {
       self.connection = connection
       let millis = interval.milliseconds
+      let now = ClientSession.clockMillis()
       // A server silent for two intervals with a ping unanswered has stopped answering.
       self.keepalive = Keepalive(
-        intervalMillis: millis, silenceLimitMillis: 2 * millis, now: ClientSession.clockMillis())
+        intervalMillis: millis, silenceLimitMillis: 2 * millis, now: now)
+      self.pacer = Pacer(now: now)
     }
 
     /// A fresh message `id`.
@@ -55,12 +70,13 @@ public final class ClientSession {
       return lastID
     }
 
+    /// Sends `message` as soon as the pace allows (at once, usually).
     func send(_ message: ClientMessage) {
-      keepalive.sent(at: ClientSession.clockMillis())
-      connection.send(message)
+      carryOut(pacer.submit(message, now: ClientSession.clockMillis()))
     }
 
-    /// A message of the match, with a fresh `id` where the server answers by one.
+    /// A message of the match, with a fresh `id` (the pacer sends a refused one again by
+    /// it, and the server's refusals name it).
     func send(_ message: ClientEffect.Message) {
       switch message {
       case .choose(let round, let weapon):
@@ -70,7 +86,40 @@ public final class ClientSession {
       case .reveal(let round, let weapon, let nonce):
         send(.reveal(round: round, weapon: weapon, nonce: nonce, id: nextID()))
       case .rematch:
-        send(.rematch(id: nil))
+        send(.rematch(id: nextID()))
+      }
+    }
+
+    /// The server announced its rate in a `welcome`.
+    func rateAnnounced(_ rate: FrameRate?) {
+      carryOut(pacer.announced(rate, now: ClientSession.clockMillis()))
+    }
+
+    /// The server refused the frame with `id` as too fast: true when it was this
+    /// session's and is sent again (or given up, and said so).
+    func refused(re id: Int) -> Bool {
+      guard let output = pacer.refused(re: id, now: ClientSession.clockMillis()) else {
+        return false
+      }
+      carryOut(output)
+      return true
+    }
+
+    private func carryOut(_ output: Pacer.Output) {
+      let now = ClientSession.clockMillis()
+      for message in output.send {
+        if case .ping = message {} else { keepalive.sent(at: now) }
+        connection.send(message)
+      }
+      for message in output.givenUp { gaveUp?(pacer.givenUpNotice(message)) }
+      guard let at = output.wakeAt, wakeAt.map({ at < $0 }) ?? true else { return }
+      wake?.cancel()
+      wakeAt = at
+      wake = Task { @MainActor [weak self] in
+        try? await Task.sleep(until: ClientSession.epoch + .milliseconds(at), clock: .continuous)
+        guard !Task.isCancelled, let self else { return }
+        self.wakeAt = nil
+        self.carryOut(self.pacer.tick(now: ClientSession.clockMillis()))
       }
     }
   }
@@ -115,7 +164,16 @@ public final class ClientSession {
       Self.perform(effect, outbox: outbox, context: context)
     }
     store.dispatch(.connection(.connected))
+    outbox.gaveUp = { [weak self] notice in
+      self?.store.dispatch(.notice(notice.prefix(1).uppercased() + notice.dropFirst() + "."))
+      self?.frameGivenUp?(notice)
+    }
   }
+
+  /// Told, in the player's words, of a frame the server refused as too fast so often
+  /// that it is not sent again (``Pacer/resendLimit``); the screen shows it as a notice
+  /// as well.
+  public var frameGivenUp: (@MainActor (String) -> Void)?
 
   /// Carries out what the reducer returned.
   private static func perform(
@@ -236,7 +294,7 @@ public final class ClientSession {
       case .ping:
         let id = outbox.nextID()
         outbox.keepalive.pingSent(id: id)
-        outbox.connection.send(.ping(id: id))
+        outbox.send(.ping(id: id))
       case .wait(let until):
         try? await Task.sleep(until: Self.epoch + .milliseconds(until), clock: .continuous)
       }
@@ -341,8 +399,17 @@ public final class ClientSession {
         if case .closed(let error) = event { return (error, fatal) }
         continue
       }
+      if case .error(let error, let re?) = raw, error.code == .rateLimited, !error.fatal,
+        outbox.refused(re: re)
+      {
+        // Dropped for coming too fast, and sent again by the pacer: nothing was lost.
+        continue
+      }
       let outcome = ServerIntake.outcome(
         of: raw, state: store.state, welcomed: welcomed, firstAfterWelcome: justWelcomed)
+      if case .action(.welcome) = outcome, case .welcome(_, _, _, let rate) = raw {
+        outbox.rateAnnounced(rate)
+      }
       if case .state = raw { justWelcomed = false }
       switch outcome {
       case .action(let action):

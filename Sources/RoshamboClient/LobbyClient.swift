@@ -291,7 +291,7 @@ public final class LobbyClient: Sendable {
           event = .refused(error, re: re)
         case .pong:
           continue
-        case .welcome(let room, let seat?, let token?)
+        case .welcome(let room, let seat?, let token?, _)
         where
           (!accepted.isEmpty || entrant
           || (takesChallenges && requests.withLockedValue { $0.entrant })

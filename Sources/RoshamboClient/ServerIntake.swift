@@ -36,7 +36,7 @@ public enum ServerIntake {
     of raw: ServerMessage, state: ClientState, welcomed: Bool, firstAfterWelcome: Bool = false
   ) -> Outcome {
     switch raw {
-    case .welcome(let room, let seat, _):
+    case .welcome(let room, let seat, _, _):
       guard ClientMessage.isValidRoom(room) else {
         return .violation("the welcome names a room that breaks the room rule (\(quoted(room)))")
       }
@@ -96,7 +96,7 @@ public enum ServerIntake {
       break
     }
     switch raw.sanitized() {
-    case .welcome(let room, let seat, let token):
+    case .welcome(let room, let seat, let token, _):
       return .action(.welcome(room: room, seat: seat, token: token))
     case .state(let seq, let view):
       return .action(.synced(view: view, seq: seq))

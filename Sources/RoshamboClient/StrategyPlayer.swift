@@ -41,11 +41,15 @@ public struct StrategyPlayer: Sendable {
     if memory.ruleset != ruleset {
       memory = StrategyMemory(strategy: strategy, ruleset: ruleset)
       matchLength = 0
-    } else if !continues(history) {
-      memory.startMatch()
-      matchLength = 0
     }
-    memory.learn(history[matchLength...], seat: seat)
+    let learned: Int
+    if let unlearned = firstUnlearned(history) {
+      learned = unlearned
+    } else {
+      memory.startMatch()
+      learned = 0
+    }
+    memory.learn(history[learned...], seat: seat)
     matchLength = history.count
     matchFirst = history.first
     matchLast = history.last
@@ -62,10 +66,23 @@ public struct StrategyPlayer: Sendable {
     return memory.pick(random: &random)
   }
 
-  /// Whether `history` is the current match, grown or not.
-  private func continues(_ history: [RoundResult]) -> Bool {
-    guard matchLength > 0 else { return true }
-    return history.count >= matchLength && history.first == matchFirst
-      && history[matchLength - 1] == matchLast
+  /// Where `history` goes on from the rounds learned: the index of its first round not
+  /// learned yet, or nil when it is another match. A view keeps only the latest rounds
+  /// (``RoomView/historyLimit``), so in a long match the history slides on: its rounds
+  /// keep their numbers, and it goes on from the last round learned.
+  private func firstUnlearned(_ history: [RoundResult]) -> Int? {
+    guard matchLength > 0, let matchFirst, let matchLast else { return 0 }
+    if history.first == matchFirst {
+      guard history.count >= matchLength, history[matchLength - 1] == matchLast else {
+        return nil
+      }
+      return matchLength
+    }
+    // A new match starts again from round 1; a slid window starts later than the last.
+    guard let first = history.first, first.round > matchFirst.round,
+      let last = history.firstIndex(where: { $0.round == matchLast.round }),
+      history[last] == matchLast
+    else { return nil }
+    return last + 1
   }
 }

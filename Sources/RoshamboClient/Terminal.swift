@@ -14,10 +14,18 @@ import NIOConcurrencyHelpers
 /// main one it would stay in the shell as stale text.
 public final class Terminal: @unchecked Sendable {
   // `@unchecked Sendable`: `saved` is written once in `enterFullScreen` before any other
-  // thread can call `restore`, and `restore` is idempotent: `active` is behind its lock.
+  // thread can call `restore`, and `restore` is idempotent: `hold` is behind its lock.
   private var saved = termios()
-  private let active = NIOLockedValueBox(false)
+  private let hold = NIOLockedValueBox(Hold.none)
   private let output: @Sendable ([UInt8]) -> Void
+
+  /// Whether this program holds the terminal: not yet (or no longer), full screen, or
+  /// given back while the program is stopped, to be taken again.
+  private enum Hold {
+    case none
+    case fullScreen
+    case suspended
+  }
 
   /// `output` takes what would be written to standard output (tests read it).
   public init(output: @escaping @Sendable ([UInt8]) -> Void = Terminal.standardOutput) {
@@ -39,6 +47,11 @@ public final class Terminal: @unchecked Sendable {
   /// Raw keys (no echo, no line buffering), the alternate screen, the cursor hidden.
   public func enterFullScreen() {
     tcgetattr(STDIN_FILENO, &saved)
+    takeAgain()
+  }
+
+  /// Raw keys from the settings kept, the alternate screen, the cursor hidden.
+  private func takeAgain() {
     crashRestoreTermios = saved
     var raw = saved
     raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
@@ -46,16 +59,40 @@ public final class Terminal: @unchecked Sendable {
     raw.c_cc.5 = 0  // VTIME
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
     write("\u{1B}[?1049h\u{1B}[?25l")
-    active.withLockedValue { $0 = true }
+    hold.withLockedValue { $0 = .fullScreen }
   }
 
   /// Puts the terminal back: cooked keys, the main screen, the cursor shown.
   public func restore() {
-    let wasActive = active.withLockedValue { active in
-      defer { active = false }
-      return active
+    let was = hold.withLockedValue { hold in
+      defer { hold = .none }
+      return hold
     }
-    guard wasActive else { return }
+    guard was == .fullScreen else { return }
+    giveBack()
+  }
+
+  /// Puts the terminal back for a stop (as ``restore()`` does), keeping it to be taken
+  /// again by ``resume()``; nothing is drawn meanwhile.
+  public func suspend() {
+    let was = hold.withLockedValue { hold in
+      defer { if hold == .fullScreen { hold = .suspended } }
+      return hold
+    }
+    guard was == .fullScreen else { return }
+    giveBack()
+  }
+
+  /// Takes the terminal again after a stop: raw keys (from the settings kept when it was
+  /// first taken, whatever the shell left), the alternate screen, the cursor hidden. Also
+  /// after a stop it did not see (SIGSTOP): then it was never given back, and is taken
+  /// anew all the same. Nothing before ``enterFullScreen()`` or after ``restore()``.
+  public func resume() {
+    guard hold.withLockedValue({ $0 }) != .none else { return }
+    takeAgain()
+  }
+
+  private func giveBack() {
     write("\u{1B}[?25h\u{1B}[?1049l")
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
     crashRestoreTermios = nil
@@ -75,7 +112,7 @@ public final class Terminal: @unchecked Sendable {
   /// break follows the last line, so a frame as tall as the terminal does not scroll it.
   /// Draws a whole frame; nothing once the terminal is put back (or before it is taken).
   public func draw(_ lines: [String]) {
-    guard active.withLockedValue({ $0 }) else { return }
+    guard hold.withLockedValue({ $0 }) == .fullScreen else { return }
     let frame = "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
     write(frame)
   }
@@ -96,10 +133,16 @@ public final class Terminal: @unchecked Sendable {
     }
   }
 
-  /// Blocks until a key is pressed; nil at end of input.
+  /// Blocks until a key is pressed; nil at end of input. A read interrupted by a signal
+  /// (a stop and a continue) reads again.
   public static func readKey() -> UInt8? {
     var byte: UInt8 = 0
-    return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
+    while true {
+      let count = read(STDIN_FILENO, &byte, 1)
+      if count == 1 { return byte }
+      if count < 0, errno == EINTR { continue }
+      return nil
+    }
   }
 }
 

@@ -54,8 +54,8 @@ extension ServerMessage {
   /// Applied once, where server messages become client state.
   public func sanitized() -> ServerMessage {
     switch self {
-    case .welcome(let room, let seat, let token):
-      return .welcome(room: TerminalText.sanitized(room), seat: seat, token: token)
+    case .welcome(let room, let seat, let token, let rate):
+      return .welcome(room: TerminalText.sanitized(room), seat: seat, token: token, rate: rate)
     case .state(let seq, var view):
       view.room = TerminalText.sanitized(view.room)
       for index in view.players.indices {

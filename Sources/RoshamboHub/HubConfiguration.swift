@@ -18,6 +18,8 @@ package struct HubConfiguration: Sendable {
     kind: nil, settings: .init(), players: 0, startMillis: 60_000, pauseMillis: 3_000)
   /// The server's name for people (the one it announces), shown in the lobby's title.
   package var serverName: String?
+  /// The rate each `welcome` announces (the connections' limit), if any.
+  package var frameRate: FrameRate?
   /// The least level of log line the driver writes: lines below it are not made (a
   /// resolved round's line is made on every round otherwise).
   package var logLevel = HubLog.Level.info

@@ -108,7 +108,7 @@ extension HubCore {
   /// The message encoded, or nil (logged as critical) if it would be over the protocol's
   /// limit: a peer could not read it, so it is a server bug never to send.
   private mutating func payload(_ message: ServerMessage, room: String?) -> [UInt8]? {
-    let payload = message.encoded()
+    let payload = message.announcing(configuration.frameRate).encoded()
     guard payload.count <= WireProtocol.maxFrameLength else {
       log(
         .critical,

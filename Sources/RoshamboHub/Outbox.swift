@@ -58,7 +58,7 @@ struct Outbox {
       case .roomState(let room):
         changed.insert(room)
         lastPlace[room] = index
-      case .message(_, .welcome(let room, _, _)):
+      case .message(_, .welcome(let room, _, _, _)):
         lastPlace[room] = index
       default:
         break
@@ -70,7 +70,7 @@ struct Outbox {
       switch item {
       case .roomState(let room):
         if lastPlace[room] == index { result.append(item) }
-      case .message(_, .welcome(let room, _, _)):
+      case .message(_, .welcome(let room, _, _, _)):
         result.append(item)
         if changed.contains(room), lastPlace[room] == index { result.append(.roomState(room)) }
       default:

@@ -19,22 +19,17 @@ public struct ArenaRunner: Sendable {
   public var test: SequentialTest.Parameters
   /// Pairings played at once (each in two rooms, four connections).
   public var jobs: Int
-  /// The least time between two messages one connection sends (a server's rate limit
-  /// allows 20 a second); nil: as fast as the server answers.
-  public var pacing: TimeAmount?
   /// Rooms are named from this (each arena its own, so two never share a room).
   public var roomPrefix: String
 
   public init(
     bots: [ArenaBot], schedule: ArenaSchedule, test: SequentialTest.Parameters, jobs: Int,
-    pacing: TimeAmount? = nil,
     roomPrefix: String = "arena-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
   ) {
     self.bots = bots
     self.schedule = schedule
     self.test = test
     self.jobs = max(1, jobs)
-    self.pacing = pacing
     self.roomPrefix = roomPrefix
   }
 
@@ -101,7 +96,6 @@ final class ArenaCoordinator {
   let schedule: ArenaSchedule
   let test: SequentialTest.Parameters
   let bots: [ArenaBot]
-  let pacing: TimeAmount?
   private let runner: ArenaRunner
   private let host: String
   private let port: Int
@@ -129,7 +123,6 @@ final class ArenaCoordinator {
     self.schedule = runner.schedule
     self.test = runner.test
     self.bots = runner.bots
-    self.pacing = runner.pacing
     self.host = host
     self.port = port
     self.tls = tls

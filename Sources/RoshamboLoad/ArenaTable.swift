@@ -19,8 +19,6 @@ final class ArenaTable {
   let pairing: ArenaSchedule.Pairing
   private(set) var referee: PairingReferee
   fileprivate unowned let arena: ArenaCoordinator
-  /// The least time between two messages of one connection, or nil.
-  var pacing: TimeAmount? { arena.pacing }
   private var game = 0
   private var seats: [ArenaSeat] = []
   /// Seats of the current game whose connection is still open.
@@ -164,8 +162,12 @@ final class ArenaSeat: ChannelInboundHandler {
   private var askedRematch = false
   private var finishing = false
   private var closed = false
-  /// Under a pacing, the earliest the next message may go.
-  private var nextSend = NIODeadline.uptimeNanoseconds(0)
+  /// The pace of this connection's frames: the server's announced rate (none on the
+  /// arena's own server), and refused frames sent again.
+  private var pacer = Pacer(now: ArenaSeat.clockMillis())
+  /// When the pacer asked to be ticked, while a tick is scheduled.
+  private var wakeAt: Int64?
+  private var lastID = 0
 
   init(
     table: ArenaTable, order: ArenaSchedule.SeatOrder, seat: Seat, room: String, name: String,
@@ -192,24 +194,38 @@ final class ArenaSeat: ChannelInboundHandler {
     context.fireChannelActive()
   }
 
-  /// Sends `message`, at once or, under a pacing, no sooner than the pacing after the
-  /// message before it (in order either way).
+  /// Milliseconds on the event loop's clock (the pacer's).
+  static func clockMillis() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
+
+  /// A fresh message `id`, by which the server names a frame it drops as too fast.
+  private func nextID() -> Int {
+    lastID += 1
+    return lastID
+  }
+
+  /// Sends `message` as soon as the pacer allows, in order.
   private func send(_ message: ClientMessage) {
+    guard !finishing else { return }
+    carryOut(pacer.submit(message, now: Self.clockMillis()))
+  }
+
+  private func carryOut(_ output: Pacer.Output) {
     guard let context, !finishing else { return }
-    guard let pacing = table.pacing else {
+    for message in output.send {
       context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
+    }
+    if let given = output.givenUp.first {
+      table.arenaFailed("\(name) in \(room): \(pacer.givenUpNotice(given))")
       return
     }
-    let now = NIODeadline.now()
-    let at = max(now, nextSend)
-    nextSend = at + pacing
-    guard at > now else {
-      context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
-      return
-    }
-    context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [weak self] in
-      guard let self, !self.finishing, let context = self.context else { return }
-      context.writeAndFlush(self.wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
+    guard let at = output.wakeAt, wakeAt.map({ at < $0 }) ?? true else { return }
+    wakeAt = at
+    context.eventLoop.assumeIsolated().scheduleTask(
+      deadline: .uptimeNanoseconds(UInt64(max(0, at)) * 1_000_000)
+    ) { [weak self] in
+      guard let self, self.wakeAt == at else { return }
+      self.wakeAt = nil
+      self.carryOut(self.pacer.tick(now: Self.clockMillis()))
     }
   }
 
@@ -220,7 +236,8 @@ final class ArenaSeat: ChannelInboundHandler {
       return
     }
     switch message {
-    case .welcome(_, let seat, _):
+    case .welcome(_, let seat, _, let rate):
+      carryOut(pacer.announced(rate, now: Self.clockMillis()))
       guard let seat else {
         table.arenaFailed("the server seated \(name) in \(room) as a spectator: is the room taken?")
         return
@@ -235,6 +252,14 @@ final class ArenaSeat: ChannelInboundHandler {
       table.seated(self)
     case .state(_, let view):
       seen(view)
+    case .error(let error, let re?) where error.code == .rateLimited && !error.fatal:
+      // Dropped as too fast: sent again (or given up, which fails the arena).
+      guard !finishing else { return }
+      guard let output = pacer.refused(re: re, now: Self.clockMillis()) else {
+        table.arenaFailed("the server refused \(name) in \(room): \(error.message)")
+        return
+      }
+      carryOut(output)
     case .error(let error, _):
       // After a leave, or once the other seat has left, refusals of what crossed it on
       // the way are expected.
@@ -285,13 +310,13 @@ final class ArenaSeat: ChannelInboundHandler {
       picker.pick(history: history, seat: seat, view: view) {
         [weak self] weapon in
         guard let self, !self.finishing else { return }
-        self.send(.choose(round: round, weapon: weapon, id: nil))
+        self.send(.choose(round: round, weapon: weapon, id: self.nextID()))
       }
     case .over:
       guard !askedRematch else { return }
       askedRematch = true
       picker.matchOver(history: history, seat: seat, view: view)
-      send(.rematch(id: nil))
+      send(.rematch(id: nextID()))
     }
   }
 

@@ -279,7 +279,7 @@ final class LoadBotHandler: ChannelInboundHandler {
       return
     }
     switch message {
-    case .welcome(_, let seat, _):
+    case .welcome(_, let seat, _, _):
       self.seat = seat
     case .state(_, let view):
       guard let seat, let me = view.player(seat) else { return }

@@ -6,7 +6,9 @@ import RoshamboJSON
 /// Invariant: a `state` message's encoded length does not depend on the receiving seat's
 /// own hidden pick (it is padded to the longest weapon), so neither do its TLS records.
 public enum ServerMessage: Sendable, Equatable {
-  case welcome(room: String, seat: Seat?, token: String?)
+  /// `rate` (extension): how fast the server takes this connection's frames; nil from a
+  /// server that does not say.
+  case welcome(room: String, seat: Seat?, token: String?, rate: FrameRate? = nil)
   case state(seq: Int, view: RoomView)
   case error(ProtocolError, re: Int?)
   case pong(id: Int?)
@@ -23,16 +25,23 @@ public enum ServerMessage: Sendable, Equatable {
   /// message's `id`.
   case record(FinishedMatch, re: Int?)
 
+  /// This message, a `welcome` announcing `rate` (any other message as it is).
+  public func announcing(_ rate: FrameRate?) -> ServerMessage {
+    guard case .welcome(let room, let seat, let token, _) = self else { return self }
+    return .welcome(room: room, seat: seat, token: token, rate: rate)
+  }
+
   /// The message as JSON bytes (see the invariant above for `state`).
   public func encoded() -> [UInt8] {
     var json = JSONText()
     switch self {
-    case .welcome(let room, let seat, let token):
+    case .welcome(let room, let seat, let token, let rate):
       json.raw("{\"type\":\"welcome\",")
       json.key("protocol"); json.int(WireProtocol.version); json.comma()
       json.key("room"); json.string(room); json.comma()
       json.key("seat"); json.optionalInt(seat?.rawValue)  // null for spectators
       if let token { json.comma(); json.key("token"); json.string(token) }
+      if let rate { json.comma(); json.key("rate"); json.frameRate(rate) }
       json.raw("}")
     case .state(let seq, let view):
       json = JSONText(capacity: 640)
@@ -127,6 +136,7 @@ public enum ServerMessage: Sendable, Equatable {
       var fair: Bool?
       var record: FinishedMatch?
       var seconds: Int?
+      var rate: FrameRate?
       try reader.object { reader, key in
         switch key {
         case "type": type = try reader.string()
@@ -155,6 +165,7 @@ public enum ServerMessage: Sendable, Equatable {
         case "fair": fair = try reader.bool()
         case "record": record = try reader.matchRecord()
         case "seconds": seconds = try reader.int()
+        case "rate": rate = try reader.frameRate()
         default: try reader.skipValue()
         }
       }
@@ -167,7 +178,7 @@ public enum ServerMessage: Sendable, Equatable {
       switch try required(type, "type") {
       case "welcome":
         _ = try required(version, "protocol")
-        return .welcome(room: try required(room, "room"), seat: seat, token: token)
+        return .welcome(room: try required(room, "room"), seat: seat, token: token, rate: rate)
       case "state":
         return .state(seq: try required(seq, "seq"), view: try required(view, "view"))
       case "error":

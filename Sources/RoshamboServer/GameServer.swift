@@ -169,6 +169,8 @@ public final class GameServer: Sendable {
         settings.retryMillis = configuration.journalRetryMillis
         settings.challengeLifetimeMillis = configuration.challengeLifetimeMillis
         settings.serverName = configuration.announceName
+        settings.frameRate = FrameRate(
+          perSecond: configuration.limits.framesPerSecond, burst: configuration.limits.frameBurst)
         settings.tellsNews = configuration.news != nil
         settings.ratingRule = RatingRule(ratesSameAddress: configuration.ratesSameAddress)
         settings.namesPerIdentity = max(1, configuration.namesPerIdentity)

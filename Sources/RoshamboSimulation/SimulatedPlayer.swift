@@ -148,7 +148,7 @@ struct SimulatedPlayer {
         } else {
           lobby.pending.removeAll { $0 == notice.id }
         }
-      case .welcome(let room, let seat, let token):
+      case .welcome(let room, let seat, let token, _):
         // Seated from the lobby (a challenge accepted, a tournament round): the same
         // connection now carries the room.
         var replica = Replica()

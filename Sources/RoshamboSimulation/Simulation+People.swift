@@ -192,7 +192,7 @@ extension ServerMessage {
   /// The message's type, for the trace.
   var traceName: String {
     switch self {
-    case .welcome(let room, let seat, let token):
+    case .welcome(let room, let seat, let token, _):
       "welcome \(room) seat \(seat.map { "\($0.rawValue)" } ?? "none") \(token.map { String($0.prefix(6)) } ?? "")"
     case .state(let seq, let view): "state \(view.room) v\(seq) \(view.phase)"
     case .lobby: "lobby"

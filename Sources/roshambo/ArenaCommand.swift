@@ -102,9 +102,7 @@ struct Arena: AsyncParsableCommand {
       bots: bots.count, roundsPerGame: rounds, games: games, seed: seed)
     let own = server.host == nil
     let jobs = self.jobs ?? (own ? 8 : 4)
-    let runner = ArenaRunner(
-      bots: bots, schedule: schedule, test: test, jobs: jobs,
-      pacing: own ? nil : .milliseconds(56))
+    let runner = ArenaRunner(bots: bots, schedule: schedule, test: test, jobs: jobs)
     let target: ResolvedServer
     var local: LocalServer?
     if own {

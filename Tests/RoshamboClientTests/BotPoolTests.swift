@@ -241,6 +241,28 @@ struct BotStrategyPoolTests {
     #expect(cycle.roundsLearned == 0)
   }
 
+  @Test("a match longer than a view's history (the latest 100 rounds) goes on as one match")
+  func slidingHistory() {
+    // Two cycles draw every round: the match never ends, and a view shows the latest 100.
+    let weapons: [Weapon] = [.rock, .paper, .scissors]
+    var rounds: [RoundResult] = []
+    var cycle = StrategyPlayer(strategy: .cycle, seed: 1)
+    var frequency = StrategyPlayer(strategy: .frequency, seed: 1)
+    var picks: [Weapon] = []
+    for round in 1...250 {
+      let window = Array(rounds.suffix(RoomView.historyLimit))
+      let pick = cycle.nextPick(history: window, seat: .one, ruleset: .classic)
+      picks.append(pick)
+      _ = frequency.nextPick(history: window, seat: .one, ruleset: .classic)
+      rounds.append(
+        RoundResult(round: round, weapons: [pick, pick], winner: nil, reason: nil, at: 0))
+    }
+    #expect(picks == (0..<250).map { weapons[$0 % 3] })
+    #expect(cycle.roundsLearned == 249)
+    // Each round learned once, though the window slid on by one 150 times.
+    #expect(frequency.roundsLearned == 249)
+  }
+
   @Test("each predictor beats the opponent it is built to beat, over 1,000 rounds")
   func predictorsBeatTheirPrey() {
     #expect(duel(.markov, against: Script.runs(of: 1)).winRate > 0.95)

@@ -125,7 +125,7 @@ struct HubHarness {
 
   static func summary(_ message: ServerMessage) -> String {
     switch message {
-    case .welcome(let room, let seat, _):
+    case .welcome(let room, let seat, _, _):
       "welcome \(room) seat \(seat.map { "\($0.rawValue)" } ?? "-")"
     case .state(let seq, let view): "state \(view.room) #\(seq) \(view.phase) round \(view.round)"
     case .error(let error, _): "error \(error.code)"

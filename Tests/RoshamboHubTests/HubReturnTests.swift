@@ -55,7 +55,7 @@ struct HubReturnTests {
     let sent =
       hub.raw(.timerFired(.flush)) + hub.raw(.committed(.success(()), onJournalThread: false))
     let messages = H.messages(to: back, in: sent)
-    guard case .welcome(let room, let seatTaken, let token)? = messages.first else {
+    guard case .welcome(let room, let seatTaken, let token, _)? = messages.first else {
       Issue.record("no welcome first: \(messages.map(H.summary))")
       return
     }
@@ -107,7 +107,7 @@ struct HubReturnTests {
     let sent =
       restarted.raw(.timerFired(.flush))
       + restarted.raw(.committed(.success(()), onJournalThread: false))
-    guard case .welcome(let seated, _, let token)? = H.messages(to: peer, in: sent).first else {
+    guard case .welcome(let seated, _, let token, _)? = H.messages(to: peer, in: sent).first else {
       Issue.record("no welcome: \(H.messages(to: peer, in: sent).map(H.summary))")
       return
     }

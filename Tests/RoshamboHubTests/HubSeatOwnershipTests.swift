@@ -52,14 +52,14 @@ struct HubSeatOwnershipTests {
     let quick = Peer(id: 12, identity: mallory.identity)
     _ = hub.say(quick, H.hello("Bob", fair: nil))
     let answer = sent(to: quick, &hub)
-    #expect(!answer.contains { if case .welcome("den", _, _) = $0 { true } else { false } })
+    #expect(!answer.contains { if case .welcome("den", _, _, _) = $0 { true } else { false } })
     #expect(hub.state.lobby.names.holder(of: "Bob") == nil)
     #expect(hub.state.lobby.rooms["den"]?.seats[.one]?.connected == false)
     // Bob comes back with his token: the seat is his.
     let back = Peer(id: 20, identity: nil)
     _ = hub.say(back, H.hello("Bob", resume: token, fair: nil))
     let welcome = sent(to: back, &hub).first
-    guard case .welcome(let room, let seat, _)? = welcome else {
+    guard case .welcome(let room, let seat, _, _)? = welcome else {
       Issue.record("Bob's token no longer seats him: \(welcome.map(H.summary) ?? "nothing")")
       return
     }

@@ -186,6 +186,30 @@ struct ServerMessageTests {
         == .error(ProtocolError(code: .closing, message: "m", seconds: 86_400), re: nil))
   }
 
+  @Test("a welcome may announce the rate: an object of two positive numbers, absent when unsaid")
+  func welcomeRate() throws {
+    let rate = FrameRate(perSecond: 20, burst: 40)
+    let announced = ServerMessage.welcome(room: "den", seat: .one, token: "t").announcing(rate)
+    #expect(announced == .welcome(room: "den", seat: .one, token: "t", rate: rate))
+    #expect(
+      try object(announced)["rate"] as? [String: Int] == ["perSecond": 20, "burst": 40])
+    #expect(try object(.welcome(room: "den", seat: .one, token: "t"))["rate"] == nil)
+    #expect(try ServerMessage.decode(announced.encoded()) == announced)
+    #expect(ServerMessage.pong(id: 1).announcing(rate) == .pong(id: 1))
+    // A protocol 1 welcome, and one with fields of a rate this client does not know.
+    let old = #"{"type":"welcome","protocol":1,"room":"den","seat":1,"token":"t"}"#
+    #expect(
+      try ServerMessage.decode(Array(old.utf8)) == .welcome(room: "den", seat: .one, token: "t"))
+    let wider =
+      #"{"type":"welcome","protocol":1,"room":"den","seat":1,"rate":{"burst":4,"perSecond":2,"perMinute":60}}"#
+    #expect(
+      try ServerMessage.decode(Array(wider.utf8))
+        == .welcome(room: "den", seat: .one, token: nil, rate: FrameRate(perSecond: 2, burst: 4)))
+    let zero =
+      #"{"type":"welcome","protocol":1,"room":"den","seat":1,"rate":{"perSecond":0,"burst":4}}"#
+    #expect(throws: (any Error).self) { try ServerMessage.decode(Array(zero.utf8)) }
+  }
+
   @Test("every server message decodes back to itself")
   func roundTrip() throws {
     var room = RoomState(name: "den")

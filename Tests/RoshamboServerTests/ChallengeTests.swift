@@ -46,7 +46,7 @@ struct ChallengeTests {
       bob.send(.accept(challenge: offered.id, id: 3))
       for (client, seat) in [(alice, Seat.one), (bob, .two)] {
         #expect(try await client.challenge().status == .accepted)
-        guard case .welcome(let room, seat?, let token?) = try await client.next() else {
+        guard case .welcome(let room, seat?, let token?, _) = try await client.next() else {
           Issue.record("no welcome after the accept")
           return
         }
@@ -265,7 +265,7 @@ struct ChallengeTests {
       bob.send(.accept(challenge: offered.id, id: 3))
       for client in [alice, bob] {
         _ = try await client.challenge(skipping: .pending)
-        guard case .welcome(_, let seat?, let token?) = try await client.next() else {
+        guard case .welcome(_, let seat?, let token?, _) = try await client.next() else {
           Issue.record("no welcome")
           return
         }

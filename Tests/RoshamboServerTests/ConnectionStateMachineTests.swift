@@ -107,6 +107,31 @@ struct ConnectionStateMachineTests {
     #expect(arrive(&machine, pick) == .none)
   }
 
+  @Test("every dropped frame with an id is refused naming it, at most the rate's refusals a second")
+  func refusalsNameDroppedFrames() {
+    var limits = ServerConfiguration.Limits()
+    limits.framesPerSecond = 2
+    limits.frameBurst = 6
+    var machine = ConnectionStateMachine(limits: limits, admission: .admitted)
+    func re(_ action: ConnectionStateMachine.Action) -> Int?? {
+      guard case .refuse(let error, let re) = action, error.code == .rateLimited, !error.fatal
+      else { return nil }
+      return .some(re)
+    }
+    for id in 1...6 { #expect(arrive(&machine, .ping(id: id)) == .pong(id: id)) }
+    #expect(re(arrive(&machine, .ping(id: 7))) == 7)
+    #expect(re(arrive(&machine, .ping(id: 8))) == 8)
+    // Two refusals a second: the third dropped frame in that second goes unanswered.
+    #expect(arrive(&machine, .ping(id: 9)) == .none)
+    // A second later: two frames are taken, then refusals again, but not for a frame
+    // without an id (past the first excess frame, nothing can name it).
+    #expect(arrive(&machine, .ping(id: 10), at: 1) == .pong(id: 10))
+    #expect(arrive(&machine, .ping(id: 11), at: 1) == .pong(id: 11))
+    #expect(re(arrive(&machine, .ping(id: 12), at: 1)) == 12)
+    #expect(arrive(&machine, .rematch(id: nil), at: 1) == .none)
+    #expect(machine.state == .awaitingHello)
+  }
+
   @Test("a second later the bucket has a token again and the excess count starts over")
   func rateRecovers() {
     var machine = ConnectionStateMachine(limits: limits(burst: 1), admission: .admitted)

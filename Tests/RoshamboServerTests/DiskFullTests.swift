@@ -156,7 +156,7 @@ extension DiskFullTests {
     while !aliceTold {
       switch try await alice.next() {
       case .error(let error, _): aliceTold = error.code == .unavailable
-      case .welcome(let room, _, _): Issue.record("Alice was welcomed into \(room)")
+      case .welcome(let room, _, _, _): Issue.record("Alice was welcomed into \(room)")
       default: continue
       }
     }
@@ -170,7 +170,7 @@ extension DiskFullTests {
       switch try await bob.nextSkippingLobby() {
       case .challenge(let notice) where notice.status == .pending:
         bob.send(.accept(challenge: notice.id, id: 21))
-      case .welcome(let room, _, _):
+      case .welcome(let room, _, _, _):
         seated = room
       case .challenge:
         continue

@@ -181,7 +181,8 @@ struct SignalDrainTests {
     let again = try await TestClient.connect(port: try second.port)
     #expect(
       try await again.hello(name: "Carol", resume: carol.token)
-        == .welcome(room: "far", seat: .one, token: carol.token))
+        == ServerMessage.welcome(room: "far", seat: .one, token: carol.token).announcing(
+          .serverDefault))
     let resumed = try await again.nextState().view
     #expect(resumed.phase == .choosing && resumed.round == 2, "\(resumed)")
     #expect(resumed.players.map(\.score) == [1, 0])

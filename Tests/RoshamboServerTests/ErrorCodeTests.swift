@@ -93,7 +93,8 @@ struct ErrorCodeTests {
     }
   }
 
-  @Test("rate_limited: first a warning, then, if it goes on, fatal")
+  @Test(
+    "rate_limited: each dropped frame with an id is refused naming it, then, if it goes on, fatal")
   func rateLimited() async throws {
     try await withServer(limits: {
       $0.framesPerSecond = 5; $0.frameBurst = 5
@@ -107,16 +108,21 @@ struct ErrorCodeTests {
       client.sendRaw(burst)
       var pongs = 0
       var warnings: [Bool] = []
+      var refused: [Int?] = []
       while true {
         let message = try await client.next()
         if case .pong = message { pongs += 1 }
-        if case .error(let error, _) = message, error.code == .rateLimited {
+        if case .error(let error, let re) = message, error.code == .rateLimited {
           warnings.append(error.fatal)
           if error.fatal { break }
+          refused.append(re)
         }
       }
       #expect(pongs == 5)
-      #expect(warnings == [false, true])
+      // The five frames past the burst are refused by id (as many as the rate, a second's
+      // worth of refusals), the sixth closes.
+      #expect(warnings == [false, false, false, false, false, true])
+      #expect(refused == [5, 6, 7, 8, 9])
       await client.waitUntilClosed()
     }
   }

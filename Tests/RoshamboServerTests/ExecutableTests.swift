@@ -166,14 +166,16 @@ struct ExecutableTests {
     let alice2 = try await TestClient.connect(port: newPort)
     #expect(
       try await alice2.hello(name: "Alice", resume: alice.token)
-        == .welcome(room: "den", seat: .one, token: alice.token))
+        == ServerMessage.welcome(room: "den", seat: .one, token: alice.token).announcing(
+          .serverDefault))
     _ = try await alice2.nextState()
     // Connected only now: a connection that waits for hello is closed after 10 s, and
     // under ThreadSanitizer on 2 cores one that idled here through Alice's resume was.
     let bob2 = try await TestClient.connect(port: newPort)
     #expect(
       try await bob2.hello(name: "Bob", resume: bob.token)
-        == .welcome(room: "den", seat: .two, token: bob.token))
+        == ServerMessage.welcome(room: "den", seat: .two, token: bob.token).announcing(
+          .serverDefault))
     let afterBob = try await bob2.state { $0.players.allSatisfy(\.connected) }
     let afterAlice = try await alice2.state { $0.players.allSatisfy(\.connected) }
     // Nobody watches after the restart: the spectator who was connected is not counted.
@@ -198,7 +200,8 @@ struct ExecutableTests {
     let carol = try await TestClient.connect(port: newPort)
     #expect(
       try await carol.hello(name: "Carol", resume: spare.token)
-        == .welcome(room: "other", seat: .one, token: spare.token))
+        == ServerMessage.welcome(room: "other", seat: .one, token: spare.token).announcing(
+          .serverDefault))
 
     second.process.terminate()
     let (status, printed) = await second.finish()

@@ -175,7 +175,10 @@ struct HardeningTests {
       #expect(error.fatal && error.message.contains("address"))
       let other = try await TestClient.connect(port: server.port, from: "127.0.0.2")
       let welcome = try await other.hello(name: "Guest", room: "guest")
-      #expect(welcome == .welcome(room: "guest", seat: .one, token: other.token))
+      #expect(
+        welcome
+          == ServerMessage.welcome(room: "guest", seat: .one, token: other.token).announcing(
+            .serverDefault))
     }
   }
 
@@ -282,7 +285,8 @@ struct HardeningTests {
       let back = try await TestClient.connect(port: again.port)
       #expect(
         try await back.hello(name: "Alice", resume: token)
-          == .welcome(room: "den", seat: .one, token: token))
+          == ServerMessage.welcome(room: "den", seat: .one, token: token).announcing(.serverDefault)
+      )
     }
   }
 

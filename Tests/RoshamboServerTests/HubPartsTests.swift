@@ -47,7 +47,7 @@ struct HubPartsTests {
   func names(_ items: [Outbox.Item]) -> [String] {
     items.map { item in
       switch item {
-      case .message(let link, .welcome(let room, _, _)): "welcome \(link.id) \(room)"
+      case .message(let link, .welcome(let room, _, _, _)): "welcome \(link.id) \(room)"
       case .message(let link, .error(let error, _)): "error \(link.id) \(error.code)"
       case .message(let link, _): "message \(link.id)"
       case .roomState(let room): "state \(room)"

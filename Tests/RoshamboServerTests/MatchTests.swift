@@ -84,7 +84,10 @@ struct MatchTests {
       #expect(ended.view.player(.two)?.left == true && ended.view.winner == .one)
       let token = alice.token
       let welcome = try await alice.next()
-      #expect(welcome == .welcome(room: "quick-2", seat: .two, token: token))
+      #expect(
+        welcome
+          == ServerMessage.welcome(room: "quick-2", seat: .two, token: token).announcing(
+            .serverDefault))
       let joined = try await alice.nextState()
       #expect(joined.view.room == "quick-2" && joined.view.you == .two)
       #expect(joined.view.phase == .choosing)
@@ -102,7 +105,10 @@ struct MatchTests {
       _ = try await carol.state { $0.player(.two)?.connected == false }
       let again = try await TestClient.connect(port: server.port)
       let resumed = try await again.hello(name: "Alice", resume: token)
-      #expect(resumed == .welcome(room: "quick-2", seat: .two, token: token))
+      #expect(
+        resumed
+          == ServerMessage.welcome(room: "quick-2", seat: .two, token: token).announcing(
+            .serverDefault))
     }
   }
 
@@ -121,7 +127,10 @@ struct MatchTests {
       // Alice comes back: into Carol's room, where a match starts at once.
       let again = try await TestClient.connect(port: server.port)
       let welcome = try await again.hello(name: "Alice", resume: token)
-      #expect(welcome == .welcome(room: "quick-2", seat: .two, token: token))
+      #expect(
+        welcome
+          == ServerMessage.welcome(room: "quick-2", seat: .two, token: token).announcing(
+            .serverDefault))
       let joined = try await again.nextState()
       #expect(joined.view.room == "quick-2" && joined.view.phase == .choosing)
       _ = try await carol.state { $0.phase == .choosing && $0.player(.two)?.name == "Alice" }
@@ -135,7 +144,9 @@ struct MatchTests {
       let (alice, bob) = try await seatTwo(port: server.port)
       let eve = try await TestClient.connect(port: server.port)
       let welcome = try await eve.hello(name: "Eve", room: "den", role: .spectator)
-      #expect(welcome == .welcome(room: "den", seat: nil, token: nil))
+      #expect(
+        welcome
+          == ServerMessage.welcome(room: "den", seat: nil, token: nil).announcing(.serverDefault))
       let first = try await eve.nextState()
       #expect(first.view.you == nil && first.view.spectators == 1)
       alice.send(.choose(round: 1, weapon: .paper, id: nil))
@@ -188,7 +199,10 @@ struct MatchTests {
       #expect(away.phase == .choosing)
       let again = try await TestClient.connect(port: server.port)
       let welcome = try await again.hello(name: "Bob", resume: token)
-      #expect(welcome == .welcome(room: "den", seat: .two, token: token))
+      #expect(
+        welcome
+          == ServerMessage.welcome(room: "den", seat: .two, token: token).announcing(.serverDefault)
+      )
       let back = try await alice.state { $0.player(.two)?.connected == true }
       #expect(back.phase == .choosing)
       // Now drop for good: the grace runs out and Alice wins by forfeit.

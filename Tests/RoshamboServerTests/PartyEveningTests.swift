@@ -87,7 +87,7 @@ struct PartyEveningTests {
       }
       for (name, client) in zip(["Alice", "Bob"], clients) {
         while true {
-          if case .welcome(let room, _?, _?) = try await client.next() {
+          if case .welcome(let room, _?, _?, _) = try await client.next() {
             seats[name] = room
             break
           }
@@ -316,7 +316,7 @@ struct NameIdentityTests {
       #expect(view.people.filter { $0.name == "Alice" }.count == 1)
       let player = try await TestClient.connect(port: server.port, as: "alice-key")
       let answer = try await player.hello(name: "Alice", room: "den")
-      guard case .welcome(let room, _, _) = answer else {
+      guard case .welcome(let room, _, _, _) = answer else {
         Issue.record("Alice's own match was refused while others looked: \(answer)")
         return
       }

@@ -331,7 +331,7 @@ final class TestClient: @unchecked Sendable {
         protocol: WireProtocol.version, name: name, role: role, room: room, resume: resume,
         fair: fair, id: 1))
     let message = try await next()
-    if case .welcome(let room, let seat, let token) = message {
+    if case .welcome(let room, let seat, let token, _) = message {
       self.room = room
       self.seat = seat
       self.token = token ?? self.token
@@ -367,4 +367,9 @@ extension FinishedMatch {
       forfeit: seats.contains { $0?.hasLeft == true } && !scores.contains(room.winsNeeded),
       fair: room.settings.fair)
   }
+}
+
+extension FrameRate {
+  /// What a server with the default limits announces in its `welcome`.
+  static let serverDefault = FrameRate(perSecond: 20, burst: 40)
 }

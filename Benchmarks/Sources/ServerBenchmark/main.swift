@@ -161,7 +161,7 @@ final class LatencyProbe: ChannelInboundHandler {
       return
     }
     switch message {
-    case .welcome(_, let seat, _):
+    case .welcome(_, let seat, _, _):
       self.seat = seat
       shared.contexts[seat!] = context
     case .pong:

@@ -42,6 +42,9 @@ public struct ConnectionStateMachine: Sendable {
   private let limits: ServerConfiguration.Limits
   private let admission: Admission
   private var bucket: TokenBucket
+  /// The bound on refusals of dropped frames: as many a second as frames are taken, so a
+  /// flood is answered with no more frames than a client within the rate gets.
+  private var refusals: TokenBucket
   /// Frames over the rate in a row.
   private var excess = 0
   /// Whether the stall timer runs (the connection is unwritable).
@@ -58,6 +61,8 @@ public struct ConnectionStateMachine: Sendable {
     self.limits = limits
     self.admission = admission
     self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
+    self.refusals = TokenBucket(
+      perSecond: limits.framesPerSecond, burst: limits.framesPerSecond)
     self.silenceLimitSeconds = limits.idleTimeoutSeconds
   }
 
@@ -128,8 +133,10 @@ public struct ConnectionStateMachine: Sendable {
       re: nil)
   }
 
-  /// A frame arrived at `now`. Over the rate it is dropped (the first excess frame gets a
-  /// warning; a burst of them closes the connection); otherwise `decode` reads it (the
+  /// A frame arrived at `now`. Over the rate it is dropped: the first excess frame is
+  /// warned, and so is every later one that carries an `id` while the refusals' own bound
+  /// allows (each refusal names the dropped frame's `id` as `re`, so its sender can send
+  /// it again); a burst of them closes the connection. Otherwise `decode` reads it (the
   /// result, and the message's `id` if it could be read) and the message is judged.
   public mutating func frameArrived(
     at now: NIODeadline, decode: () -> (Result<ClientMessage, ProtocolError>, Int?)
@@ -138,13 +145,23 @@ public struct ConnectionStateMachine: Sendable {
     lastFrame = now
     guard bucket.take(at: now) else {
       excess += 1
-      let fatal = excess > limits.frameBurst
-      guard excess == 1 || fatal else { return .none }
+      if excess > limits.frameBurst {
+        return refuse(
+          .rateLimited(
+            "More than \(limits.framesPerSecond) messages per second; slow down. Closing.",
+            fatal: true),
+          re: nil)
+      }
+      // Reading a dropped frame for its id is work a flood could ask for: it is done
+      // only for a refusal the bound allows.
+      guard refusals.take(at: now) || excess == 1 else { return .none }
+      let id = decode().1
+      guard id != nil || excess == 1 else { return .none }
       return refuse(
         .rateLimited(
-          "More than \(limits.framesPerSecond) messages per second; slow down"
-            + (fatal ? ". Closing." : " (messages are being dropped)."), fatal: fatal),
-        re: nil)
+          "More than \(limits.framesPerSecond) messages per second; slow down (messages are "
+            + "being dropped: this one was, send it again later).", fatal: false),
+        re: id)
     }
     excess = 0
     let (result, id) = decode()
