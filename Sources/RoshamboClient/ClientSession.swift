@@ -19,6 +19,8 @@ public final class ClientSession {
   private let maxAttempts: Int
   /// How long a server that says it is closing each time it is reached again is given.
   private let closingPatience: Duration
+  /// How long it waits, at least, before reaching such a server again.
+  private let closingRetry: Duration
   private let keepalive: Duration
   private let outbox: Outbox
   private var hello: (name: String, room: String?, role: ClientMessage.Role, fair: Bool)?
@@ -149,10 +151,11 @@ public final class ClientSession {
     reconnect: (@Sendable () async throws -> ServerConnection)? = nil,
     maxAttempts: Int = 12,
     keepalive: Duration = .seconds(3),
-    closingPatience: Duration = .seconds(120),
+    closingPatience: Duration = .seconds(60), closingRetry: Duration = .seconds(5),
     backoff: @escaping @Sendable (Int) -> Duration = { .milliseconds(250 << min($0 - 1, 5)) }
   ) {
     self.closingPatience = closingPatience
+    self.closingRetry = closingRetry
     self.connection = connection
     self.reconnect = reconnect
     self.maxAttempts = maxAttempts
@@ -355,7 +358,10 @@ public final class ClientSession {
       let attempts = maxAttempts + (store.state.context.closesAt != nil ? 6 : 0)
       for attempt in 1...attempts {
         store.dispatch(.connection(.reconnecting(attempt: attempt)))
-        try? await Task.sleep(for: backoff(attempt))
+        // A server that keeps saying it is closing is not reached again at once: a few
+        // tries a minute, not one every quarter second.
+        try? await Task.sleep(
+          for: closingSince == nil ? backoff(attempt) : max(backoff(attempt), closingRetry))
         // The player quit while waiting: no seat to take back.
         if outbox.quitting { break }
         guard let fresh = try? await reconnect() else { continue }
