@@ -67,13 +67,38 @@ public struct ChallengeBoard: Sendable, Equatable {
       return "connection \(id)"
     }
 
-    /// Whose decline for the evening it is: the identity's, kept across its connections;
-    /// without one, the connection's, which ends with it.
-    var decliner: String { identity.map { "identity " + $0 } ?? "connection \(id)" }
+    /// Whose decline for the evening it is: the identity's, kept across its connections
+    /// (and restarts: ``Block``); without one, the connection's, which ends with it.
+    public var decliner: String { identity.map { "identity " + $0 } ?? "connection \(id)" }
+
+    /// Whom a decline for the evening of this person's challenges refuses: who they are
+    /// counted as, and their address too (an IPv6 address by its /64), so that neither a
+    /// fresh identity nor a keyless connection from the same machine gets through.
+    public var blocked: [String] {
+      let address = address.map { "address " + $0 }
+      return [counted] + (address.map { $0 == counted ? [] : [$0] } ?? [])
+    }
   }
 
-  /// `by` (a ``Person/decliner``) declines every challenge from `of` (a
-  /// ``Person/counted``) for the evening.
+  /// A decline for the evening: `by` (a ``Person/decliner``) refuses every challenge
+  /// from `of` (an identity or an address, ``Person/blocked``) made before `at` +
+  /// ``eveningMillis``. An identity's are journaled (``LobbyState/blocks``), so that a
+  /// restart lifts none.
+  public struct Block: Hashable, Sendable {
+    public var by: String
+    public var of: String
+    public var at: Int64
+
+    public init(by: String, of: String, at: Int64) {
+      self.by = by
+      self.of = of
+      self.at = at
+    }
+  }
+
+  /// How long a decline for the evening lasts: 12 hours.
+  public static let eveningMillis: Int64 = 12 * 3_600_000
+
   private struct Decline: Hashable, Sendable {
     var by: String
     var of: String
@@ -104,10 +129,10 @@ public struct ChallengeBoard: Sendable, Equatable {
     /// `by` answers challenge `id` (only the one challenged may).
     case accept(id: Int, by: Int)
     case decline(id: Int, by: Int)
-    /// `by` declines challenge `id`, and every challenge from its challenger for the
-    /// evening (as long as the board lasts): those waiting now end as declined, later
-    /// ones are refused.
-    case block(id: Int, by: Int)
+    /// `by` declines challenge `id`, and every challenge from its challenger (their
+    /// identity and their address) for the evening (``eveningMillis``): those waiting
+    /// now end as declined, later ones are refused.
+    case block(id: Int, by: Int, at: Int64)
     /// The challenge's time ran out (a timer; stale once it was answered).
     case expire(id: Int, at: Int64)
     /// The person left the lobby (went, or was seated): every challenge of theirs ends.
@@ -138,15 +163,22 @@ public struct ChallengeBoard: Sendable, Equatable {
   /// When each person made their challenges of the last minute (at most
   /// ``maxPerMinute`` each; a person with none has no entry).
   private var made: [String: [Int64]] = [:]
-  /// The declines for the evening, oldest first, and the same as a set to look up.
+  /// The declines for the evening, oldest first, and the same with when each was made,
+  /// to look up.
   private var declines: [Decline] = []
-  private var declined: Set<Decline> = []
+  private var declined: [Decline: Int64] = [:]
 
   /// How long a challenge on this board waits for an answer, ms.
   public let lifetimeMillis: Int64
 
-  public init(lifetimeMillis: Int64 = Self.defaultLifetimeMillis) {
+  public init(lifetimeMillis: Int64 = Self.defaultLifetimeMillis, blocks: [Block] = []) {
     self.lifetimeMillis = lifetimeMillis
+    for block in blocks { remember(Decline(by: block.by, of: block.of), at: block.at) }
+  }
+
+  /// The declines for the evening `challenge`'s answer with a block makes at `at`.
+  public static func blocks(of challenge: Challenge, at: Int64) -> [Block] {
+    challenge.from.blocked.map { Block(by: challenge.to.decliner, of: $0, at: at) }
   }
 
   /// Applies `action` and returns what happened, or why it is refused (and nothing
@@ -178,14 +210,17 @@ public struct ChallengeBoard: Sendable, Equatable {
       }
       pending[id] = nil
       return .success([.declined(challenge)])
-    case .block(let id, let by):
+    case .block(let id, let by, let at):
       guard let challenge = pending[id], challenge.to.id == by else {
         return .failure(.noSuchChallenge(id))
       }
-      remember(Decline(by: challenge.to.decliner, of: challenge.from.counted))
+      for block in Self.blocks(of: challenge, at: at) {
+        remember(Decline(by: block.by, of: block.of), at: at)
+      }
       // Whatever else waits from the same challenger for this person ends the same way.
+      let blocked = Set(challenge.from.blocked)
       let ended = pending.values.filter {
-        $0.to.id == by && $0.from.counted == challenge.from.counted
+        $0.to.id == by && !blocked.isDisjoint(with: $0.from.blocked)
       }.sorted { $0.id < $1.id }
       for challenge in ended { pending[challenge.id] = nil }
       return .success(ended.map { .declined($0) })
@@ -199,7 +234,7 @@ public struct ChallengeBoard: Sendable, Equatable {
       // So do the declines of a person without an identity.
       if declines.contains(where: { $0.by == "connection \(person)" }) {
         declines.removeAll { $0.by == "connection \(person)" }
-        declined = Set(declines)
+        declined = declined.filter { $0.key.by != "connection \(person)" }
       }
       return .success(withdraw { $0.involves(person) })
     }
@@ -208,8 +243,10 @@ public struct ChallengeBoard: Sendable, Equatable {
   /// Why `from` may not challenge `to` now, or nil.
   private func refusal(from: Person, to: Person, at: Int64) -> Refusal? {
     if from.id == to.id { return .noSuchPlayer("You cannot challenge yourself.") }
-    if declined.contains(Decline(by: to.decliner, of: from.counted)) {
-      return .busy("\(to.name) declines your challenges for this evening.")
+    for key in from.blocked {
+      if let since = declined[Decline(by: to.decliner, of: key)], at - since < Self.eveningMillis {
+        return .busy("\(to.name) declines your challenges for this evening.")
+      }
     }
     let recent = recent(from.counted, at: at)
     if recent.count >= Self.maxPerMinute {
@@ -245,12 +282,15 @@ public struct ChallengeBoard: Sendable, Equatable {
     return nil
   }
 
-  /// Keeps `decline`, forgetting the oldest past ``maxDeclinedForTheEvening``.
-  private mutating func remember(_ decline: Decline) {
-    guard declined.insert(decline).inserted else { return }
+  /// Keeps `decline` made at `at`, forgetting the oldest past
+  /// ``maxDeclinedForTheEvening``.
+  private mutating func remember(_ decline: Decline, at: Int64) {
+    if declined.updateValue(at, forKey: decline) != nil {
+      declines.removeAll { $0 == decline }
+    }
     declines.append(decline)
     if declines.count > Self.maxDeclinedForTheEvening {
-      declined.remove(declines.removeFirst())
+      declined[declines.removeFirst()] = nil
     }
   }
 

@@ -18,6 +18,9 @@ public enum LobbyAction: Sendable, Equatable {
   case tournament(TournamentAction)
   /// A name taken by a player's identity, or released by the host (``NameBook``).
   case names(NameAction)
+  /// A player with an identity declined someone's challenges for the evening (kept so that
+  /// a restart lifts no block; the hub's ``ChallengeBoard`` acts on it).
+  case blocked(ChallengeBoard.Block)
 
   /// A player ``openMatch`` seats.
   public struct Entrant: Sendable, Equatable {

@@ -7,7 +7,7 @@ extension LobbyState {
     case .join(let requested, _, _, _, _): roomForJoin(requested: requested)
     case .spectate(let name), .room(let name, _): name
     case .openMatch: nextMatchRoom
-    case .tournament, .names: nil
+    case .tournament, .names, .blocked: nil
     }
   }
 
@@ -51,7 +51,8 @@ extension LobbyState {
         return .notPlaying("The name \(name) already belongs to another player here.")
       }
       return nil
-    case .names(.release), .names(.releaseForgotten), .names(.used), .names(.lapsed):
+    case .names(.release), .names(.releaseForgotten), .names(.used), .names(.lapsed),
+      .blocked:
       return nil
     case .openMatch(let players, let settings, _):
       guard players.count == Seat.allCases.count,
@@ -130,6 +131,13 @@ extension LobbyState {
       return []
     case .names(.lapsed(let name)):
       names.free(name)
+      return []
+    case .blocked(let block):
+      blocks.removeAll {
+        block.at - $0.at >= ChallengeBoard.eveningMillis || ($0.by == block.by && $0.of == block.of)
+      }
+      blocks.append(block)
+      if blocks.count > ChallengeBoard.maxDeclinedForTheEvening { blocks.removeFirst() }
       return []
     case .room(let room, let roomAction):
       name = room

@@ -20,6 +20,10 @@ public struct LobbyState: Sendable, Equatable {
   public var tournament: Tournament?
   /// Which identity holds which name.
   public var names = NameBook()
+  /// The declines for the evening of players with an identity, oldest first: those of
+  /// the last ``ChallengeBoard/eveningMillis``, at most
+  /// ``ChallengeBoard/maxDeclinedForTheEvening``.
+  public internal(set) var blocks: [ChallengeBoard.Block] = []
 
   public init(defaults: RoomState.Settings = RoomState.Settings()) {
     self.rooms = [:]

@@ -62,10 +62,18 @@ extension HubCore {
   mutating func answer(_ id: Int, accept: Bool, block: Bool = false, origin: Origin) {
     let by = origin.link.id
     let action: ChallengeBoard.Action =
-      accept ? .accept(id: id, by: by) : block ? .block(id: id, by: by) : .decline(id: id, by: by)
+      accept
+      ? .accept(id: id, by: by)
+      : block ? .block(id: id, by: by, at: now) : .decline(id: id, by: by)
+    let blocks = state.challenges.pending[id].map { ChallengeBoard.blocks(of: $0, at: now) }
     switch state.challenges.reduce(action) {
     case .failure(let refusal): reply(origin.link, ProtocolError(refusal), re: origin.re)
-    case .success(let events): settle(.success(events), origin: origin)
+    case .success(let events):
+      // An identity's block is journaled: a restart lifts none.
+      if block, let blocks {
+        for block in blocks where block.by.hasPrefix("identity ") { perform(.blocked(block)) }
+      }
+      settle(.success(events), origin: origin)
     }
   }
 

@@ -52,7 +52,8 @@ package struct HubState {
     self.lobby = lobby
     self.seatTokens = SeatTokens(lobby)
     self.journaledThrough = journaledThrough
-    self.challenges = ChallengeBoard(lifetimeMillis: configuration.challengeLifetimeMillis)
+    self.challenges = ChallengeBoard(
+      lifetimeMillis: configuration.challengeLifetimeMillis, blocks: lobby.blocks)
     self.tournament = TournamentSeating(plan: configuration.tournament)
     self.snapshots = SnapshotSchedule(interval: max(1, configuration.compactionInterval))
     self.newIdentities = NewIdentityBudget(perHour: configuration.newIdentitiesPerAddress)

@@ -80,9 +80,13 @@ extension JSONReader {
     var settings: RoomState.Settings?
     var kindOfTournament: Tournament.Kind?
     var identity: String?
+    var by: String?
+    var of: String?
     try object { reader, key in
       switch key {
       case "type": type = try reader.string()
+      case "by": by = try reader.string()
+      case "of": of = try reader.string()
       case "kind": kindOfTournament = try reader.raw(Tournament.Kind.self, "kind")
       case "players": players = try reader.array(of: { try $0.journalEntrant() })
       case "settings": settings = try reader.journalSettings()
@@ -128,6 +132,11 @@ extension JSONReader {
     case "nameUsed":
       return .names(.used(name: try required(name, "name"), at: Int64(try required(at, "at"))))
     case "nameLapsed": return .names(.lapsed(name: try required(name, "name")))
+    case "blocked":
+      return .blocked(
+        ChallengeBoard.Block(
+          by: try required(by, "by"), of: try required(of, "of"), at: Int64(try required(at, "at")))
+      )
     case "tournamentWithdraw": return .tournament(.withdraw(name: try required(name, "name")))
     case "tournamentRound":
       var tokens: [String: String] = [:]
@@ -190,6 +199,22 @@ extension JSONReader {
       throw failure("a journal row of unknown type \"\(kind.prefix(32))\"")
     }
     return .room(roomName, action)
+  }
+
+  fileprivate mutating func journalBlock() throws -> ChallengeBoard.Block {
+    var by: String?
+    var of: String?
+    var at: Int?
+    try object { reader, key in
+      switch key {
+      case "by": by = try reader.string()
+      case "of": of = try reader.string()
+      case "at": at = try reader.int()
+      default: throw reader.failure("a block of a snapshot has no field \"\(key.prefix(32))\"")
+      }
+    }
+    guard let by, let of, let at else { throw failure("a block without one of by, of, at") }
+    return ChallengeBoard.Block(by: by, of: of, at: Int64(at))
   }
 
   fileprivate mutating func journalEntrant() throws -> LobbyAction.Entrant {
@@ -257,6 +282,8 @@ extension JSONReader {
     var released: Set<String> = []
     // Absent from snapshots written before holds lapsed: no use known yet.
     var used: [String: Int64] = [:]
+    // Absent from snapshots written before blocks were kept: none.
+    var blocks: [ChallengeBoard.Block] = []
     try object { reader, key in
       switch key {
       case "format": format = try reader.int()
@@ -273,6 +300,7 @@ extension JSONReader {
           names[name] = identity
         }
       case "releasedNames": released = Set(try reader.array(of: { try $0.string() }))
+      case "blocks": blocks = try reader.array(of: { try $0.journalBlock() })
       case "namesUsed":
         try reader.object { reader, name in used[name] = Int64(try reader.int()) }
       case "defaults": defaults = try reader.journalSettings()
@@ -292,6 +320,7 @@ extension JSONReader {
     lobby.nextMatchNumber = nextMatch
     lobby.tournament = tournament
     lobby.names = NameBook(holders: names, released: released, lastUsed: used)
+    for block in blocks { lobby.apply(.blocked(block)) }
     for room in rooms {
       guard lobby.rooms.updateValue(room, forKey: room.name) == nil else {
         throw failure("a snapshot with two rooms named \(room.name.prefix(32))")

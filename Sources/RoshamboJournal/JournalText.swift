@@ -47,6 +47,9 @@ extension JSONText {
     case .names(.lapsed(let name)):
       raw("{\"type\":\"nameLapsed\",")
       key("name"); string(name)
+    case .blocked(let block):
+      raw("{\"type\":\"blocked\",")
+      self.block(block)
     }
     raw("}")
   }
@@ -71,6 +74,13 @@ extension JSONText {
       comma()
       key("at"); int(at)
     }
+  }
+
+  /// A decline for the evening's fields, inside an object.
+  fileprivate mutating func block(_ block: ChallengeBoard.Block) {
+    key("by"); string(block.by); comma()
+    key("of"); string(block.of); comma()
+    key("at"); int(block.at)
   }
 
   private mutating func entrants(_ players: [LobbyAction.Entrant]) {
@@ -179,6 +189,14 @@ extension JSONText {
         string(name); raw(":"); int(at)
       }
       raw("}"); comma()
+    }
+    if !lobby.blocks.isEmpty {
+      key("blocks"); raw("[")
+      for (index, block) in lobby.blocks.enumerated() {
+        if index > 0 { comma() }
+        raw("{"); self.block(block); raw("}")
+      }
+      raw("]"); comma()
     }
     if !lobby.names.released.isEmpty {
       key("releasedNames"); raw("[")

@@ -205,7 +205,8 @@ struct ChallengeBoardTests {
       id: 5, name: "Mallory", identity: key(5), address: "10.0.0.5")
     let first = try board.reduce(.offer(from: mallory, to: bob, terms: terms, at: 0)).get()
     let challenge = first[0].challenge
-    #expect(try board.reduce(.block(id: challenge.id, by: bob.id)).get() == [.declined(challenge)])
+    #expect(
+      try board.reduce(.block(id: challenge.id, by: bob.id, at: 0)).get() == [.declined(challenge)])
     // Mallory again, on another connection of her identity, later in the evening: refused.
     let again = ChallengeBoard.Person(
       id: 6, name: "Mallory", identity: key(5), address: "10.0.0.6")
@@ -229,14 +230,43 @@ struct ChallengeBoardTests {
     // A challenger without an identity is blocked by its address.
     let kim = ChallengeBoard.Person(id: 8, name: "Kim", address: "10.0.0.8")
     let fromKim = try board.reduce(.offer(from: kim, to: carol, terms: terms, at: 0)).get()
-    _ = try board.reduce(.block(id: fromKim[0].challenge.id, by: carol.id)).get()
+    _ = try board.reduce(.block(id: fromKim[0].challenge.id, by: carol.id, at: 0)).get()
     let kimAgain = ChallengeBoard.Person(id: 9, name: "Kim2", address: "10.0.0.8")
     #expect(board.reduce(.offer(from: kimAgain, to: carol, terms: terms, at: 10)).isFailure)
     // Only the one challenged may block, and only a challenge still waiting.
     let pending = try board.reduce(.offer(from: alice, to: carol, terms: terms, at: 20)).get()
     #expect(
-      board.reduce(.block(id: pending[0].challenge.id, by: alice.id))
+      board.reduce(.block(id: pending[0].challenge.id, by: alice.id, at: 0))
         == .failure(.noSuchChallenge(pending[0].challenge.id)))
+  }
+
+  @Test("a block covers the challenger's address too, and lasts the evening (12 hours)")
+  func blockCoversTheAddress() throws {
+    var board = ChallengeBoard()
+    let key = { (digit: Int) in String(repeating: "\(digit)", count: 64) }
+    let bob = ChallengeBoard.Person(id: 2, name: "Bob", identity: key(2), address: "10.0.0.2")
+    let mallory = ChallengeBoard.Person(
+      id: 5, name: "Mallory", identity: key(5), address: "10.0.0.5")
+    let first = try board.reduce(.offer(from: mallory, to: bob, terms: terms, at: 0)).get()
+    _ = try board.reduce(.block(id: first[0].challenge.id, by: bob.id, at: 0)).get()
+    // A fresh identity, and a keyless connection, from Mallory's address: refused.
+    let fresh = ChallengeBoard.Person(id: 6, name: "M2", identity: key(6), address: "10.0.0.5")
+    let keyless = ChallengeBoard.Person(id: 7, name: "M3", address: "10.0.0.5")
+    for who in [fresh, keyless] {
+      #expect(board.reduce(.offer(from: who, to: bob, terms: terms, at: 1_000)).isFailure)
+    }
+    // Mallory's identity from another address: refused too.
+    let moved = ChallengeBoard.Person(id: 8, name: "Mallory", identity: key(5), address: "10.9.9.9")
+    #expect(board.reduce(.offer(from: moved, to: bob, terms: terms, at: 1_000)).isFailure)
+    // The next evening the block is over.
+    #expect(
+      board.reduce(.offer(from: fresh, to: bob, terms: terms, at: ChallengeBoard.eveningMillis))
+        .isSuccess)
+    // What the hub journals for it, and a board rebuilt from that refuses the same.
+    let blocks = ChallengeBoard.blocks(of: first[0].challenge, at: 0)
+    #expect(blocks.map(\.of) == ["identity " + key(5), "address 10.0.0.5"])
+    var rebuilt = ChallengeBoard(blocks: blocks)
+    #expect(rebuilt.reduce(.offer(from: keyless, to: bob, terms: terms, at: 5)).isFailure)
   }
 
   @Test("random sequences: the caps hold, and every challenge ends with exactly one event")

@@ -126,3 +126,40 @@ struct NewIdentityBudgetTests {
     #expect(!budget.allows("x0", now: 3_600_000))
   }
 }
+
+/// `b` (decline for the evening) holds against a fresh key or a keyless connection from
+/// the same address, and across a restart (issue 49, a weakness).
+@Suite("Hub: blocks")
+struct HubBlockTests {
+  typealias H = HubHarness
+
+  @Test("a block refuses the challenger's address and identity, after a restart too")
+  func blockHolds() throws {
+    var hub = HubHarness()
+    let bob = HubNameLimitTests.key(2, at: "10.0.0.2")
+    let mallory = HubNameLimitTests.key(5, at: "10.0.0.5")
+    _ = HubNameLimitTests.arrive(&hub, bob, as: "Bob")
+    _ = HubNameLimitTests.arrive(&hub, mallory, as: "Mallory")
+    _ = hub.say(mallory, .challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+    let id = try #require(hub.state.challenges.pending.keys.first)
+    _ = hub.say(bob, .decline(challenge: id, block: true, id: 3))
+    _ = hub.settle()
+    #expect(
+      hub.state.lobby.blocks.map(\.of) == ["identity " + mallory.identity!, "address 10.0.0.5"])
+    // The server restarts on what the journal kept.
+    var restarted = HubHarness(lobby: hub.state.lobby)
+    _ = restarted.handle(.start(releasing: []))
+    _ = restarted.settle()
+    let bobAgain = Peer(id: 12, address: "10.0.0.2", identity: bob.identity)
+    _ = HubNameLimitTests.arrive(&restarted, bobAgain, as: "Bob")
+    // A fresh key from Mallory's address, and a keyless connection there: refused.
+    for (index, who) in [
+      HubNameLimitTests.key(15, at: "10.0.0.5"), Peer(id: 16, address: "10.0.0.5"),
+    ].enumerated() {
+      _ = HubNameLimitTests.arrive(&restarted, who, as: "Other\(index)")
+      let answer = restarted.say(
+        who, .challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 4))
+      #expect(answer.contains("count refused(busy)"), "\(answer)")
+    }
+  }
+}

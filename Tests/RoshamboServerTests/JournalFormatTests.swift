@@ -150,6 +150,7 @@ struct JournalFormatTests {
       .names(.releaseForgotten(name: "DAN")), .names(.used(name: "ALICE", at: 86_400_000)),
       .names(.claim(name: "Eve", identity: alice)), .names(.used(name: "Eve", at: 5)),
       .names(.lapsed(name: "eve")),
+      .blocked(.init(by: "identity " + alice, of: "address 10.0.0.5", at: 7)),
     ]
     var lobby = LobbyState()
     for action in actions {
@@ -160,6 +161,7 @@ struct JournalFormatTests {
     // Each name's last use is kept (a lapsed name's goes with it), and how many each holds.
     #expect(lobby.names.lastUsed == ["alice": 86_400_000])
     #expect(lobby.names.counts == [alice: 1, bob: 1])
+    #expect(lobby.blocks == [.init(by: "identity " + alice, of: "address 10.0.0.5", at: 7)])
     // The releases that acted and are still asked for are remembered, in the snapshot too.
     #expect(lobby.names.released == ["bob", "carol"])
     // A name differing only in case is the same name.

@@ -98,7 +98,7 @@ fuzz { bytes in
       action = challenge(.accept(id: id, by: people[index % 4].id))
     case .decline(let id, let block, _):
       let by = people[index % 4].id
-      action = challenge(block ? .block(id: id, by: by) : .decline(id: id, by: by))
+      action = challenge(block ? .block(id: id, by: by, at: 0) : .decline(id: id, by: by))
     case .enter:
       action = .tournament(.enter(name: people[index % 4].name))
     case .withdraw:
