@@ -5,7 +5,8 @@
 /// time arrives inside actions as `at`.
 ///
 /// Invariants: a person (as ``Person/counted``) has at most ``maxOutgoing`` challenges
-/// out and makes at most ``maxPerMinute`` a minute; at most ``maxIncoming`` wait for one
+/// out and makes at most ``maxPerMinute`` a minute, and an address at most
+/// ``maxPerMinutePerAddress``; at most ``maxIncoming`` wait for one
 /// person's answer, at most ``maxIncomingPerAddress`` of them from one address; at most
 /// one challenge is pending between the same two people; none from someone the one
 /// challenged declined for the evening; every challenge leaves the board through
@@ -23,6 +24,9 @@ public struct ChallengeBoard: Sendable, Equatable {
   public static let maxIncomingPerAddress = 2
   /// Challenges one person may make in any minute.
   public static let maxPerMinute = 10
+  /// Challenges one address may make in any minute, whatever identities they come under
+  /// (a fresh identity costs nothing; a party behind one NAT shares this).
+  public static let maxPerMinutePerAddress = 30
 
   /// What a challenger asks for.
   public struct Terms: Sendable, Equatable {
@@ -194,6 +198,9 @@ public struct ChallengeBoard: Sendable, Equatable {
       pending[challenge.id] = challenge
       if made.count >= 4_096 { made = made.filter { at - ($0.value.last ?? at) < 60_000 } }
       made[from.counted] = recent(from.counted, at: at) + [at]
+      if let address = from.address.map({ "address " + $0 }), address != from.counted {
+        made[address] = recent(address, at: at) + [at]
+      }
       return .success([.offered(challenge)])
     case .accept(let id, let by):
       guard let challenge = pending[id], challenge.to.id == by else {
@@ -253,6 +260,14 @@ public struct ChallengeBoard: Sendable, Equatable {
       let wait = (recent[0] + 60_000 - at + 999) / 1_000
       return .challengeLimit(
         "You made \(Self.maxPerMinute) challenges in the last minute; wait \(wait) s.")
+    }
+    if let address = from.address.map({ "address " + $0 }), address != from.counted {
+      let fromAddress = self.recent(address, at: at)
+      if fromAddress.count >= Self.maxPerMinutePerAddress {
+        let wait = (fromAddress[0] + 60_000 - at + 999) / 1_000
+        return .challengeLimit(
+          "Many challenges came from your address in the last minute; wait \(wait) s.")
+      }
     }
     let open = pending.values
     if let same = open.first(where: { $0.from.counted == from.counted && $0.to.id == to.id }) {

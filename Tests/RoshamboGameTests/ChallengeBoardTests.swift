@@ -240,6 +240,29 @@ struct ChallengeBoardTests {
         == .failure(.noSuchChallenge(pending[0].challenge.id)))
   }
 
+  @Test("fresh identities from one address make at most 30 challenges a minute between them")
+  func freshIdentitiesPerAddress() {
+    var board = ChallengeBoard()
+    let key = { (n: Int) in String(repeating: "0", count: 60) + String(format: "%04x", n) }
+    var made = 0
+    for index in 0..<40 {
+      // A new identity each time, each challenging someone new: only the address is shared.
+      let from = ChallengeBoard.Person(
+        id: 1_000 + index, name: "s\(index)", identity: key(index), address: "10.0.0.9")
+      let to = ChallengeBoard.Person(
+        id: 2_000 + index, name: "t\(index)", identity: key(500 + index))
+      if board.reduce(.offer(from: from, to: to, terms: terms, at: Int64(index))).isSuccess {
+        made += 1
+      }
+    }
+    #expect(made == ChallengeBoard.maxPerMinutePerAddress)
+    // A minute later the address may challenge again; another address never waited.
+    let late = ChallengeBoard.Person(
+      id: 3_000, name: "late", identity: key(900), address: "10.0.0.9")
+    let to = ChallengeBoard.Person(id: 3_001, name: "t", identity: key(901))
+    #expect(board.reduce(.offer(from: late, to: to, terms: terms, at: 60_000)).isSuccess)
+  }
+
   @Test("a block covers the challenger's address too, and lasts the evening (12 hours)")
   func blockCoversTheAddress() throws {
     var board = ChallengeBoard()
