@@ -63,13 +63,14 @@ public struct NameBook: Sendable, Equatable {
   /// (UTS #39): two names that look alike on a screen have the same one, so nobody can
   /// pass for someone by a capital letter, a Cyrillic or Greek letter that looks Latin
   /// (А, Α), a fullwidth or mathematical letter, a dotless ı or a dotted İ, a combining
-  /// mark, a variation selector or a space at either end. Compatibility-normalized (NFKC),
-  /// look-alikes mapped to Latin, lower-cased, marks and default-ignorables dropped,
-  /// trimmed. Applying it twice gives the same as once.
+  /// mark, a variation selector, a digit that draws as a letter (0 as o, 1 as l) or a
+  /// space at either end. Compatibility-normalized (NFKC), look-alikes mapped to Latin,
+  /// lower-cased, marks and default-ignorables dropped, trimmed. Applying it twice gives
+  /// the same as once.
   public static func folded(_ name: String) -> String {
-    // Most names are ASCII: lower case and trimmed is the whole skeleton.
+    // Most names are ASCII: lower case, the two digits, trimmed, is the whole skeleton.
     if name.utf8.allSatisfy({ $0 < 0x80 }) {
-      return trimmed(name.lowercased())
+      return trimmed(digitsAsLetters(name.lowercased()))
     }
     let mapped = String(
       String.UnicodeScalarView(
@@ -83,7 +84,15 @@ public struct NameBook: Sendable, Equatable {
       if scalar.properties.isDefaultIgnorableCodePoint { continue }
       skeleton.append(latin(scalar))
     }
-    return trimmed(String(skeleton))
+    return trimmed(digitsAsLetters(String(skeleton)))
+  }
+
+  /// "0" as "o" and "1" as "l": "B0b" passes for "Bob", "A1ice" for "Alice".
+  private static func digitsAsLetters(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 == 0x30 || $0 == 0x31 }) else { return text }
+    return String(
+      String.UnicodeScalarView(
+        text.unicodeScalars.map { $0 == "0" ? "o" : $0 == "1" ? "l" : $0 }))
   }
 
   private static func trimmed(_ text: String) -> String {

@@ -40,14 +40,15 @@ public enum ArenaBot: Sendable, Hashable {
   }
 
   /// What picks for this bot in one seat of one game, on `loop`.
-  func picker(seed: UInt64, loop: any EventLoop, failed: @escaping (ArenaFailure) -> Void)
-    -> any SeatPicker
-  {
+  func picker(
+    seed: UInt64, loop: any EventLoop, groups: ProgramGroups,
+    failed: @escaping (ArenaFailure) -> Void
+  ) -> any SeatPicker {
     switch self {
     case .builtIn(let strategy):
       return StrategyPicker(StrategyPlayer(strategy: strategy, seed: seed))
     case .program(let command):
-      return ProgramPicker(command: command, loop: loop, failed: failed)
+      return ProgramPicker(command: command, loop: loop, groups: groups, failed: failed)
     }
   }
 }

@@ -44,12 +44,13 @@ public struct ArenaRunner: Sendable {
     let started = NIODeadline.now()
     let runner = self
     let finished = loop.makePromise(of: ArenaCoordinator.Outcome.self)
+    let programGroups = ProgramGroups()
     // The coordinator is kept until the loop has stopped: its tables and seats refer to it
     // (unowned) for as long as a connection can still call them, a failed run's too.
     let arena = try await loop.submit {
       let arena = ArenaCoordinator(
         runner: runner, loop: loop, host: host, port: port, tls: tls, finished: finished,
-        progress: progress)
+        programGroups: programGroups, progress: progress)
       arena.start()
       return NIOLoopBound(arena, eventLoop: loop)
     }.get()
@@ -58,13 +59,13 @@ public struct ArenaRunner: Sendable {
       outcome = try await finished.futureResult.get()
     } catch {
       try? await group.shutdownGracefully()
-      await ProgramGroups.finish(patience: .seconds(1))
+      await programGroups.finish(patience: .seconds(1))
       withExtendedLifetime(arena) {}
       throw error
     }
     try? await group.shutdownGracefully()
     // No program outlives the arena, one that ignores `bye` neither.
-    await ProgramGroups.finish(patience: .seconds(1))
+    await programGroups.finish(patience: .seconds(1))
     withExtendedLifetime(arena) {}
     let seconds = Double((NIODeadline.now() - started).nanoseconds) / 1e9
     return ArenaResult(
@@ -113,11 +114,15 @@ final class ArenaCoordinator {
   private var ended = false
   private var ticker: RepeatedTask?
   private let started = NIODeadline.now()
+  /// The process groups of this run's programs.
+  let programGroups: ProgramGroups
 
   init(
     runner: ArenaRunner, loop: any EventLoop, host: String, port: Int, tls: TLSContext,
-    finished: EventLoopPromise<Outcome>, progress: @escaping @Sendable (ArenaProgress) -> Void
+    finished: EventLoopPromise<Outcome>, programGroups: ProgramGroups,
+    progress: @escaping @Sendable (ArenaProgress) -> Void
   ) {
+    self.programGroups = programGroups
     self.runner = runner
     self.loop = loop
     self.schedule = runner.schedule

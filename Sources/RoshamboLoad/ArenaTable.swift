@@ -51,7 +51,8 @@ final class ArenaTable {
         let bot = arena.bots[schedule.bot(in: seat, of: pairing, order: order)]
         let picker = bot.picker(
           seed: schedule.seed(pairing: pairing, game: game, order: order, seat: seat),
-          loop: arena.loop, failed: { [weak arena] failure in arena?.fail(failure) })
+          loop: arena.loop, groups: arena.programGroups,
+          failed: { [weak arena] failure in arena?.fail(failure) })
         seats.append(
           ArenaSeat(
             table: self, order: order, seat: seat, room: room, name: bot.name, picker: picker))

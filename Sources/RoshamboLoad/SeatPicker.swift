@@ -66,6 +66,8 @@ final class ProgramPicker: SeatPicker {
   private let command: String
   private let loop: any EventLoop
   private let failed: (ArenaFailure) -> Void
+  /// The arena run's program groups: this program's is stopped with them.
+  private let groups: ProgramGroups
   private var process: Process?
   private var channel: (any Channel)?
   /// Lines to write once the pipes are open.
@@ -84,10 +86,12 @@ final class ProgramPicker: SeatPicker {
   private(set) var firstAnswerTime: Double?
 
   init(
-    command: String, loop: any EventLoop, failed: @escaping (ArenaFailure) -> Void
+    command: String, loop: any EventLoop, groups: ProgramGroups,
+    failed: @escaping (ArenaFailure) -> Void
   ) {
     self.command = command
     self.loop = loop
+    self.groups = groups
     self.failed = failed
     start()
   }
@@ -109,7 +113,7 @@ final class ProgramPicker: SeatPicker {
     self.process = process
     // Foundation starts it in a process group of its own, numbered as the process: the
     // arena stops the whole group, whatever the program started.
-    ProgramGroups.started(process.processIdentifier)
+    groups.started(process.processIdentifier)
     // NIO takes copies of the two ends this process keeps; Foundation closes its own.
     let readEnd = dup(output.fileHandleForReading.fileDescriptor)
     let writeEnd = dup(input.fileHandleForWriting.fileDescriptor)
@@ -261,8 +265,8 @@ final class ProgramPicker: SeatPicker {
         .assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
     }
     if let process {
-      let group = process.processIdentifier
-      loop.assumeIsolated().scheduleTask(in: Self.patience) { ProgramGroups.kill(group) }
+      let (group, groups) = (process.processIdentifier, self.groups)
+      loop.assumeIsolated().scheduleTask(in: Self.patience) { groups.kill(group) }
     }
   }
 }

@@ -58,6 +58,10 @@ struct PlayerNameTests {
     // Names that only share letters stay apart.
     #expect(NameBook.folded("Zoë") != NameBook.folded("Zoe X"))
     #expect(NameBook.folded("山田") == "山田")
+    // Digits that draw as letters: 0 as o, 1 as l (also in names beyond ASCII).
+    #expect(NameBook.folded("A1ice") == alice && NameBook.folded("B0b") == NameBook.folded("bob"))
+    #expect(NameBook.folded("\u{410}1ice") == alice)
+    #expect(NameBook.folded("p2") != NameBook.folded("p1"))
     // A held name's look-alike is held with it.
     var book = NameBook(holders: ["Alice": String(repeating: "a", count: 64)])
     #expect(!book.allows("\u{410}lice", for: String(repeating: "b", count: 64)))
