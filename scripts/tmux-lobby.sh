@@ -2,7 +2,8 @@
 # Three people at a party on the lobby screen, in real terminals (tmux): each sees the
 # others; Alice challenges Bob, Bob accepts, and both are in room duel-1 at once; Carol
 # picks duel-1 from the lobby's list of rooms and watches it; the match ends, and all
-# three are back in the lobby, where the leaderboard shows it. Then Dave challenges
+# three are back in the lobby, where the recent matches show it (the leaderboard lists
+# nobody: everyone here plays on one machine with one key, so no match is rated). Then Dave challenges
 # Carol, who declines, and Dave is told; again, and Carol declines all of his
 # challenges for the evening (b): his next is refused. Then Alice and Bob enter the tournament (t):
 # it starts with two, both are seated in its room, play, and are back in the lobby,
@@ -54,7 +55,7 @@ press Alice q
 press Bob q
 press Carol q
 for person in Alice Bob Carol; do expect_screen "$person" "Roshambo lobby · you are $person"; done
-expect_screen Carol "1. 1662?  Alice: 1 won, 0 lost"
+expect_screen Carol "nobody yet: rated matches with several people list you"
 
 echo "tmux-lobby: Carol replays the match from the lobby's recent matches"
 expect_screen Carol "#1 duel-1: Alice 1–0 Bob, Alice won"
