@@ -126,6 +126,15 @@ press Erin r
 expect_screen Erin "Replay of match"
 press Erin q
 expect_screen Erin "Roshambo lobby · you are Erin"
+# A second Ctrl-Z stops it too: the shell has the keys (its echo's output shows), and fg
+# brings the lobby back again.
+press Erin C-z
+press Erin 'echo AGAIN-$((1+1))'
+press Erin Enter
+expect_screen Erin "AGAIN-2"
+press Erin fg
+press Erin Enter
+expect_screen Erin "Roshambo lobby · you are Erin"
 press Erin q
 # fg gives the lobby's exit status.
 press Erin "echo EXIT=\$?"

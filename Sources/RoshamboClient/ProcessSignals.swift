@@ -68,17 +68,22 @@ public final class ProcessSignals {
 
   /// Stops the process as SIGTSTP's default action does, and returns once it is
   /// continued: the signal is raised again with its default action, on this thread with
-  /// it unblocked, then ignored again for the watch to hear the next one.
+  /// it unblocked, then the disposition the watch had (its own handler, which hears the
+  /// next one) is put back whole, not merely ignored: else a second Ctrl-Z went unheard.
   public nonisolated static func stopAsByDefault() {
     var only = sigset_t()
     sigemptyset(&only)
     sigaddset(&only, SIGTSTP)
     var before = sigset_t()
-    signal(SIGTSTP, SIG_DFL)
+    var byDefault = sigaction()
+    byDefault.__sigaction_handler.sa_handler = SIG_DFL
+    sigemptyset(&byDefault.sa_mask)
+    var watched = sigaction()
+    sigaction(SIGTSTP, &byDefault, &watched)
     pthread_sigmask(SIG_UNBLOCK, &only, &before)
     raise(SIGTSTP)
     pthread_sigmask(SIG_SETMASK, &before, nil)
-    signal(SIGTSTP, SIG_IGN)
+    sigaction(SIGTSTP, &watched, nil)
   }
 
   /// Whether anyone would hear a signal now.
