@@ -423,6 +423,13 @@ public final class ClientSession {
           welcomed = true
           justWelcomed = true
         }
+        if case .serverError(let error) = action, error.code == .timeout, welcomed {
+          // The server heard nothing for a while and took this client for gone: it was
+          // stopped (Ctrl-Z) or asleep. The connection is lost, not refused: taken back
+          // with the seat's token, as any lost connection is.
+          await connection.close()
+          return (ServerTimedOut(), nil)
+        }
         if case .serverError(var error) = action, error.fatal || !welcomed {
           // A refused hello (a full room, no such room, a bad name…) ends the session as
           // a fatal error does: there is nothing to wait for on this connection.
@@ -487,4 +494,12 @@ public struct ServerSilent: Error, CustomStringConvertible {
 public struct ReconnectFailed: Error, CustomStringConvertible {
   public let message: String
   public var description: String { message }
+}
+
+/// The server closed the connection because nothing came from this client for a while (it
+/// was stopped, or the machine slept): a lost connection, which is taken back.
+struct ServerTimedOut: Error, CustomStringConvertible {
+  var description: String {
+    "the server heard nothing from this terminal for a while (was it stopped, or asleep?)"
+  }
 }

@@ -283,6 +283,11 @@ public final class LobbyClient: Sendable {
           }
           if notice.status == .accepted { accepted.insert(notice.id) }
           event = .challenge(notice)
+        case .error(let error, _) where followed && error.code == .timeout:
+          // Taken for gone after a stop (Ctrl-Z) or a sleep: a lost connection, which the
+          // lobby takes back by itself, not a refusal.
+          await connection.close()
+          throw ServerTimedOut()
         case .error(let error, let re):
           guard followed, !error.fatal else {
             await connection.close()

@@ -174,6 +174,39 @@ struct ResumeTests {
     await server.close()
   }
 
+  @Test("taken for gone after a stop (the server's fatal timeout): the seat is taken back")
+  @MainActor
+  func timedOutIsLost() async throws {
+    let (view, later) = Self.views()
+    let welcome = ServerMessage.welcome(room: "den", seat: .one, token: "t")
+    let silence = ProtocolError(
+      code: .timeout, message: "Nothing came from your program for 9 s.", fatal: true)
+    let server = try await ResumingServer(scripts: [
+      [welcome, .state(seq: 7, view: view), .error(silence, re: nil)],
+      [welcome, .state(seq: 7, view: view), .state(seq: 8, view: later)],
+    ])
+    let session = try await reconnectingSession(port: server.port)
+    let seqs = AsyncStream.makeStream(of: Int.self)
+    let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
+    session.join(name: "Alice", room: "den")
+    let run = Task { @MainActor in await session.run() }
+    let ended = Task { @MainActor in
+      _ = await run.value
+      seqs.continuation.finish()
+    }
+    for await seq in seqs.stream where seq >= 8 { break }
+    // Back in the seat on a second connection, resumed with its token; not ended.
+    #expect(session.store.state.seq == 8)
+    #expect(server.hellos.withLockedValue { $0 }.last?.contains("\"resume\":\"t\"") == true)
+    session.store.dispatch(.quit)
+    session.hangUp()
+    let (_, fatal) = await run.value
+    #expect(fatal == nil)
+    _ = await ended.value
+    withExtendedLifetime(watching) {}
+    await server.close()
+  }
+
   @Test("a seat resumed on a new connection carries on when its first state repeats the seq")
   @MainActor
   func resumesWithRepeatedSeq() async throws {
