@@ -78,9 +78,13 @@ public struct ChallengeBoard: Sendable, Equatable {
     /// Whom a decline for the evening of this person's challenges refuses: who they are
     /// counted as, and their address too (an IPv6 address by its /64), so that neither a
     /// fresh identity nor a keyless connection from the same machine gets through.
-    public var blocked: [String] {
-      let address = address.map { "address " + $0 }
-      return [counted] + (address.map { $0 == counted ? [] : [$0] } ?? [])
+    public var blocked: [String] { [counted] + (addressKey.map { [$0] } ?? []) }
+
+    /// The person's address as the limits count it, when that is not already who they
+    /// are counted as (a person without an identity is their address).
+    var addressKey: String? {
+      guard let address, identity != nil else { return nil }
+      return "address " + address
     }
   }
 
@@ -198,9 +202,7 @@ public struct ChallengeBoard: Sendable, Equatable {
       pending[challenge.id] = challenge
       if made.count >= 4_096 { made = made.filter { at - ($0.value.last ?? at) < 60_000 } }
       made[from.counted] = recent(from.counted, at: at) + [at]
-      if let address = from.address.map({ "address " + $0 }), address != from.counted {
-        made[address] = recent(address, at: at) + [at]
-      }
+      if let address = from.addressKey { made[address] = recent(address, at: at) + [at] }
       return .success([.offered(challenge)])
     case .accept(let id, let by):
       guard let challenge = pending[id], challenge.to.id == by else {
@@ -261,7 +263,7 @@ public struct ChallengeBoard: Sendable, Equatable {
       return .challengeLimit(
         "You made \(Self.maxPerMinute) challenges in the last minute; wait \(wait) s.")
     }
-    if let address = from.address.map({ "address " + $0 }), address != from.counted {
+    if let address = from.addressKey {
       let fromAddress = self.recent(address, at: at)
       if fromAddress.count >= Self.maxPerMinutePerAddress {
         let wait = (fromAddress[0] + 60_000 - at + 999) / 1_000

@@ -65,13 +65,13 @@ extension HubCore {
       accept
       ? .accept(id: id, by: by)
       : block ? .block(id: id, by: by, at: now) : .decline(id: id, by: by)
-    let blocks = state.challenges.pending[id].map { ChallengeBoard.blocks(of: $0, at: now) }
+    let answered = state.challenges.pending[id]
     switch state.challenges.reduce(action) {
     case .failure(let refusal): reply(origin.link, ProtocolError(refusal), re: origin.re)
     case .success(let events):
-      // An identity's block is journaled: a restart lifts none.
-      if block, let blocks {
-        for block in blocks where block.by.hasPrefix("identity ") { perform(.blocked(block)) }
+      // The block of someone with an identity is journaled: a restart lifts none.
+      if block, let answered, answered.to.identity != nil {
+        for block in ChallengeBoard.blocks(of: answered, at: now) { perform(.blocked(block)) }
       }
       settle(.success(events), origin: origin)
     }

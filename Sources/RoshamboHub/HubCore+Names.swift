@@ -72,7 +72,8 @@ extension HubCore {
   mutating func claimName(_ name: String, identity: String?, link: Peer) {
     guard let identity else { return }
     let book = state.lobby.names
-    if book.holder(of: name) == identity {
+    let holder = book.holder(of: name)
+    if holder == identity {
       let used = book.lastUsed[NameBook.folded(name)]
       if used.map({ now - $0 >= Self.nameUseMillis }) ?? true {
         perform(.names(.used(name: name, at: now)))
@@ -80,9 +81,8 @@ extension HubCore {
       return
     }
     let lapsed =
-      book.holder(of: name) != nil
-      && book.lapses(name, now: now, afterMillis: configuration.nameLapseMillis)
-    guard book.holder(of: name) == nil || lapsed, !state.sessions.isSeated(name),
+      holder != nil && book.lapses(name, now: now, afterMillis: configuration.nameLapseMillis)
+    guard holder == nil || lapsed, !state.sessions.isSeated(name),
       state.seatsInGrace.waiting(for: name).isEmpty
     else { return }
     if let limit = nameLimit(for: identity, address: link.address) {

@@ -203,11 +203,11 @@ package struct HubCore {
     resumeTournament()
     readLeaders()
     reconcile()
+    // Names held before their use was kept start their time now.
+    for name in state.lobby.names.namesNeverUsed { perform(.names(.used(name: name, at: now))) }
     // A release acts once, at the first start that asks for it; while it is asked for
     // again it is remembered (journaled), so the next holder keeps the name. Once a start
     // no longer asks, it is forgotten, and a later release acts again.
-    // Names held before their use was kept start their time now.
-    for name in state.lobby.names.namesNeverUsed { perform(.names(.used(name: name, at: now))) }
     let asked = Set(releasing.map(NameBook.folded))
     for name in state.lobby.names.released.sorted() where !asked.contains(name) {
       perform(.names(.releaseForgotten(name: name)))
