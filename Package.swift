@@ -194,7 +194,7 @@ let package = Package(
       dependencies: [
         "RoshamboServer", "RoshamboHub", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory",
         "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
-        "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS",
+        "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS", "GameFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),

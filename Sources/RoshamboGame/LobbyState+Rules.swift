@@ -52,7 +52,7 @@ extension LobbyState {
       }
       return nil
     case .names(.release), .names(.releaseForgotten), .names(.used), .names(.lapsed),
-      .blocked:
+      .names(.heldElsewhere), .blocked:
       return nil
     case .openMatch(let players, let settings, _):
       guard players.count == Seat.allCases.count,
@@ -129,7 +129,7 @@ extension LobbyState {
     case .names(.used(let name, let at)):
       names.use(name, at: at)
       return []
-    case .names(.lapsed(let name)):
+    case .names(.lapsed(let name)), .names(.heldElsewhere(let name)):
       names.free(name)
       return []
     case .blocked(let block):

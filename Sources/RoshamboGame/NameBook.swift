@@ -176,6 +176,9 @@ public enum NameAction: Sendable, Equatable {
   case used(name: String, at: Int64)
   /// `name`'s hold lapsed (its holder had not used it for long): nobody holds it.
   case lapsed(name: String)
+  /// Another identity holds `name` on the fleet this server belongs to (it claimed the
+  /// name first): nobody holds it here, and the fleet's holder may take it.
+  case heldElsewhere(name: String)
 }
 
 extension NameAction {

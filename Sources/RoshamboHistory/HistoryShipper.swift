@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -12,8 +13,12 @@ import ServiceLifecycle
 /// the outbox. While the history cannot be reached it waits (0.5 s, doubling to 30 s)
 /// and tries again; play never waits for it, and the matches wait in the journal.
 ///
+/// In a fleet it also carries the hub's name offers to the fleet's name book, and reads
+/// back what changed there (every ``leadersEvery``, and after each offer) for the hub.
+///
 /// Invariant: a match leaves the outbox only after the history acknowledged it, so a
-/// crash at any point sends it again at worst (which the history stores once).
+/// crash at any point sends it again at worst (which the history stores once); offers
+/// that could not be sent wait for the next try, in order.
 final class HistoryShipper: HistoryShipping {
   static let batch = 100
   /// How often an empty outbox is looked at again.
@@ -38,14 +43,21 @@ final class HistoryShipper: HistoryShipping {
   private let leaders: @Sendable ([LobbyView.Leader]) -> Void
   /// The different rated opponents a player needs to be listed.
   private let listedOpponents: Int
+  /// The hub's offers to the fleet's name book, and where the rows read go.
+  private let nameOffers: FleetNameOffers
+  private let fleetNames: @Sendable ([FleetName]) -> Void
+  private let nameLapseMillis: Int64?
 
   init(
     history: SharedHistory, journal: JournalThread, logger: Logger, metrics: ServerMetrics?,
-    leaders: @escaping @Sendable ([LobbyView.Leader]) -> Void = { _ in },
-    listedOpponents: Int = Glicko2Rating.listedOpponents
+    context: HistoryContext? = nil
   ) {
-    self.leaders = leaders
-    self.listedOpponents = listedOpponents
+    let context = context ?? HistoryContext(logger: logger, metrics: metrics ?? ServerMetrics())
+    self.leaders = context.leaders
+    self.listedOpponents = context.listedOpponents
+    self.nameOffers = context.nameOffers
+    self.fleetNames = context.fleetNames
+    self.nameLapseMillis = context.nameLapseMillis
     self.history = history
     self.journal = journal
     self.logger = logger
@@ -67,6 +79,34 @@ final class HistoryShipper: HistoryShipping {
       try await history.leaderboard(limit: LobbyView.maxLeaders, listedOpponents: listedOpponents)
     }
     leaders(board)
+  }
+
+  /// Sends what the hub offered the fleet's name book (put back if it cannot be), then
+  /// reads what changed there since `version`, for the hub; returns the version read to.
+  private func shareNames(serverID: String, after version: Int64) async throws -> Int64 {
+    let offers = nameOffers.take()
+    if !offers.isEmpty {
+      let (history, lapse) = (self.history, nameLapseMillis)
+      let now = Int64(Date().timeIntervalSince1970 * 1_000)
+      do {
+        try await within(Self.patience) {
+          try await history.offer(offers, serverID: serverID, now: now, lapseMillis: lapse)
+        }
+      } catch {
+        nameOffers.putBack(offers)
+        throw error
+      }
+    }
+    var version = version
+    while true {
+      let (history, after) = (self.history, version)
+      let (rows, through) = try await within(Self.patience) {
+        try await history.names(after: after)
+      }
+      if !rows.isEmpty { fleetNames(rows) }
+      guard through > version else { return version }
+      version = through
+    }
   }
 
   /// The history has `batch`: it leaves the outbox.
@@ -134,6 +174,7 @@ final class HistoryShipper: HistoryShipping {
     var serverID = ""
     var wait = Self.firstRetry
     var leadersRead: ContinuousClock.Instant?
+    var namesVersion: Int64 = 0
     while !Task.isCancelled {
       publishOutbox()
       do {
@@ -144,6 +185,9 @@ final class HistoryShipper: HistoryShipping {
         }
         let batch = try await journal.unshipped(limit: Self.batch).get()
         let leadersDue = leadersRead.map { .now - $0 >= Self.leadersEvery } ?? true
+        if nameOffers.isWaiting || leadersDue {
+          namesVersion = try await shareNames(serverID: serverID, after: namesVersion)
+        }
         if batch.isEmpty && !leadersDue {
           try? await Task.sleep(for: Self.idle)
           continue

@@ -26,10 +26,10 @@ import RoshamboServer
 /// (``recomputedRatings()``).
 public final class SharedHistory: Sendable {
   public let address: HistoryAddress
-  private let client: PostgresClient
+  let client: PostgresClient
   /// Where the client's connections run: threads of their own, never the game's.
   private let group: MultiThreadedEventLoopGroup
-  private let logger: Logger
+  let logger: Logger
   private let running: Task<Void, Never>
   /// Digests of the names and rooms read back that broke the protocol's rule and were
   /// said in the log (each once; at most ``maxReported`` remembered).
@@ -106,6 +106,16 @@ public final class SharedHistory: Sendable {
         WHERE player1 <> player2 AND winner IN (player1, player2)
       ON CONFLICT DO NOTHING
     """,
+    // The fleet's name book (``FleetNameBook``): each name's holder on every server;
+    // `version` numbers the changes, so a server reads only what changed since it last read.
+    """
+    CREATE SEQUENCE roshambo_names_version;
+    CREATE TABLE roshambo_names (
+      folded text PRIMARY KEY, identity text NOT NULL, used_at bigint NOT NULL,
+      released boolean NOT NULL DEFAULT false, server_id text NOT NULL,
+      version bigint NOT NULL DEFAULT nextval('roshambo_names_version'));
+    CREATE INDEX roshambo_names_changed ON roshambo_names (version)
+    """,
   ]
 
   /// The key a player is kept by: their identity ("k:" and its 64 hex digits), or for a
@@ -152,7 +162,7 @@ public final class SharedHistory: Sendable {
 
   /// `body` in one transaction. A ``HistoryError`` it throws comes out as itself (the
   /// client wraps what the body throws in its own error, which would hide the words).
-  private func transaction<Result: Sendable>(
+  func transaction<Result: Sendable>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (PostgresConnection) async throws -> Result
   ) async throws -> Result {

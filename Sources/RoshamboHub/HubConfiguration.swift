@@ -37,6 +37,10 @@ package struct HubConfiguration: Sendable {
   package var nameLapseMillis: Int64? = 30 * 86_400_000
   /// Player identities new to this server one address may bring in an hour (0: any).
   package var newIdentitiesPerAddress = 10
+  /// Whether the server belongs to a fleet whose name book it shares: it offers what its
+  /// holders do (``HubOutput/offerNames(_:)``) and yields to the fleet's holders
+  /// (``HubInput/fleetNamesRead(_:)``).
+  package var sharesNames = false
 
   package init(hasJournal: Bool) {
     self.hasJournal = hasJournal

@@ -203,6 +203,7 @@ extension HubCore {
       reconcile()
       // A tournament round whose start was not saved is started again.
       resumeTournament()
+      yieldToFleet(state.fleetNames.values.sorted { $0.folded < $1.folded })
     }
   }
 }

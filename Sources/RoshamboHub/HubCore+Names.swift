@@ -7,6 +7,10 @@ import RoshamboProtocol
 /// lobby screen replaces the ghost a closed terminal left, and `roshambo who` beside it
 /// is not someone else. A client without an identity plays under a name nobody holds;
 /// two such players in rooms may share one, as protocol 1 always allowed.
+///
+/// In a fleet (``HubConfiguration/sharesNames``) a name is one identity's on every server:
+/// each server offers its holders' claims and uses to the fleet's name book, where the
+/// first claim holds (``FleetNameBook``), and yields a name the book gives another.
 extension HubCore {
   /// Why `name` is not for a connection presenting `identity` in `role` now (a fatal
   /// refusal of its `hello`), or nil.
@@ -20,6 +24,12 @@ extension HubCore {
         code: .nameTaken,
         message: "The name \(name) belongs to another player on this server. Play under "
           + "another name (--name NAME), or ask the host to release it.", fatal: true)
+    }
+    if let held = heldInFleet(name), held.identity != identity {
+      return ProtocolError(
+        code: .nameTaken,
+        message: "The name \(name) belongs to another player on this group of servers. Play "
+          + "under another name (--name NAME), or ask the host to release it.", fatal: true)
     }
     // In the lobby everyone is someone: another follower who can be challenged, or a
     // player seated under the name, who is not the same identity, is another person. A
@@ -77,13 +87,15 @@ extension HubCore {
       let used = book.lastUsed[NameBook.folded(name)]
       if used.map({ now - $0 >= Self.nameUseMillis }) ?? true {
         perform(.names(.used(name: name, at: now)))
+        offer(.use, name, identity: identity)
       }
       return
     }
     let lapsed =
       holder != nil && book.lapses(name, now: now, afterMillis: configuration.nameLapseMillis)
     guard holder == nil || lapsed, !state.sessions.isSeated(name),
-      state.seatsInGrace.waiting(for: name).isEmpty
+      state.seatsInGrace.waiting(for: name).isEmpty,
+      heldInFleet(name).map({ $0.identity == identity }) ?? true
     else { return }
     if let limit = nameLimit(for: identity, address: link.address) {
       log(
@@ -100,6 +112,63 @@ extension HubCore {
     guard perform(.names(.claim(name: name, identity: identity))) != nil else { return }
     if book.count(heldBy: identity) == 0 { state.newIdentities.spend(link.address, now: now) }
     perform(.names(.used(name: name, at: now)))
+    offer(.claim, name, identity: identity)
+  }
+
+  /// The fleet's row for `name` while it holds the name (not released, not lapsed).
+  func heldInFleet(_ name: String) -> FleetName? {
+    guard let row = state.fleetNames[NameBook.folded(name)],
+      row.holds(now: now, lapseMillis: configuration.nameLapseMillis)
+    else { return nil }
+    return row
+  }
+
+  /// Tells the fleet's name book that `identity` claimed, used or was released from
+  /// `name` here (nothing outside a fleet).
+  mutating func offer(_ kind: NameOffer.Kind, _ name: String, identity: String) {
+    guard configuration.sharesNames else { return }
+    emit(.offerNames([NameOffer(kind, name: name, identity: identity, at: now)]))
+  }
+
+  /// At start, the fleet's book is told every name held here, as used when last used:
+  /// claims made while the book could not be reached, or lost in a crash, reach it now.
+  mutating func offerHeldNames() {
+    guard configuration.sharesNames else { return }
+    let book = state.lobby.names
+    let offers = book.holders.sorted { $0.key < $1.key }.map { name, identity in
+      NameOffer(.use, name: name, identity: identity, at: book.lastUsed[name] ?? now)
+    }
+    if !offers.isEmpty { emit(.offerNames(offers)) }
+  }
+
+  /// Rows of the fleet's name book read: a name held here by another identity than the
+  /// fleet's holder (who claimed it first), or released on another server, is not held
+  /// here any more. Its players play on under it until they leave, as under a name
+  /// nobody holds.
+  mutating func fleetNamesRead(_ rows: [FleetName]) {
+    for row in rows { state.fleetNames[row.folded] = row.released ? nil : row }
+    yieldToFleet(rows)
+  }
+
+  /// Every name held here that `rows` give another identity, or release, is no longer
+  /// held here. Also run when play resumes after a failed journal write, which may have
+  /// lost a yield: the fleet's rows are read once.
+  mutating func yieldToFleet(_ rows: [FleetName]) {
+    for row in rows {
+      guard let holder = state.lobby.names.holders[row.folded] else { continue }
+      let yields =
+        row.released
+        ? holder == row.identity
+        : holder != row.identity
+          && row.holds(now: now, lapseMillis: configuration.nameLapseMillis)
+      guard yields, perform(.names(.heldElsewhere(name: row.folded))) != nil else { continue }
+      log(
+        .notice,
+        row.released
+          ? "a name released on another server of the group is released here too"
+          : "a name another player claimed first on another server of the group is theirs here too",
+        ["name": LogText.quoted(row.folded)])
+    }
   }
 
   /// The followers a closed terminal or a lost link left behind for this person: the

@@ -77,6 +77,7 @@ package struct HubCore {
       }
     case .standingsRead(let result): standingsRead(result)
     case .sharedLeadersRead(let leaders): sharedLeadersRead(leaders)
+    case .fleetNamesRead(let rows): fleetNamesRead(rows)
     case .recordRead(let reading, let result): recordRead(reading, result)
     case .drainRequested(let within): beginDrain(withinMillis: within)
     case .drainCut: endDrainNow()
@@ -205,6 +206,7 @@ package struct HubCore {
     reconcile()
     // Names held before their use was kept start their time now.
     for name in state.lobby.names.namesNeverUsed { perform(.names(.used(name: name, at: now))) }
+    offerHeldNames()
     // A release acts once, at the first start that asks for it; while it is asked for
     // again it is remembered (journaled), so the next holder keeps the name. Once a start
     // no longer asks, it is forgotten, and a later release acts again.
@@ -220,7 +222,9 @@ package struct HubCore {
             + "--release-name from the command line)", ["name": LogText.quoted(name)])
         continue
       }
+      let holder = state.lobby.names.holder(of: name)
       perform(.names(.release(name: name)))
+      if let holder { offer(.release, name, identity: holder) }
       log(
         .notice, "name released: the next player to use it holds it",
         ["name": LogText.quoted(name)])

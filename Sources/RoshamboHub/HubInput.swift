@@ -35,6 +35,9 @@ package enum HubInput {
   case standingsRead(Result<([LobbyView.Leader], [FinishedMatch]), JournalFailure>)
   /// The fleet's shared leaderboard, read by the history link: shown instead.
   case sharedLeadersRead([LobbyView.Leader])
+  /// Rows of the fleet's name book that changed since the last read (all of them at the
+  /// first): a name another identity holds there is not held here.
+  case fleetNamesRead([FleetName])
   /// A kept match read for reading number `reading` (``HubOutput/readRecord(reading:match:)``).
   case recordRead(reading: Int, Result<FinishedMatch?, JournalFailure>)
   /// The host asked to drain: end within `withinMillis`.

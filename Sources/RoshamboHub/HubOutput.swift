@@ -31,6 +31,9 @@ package enum HubOutput: Equatable, Sendable {
   case count(HubCount)
   /// A sentence for the host's terminal (``HostNews``).
   case news(String)
+  /// Tell the fleet's name book what this server's holders did (only when
+  /// ``HubConfiguration/sharesNames``).
+  case offerNames([NameOffer])
   /// The drain is over.
   case drained
   /// Everything sealed is committed and sent (after ``HubInput/shutdown``).

@@ -19,6 +19,11 @@ package struct HubState {
   /// When the lobby's followers get their next view, and the leaderboard it shows.
   var feed = LobbyFeed()
   var leaders = LeaderboardReading()
+  /// The fleet's name book as last read, by folded name (empty outside a fleet).
+  var fleetNames: [String: FleetName] = [:]
+
+  /// Whether the hub takes actions now (not paused by a failed journal write).
+  package var acceptsActions: Bool { commits.acceptsActions }
   var challenges: ChallengeBoard
   var tournament: TournamentSeating
   /// What a new follower is told once their first lobby view is on its way, by connection.

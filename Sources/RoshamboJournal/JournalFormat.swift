@@ -132,6 +132,7 @@ extension JSONReader {
     case "nameUsed":
       return .names(.used(name: try required(name, "name"), at: Int64(try required(at, "at"))))
     case "nameLapsed": return .names(.lapsed(name: try required(name, "name")))
+    case "nameHeldElsewhere": return .names(.heldElsewhere(name: try required(name, "name")))
     case "blocked":
       return .blocked(
         ChallengeBoard.Block(

@@ -47,6 +47,9 @@ extension JSONText {
     case .names(.lapsed(let name)):
       raw("{\"type\":\"nameLapsed\",")
       key("name"); string(name)
+    case .names(.heldElsewhere(let name)):
+      raw("{\"type\":\"nameHeldElsewhere\",")
+      key("name"); string(name)
     case .blocked(let block):
       raw("{\"type\":\"blocked\",")
       self.block(block)

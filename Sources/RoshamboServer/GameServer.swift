@@ -147,6 +147,7 @@ public final class GameServer: Sendable {
     let hub: HubHandle
     var journal: (any HubJournal)?
     var history: (@Sendable (HistoryContext) -> any HistoryShipping)?
+    var nameOffers: FleetNameOffers?
     let warnings: [String]
     do {
       var lobby = LobbyState(defaults: configuration.roomSettings)
@@ -162,6 +163,8 @@ public final class GameServer: Sendable {
       }
       let saved = lobby
       let journalThread = journal
+      let offers = history == nil ? nil : FleetNameOffers()
+      nameOffers = offers
       let restored = lastRow
       hub = try await hubLoop.submit {
         var settings = HubConfiguration(hasJournal: journalThread != nil)
@@ -177,6 +180,7 @@ public final class GameServer: Sendable {
         settings.nameLapseMillis =
           configuration.nameLapseDays > 0 ? Int64(configuration.nameLapseDays) * 86_400_000 : nil
         settings.newIdentitiesPerAddress = max(0, configuration.newIdentitiesPerAddress)
+        settings.sharesNames = offers != nil
         settings.logLevel =
           switch logger.logLevel {
           case .trace, .debug: .debug
@@ -200,6 +204,7 @@ public final class GameServer: Sendable {
           now: now)
         hub.metrics = metrics
         hub.news = configuration.news
+        hub.nameOffers = offers
         hub.restore(releasing: configuration.releasedNames)
         return HubHandle(hub)
       }.get()
@@ -284,7 +289,11 @@ public final class GameServer: Sendable {
       HistoryContext(
         logger: logger, metrics: metrics,
         leaders: { board in hub.execute { $0.sharedLeadersRead(board) } },
-        listedOpponents: configuration.listedOpponents))
+        listedOpponents: configuration.listedOpponents,
+        nameOffers: nameOffers ?? FleetNameOffers(),
+        fleetNames: { rows in hub.execute { $0.fleetNamesRead(rows) } },
+        nameLapseMillis: configuration.nameLapseDays > 0
+          ? Int64(configuration.nameLapseDays) * 86_400_000 : nil))
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,

@@ -48,6 +48,29 @@ package struct HistoryContext: Sendable {
   package var leaders: @Sendable ([LobbyView.Leader]) -> Void
   /// The different rated opponents a player needs to be on the fleet's leaderboard.
   package var listedOpponents = Glicko2Rating.listedOpponents
+  /// What the hub offered the fleet's name book, to take there.
+  package var nameOffers = FleetNameOffers()
+  /// Told the rows of the fleet's name book that changed, whenever they are read.
+  package var fleetNames: @Sendable ([FleetName]) -> Void = { _ in }
+  /// How long a name stays its holder's unused, ms (nil: for ever).
+  package var nameLapseMillis: Int64? = 30 * 86_400_000
+
+  package init(
+    logger: Logger, metrics: ServerMetrics,
+    leaders: @escaping @Sendable ([LobbyView.Leader]) -> Void = { _ in },
+    listedOpponents: Int = Glicko2Rating.listedOpponents,
+    nameOffers: FleetNameOffers = FleetNameOffers(),
+    fleetNames: @escaping @Sendable ([FleetName]) -> Void = { _ in },
+    nameLapseMillis: Int64? = 30 * 86_400_000
+  ) {
+    self.logger = logger
+    self.metrics = metrics
+    self.leaders = leaders
+    self.listedOpponents = listedOpponents
+    self.nameOffers = nameOffers
+    self.fleetNames = fleetNames
+    self.nameLapseMillis = nameLapseMillis
+  }
 }
 
 /// Ships finished matches from the journal to a shared history while the server runs: a

@@ -146,6 +146,7 @@ extension Simulation {
       LobbyState.isQuickMatchRoom($0.name) && $0.hasPlayerWaiting
     }
     if waiting > 1 { fail("at most one quick-match player waits", "\(waiting) wait") }
+    checkFleetNames()
     if let mismatch = hub.state.indexMismatch {
       fail("the hub's indexes are what a scan finds", mismatch)
     }

@@ -43,6 +43,8 @@ extension Simulation {
         commitInFlight = commit
         queue.schedule(.committed(hub: hubGeneration), at: now + random.int(1...40))
       }
+    case .offerNames(let offers):
+      fleetNamesOffered(offers)
     case .writeSnapshot:
       queue.schedule(.answer(.snapshotWritten(.success(())), hub: hubGeneration), at: now + 5)
     case .readStandings(let leaders, let recent):
@@ -155,5 +157,6 @@ extension Simulation {
     hub = HubCore(
       lobby: lobby, journaledThrough: Int64(journal.rows.count), configuration: settings)
     handle(.start(releasing: []))
+    fleetRestarted()
   }
 }

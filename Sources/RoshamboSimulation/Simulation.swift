@@ -50,6 +50,8 @@ public final class Simulation {
   var watch = InvariantWatch()
   let hubConfiguration: HubConfiguration
   let grace: Int64
+  /// The fleet's name book and the other server that shares it.
+  var fleet = SimulatedFleet()
 
   /// A connection between a person and the server.
   struct Connection {
@@ -98,6 +100,8 @@ public final class Simulation {
     case disk(full: Bool)
     case dropConnection
     case cutHost
+    case fleetRead(hub: Int)
+    case otherServer(SimulatedFleet.Act)
     case end
   }
 
@@ -122,6 +126,7 @@ public final class Simulation {
     var settings = HubConfiguration(hasJournal: true)
     settings.tokenSeed = configuration.seed &+ 1
     settings.compactionInterval = 1_000_000
+    settings.sharesNames = true
     settings.tournament = TournamentPlan(
       kind: .singleElimination, settings: RoomState.Settings(bestOf: 1), players: 4,
       startMillis: 60_000, pauseMillis: 5_000, nextMillis: 120_000)
@@ -135,10 +140,12 @@ public final class Simulation {
   public func run() -> Failure? {
     hub = HubCore(lobby: journal.lobby, configuration: hubConfiguration)
     handle(.start(releasing: []))
+    fleetRestarted()
     for index in players.indices { wake(index, after: random.int(0...60_000)) }
     let end = start + Int64(configuration.hours * 3_600_000)
     queue.schedule(.end, at: end)
     scheduleFaults(until: end)
+    scheduleOtherServer(until: end)
     while failure == nil, let (at, event) = queue.next() {
       now = max(now, at)
       steps += 1
@@ -199,6 +206,11 @@ public final class Simulation {
       dropRandomConnection()
     case .cutHost:
       cutRandomHost()
+    case .fleetRead(let generationOfHub):
+      guard generationOfHub == hubGeneration else { return }
+      fleetRead()
+    case .otherServer(let act):
+      otherServer(act)
     case .end:
       break
     }

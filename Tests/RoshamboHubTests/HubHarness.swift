@@ -118,6 +118,8 @@ struct HubHarness {
     case .log(let line): return ["log \(line.message)"]
     case .count(let counted): return ["count \(counted)"]
     case .news(let sentence): return ["news \(sentence)"]
+    case .offerNames(let offers):
+      return offers.map { "offer \($0.kind) \($0.folded) by \($0.identity) at +\($0.at - now)" }
     case .drained: return ["drained"]
     case .idle: return ["idle"]
     }

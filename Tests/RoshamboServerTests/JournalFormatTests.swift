@@ -150,6 +150,7 @@ struct JournalFormatTests {
       .names(.releaseForgotten(name: "DAN")), .names(.used(name: "ALICE", at: 86_400_000)),
       .names(.claim(name: "Eve", identity: alice)), .names(.used(name: "Eve", at: 5)),
       .names(.lapsed(name: "eve")),
+      .names(.claim(name: "Fay", identity: bob)), .names(.heldElsewhere(name: "FAY")),
       .blocked(.init(by: "identity " + alice, of: "address 10.0.0.5", at: 7)),
     ]
     var lobby = LobbyState()

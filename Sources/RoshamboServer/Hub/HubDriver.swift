@@ -36,6 +36,8 @@ final class HubDriver {
   private var committingActions = 0
   /// Where the host's sentences go (``HostNews``), if anywhere.
   var news: (@Sendable (String) -> Void)?
+  /// Where the name offers for the fleet's name book wait, in a fleet.
+  var nameOffers: FleetNameOffers?
   /// How long the loop stalls and what ran in the stalls, when asked for.
   let stalls: LoopStallMonitor?
   var stallLog: Scheduled<Void>?
@@ -119,6 +121,10 @@ final class HubDriver {
     handle(.sharedLeadersRead(leaders))
   }
 
+  func fleetNamesRead(_ rows: [FleetName]) {
+    handle(.fleetNamesRead(rows))
+  }
+
   /// Starts the drain, ending in `withinMillis` at the latest; returns how many matches
   /// are under way and a future that completes once the drain is over.
   func beginDrain(withinMillis: Int64) -> (running: Int, ended: EventLoopFuture<Void>) {
@@ -196,6 +202,8 @@ final class HubDriver {
       count(counted)
     case .news(let sentence):
       news?(sentence)
+    case .offerNames(let offers):
+      nameOffers?.append(offers)
     case .drained:
       drainEnded?.succeed()
       drainEnded = nil
