@@ -503,3 +503,20 @@ struct ServerTimedOut: Error, CustomStringConvertible {
     "the server heard nothing from this terminal for a while (was it stopped, or asleep?)"
   }
 }
+
+extension Keepalive {
+  /// The same keepalive for a new connection made now (by the program's clock).
+  init(fresh previous: Keepalive) {
+    self.init(
+      intervalMillis: previous.intervalMillis, silenceLimitMillis: previous.silenceLimitMillis,
+      now: ClientSession.clockMillis())
+  }
+}
+
+extension Duration {
+  /// This duration in whole milliseconds, rounded down.
+  var milliseconds: Int64 {
+    let (seconds, attoseconds) = components
+    return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+  }
+}
