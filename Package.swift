@@ -205,9 +205,12 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
-    // The player's pure values: the match's state and reducer, the intake, the pacer, the
-    // keepalive; no NIO's sockets, no clock, no disk.
+    // The player as one value machine: the session (hello, welcome, resume, reconnect,
+    // keepalive, pacing) and the match's reducer; no NIO's sockets, no clock, no disk.
     .target(name: "RoshamboPlayer", dependencies: ["Redux", "RoshamboGame", "RoshamboProtocol"]),
+    .testTarget(
+      name: "RoshamboPlayerTests",
+      dependencies: ["RoshamboPlayer", "RoshamboGame", "RoshamboProtocol"]),
     // The client: connection, replica store, bots, terminal screen.
     .target(
       name: "RoshamboClient",
