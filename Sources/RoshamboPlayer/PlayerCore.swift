@@ -145,11 +145,7 @@ public struct PlayerCore: Sendable {
       state.closingSince = nil
     }
     if let since = state.closingSince, now - since >= policy.closingPatienceMillis {
-      finish(
-        .gaveUp(
-          "gave up: the server has kept saying it is closing each time it was reached again, "
-            + "for \(policy.closingPatienceMillis / 1_000) s; try again later, or ask its host "
-            + "whether it is being stopped"))
+      finish(.gaveUp(closingGivenUp))
       return
     }
     var next = outage ?? PlayerState.Outage(since: now, attempt: 0, trying: false)
@@ -186,11 +182,24 @@ public struct PlayerCore: Sendable {
         emit(.close)
       default: return
       }
+      if let closing = state.closingSince,
+        now - closing >= configuration.policy.closingPatienceMillis
+      {
+        finish(.gaveUp(closingGivenUp))
+        return
+      }
       finish(
         .gaveUp(
           "gave up reconnecting after \((now - since) / 1_000) s; check that the server is "
             + "running"))
     }
+  }
+
+  /// The end of waiting for a server that kept saying it is closing, in the player's words.
+  private var closingGivenUp: String {
+    "gave up: the server has kept saying it is closing each time it was reached again, for "
+      + "\(configuration.policy.closingPatienceMillis / 1_000) s; try again later, or ask its "
+      + "host whether it is being stopped"
   }
 
   /// The keepalive's next step: a `ping` due, the server taken for lost, or the timer

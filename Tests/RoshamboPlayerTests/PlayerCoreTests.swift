@@ -192,6 +192,25 @@ struct PlayerCoreTests {
     #expect(core.state.end == .gaveUp(reason))
   }
 
+  @Test("a closing server that is not reached again is given up on after its minute, as closing")
+  func closingServerGone() {
+    var core = Self.seated()
+    let closing = ServerMessage.error(
+      ProtocolError(code: .closing, message: "The server is closing.", seconds: 2), re: nil)
+    _ = core.handle(.message(closing), now: 1_000)
+    _ = core.handle(.closed(nil), now: 3_000)
+    var now: Int64 = 3_000
+    while let due = core.state.timers[.reconnect], due < 63_000 {
+      now = due
+      _ = core.handle(.timerFired(.reconnect), now: now)
+      _ = core.handle(.connectFailed("refused"), now: now + 10)
+    }
+    let reason =
+      "gave up: the server has kept saying it is closing each time it was reached again, "
+      + "for 60 s; try again later, or ask its host whether it is being stopped"
+    #expect(core.handle(.timerFired(.giveUp), now: 63_000) == [.show, .ended(.gaveUp(reason))])
+  }
+
   @Test("a pick made while the connection was lost is sent again on the new one")
   func lostPickSentAgain() {
     let room = Self.room()
