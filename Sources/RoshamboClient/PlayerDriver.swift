@@ -15,7 +15,10 @@ public final class PlayerDriver {
   /// The core and everything it holds; read it freely.
   public private(set) var core: PlayerCore
   private let connect: @Sendable () async throws -> ServerConnection
-  private var connection: ServerConnection?
+  /// A connection made before the driver, used for the first `connect`.
+  private var initial: ServerConnection?
+  /// The connection the core has now, if any.
+  public private(set) var connection: ServerConnection?
   /// Counts connections made and dropped: a connection's events are the core's only while
   /// its number is the current one.
   private var generation = 0
@@ -24,6 +27,8 @@ public final class PlayerDriver {
   private var queue: [PlayerInput] = []
   private var handling = false
   private var waiting: [CheckedContinuation<PlayerEnd, Never>] = []
+  /// Closes under way, which the end waits for.
+  private var closing: [Task<Void, Never>] = []
 
   /// Told when the match changed (``PlayerOutput/show``).
   public var changed: (@MainActor (PlayerState) -> Void)?
@@ -38,17 +43,26 @@ public final class PlayerDriver {
   /// Where evidence of a cheating server is written.
   public var evidenceDirectory: @Sendable () -> String = { EvidenceFile.defaultDirectory() }
 
+  /// A driver whose connections `connect` makes; `connection`, when given, is the first.
   public init(
-    configuration: PlayerConfiguration,
+    configuration: PlayerConfiguration, connection: ServerConnection? = nil,
     connect: @escaping @Sendable () async throws -> ServerConnection
   ) {
     self.core = PlayerCore(configuration: configuration)
+    self.initial = connection
     self.connect = connect
   }
 
-  /// Starts the session and returns once it has ended, with why.
-  public func run() async -> PlayerEnd {
-    handle(.start)
+  /// Starts the session (on a connection already welcomed to `seated`'s room, when
+  /// given: an accepted challenge's) and returns once it has ended, with why.
+  public func run(seated: (room: String, seat: Seat?, token: String?)? = nil) async -> PlayerEnd {
+    if let seated, let initial {
+      self.initial = nil
+      attach(initial)
+      handle(.adopt(room: seated.room, seat: seated.seat, token: seated.token))
+    } else {
+      handle(.start)
+    }
     if let end = core.state.end { return end }
     return await withCheckedContinuation { waiting.append($0) }
   }
@@ -56,6 +70,16 @@ public final class PlayerDriver {
   /// The player (or the bot) asks for something.
   public func command(_ command: PlayerCommand) {
     handle(.command(command))
+  }
+
+  /// The screen's clock moved on (its countdown).
+  public func tick() {
+    handle(.tick)
+  }
+
+  /// A line for the player on the screen, or nil to clear it.
+  public func notice(_ text: String?) {
+    handle(.notice(text))
   }
 
   /// Milliseconds since 1970 on a clock that only rises: the wall clock read once, moved
@@ -80,6 +104,12 @@ public final class PlayerDriver {
   private func perform(_ output: PlayerOutput) {
     switch output {
     case .connect:
+      if let initial {
+        self.initial = nil
+        attach(initial)
+        handle(.connected)
+        return
+      }
       let connect = self.connect
       pending = Task { [weak self] in
         do {
@@ -139,13 +169,23 @@ public final class PlayerDriver {
     case .show:
       changed?(core.state)
     case .ended(let end):
-      detach()
+      generation += 1
+      let open = [connection, initial].compactMap { $0 }
+      connection = nil
+      initial = nil
       pending?.cancel()
       for timer in timers.values { timer.cancel() }
       timers = [:]
       let waiting = self.waiting
       self.waiting = []
-      for continuation in waiting { continuation.resume(returning: end) }
+      let closing = self.closing + open.map { connection in Task { await connection.close() } }
+      self.closing = []
+      // The run ends once what was sent (a `leave`) has gone and every connection is
+      // closed: a program that exits after it loses nothing it sent.
+      Task {
+        for close in closing { await close.value }
+        for continuation in waiting { continuation.resume(returning: end) }
+      }
     }
   }
 
@@ -163,7 +203,11 @@ public final class PlayerDriver {
         case .closed(let error):
           self.generation += 1
           self.connection = nil
-          self.handle(.closed(error.map(ConnectionFailure.ended)))
+          if let violation = error as? ProtocolViolation {
+            self.handle(.brokeProtocol(violation.message))
+          } else {
+            self.handle(.closed(error.map(ConnectionFailure.ended)))
+          }
           return
         }
       }
@@ -179,7 +223,7 @@ public final class PlayerDriver {
     generation += 1
     guard let connection else { return }
     self.connection = nil
-    Task { await connection.close() }
+    closing.append(Task { await connection.close() })
   }
 
   /// Closes the connection as a network drop would: the core hears it as lost.

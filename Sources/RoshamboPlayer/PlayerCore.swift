@@ -51,9 +51,16 @@ public struct PlayerCore: Sendable {
     switch input {
     case .evidenceSaved(let path):
       reduce(.evidenceSaved(path: path))
+      if state.evidencePending, case .ended(.cheated(let reason)) = state.phase {
+        state.evidencePending = false
+        finish(.cheated(state.match.context.notice ?? reason))
+      }
       return
     case .notice(let text):
       reduce(.notice(text))
+      return
+    case .tick:
+      reduce(.tick(now: now))
       return
     default:
       break
@@ -65,18 +72,22 @@ public struct PlayerCore: Sendable {
       state.pacer = Pacer(now: now)
       state.phase = .connecting
       emit(.connect)
+    case .adopt(let room, let seat, let token): adopt(room: room, seat: seat, token: token)
     case .connected: connected()
     case .connectFailed(let why): connectFailed(why)
     case .message(let message): received(message)
+    case .brokeProtocol(let violation):
+      guard state.link != nil else { return }
+      violated(violation)
     case .closed(let why):
       guard state.link != nil else { return }
-      lost(why ?? "the server closed the connection")
+      lost(why)
     case .timerFired(let timer):
       guard state.timers.removeValue(forKey: timer) != nil else { return }
       fired(timer)
     case .command(let command): perform(command)
     case .nonce(let nonce, let weapon): reduce(.commit(weapon, nonce: nonce))
-    case .evidenceSaved, .notice: break
+    case .evidenceSaved, .notice, .tick: break
     }
   }
 
@@ -91,11 +102,8 @@ public struct PlayerCore: Sendable {
       state.pacer.reconnected(now: now)
     default: return
     }
-    let keepalive = Keepalive(
-      intervalMillis: configuration.keepaliveMillis,
-      silenceLimitMillis: 2 * configuration.keepaliveMillis, now: now)
     state.phase = .awaitingWelcome(
-      PlayerState.Link(keepalive: keepalive, connectedAt: now), outage: outage)
+      PlayerState.Link(keepalive: newKeepalive(), connectedAt: now), outage: outage)
     reduce(.connection(.connected))
     // A seat is taken back with its token; a spectator has none, and watches again.
     let token = state.match.token ?? configuration.resume
@@ -105,6 +113,24 @@ public struct PlayerCore: Sendable {
         room: configuration.room, resume: token, fair: configuration.fair,
         keepalive: configuration.promisedSeconds, id: nextID()))
     stepKeepalive()
+  }
+
+  private mutating func adopt(room: String, seat: Seat?, token: String?) {
+    guard case .idle = state.phase else { return }
+    state.pacer = Pacer(now: now)
+    var link = PlayerState.Link(keepalive: newKeepalive(), connectedAt: now)
+    // Its welcome was read before: its first state may repeat the view.
+    link.firstAfterWelcome = true
+    state.phase = .seated(link)
+    reduce(.connection(.connected))
+    reduce(.welcome(room: room, seat: seat, token: token))
+    stepKeepalive()
+  }
+
+  private func newKeepalive() -> Keepalive {
+    Keepalive(
+      intervalMillis: configuration.keepaliveMillis,
+      silenceLimitMillis: 2 * configuration.keepaliveMillis, now: now)
   }
 
   private mutating func connectFailed(_ why: String) {
@@ -124,7 +150,7 @@ public struct PlayerCore: Sendable {
 
   /// The connection is gone (closed by the server, the network, or by this core): taken
   /// back with the seat's token under the policy, or the end of the session.
-  private mutating func lost(_ why: String) {
+  private mutating func lost(_ why: String?) {
     guard let link = state.link else { return }
     var outage: PlayerState.Outage?
     if case .awaitingWelcome(_, let replacing) = state.phase { outage = replacing }
@@ -288,18 +314,23 @@ public struct PlayerCore: Sendable {
       }
       reduce(action)
     case .violation(let violation):
-      emit(.close)
-      // The connection is gone before the violation is judged: nothing more is sent.
-      state.phase = .ended(.brokeProtocol(violation))
-      // In a fair room, a round committed in that can now never be checked is a lie.
-      reduce(.brokeProtocol(violation))
-      if case .ended(.brokeProtocol) = state.phase { finish(.brokeProtocol(violation)) }
+      violated(violation)
     case .pong(let id):
       if let trip = link.keepalive.heard(at: now, pong: id) {
         setLink(link)
         reduce(.roundTrip(millis: Double(trip)))
       }
     }
+  }
+
+  /// The server broke the protocol: the connection ends, and the session with it.
+  private mutating func violated(_ violation: String) {
+    emit(.close)
+    // The connection is gone before the violation is judged: nothing more is sent.
+    state.phase = .ended(.brokeProtocol(violation))
+    // In a fair room, a round committed in that can now never be checked is a lie.
+    reduce(.brokeProtocol(violation))
+    if case .ended(.brokeProtocol) = state.phase { finish(.brokeProtocol(violation)) }
   }
 
   // MARK: - The match
@@ -362,7 +393,10 @@ public struct PlayerCore: Sendable {
         submit(.leave(id: nil))
         emit(.close)
       }
-      finish(.cheated(reason))
+      // Over, but said only once the evidence is written (``PlayerInput/evidenceSaved``).
+      state.phase = .ended(.cheated(reason))
+      state.timers = [:]
+      state.evidencePending = true
     case .saveRecord:
       if let record = state.match.ownRecord(finishedAt: now) { emit(.saveRecord(record)) }
     case .leave:

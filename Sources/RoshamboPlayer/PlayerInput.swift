@@ -8,6 +8,9 @@ import RoshamboProtocol
 public enum PlayerInput: Equatable, Sendable {
   /// Begin: the core asks for the first connection.
   case start
+  /// Begin on a connection that is already welcomed to `room` (an accepted challenge's
+  /// seat, read by the lobby): no `hello`, the seat taken back with `token` if it is lost.
+  case adopt(room: String, seat: Seat?, token: String?)
   /// The connection asked for (``PlayerOutput/connect``) is up.
   case connected
   /// The connection asked for could not be made; why, in words.
@@ -17,6 +20,9 @@ public enum PlayerInput: Equatable, Sendable {
   /// The connection closed without the core asking (``PlayerOutput/close``); why, in
   /// words (nil: the server closed it cleanly).
   case closed(String?)
+  /// The connection found the server breaking the protocol (a frame it cannot read, a
+  /// flood) and closed; what was wrong, in words.
+  case brokeProtocol(String)
   /// A timer the core scheduled came due.
   case timerFired(PlayerTimer)
   /// The person at the keys, or the bot, asks for something.
@@ -26,8 +32,11 @@ public enum PlayerInput: Equatable, Sendable {
   case nonce(String, for: Weapon)
   /// The evidence ``PlayerOutput/keepEvidence(_:)`` asked for was written at `path`.
   case evidenceSaved(path: String)
-  /// A line for the player from the driver (a record saved, a file not written).
-  case notice(String)
+  /// A line for the player from the driver or the screen (a record saved, a question),
+  /// or nil to clear it.
+  case notice(String?)
+  /// Time passed: the screen's countdown moves to `now`.
+  case tick
 }
 
 /// What a player asks of its session.

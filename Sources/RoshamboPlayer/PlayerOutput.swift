@@ -80,8 +80,9 @@ public enum PlayerEnd: Equatable, Sendable {
   case cheated(String)
   /// The server could not be reached again within the policy's patience.
   case gaveUp(String)
-  /// The connection ended and there is no seat to take back with a new one.
-  case closed(String)
+  /// The connection ended and there is no seat to take back with a new one; why (nil:
+  /// the server closed it cleanly).
+  case closed(String?)
   /// The first connection could not be made.
   case couldNotConnect(String)
 
@@ -91,8 +92,8 @@ public enum PlayerEnd: Equatable, Sendable {
     case .left: "you left the game"
     case .refused(let error): error.message
     case .brokeProtocol(let violation): ProtocolViolation(message: violation).description
-    case .cheated(let reason), .gaveUp(let reason), .closed(let reason),
-      .couldNotConnect(let reason):
+    case .closed(let why): why ?? "the server closed the connection"
+    case .cheated(let reason), .gaveUp(let reason), .couldNotConnect(let reason):
       reason
     }
   }

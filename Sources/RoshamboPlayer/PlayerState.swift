@@ -108,6 +108,9 @@ public struct PlayerState: Equatable, Sendable {
   /// Whether the player left (or hung up): a lost connection is not replaced.
   public internal(set) var quitting = false
   var keptSeat = KeptSeat.unknown
+  /// The server was caught lying and the evidence is being written: the session ends once
+  /// it is (its last words say where).
+  var evidencePending = false
 
   public init() {}
 

@@ -207,7 +207,7 @@ struct ReconnectTests {
       let session = ClientSession(
         connection: connection,
         reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
-        maxAttempts: 40, backoff: { _ in .milliseconds(50) })
+        policy: ReconnectPolicy(firstWaitMillis: 50, longestWaitMillis: 50, patienceMillis: 30_000))
       var connections: [ClientContext.Connection] = []
       let watching = session.store.subscribe(select: \.context.connection) {
         connections.append($0)
@@ -248,7 +248,7 @@ struct ReconnectTests {
       let session = ClientSession(
         connection: connection,
         reconnect: { try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls) },
-        maxAttempts: 3, backoff: { _ in .milliseconds(10) })
+        policy: ReconnectPolicy(firstWaitMillis: 10, longestWaitMillis: 10, patienceMillis: 1_000))
       let seated = AsyncStream.makeStream(of: Int.self)
       let seats = session.store.subscribe(select: \.seq) { seated.continuation.yield($0) }
       session.join(name: "Alice", room: "den")
@@ -257,10 +257,10 @@ struct ReconnectTests {
       try await server.stop()
       let (error, fatal) = await run.value
       #expect(fatal == nil)
-      #expect("\(error!)".contains("gave up reconnecting after 3 attempts"))
+      #expect("\(error!)".contains("gave up reconnecting after 1 s"))
       #expect(
         session.store.state.props.connection
-          == "gave up reconnecting after 3 attempts; check that the server is running")
+          == "gave up reconnecting after 1 s; check that the server is running")
       _ = seats
     }
   }

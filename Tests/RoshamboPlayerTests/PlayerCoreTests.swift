@@ -107,6 +107,48 @@ struct PlayerCoreTests {
     #expect(core.handle(.message(.state(seq: 3, view: room.view(for: .one))), now: 150) != [])
   }
 
+  @Test("a seat adopted from the lobby: no hello; a lost connection resumes it with its token")
+  func adopted() {
+    var core = PlayerCore(configuration: PlayerConfiguration(name: "Alice", room: "den"))
+    #expect(
+      core.handle(.adopt(room: "den", seat: .one, token: "t"), now: 0) == [
+        .keepSeat(room: "den", token: "t"), .schedule(.keepalive, at: 3_000), .show,
+      ])
+    // Its welcome was read by the lobby: the first state may repeat nothing, and is taken.
+    let view = Self.room().view(for: .one)
+    #expect(core.handle(.message(.state(seq: 1, view: view)), now: 10) == [.show])
+    _ = core.handle(.closed(nil), now: 1_000)
+    _ = core.handle(.timerFired(.reconnect), now: 1_250)
+    #expect(
+      core.handle(.connected, now: 1_260) == [
+        .send(Self.hello(resume: "t", id: 1)), .schedule(.keepalive, at: 4_260), .show,
+      ])
+  }
+
+  @Test("the server breaking the protocol ends the session; in a fair round, with evidence")
+  func brokeProtocol() throws {
+    var plain = Self.seated()
+    #expect(
+      plain.handle(.brokeProtocol("a frame this client cannot read"), now: 100) == [
+        .close, .show, .ended(.brokeProtocol("a frame this client cannot read")),
+      ])
+    var fair = Self.seated(fair: true, room: Self.room(fair: true))
+    _ = fair.handle(.command(.pick(.rock)), now: 100)
+    _ = fair.handle(.nonce(Self.nonce, for: .rock), now: 110)
+    let caught = fair.handle(.brokeProtocol("a frame this client cannot read"), now: 120)
+    // The round committed in can never be checked: a lie, kept as evidence; the session
+    // ends once the evidence is written, saying where.
+    #expect(caught.first == .close)
+    #expect(caught.contains { if case .keepEvidence = $0 { true } else { false } })
+    #expect(!caught.contains { if case .ended = $0 { true } else { false } })
+    let saved = fair.handle(.evidenceSaved(path: "/tmp/evidence.json"), now: 130)
+    guard case .ended(.cheated(let reason))? = saved.last else {
+      Issue.record("no end after the evidence: \(saved)")
+      return
+    }
+    #expect(reason.contains("/tmp/evidence.json"))
+  }
+
   @Test("a lost connection: tries under the policy, the seat taken back with its token")
   func reconnect() {
     var core = Self.seated()
