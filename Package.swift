@@ -205,11 +205,17 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
+    // The player as one value machine: the session (hello, welcome, resume, reconnect,
+    // keepalive, pacing) and the match's reducer; no NIO's sockets, no clock, no disk.
+    .target(name: "RoshamboPlayer", dependencies: ["Redux", "RoshamboGame", "RoshamboProtocol"]),
+    .testTarget(
+      name: "RoshamboPlayerTests",
+      dependencies: ["RoshamboPlayer", "RoshamboGame", "RoshamboProtocol"]),
     // The client: connection, replica store, bots, terminal screen.
     .target(
       name: "RoshamboClient",
       dependencies: [
-        "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto",
+        "RoshamboPlayer", "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto",
         "RoshamboDiscovery", "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -4,7 +4,7 @@ import RoshamboProtocol
 
 /// The client's reducer: pure, like the server's. Besides the new state it returns what
 /// the action calls for beyond it (``ClientEffect``: a message to send, a commitment to
-/// make, a seat to keep, evidence or a record to write), for ``ClientSession`` to carry
+/// make, a seat to keep, evidence or a record to write), for ``PlayerCore`` to carry
 /// out.
 ///
 /// Invariant: a pick goes out (an effect) only when this reducer takes it as the round's

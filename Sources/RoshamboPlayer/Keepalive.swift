@@ -33,13 +33,6 @@ public struct Keepalive: Sendable, Equatable {
     self.lastHeard = now
   }
 
-  /// The same keepalive for a new connection made now (by the program's clock).
-  init(fresh previous: Keepalive) {
-    self.init(
-      intervalMillis: previous.intervalMillis, silenceLimitMillis: previous.silenceLimitMillis,
-      now: ClientSession.clockMillis())
-  }
-
   /// Something other than a ping was sent at `now`.
   public mutating func sent(at now: Int64) { lastSent = max(lastSent, now) }
 
@@ -82,13 +75,5 @@ public struct Keepalive: Sendable, Equatable {
     a.intervalMillis == b.intervalMillis && a.silenceLimitMillis == b.silenceLimitMillis
       && a.lastSent == b.lastSent && a.lastHeard == b.lastHeard && a.ping?.id == b.ping?.id
       && a.ping?.sentAt == b.ping?.sentAt
-  }
-}
-
-extension Duration {
-  /// This duration in whole milliseconds, rounded down.
-  var milliseconds: Int64 {
-    let (seconds, attoseconds) = components
-    return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
   }
 }

@@ -22,11 +22,6 @@ public struct ClientState: Equatable, Sendable {
   public var resumed = false
 
   public init() {}
-
-  /// The screen for this state.
-  public var props: ScreenProps {
-    makeProps(view: view, context: context, verifiedRounds: fair.verifiedRounds)
-  }
 }
 
 extension ClientState {

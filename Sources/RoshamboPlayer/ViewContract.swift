@@ -7,6 +7,11 @@ import RoshamboProtocol
 /// Invariant: `message` names the field that was wrong.
 public struct ProtocolViolation: Error, Sendable, Equatable, CustomStringConvertible {
   public var message: String
+
+  public init(message: String) {
+    self.message = message
+  }
+
   public var description: String {
     "the server broke the protocol: \(message); closing (is this a Roshambo server?)"
   }

@@ -3,7 +3,7 @@ import RoshamboProtocol
 
 /// What an action calls for beyond the client's state, as ``ClientReducer`` returns it:
 /// a message to send, a commitment to make, a seat to keep, evidence or a record to
-/// write. ``ClientSession`` carries the effects out; the reducer only describes them.
+/// write. ``PlayerCore`` carries the effects out; the reducer only describes them.
 ///
 /// Invariant: a pick (`choose` or `commit`) is among the effects only for an action the
 /// reducer took as this round's pick (or to send again, after a new connection, a pick

@@ -1,0 +1,55 @@
+import RoshamboGame
+import RoshamboProtocol
+
+/// What happens to a player, as ``PlayerCore/handle(_:now:)`` takes it: from its
+/// connection, its timers, its person (or bot) and its driver.
+///
+/// Invariant: an input says what happened, never what to do about it; the core decides.
+public enum PlayerInput: Equatable, Sendable {
+  /// Begin: the core asks for the first connection.
+  case start
+  /// Begin on a connection that is already welcomed to `room` (an accepted challenge's
+  /// seat, read by the lobby): no `hello`, the seat taken back with `token` if it is lost.
+  case adopt(room: String, seat: Seat?, token: String?)
+  /// The connection asked for (``PlayerOutput/connect``) is up.
+  case connected
+  /// The connection asked for could not be made; why, in words.
+  case connectFailed(String)
+  /// A message from the server, decoded.
+  case message(ServerMessage)
+  /// The connection closed without the core asking (``PlayerOutput/close``); why, in
+  /// words (nil: the server closed it cleanly).
+  case closed(String?)
+  /// The connection found the server breaking the protocol (a frame it cannot read, a
+  /// flood) and closed; what was wrong, in words.
+  case brokeProtocol(String)
+  /// A timer the core scheduled came due.
+  case timerFired(PlayerTimer)
+  /// The person at the keys, or the bot, asks for something.
+  case command(PlayerCommand)
+  /// A fresh nonce (64 hex digits from a secure source) for a pick of `weapon` in a fair
+  /// room, as ``PlayerOutput/makeNonce(_:)`` asked.
+  case nonce(String, for: Weapon)
+  /// The evidence ``PlayerOutput/keepEvidence(_:)`` asked for was written at `path`.
+  case evidenceSaved(path: String)
+  /// A line for the player from the driver or the screen (a record saved, a question),
+  /// or nil to clear it.
+  case notice(String?)
+  /// Time passed: the screen's countdown moves to `now`.
+  case tick
+}
+
+/// What a player asks of its session.
+///
+/// Invariant: a command the state does not allow (a pick out of turn, a second pick for
+/// the round) changes nothing and sends nothing.
+public enum PlayerCommand: Equatable, Sendable {
+  /// Pick `weapon` for the open round.
+  case pick(Weapon)
+  /// Ask for another match once this one is over.
+  case rematch
+  /// Leave: the seat is given up (the opponent wins a running match by forfeit).
+  case leave
+  /// Close the connection without leaving: the server holds the seat for its grace.
+  case hangUp
+}
