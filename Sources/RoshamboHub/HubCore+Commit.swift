@@ -99,6 +99,7 @@ extension HubCore {
       ["error": error.description])
     let surviving = flight.deliveries.filter(\.survivesFailedCommit)
     if !surviving.isEmpty { emit(.deliver(surviving)) }
+    if flight.deliveries.contains(where: \.spread) { state.feed.viewLost() }
     // Every state and welcome in the outbox came from what was not saved.
     state.outbox.keepOnlyErrorsAndCloses()
     let unsaved = state.batch.seal()

@@ -14,7 +14,7 @@ extension HubCore {
       break
     case .everyone(let seq):
       let view = lobbyView()
-      if view == state.feed.sent {
+      if view == state.feed.sent, !state.feed.lastViewLost {
         // Nothing a follower sees changed: an empty patch would tell them only that
         // something happened (that someone picked). Newcomers are served as newcomers.
         state.feed.sentNothingNew()
@@ -23,7 +23,9 @@ extension HubCore {
       }
       let patching = state.sessions.followers.values.filter {
         $0.takesPatches && !state.feed.servedNewcomers.contains($0.link)
+          && !state.feed.lastViewLost
       }
+      state.feed.lastViewLost = false
       if patching.isEmpty {
         state.outbox.append(.lobby(seq: seq, view, to: nil))
       } else {

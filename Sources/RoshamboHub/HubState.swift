@@ -24,6 +24,10 @@ package struct HubState {
 
   /// Whether the hub takes actions now (not paused by a failed journal write).
   package var acceptsActions: Bool { commits.acceptsActions }
+
+  /// The number of the lobby view last sent to every follower, and that view (a
+  /// follower's copy is that view once the frames have arrived).
+  package var lobbyViewSent: (seq: Int, view: LobbyView?) { (feed.seq, feed.sent) }
   var challenges: ChallengeBoard
   var tournament: TournamentSeating
   /// What a new follower is told once their first lobby view is on its way, by connection.

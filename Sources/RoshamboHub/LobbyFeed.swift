@@ -102,6 +102,16 @@ struct LobbyFeed {
   /// Something a follower sees changed (a room, someone arriving or leaving).
   mutating func lobbyChanged() { changed = true }
 
+  /// A lobby view went out with a commit that failed, so nothing of it was sent: the
+  /// followers do not have ``sent``. The next view to all goes whole to every follower
+  /// (a patch from ``sent`` would not apply, and each would ask for the whole view).
+  var lastViewLost = false
+
+  mutating func viewLost() {
+    lastViewLost = true
+    changed = true
+  }
+
   mutating func followed(by link: Peer, takesPatches: Bool) {
     newcomers.append((link, takesPatches))
   }

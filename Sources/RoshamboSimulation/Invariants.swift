@@ -14,6 +14,9 @@ struct InvariantWatch {
   /// The latest leaderboards the journal answered the hub with (a view is made from the
   /// newest the hub had, and may travel while a newer one is read).
   var leaderboards: [[LobbyView.Leader]] = []
+  /// The lobby view last sent to every follower: its number, fingerprint, and since when
+  /// (by the hub generation that sent it).
+  var lobbySent: (generation: Int, seq: Int, fingerprint: String?, since: Int64)?
 
   mutating func committed(
     _ commit: JournalCommit, simulation: Simulation
@@ -127,6 +130,51 @@ extension Simulation {
     }
   }
 
+  /// A follower's lobby copy asked for the whole view: only where the server skipped a
+  /// lobby message for that slow reader. The network here loses nothing on a connection
+  /// that stays open, so any other resync is a patch that does not make the server's view
+  /// (which the repair would otherwise hide).
+  func checkResync(on id: Int, by index: Int) {
+    counts["lobby resyncs", default: 0] += 1
+    guard let connection = connections[id], connection.statesSkipped == 0 else { return }
+    fail(
+      "a lobby copy falls out of step only where a lobby message was skipped",
+      "P\(index)'s lobby on connection \(id) asked for the whole view; nothing was skipped")
+  }
+
+  /// How long after the lobby view sent to all last changed every follower who could hear
+  /// it holds it: the time between views (``LobbyFeed``'s 250 ms), a resync's spacing
+  /// (2 s) and a whole view's round trip, with room to spare.
+  static let lobbyCopyBound: Int64 = 5_000
+
+  /// Every lobby follower whose program reads, on a connection open, writable, never
+  /// skipped and never cut off since the view sent to all last changed, holds that view
+  /// within ``lobbyCopyBound``: a patch that leaves something out, or a follower the hub
+  /// forgets to send to, shows here, not only when the follower resyncs.
+  func checkLobbyCopies(_ sent: (seq: Int, view: LobbyView?)) {
+    let changed = watch.lobbySent.map { $0.generation != hubGeneration || $0.seq != sent.seq }
+    if changed ?? true { watch.lobbySent = (hubGeneration, sent.seq, sent.view?.fingerprint, now) }
+    guard let last = watch.lobbySent, let fingerprint = last.fingerprint,
+      now - last.since > Self.lobbyCopyBound
+    else { return }
+    for (index, player) in players.enumerated() {
+      guard case .following(let lobby) = player.mode, let id = player.connection,
+        let connection = connections[id], connection.open, connection.generation == hubGeneration,
+        connection.openedAt <= last.since, connection.readsFrom <= last.since,
+        connection.cutUntil <= last.since, connection.writable, connection.statesSkipped == 0,
+        connection.unreadByProgram.isEmpty, lobby.replica.view != nil
+      else { continue }
+      if lobby.replica.seq != last.seq || lobby.replica.view?.fingerprint != fingerprint {
+        fail(
+          "a lobby follower's copy is the server's within \(Self.lobbyCopyBound) ms",
+          "P\(index) holds lobby view \(lobby.replica.seq.map(String.init) ?? "none") "
+            + "\(lobby.replica.awaitingWholeView ? "(awaiting the whole view) " : "")"
+            + "\(now - last.since) ms after view \(last.seq) went to all")
+        return
+      }
+    }
+  }
+
   /// A log line: no weapon before its round resolved.
   func checkLog(_ line: HubLog) {
     if line.message != "round", line.metadata.keys.contains(where: { $0.hasPrefix("weapon") }) {
@@ -147,6 +195,7 @@ extension Simulation {
     }
     if waiting > 1 { fail("at most one quick-match player waits", "\(waiting) wait") }
     checkFleetNames()
+    checkLobbyCopies(hub.state.lobbyViewSent)
     if let mismatch = hub.state.indexMismatch {
       fail("the hub's indexes are what a scan finds", mismatch)
     }

@@ -54,6 +54,11 @@ struct SimulatedPlayer {
     var backToLobby = false
     /// Something the real client would call a broken contract or a cheat.
     var violation: String?
+    /// The lobby's copy fell out of step with the server's and asked for the whole view.
+    var resynced = false
+    /// The server refused the person's name (another holds it): the program ends, and the
+    /// person tries again only after a while.
+    var refusedName = false
   }
 
   let index: Int
@@ -75,6 +80,8 @@ struct SimulatedPlayer {
   var returnedAt: Int64?
   /// The room a watcher goes to watch next.
   var watchTarget: String?
+  /// Refused their name, the person does not start the program again before then.
+  var awayUntil: Int64 = 0
 
   init(index: Int, kind: Kind) {
     self.index = index
@@ -137,7 +144,7 @@ struct SimulatedPlayer {
       switch message {
       case .lobby, .lobbyPatch:
         if lobby.replica.receive(message) == .resync {
-          var reaction = Reaction()
+          var reaction = Reaction(resynced: true)
           reaction.send.append(lobby.requests.resync())
           mode = .following(lobby)
           return reaction
@@ -164,7 +171,7 @@ struct SimulatedPlayer {
         // real `LobbyClient` closes and says so; the person is not back yet.
         returnedAt = nil
         mode = .away
-        return Reaction(close: true)
+        return Reaction(close: true, refusedName: error.code == .nameTaken)
       default:
         break
       }
@@ -203,6 +210,7 @@ struct SimulatedPlayer {
         if error.fatal {
           mode = .away
           reaction.close = true
+          reaction.refusedName = error.code == .nameTaken
           return reaction
         }
       default:

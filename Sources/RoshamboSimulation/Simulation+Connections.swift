@@ -59,6 +59,7 @@ extension Simulation {
       server: ConnectionStateMachine(limits: limits, admission: .admitted),
       keepalive: Keepalive(intervalMillis: interval, silenceLimitMillis: silence, now: now))
     connection.lastRead = now
+    connection.openedAt = now
     _ = connection.server.handshakeCompleted(identity: players[index].identity)
     connections[id] = connection
     schedule(.hello, id, at: now + limits.helloTimeoutSeconds * 1_000)
@@ -202,6 +203,7 @@ extension Simulation {
       break
     case .replaced:
       counts["state skipped for a slow reader", default: 0] += 1
+      connections[id]?.statesSkipped += 1
     case .close:
       counts["closed for not reading", default: 0] += 1
       serverCloses(id)

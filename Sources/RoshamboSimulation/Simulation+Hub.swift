@@ -122,7 +122,8 @@ extension Simulation {
     timerGenerations.removeAll()
     pendingInputs.removeAll()
     backlogs = ConnectionBacklogs()
-    for (id, connection) in connections where connection.open {
+    // In the order of their ids: a dictionary's order is not a seed's.
+    for (id, connection) in connections.sorted(by: { $0.key < $1.key }) where connection.open {
       connections[id]?.open = false
       connections[id]?.serverClosedAt = now
       serverDropped(id)

@@ -9,6 +9,7 @@ extension Simulation {
   func wakeUp(_ index: Int) {
     var player = players[index]
     if player.connection == nil {
+      guard now >= player.awayUntil else { return }
       guard hub != nil else {
         // The server is down: the program tries again shortly.
         wake(index, after: random.int(1_000...4_000))
@@ -85,6 +86,7 @@ extension Simulation {
       connections[id]?.keepalive = Keepalive(
         intervalMillis: 3_000, silenceLimitMillis: 6_000, now: now)
     }
+    if reaction.resynced { checkResync(on: id, by: index) }
     react(reaction, player: index)
   }
 
@@ -95,6 +97,12 @@ extension Simulation {
     }
     guard let id = players[index].connection else { return }
     send(reaction.send, on: id)
+    if reaction.refusedName {
+      // The program said the name is another's and ended; the person tries again later.
+      counts["refused their name", default: 0] += 1
+      players[index].awayUntil = now + random.int(60_000...300_000)
+      wake(index, after: players[index].awayUntil - now)
+    }
     if reaction.close {
       let soon = players[index].watchTarget != nil || reaction.backToLobby
       close(

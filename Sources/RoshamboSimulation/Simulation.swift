@@ -84,6 +84,11 @@ public final class Simulation {
     var readsFrom: Int64 = 0
     /// What arrived while the program did not read, in order (nil: the close).
     var unreadByProgram: [[UInt8]?] = []
+    /// States and lobby messages the server skipped for this slow reader (the newest in
+    /// place of one waiting): what may leave its lobby copy out of step.
+    var statesSkipped = 0
+    /// When it was made.
+    var openedAt: Int64 = 0
   }
 
   enum Event {

@@ -289,6 +289,29 @@ struct HubCoreLobbyTests {
     #expect(hub.state.sessions == expected)
   }
 
+  @Test("a lobby view lost with a failed commit: the next goes whole to every follower")
+  func lobbyViewLost() {
+    var hub = following()
+    hub.now += 1_000
+    // Dana's arrival changes the lobby, and her name's claim is journaled: the view to all
+    // goes with the commit that fails.
+    let dana = HubNameLimitTests.key(3, at: "10.0.0.3")
+    _ = hub.say(dana, H.hello("Dana", role: .lobby, challenges: true))
+    let sealed = hub.flush()
+    #expect(sealed.first == "commit 2", "\(sealed)")
+    let failed = hub.handle(
+      .committed(.failure(JournalFailure("disk full")), onJournalThread: false))
+    #expect(!failed.contains { $0.contains("lobby") }, "nothing of the view went: \(failed)")
+    let reloaded = hub.handle(.reloaded(.success((hub.state.lobby, 0))))
+    _ = hub.fire(.probe)
+    let resumed = reloaded + hub.handle(.probed(succeeded: true))
+    hub.now += 1_000
+    let next = resumed + hub.fire(.lobbyView) + hub.settle()
+    // Alice and Bob never had view 2: a patch from it would not apply.
+    #expect(!next.contains { $0.hasPrefix("→1,2 lobbyPatch") }, "\(next)")
+    #expect(next.contains { $0.hasPrefix("→1,2,3 lobby #") }, "\(next)")
+  }
+
   @Test("the drain: everyone told, nothing new started, over when the last match ends")
   func drain() {
     var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1)))
