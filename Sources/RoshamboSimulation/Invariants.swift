@@ -188,6 +188,10 @@ extension Simulation {
       fail("the journal replays", journal.replayFailures[0])
       return
     }
+    if let wrong = journal.ratingMoveFailures.first {
+      fail("a rated match moves its winner up and its loser down, within the bounds", wrong)
+      return
+    }
     guard let hub else { return }
     let lobby = hub.state.lobby
     let waiting = lobby.rooms.values.count {

@@ -44,7 +44,14 @@ struct SimulatedJournal {
       }
     }
     matches += commit.matches
-    for match in commit.matches { ratings.record(match) }
+    for match in commit.matches {
+      let before = match.players.map { ratings[$0] }
+      ratings.record(match)
+      if let wrong = Self.wrongMove(match, before: before, after: match.players.map { ratings[$0] })
+      {
+        ratingMoveFailures.append(wrong)
+      }
+    }
     for (name, room) in lobby.rooms {
       highestVersion[name] = max(highestVersion[name] ?? 0, room.version)
     }
@@ -53,6 +60,43 @@ struct SimulatedJournal {
 
   /// Rows whose replay the rules refused (a bug: the live hub accepted them).
   private(set) var replayFailures: [String] = []
+  /// Rated matches whose ratings moved against what any rating must do.
+  private(set) var ratingMoveFailures: [String] = []
+
+  /// What is wrong with how a match moved its two players' ratings, by properties that
+  /// hold whatever the formula, checked without the rating code (its constants written
+  /// out here): a rated match's winner does not go down nor its loser up; a player whose
+  /// deviation was at most 110 (settled) moves at most 5 points against one above it
+  /// (provisional); every deviation stays in (0, 350]; an unrated match moves nobody.
+  static func wrongMove(
+    _ match: FinishedMatch, before: [Glicko2Rating], after: [Glicko2Rating]
+  ) -> String? {
+    guard match.players.count == 2, match.players[0] != match.players[1] else { return nil }
+    let name = "\(match.players[0]) v \(match.players[1]) in \(match.room)"
+    guard match.rated else {
+      return before == after ? nil : "unrated \(name) moved a rating"
+    }
+    guard let winner = match.players.firstIndex(of: match.winner) else { return nil }
+    let loser = 1 - winner
+    if after[winner].rating < before[winner].rating {
+      return "\(name): the winner went down, \(before[winner].rating) to \(after[winner].rating)"
+    }
+    if after[loser].rating > before[loser].rating {
+      return "\(name): the loser went up, \(before[loser].rating) to \(after[loser].rating)"
+    }
+    for seat in 0..<2 {
+      if before[seat].deviation <= 110, before[1 - seat].deviation > 110,
+        abs(after[seat].rating - before[seat].rating) > 5 + 1e-9
+      {
+        return "\(name): settled \(match.players[seat]) moved "
+          + "\(after[seat].rating - before[seat].rating) against a provisional opponent"
+      }
+      if !(after[seat].deviation > 0 && after[seat].deviation <= 350) {
+        return "\(name): \(match.players[seat])'s deviation is \(after[seat].deviation)"
+      }
+    }
+    return nil
+  }
 
   /// The lobby rebuilt from the rows alone, as a restarted server loads it.
   func rebuilt() throws -> LobbyState {
