@@ -47,6 +47,39 @@ public enum HostNews {
     return "\(name(to)) took \(name(from))'s challenge: the match is on in \(name(room))"
   }
 
+  /// "bob lost the connection in duel-1: the seat waits 30 s for them".
+  public static func connectionLost(_ who: String, room: String, graceSeconds: Int64) -> String {
+    let name = UntrustedText.printable
+    return "\(name(who)) lost the connection in \(name(room)): the seat waits \(graceSeconds) s "
+      + "for them"
+  }
+
+  /// "bob is back in duel-1".
+  public static func back(_ who: String, room: String) -> String {
+    let name = UntrustedText.printable
+    return "\(name(who)) is back in \(name(room))"
+  }
+
+  /// "bob was not back in duel-1 within 30 s: the seat is given up".
+  public static func graceRanOut(_ who: String, room: String, graceSeconds: Int64) -> String {
+    let name = UntrustedText.printable
+    return "\(name(who)) was not back in \(name(room)) within \(graceSeconds) s: the seat is "
+      + "given up"
+  }
+
+  /// "bob was away more than 30 s: their tournament entry is withdrawn".
+  public static func entryWithdrawn(_ who: String, graceSeconds: Int64) -> String {
+    "\(UntrustedText.printable(who)) was away more than \(graceSeconds) s: their tournament "
+      + "entry is withdrawn"
+  }
+
+  /// "someone was refused the name alice: another player holds it" (or "…: someone here is
+  /// called that").
+  public static func nameRefused(_ wanted: String, heldByAnother: Bool) -> String {
+    "someone was refused the name \(UntrustedText.printable(wanted)): "
+      + (heldByAnother ? "another player holds it" : "someone here is called that")
+  }
+
   /// "alice beat bob 2–1 in duel-1": the winner's score first; by forfeit, how it stood
   /// when the match was given up ("alice beat bob by forfeit in duel-1, with bob ahead
   /// 1–0", "…, at 0–0").

@@ -91,6 +91,7 @@ extension HubCore {
       state.tournament.links[name] == link, state.lobby.tournament?.phase == .entry,
       state.lobby.tournament?.entrants.contains(name) == true
     else { return }
+    tell(HostNews.entryWithdrawn(name, graceSeconds: graceSeconds))
     perform(.tournament(.withdraw(name: name)))
     state.tournament.lapsed.insert(name)
     log(
@@ -144,12 +145,14 @@ extension HubCore {
     {
       token = kept
       guard perform(.room(room, .reconnected(seat: seat, at: now))) != nil else { return false }
+      tell(HostNews.back(name, room: room))
     } else {
       token = state.tokens.next()
       let renewed = RoomAction.tokenRenewed(
         seat: seat, token: ResumeToken.stored(token), at: now)
       guard perform(.room(room, renewed)) != nil else { return false }
       log(.info, "seat taken back by name", ["conn": "\(link.id)", "room": room])
+      tell(HostNews.back(name, room: room))
     }
     if Tournament.isTournamentRoom(room) {
       state.tournament.tokens[name] = token

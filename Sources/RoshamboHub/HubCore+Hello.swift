@@ -35,6 +35,9 @@ extension HubCore {
     // another holds).
     if hello.resume == nil, hello.role == .player || (hello.role == .lobby && hello.challenges) {
       if let refusal = nameRefusal(hello.name, identity: hello.identity, role: hello.role) {
+        tell(
+          HostNews.nameRefused(
+            hello.name, heldByAnother: refusal.message.hasPrefix("The name ")))
         reply(link, refusal, re: hello.id)
         return
       }
@@ -130,6 +133,9 @@ extension HubCore {
         let effects = perform(
           .room(room, .reconnected(seat: seat, at: now)), origin: Origin(link: link, re: id))
       else { return }
+      if let who = state.lobby.rooms[room]?.seats[seat]?.name {
+        tell(HostNews.back(who, room: room))
+      }
       // Back alone in a quick-match room, the player may have been paired elsewhere.
       for case .follow(let move) in effects where move.token == stored {
         (target, held) = (move.to, move.seat)

@@ -89,6 +89,9 @@ extension HubCore {
       schedule(.deadline(room: room), at: at, round: round)
     case .startGrace(let room, let seat, let at):
       schedule(.grace(room: room, seat: seat), at: at)
+      if let held = state.lobby.rooms[room], held.phase != .over, let who = held.seats[seat]?.name {
+        tell(HostNews.connectionLost(who, room: room, graceSeconds: (at - now + 999) / 1_000))
+      }
     case .cancelTimer(let timer): cancel(timer)
     case .forgetRoom(let room): state.sessions.forgetSeats(of: room)
     case .tournament(let event): tournamentChanged(event)
@@ -128,6 +131,10 @@ extension HubCore {
       for name in match.players { queue(.callToWaitingSeat(name: name, finished: match.room)) }
     case .graceExpired(let room, let seat):
       log(.info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"])
+      if let held = state.lobby.rooms[room], let who = held.seats[seat]?.name {
+        let seconds = (held.settings.graceMillis + 999) / 1_000
+        tell(HostNews.graceRanOut(who, room: room, graceSeconds: seconds))
+      }
     }
   }
 

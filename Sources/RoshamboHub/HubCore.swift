@@ -127,6 +127,11 @@ package struct HubCore {
     outputs.append(output)
   }
 
+  /// A sentence for the host's terminal, when the host hears the party's news.
+  mutating func tell(_ sentence: String) {
+    if configuration.tellsNews { emit(.news(sentence)) }
+  }
+
   mutating func queue(_ next: FollowUp) {
     followUps.append(next)
   }
