@@ -14,6 +14,8 @@ struct InvariantWatch {
   /// The latest leaderboards the journal answered the hub with (a view is made from the
   /// newest the hub had, and may travel while a newer one is read).
   var leaderboards: [[LobbyView.Leader]] = []
+  /// Since when the tournament has been running (nil: none is).
+  var tournamentRunningSince: Int64?
   /// The lobby view last sent to every follower: its number, fingerprint, and since when
   /// (by the hub generation that sent it).
   var lobbySent: (generation: Int, seq: Int, fingerprint: String?, since: Int64)?
@@ -200,6 +202,7 @@ extension Simulation {
     if waiting > 1 { fail("at most one quick-match player waits", "\(waiting) wait") }
     checkFleetNames()
     checkLobbyCopies(hub.state.lobbyViewSent)
+    checkTournamentEnds(lobby.tournament)
     if let mismatch = hub.state.indexMismatch {
       fail("the hub's indexes are what a scan finds", mismatch)
     }
@@ -232,6 +235,30 @@ extension Simulation {
           "the live lobby differs from the journal's replay (rooms \(lobby.rooms.keys.sorted()) "
             + "against \(journal.lobby.rooms.keys.sorted()))")
       }
+    }
+  }
+
+  /// How long a running tournament may take to name its champion: its rounds (two, of
+  /// four entrants), each a best-of-1 match, given at most 10 minutes with every fault
+  /// (rounds replayed after draws and deadlines, a seat's grace of 30 s, restarts), and
+  /// the pause between rounds.
+  static let tournamentBound: Int64 = 2 * 10 * 60_000 + 5_000
+
+  /// A running tournament names its champion within ``tournamentBound``: the invariant at
+  /// the end of the evening holds for a tournament that never finishes.
+  func checkTournamentEnds(_ tournament: Tournament?) {
+    guard tournament?.phase == .running else {
+      watch.tournamentRunningSince = nil
+      return
+    }
+    let since = watch.tournamentRunningSince ?? now
+    watch.tournamentRunningSince = since
+    counts["longest tournament so far, s"] = max(
+      counts["longest tournament so far, s"] ?? 0, Int((now - since) / 1_000))
+    if now - since > Self.tournamentBound {
+      fail(
+        "a running tournament names its champion within \(Self.tournamentBound / 60_000) minutes",
+        "running for \((now - since) / 1_000) s, round \(tournament?.rounds.count ?? 0)")
     }
   }
 

@@ -93,7 +93,7 @@ extension Simulation {
         .otherServer(.claim(name: victim.name, identity: SimulatedFleet.stranger(stranger))),
         at: now + random.int(0...90_000))
     }
-    // The other server's host releases someone's name.
+    // The other server's host releases someone's name (once they are not playing).
     let released = players[Int(random.int(0...Int64(players.count - 1)))]
     queue.schedule(
       .otherServer(.release(name: released.name)),
@@ -106,7 +106,17 @@ extension Simulation {
     case .claim(let name, let identity):
       offer = NameOffer(.claim, name: name, identity: identity, at: now)
     case .release(let name):
-      guard let row = fleet.book.rows[NameBook.folded(name)] else { return }
+      // A host releases the name of someone not playing: a seat, or a tournament entry,
+      // under a name released while its holder is away is taken back only with its token
+      // (``HubSeatOwnershipTests``), which a lobby coming back does not have.
+      let lobby = hub?.state.lobby
+      let playing =
+        lobby?.rooms.values.contains { $0.seats.values.contains { $0.name == name } } ?? true
+        || lobby?.tournament?.entrants.contains(name) == true
+      guard !playing, let row = fleet.book.rows[NameBook.folded(name)] else {
+        if playing { queue.schedule(.otherServer(act), at: now + 60_000) }
+        return
+      }
       offer = NameOffer(.release, name: name, identity: row.identity, at: now)
     }
     trace.note("\(now - start) other server \(offer.kind) \(offer.folded)")
