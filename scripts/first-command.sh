@@ -31,6 +31,11 @@ for _ in $(seq 1800); do
 done
 screen | grep -qF "Choose your weapon" || { echo "first-command: no game screen:"; screen; exit 1; }
 echo "first-command: the game screen after $(( $(date +%s) - started )) s from a fresh clone"
+# As the README says: the server's core runs inside `roshambo`; no server executable is
+# built for the first command.
+if [ -e "$work/clone/.build/debug/roshambo-server" ]; then
+  echo "first-command: roshambo-server was built, though the README says it is not"; exit 1
+fi
 
 expect() {  # text
   for _ in $(seq 100); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done

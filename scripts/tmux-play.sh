@@ -42,7 +42,8 @@ expect_screen Bob "Round 2 is a draw: both chose paper"
 
 press Alice s
 press Bob p
-expect_screen Alice "PLAYER 1 WINS!"
+expect_screen Alice "YOU WIN!"
+expect_screen Bob "PLAYER 1 WINS! Alice wins."
 expect_screen Alice "You win the match 2–0!"
 expect_screen Bob "Alice wins the match 2–0."
 echo "--- Bob's screen at the end of the match:"

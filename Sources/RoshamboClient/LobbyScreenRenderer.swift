@@ -110,7 +110,7 @@ public struct LobbyScreenRenderer: Sendable {
       ),
       (
         state.pane == .rooms ? "Rooms ◂" : "Rooms",
-        roomLines.isEmpty ? [("  (none yet)", false)] : roomLines,
+        roomLines.isEmpty ? [("  (no rooms open now)", false)] : roomLines,
         max(0, view.roomCount - view.rooms.count)
       ),
       (

@@ -30,10 +30,15 @@ public enum Paragraph {
 
   /// The width of the terminal standard error writes to, or nil when it is not one (a
   /// pipe or a file gets lines as they are, for scripts).
-  public static var standardErrorWidth: Int? {
-    guard isatty(STDERR_FILENO) == 1 else { return nil }
+  public static var standardErrorWidth: Int? { width(of: STDERR_FILENO) }
+
+  /// The width of the terminal standard output writes to, or nil when it is not one.
+  public static var standardOutputWidth: Int? { width(of: STDOUT_FILENO) }
+
+  private static func width(of descriptor: Int32) -> Int? {
+    guard isatty(descriptor) == 1 else { return nil }
     var size = winsize()
-    guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+    guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
     return Int(size.ws_col)
   }
 

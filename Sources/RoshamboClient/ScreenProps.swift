@@ -114,9 +114,10 @@ public func makeProps(
     }
   case .over:
     let winner = view.winner ?? .one
+    // Said once: to the winner in their own words; to the others, which seat and who.
     banner =
-      "PLAYER \(winner.rawValue) WINS! "
-      + (view.you == winner ? "You win." : "\(name(winner)) wins.")
+      view.you == winner
+      ? "YOU WIN!" : "PLAYER \(winner.rawValue) WINS! \(name(winner)) wins."
     status = matchResult(view, winner: winner, name: name)
     result = status
     if let stage = view.tournament, let round = tournamentRound(of: view.room) {

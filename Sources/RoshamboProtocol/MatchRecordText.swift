@@ -51,8 +51,12 @@ public enum MatchRecordText {
   }
 
   /// The check's findings, one per line (✓ holds, ✗ fails, – not checked), then the
-  /// verdict.
-  public static func verification(_ verification: RecordVerification) -> [String] {
+  /// verdict. `agreedWithAnother`: another record of the match agreed with this one on
+  /// every round (`roshambo verify --compare`), so the verdict leaves out what a record
+  /// alone cannot show.
+  public static func verification(
+    _ verification: RecordVerification, agreedWithAnother: Bool = false
+  ) -> [String] {
     var lines = verification.findings.map { finding -> String in
       switch finding {
       case .holds(let text): "  ✓ " + text
@@ -65,6 +69,10 @@ public enum MatchRecordText {
       lines.append(
         "Refused: this record does not hold (\(failures.count) problem"
           + "\(failures.count == 1 ? "" : "s")).")
+    } else if verification.isProof, agreedWithAnother {
+      lines.append(
+        "Consistent: every reveal matches its commitment and the result follows from the "
+          + "rounds.")
     } else if verification.isProof {
       // A record cannot show when its commitments were made: whoever writes one after
       // the match can make them agree. Only the player's own record can be trusted.

@@ -20,7 +20,9 @@ struct BotCommand: AsyncParsableCommand {
       and accepts every challenge, --challenge NAME challenges that person as soon as \
       they are free in the lobby (waiting up to --wait seconds); either way one match per challenge, back to the lobby between \
       them, until --matches are played. Exits 0 once its matches are played, non-zero \
-      with a message otherwise. --exec runs a program of yours that picks, in any \
+      with a message otherwise; Ctrl-C (SIGINT, SIGTERM, SIGHUP) makes it leave its room \
+      or the lobby at once (a running match is given up), print its summary and exit 1. \
+      --exec runs a program of yours that picks, in any \
       language (docs/BOTS.md); exit 70 if it failed a match (too late, not a weapon, \
       too much output: the match is given up) or exited while it had one to play.
       """)

@@ -114,17 +114,32 @@ struct BotPlayer {
     if fromLobby {
       // A lost lobby (the network, a drain, a restart) is followed again by itself. A
       // program that exits while the bot waits there ends the wait: it can play no more.
-      var abandon: (@Sendable () async -> Void)?
-      if let program { abandon = { await program.exited() } }
+      // So does SIGINT, SIGTERM or SIGHUP: the bot leaves the lobby as it leaves a room
+      // (a summary, exit 1), not killed by the signal with nothing said.
+      let stop = LobbyWaitStop()
+      let route = await MainActor.run {
+        ProcessSignals.shared.route { number in
+          guard number != SIGWINCH else { return }
+          stop.fire(signalled: true)
+        }
+      }
+      if let program {
+        Task {
+          await program.exited()
+          stop.fire(signalled: false)
+        }
+      }
+      defer { Task { @MainActor in ProcessSignals.shared.release(route) } }
       do {
         (connection, seated) = try await seatFromLobbyComingBack(
           resolved, options: server, name: name,
           goal: challenge.map { .challenge($0, fair: fair) } ?? .accept, wait: .seconds(wait),
-          abandon: abandon)
+          abandon: { await stop.wait() })
       } catch is LobbyWaitAbandoned {
         let gone = await MainActor.run { program?.session.gone }
         return BotRun.Outcome(
-          tally: tally, closing: nil, violated: false, stopped: false, programGone: gone)
+          tally: tally, closing: nil, violated: false, stopped: stop.signalled,
+          programGone: stop.signalled ? nil : gone)
       }
     } else {
       connection = try await connect(resolved, options: server)

@@ -18,6 +18,37 @@ struct LobbyLost: Error, CustomStringConvertible {
 /// program exited between two matches).
 struct LobbyWaitAbandoned: Error {}
 
+/// Why a bot's wait in the lobby is to end (its program exited, or a signal came), once
+/// either happens; ``wait()`` returns from then on.
+final class LobbyWaitStop: Sendable {
+  private let state = NIOLockedValueBox(
+    (fired: false, signalled: false, waiters: [CheckedContinuation<Void, Never>]()))
+
+  /// Whether a signal ended the wait.
+  var signalled: Bool { state.withLockedValue { $0.signalled } }
+
+  func fire(signalled: Bool) {
+    let waiters = state.withLockedValue { state in
+      guard !state.fired else { return [CheckedContinuation<Void, Never>]() }
+      state.fired = true
+      state.signalled = signalled
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let fired = state.withLockedValue { state in
+        if !state.fired { state.waiters.append(continuation) }
+        return state.fired
+      }
+      if fired { continuation.resume() }
+    }
+  }
+}
+
 /// ``seatFromLobby`` on a connection of its own, coming back by itself when the lobby's
 /// connection is lost (the network, a drain, a restart): says so ("lost the connection;
 /// reconnecting…"), connects again every second for up to ``BotPlayer/patience``, says
@@ -40,7 +71,7 @@ func seatFromLobbyComingBack(
     } catch let lost as LobbyLost {
       print("lost the connection; reconnecting… (\(lost.description))")
       fflush(nil)
-      connection = try await reconnectBot(server, options: options)
+      connection = try await reconnectBot(server, options: options, abandon: abandon)
       comingBack = true
     }
   }
@@ -48,11 +79,21 @@ func seatFromLobbyComingBack(
 
 /// Connects again to `server` every second until it answers, for up to
 /// ``BotPlayer/patience``; then gives up with the reason the last try failed (exit 69).
-func reconnectBot(_ server: ResolvedServer, options: ServerOptions) async throws
-  -> ServerConnection
-{
+/// Once `abandon` returns, stops trying with ``LobbyWaitAbandoned``.
+func reconnectBot(
+  _ server: ResolvedServer, options: ServerOptions,
+  abandon: (@Sendable () async -> Void)? = nil
+) async throws -> ServerConnection {
   let reconnect = reconnector(server)
   let since = ContinuousClock.now
+  let abandoned = NIOLockedValueBox(false)
+  let watch = abandon.map { abandon in
+    Task {
+      await abandon()
+      abandoned.withLockedValue { $0 = true }
+    }
+  }
+  defer { watch?.cancel() }
   while true {
     do {
       return try await reconnect()
@@ -61,7 +102,10 @@ func reconnectBot(_ server: ResolvedServer, options: ServerOptions) async throws
         throw options.cannotConnect(host: server.host, port: server.port, error)
       }
     }
-    try await Task.sleep(for: .seconds(1))
+    for _ in 0..<10 {
+      guard !abandoned.withLockedValue({ $0 }) else { throw LobbyWaitAbandoned() }
+      try await Task.sleep(for: .milliseconds(100))
+    }
   }
 }
 

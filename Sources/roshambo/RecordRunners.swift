@@ -113,19 +113,11 @@ struct RecordCheck {
 
   func run() async throws {
     let match = try await RecordSource.file(file).load()
-    for line in MatchRecordText.heading(match) { print(line) }
-    var holds = printVerification(of: match)
-    if let compare {
-      let other = try await RecordSource.file(compare).load()
-      let differences = RecordComparison.differences(match, other)
-      if differences.isEmpty {
-        print("The two records agree on every round, the scores and the winner.")
-      } else {
-        print("The two records differ:")
-        for line in differences { print("  ✗ " + line) }
-        holds = false
-      }
-    }
-    if !holds { throw ExitCode(ExitStatus.dataError) }
+    var other: FinishedMatch?
+    if let compare { other = try await RecordSource.file(compare).load() }
+    let report = RecordCheckReport(
+      match, comparedWith: other, width: Paragraph.standardOutputWidth)
+    for line in report.lines { print(line) }
+    if !report.holds { throw ExitCode(ExitStatus.dataError) }
   }
 }

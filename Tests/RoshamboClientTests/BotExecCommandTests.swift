@@ -116,6 +116,23 @@ struct BotExecCommandTests {
     }
   }
 
+  @Test(
+    "--lobby --exec waiting for a challenge, stopped by SIGINT or SIGTERM: a summary, exit 1",
+    arguments: [SIGINT, SIGTERM])
+  func signalledInTheLobby(signal: Int32) async throws {
+    try await withTestServer { server in
+      let (exec, execPipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Exec", "--matches", "2", "--exec", rockSayingStarts],
+        port: server.port)
+      try await waitForChallenger("Exec", port: server.port)
+      kill(exec.processIdentifier, signal)
+      let (status, printed) = await awaitExit(exec, execPipe)
+      #expect(status == 1, "\(printed)")
+      #expect(printed.contains("0 matches: 0 won, 0 lost"), "\(printed)")
+      #expect(printed.contains("stopped by a signal after 0 of 2 matches"), "\(printed)")
+    }
+  }
+
   @Test("--exec refuses --strategy, and the limits without --exec")
   func flags() async throws {
     let (both, said) = try await runRoshambo(

@@ -217,7 +217,7 @@ struct ScreenTests {
     #expect(choosing.contains("Round 1 · 18 s left"))  // deadline 20 s after the start, now 2 s
     #expect(screen(playingView(bobChose: true), width: 80).contains("Bob has chosen. Your move."))
     let over = screen(Self.over(), width: 80)
-    #expect(over.contains("PLAYER 1 WINS! You win."))
+    #expect(over.contains("YOU WIN!"))
     #expect(over.contains("You win the round: paper covers rock"))
     #expect(over.contains("  2. you paper, Bob rock: you win"))
     let narrow = screen(Self.over(), width: 40)
@@ -233,6 +233,6 @@ struct ScreenTests {
     #expect(!ScreenRenderer(width: 80, color: false).lines(for: props).joined().contains("\u{1B}["))
     #expect(
       ScreenRenderer(width: 80, color: true).lines(for: props).joined().contains(
-        "\u{1B}[1;33mPLAYER 1 WINS!"))
+        "\u{1B}[1;33mYOU WIN!"))
   }
 }

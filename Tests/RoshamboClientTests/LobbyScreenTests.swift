@@ -54,6 +54,16 @@ struct LobbyScreenTests {
     }
   }
 
+  @Test("no room open: says so of now, not as if no match had been played yet")
+  func noRoomOpen() {
+    var state = LobbyScreenState(me: "Alice")
+    // Bob has played (he leads), yet no room is open now.
+    LobbyScreenReducer().reduce(into: &state, action: .viewed(Self.view(["Alice", "Bob"])))
+    let lines = LobbyScreenRenderer(width: 80, height: 24, color: false).lines(for: state)
+    #expect(lines.contains("  (no rooms open now)"), "\(lines)")
+    #expect(!lines.joined().contains("none yet"), "\(lines)")
+  }
+
   @Test("the server closing: said under the lobby with the time left")
   func serverClosing() {
     let store = TestStore(

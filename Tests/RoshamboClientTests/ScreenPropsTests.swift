@@ -157,14 +157,14 @@ struct ScreenPropsTests {
     #expect(props.history == ["1. you paper, Bob paper: draw"])
   }
 
-  @Test("match over: PLAYER 1 WINS! and the rematch key")
+  @Test("match over: YOU WIN! once to the winner, the seat and name to others, and the rematch key")
   func matchOver() {
     var room = playingRoom()
     play(&room, .rock, .scissors)
     play(&room, .paper, .scissors)
     play(&room, .paper, .rock)
     let mine = makeProps(view: room.view(for: .one), context: connected)
-    #expect(mine.banner == "PLAYER 1 WINS! You win.")
+    #expect(mine.banner == "YOU WIN!")
     #expect(
       makeProps(view: room.view(for: .two), context: connected).banner
         == "PLAYER 1 WINS! Alice wins.")
@@ -201,7 +201,7 @@ struct ScreenPropsTests {
     play(&room, .scissors, .paper)
     room.apply(.left(seat: .two, at: 1))
     let props = makeProps(view: room.view(for: .one), context: connected)
-    #expect(props.banner == "PLAYER 1 WINS! You win.")
+    #expect(props.banner == "YOU WIN!")
     #expect(props.reveal == "Bob left in round 2.")
     #expect(
       props.status == "Bob gave up the match: you win by forfeit. Waiting for a new opponent…")
@@ -482,7 +482,7 @@ struct ScreenPropsTests {
     #expect(over.status.contains("Press [n] for a rematch."))
     #expect(
       over.lastWords == [
-        "PLAYER 1 WINS! You win.", "You win the round: paper covers rock", "You win the match 2–0!",
+        "YOU WIN!", "You win the round: paper covers rock", "You win the match 2–0!",
       ])
     #expect(!over.lastWords.joined().contains("Press"))
   }
