@@ -34,7 +34,7 @@ final class HistoryShipper: HistoryShipping {
   private let history: SharedHistory
   private let journal: JournalThread
   private let logger: Logger
-  private let metrics: ServerMetrics?
+  private let metrics: ServerMetrics
   /// Why the history cannot be reached, while it cannot (one warning an outage).
   private let problem = NIOLockedValueBox<String?>(nil)
   /// Outbox drops already said and counted.
@@ -48,11 +48,8 @@ final class HistoryShipper: HistoryShipping {
   private let fleetNames: @Sendable ([FleetName]) -> Void
   private let nameLapseMillis: Int64?
 
-  init(
-    history: SharedHistory, journal: JournalThread, logger: Logger, metrics: ServerMetrics?,
-    context: HistoryContext? = nil
-  ) {
-    let context = context ?? HistoryContext(logger: logger, metrics: metrics ?? ServerMetrics())
+  /// Ships `journal`'s outbox to `history` for the server `context` describes.
+  init(history: SharedHistory, journal: JournalThread, context: HistoryContext) {
     self.leaders = context.leaders
     self.listedOpponents = context.listedOpponents
     self.nameOffers = context.nameOffers
@@ -60,8 +57,8 @@ final class HistoryShipper: HistoryShipping {
     self.nameLapseMillis = context.nameLapseMillis
     self.history = history
     self.journal = journal
-    self.logger = logger
-    self.metrics = metrics
+    self.logger = context.logger
+    self.metrics = context.metrics
   }
 
   /// Ships until the group's graceful shutdown (or the task's cancellation), then closes
@@ -113,7 +110,7 @@ final class HistoryShipper: HistoryShipping {
   private func acknowledge(_ batch: [FinishedMatch]) async throws {
     let ids = batch.compactMap(\.id)
     try await journal.submit { try $0.acknowledgeShipped(ids) }.get()
-    metrics?.matchesShipped.increment(by: batch.count)
+    metrics.matchesShipped.increment(by: batch.count)
     let recovered = problem.withLockedValue { problem in
       defer { problem = nil }
       return problem != nil
@@ -129,14 +126,14 @@ final class HistoryShipper: HistoryShipping {
   /// since the last time (one warning each time the journal drops some).
   private func publishOutbox() {
     let level = journal.outboxLevel
-    metrics?.historyWaiting.set(level.waiting)
+    metrics.historyWaiting.set(level.waiting)
     let dropped = level.dropped
     let new = droppedSaid.withLockedValue { said in
       defer { said = dropped }
       return dropped - said
     }
     guard new > 0 else { return }
-    metrics?.historyDropped.increment(by: new)
+    metrics.historyDropped.increment(by: new)
     logger.warning(
       """
       \(new) of the oldest finished matches waiting for the shared history were dropped from \
@@ -209,7 +206,7 @@ final class HistoryShipper: HistoryShipping {
           defer { problem = explained }
           return problem == nil
         }
-        metrics?.historyFailures.increment()
+        metrics.historyFailures.increment()
         if first {
           logger.warning(
             """

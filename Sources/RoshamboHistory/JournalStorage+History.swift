@@ -7,6 +7,6 @@ extension JournalStorage {
   public static let shippingHistory = JournalStorage { address, journal, context in
     HistoryShipper(
       history: SharedHistory(address: address, logger: context.logger), journal: journal,
-      logger: context.logger, metrics: context.metrics, context: context)
+      context: context)
   }
 }

@@ -35,10 +35,8 @@ extension HubCore {
     // another holds).
     if hello.resume == nil, hello.role == .player || (hello.role == .lobby && hello.challenges) {
       if let refusal = nameRefusal(hello.name, identity: hello.identity, role: hello.role) {
-        tell(
-          HostNews.nameRefused(
-            hello.name, heldByAnother: refusal.message.hasPrefix("The name ")))
-        reply(link, refusal, re: hello.id)
+        tell(HostNews.nameRefused(hello.name, heldByAnother: refusal.heldByAnother))
+        reply(link, refusal.error, re: hello.id)
         return
       }
       claimName(hello.name, identity: hello.identity, link: link)

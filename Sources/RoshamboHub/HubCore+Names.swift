@@ -13,23 +13,26 @@ import RoshamboProtocol
 /// first claim holds (``FleetNameBook``), and yields a name the book gives another.
 extension HubCore {
   /// Why `name` is not for a connection presenting `identity` in `role` now (a fatal
-  /// refusal of its `hello`), or nil.
+  /// refusal of its `hello`), and whether that is because another player holds it (not
+  /// because someone here uses it), or nil.
   func nameRefusal(_ name: String, identity: String?, role: ClientMessage.Role)
-    -> ProtocolError?
+    -> (error: ProtocolError, heldByAnother: Bool)?
   {
     let book = state.lobby.names
     let lapsed = book.lapses(name, now: now, afterMillis: configuration.nameLapseMillis)
     if !book.allows(name, for: identity), !lapsed {
-      return ProtocolError(
+      let error = ProtocolError(
         code: .nameTaken,
         message: "The name \(name) belongs to another player on this server. Play under "
           + "another name (--name NAME), or ask the host to release it.", fatal: true)
+      return (error, true)
     }
     if let held = heldInFleet(name), held.identity != identity {
-      return ProtocolError(
+      let error = ProtocolError(
         code: .nameTaken,
         message: "The name \(name) belongs to another player on this group of servers. Play "
           + "under another name (--name NAME), or ask the host to release it.", fatal: true)
+      return (error, true)
     }
     // In the lobby everyone is someone: another follower who can be challenged, or a
     // player seated under the name, who is not the same identity, is another person. A
@@ -38,10 +41,11 @@ extension HubCore {
     let someoneElse = state.sessions.isUsed(
       name, byAnyoneBut: identity, countingSeated: role == .lobby)
     if someoneElse {
-      return ProtocolError(
+      let error = ProtocolError(
         code: .nameTaken,
         message: "Someone here is already called \(name). Pick another name (--name NAME)"
           + (identity == nil ? "." : ", or wait until they have left."), fatal: true)
+      return (error, false)
     }
     return nil
   }

@@ -90,7 +90,8 @@ extension HubCore {
     case .startGrace(let room, let seat, let at):
       schedule(.grace(room: room, seat: seat), at: at)
       if let held = state.lobby.rooms[room], held.phase != .over, let who = held.seats[seat]?.name {
-        tell(HostNews.connectionLost(who, room: room, graceSeconds: (at - now + 999) / 1_000))
+        let seconds = Self.seconds(ofGrace: held.settings.graceMillis)
+        tell(HostNews.connectionLost(who, room: room, graceSeconds: seconds))
       }
     case .cancelTimer(let timer): cancel(timer)
     case .forgetRoom(let room): state.sessions.forgetSeats(of: room)
@@ -132,7 +133,7 @@ extension HubCore {
     case .graceExpired(let room, let seat):
       log(.info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"])
       if let held = state.lobby.rooms[room], let who = held.seats[seat]?.name {
-        let seconds = (held.settings.graceMillis + 999) / 1_000
+        let seconds = Self.seconds(ofGrace: held.settings.graceMillis)
         tell(HostNews.graceRanOut(who, room: room, graceSeconds: seconds))
       }
     }

@@ -199,7 +199,10 @@ package struct HubCore {
   }
 
   /// The grace period in whole seconds, rounded up, for what players are told.
-  var graceSeconds: Int64 { (max(0, state.lobby.defaults.graceMillis) + 999) / 1_000 }
+  var graceSeconds: Int64 { Self.seconds(ofGrace: state.lobby.defaults.graceMillis) }
+
+  /// A grace of `millis` in whole seconds, rounded up, as people are told it.
+  static func seconds(ofGrace millis: Int64) -> Int64 { (max(0, millis) + 999) / 1_000 }
 
   // MARK: - Start and stop
 

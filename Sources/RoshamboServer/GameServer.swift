@@ -177,8 +177,7 @@ public final class GameServer: Sendable {
         settings.tellsNews = configuration.news != nil
         settings.ratingRule = RatingRule(ratesSameAddress: configuration.ratesSameAddress)
         settings.namesPerIdentity = max(1, configuration.namesPerIdentity)
-        settings.nameLapseMillis =
-          configuration.nameLapseDays > 0 ? Int64(configuration.nameLapseDays) * 86_400_000 : nil
+        settings.nameLapseMillis = configuration.nameLapseMillis
         settings.newIdentitiesPerAddress = max(0, configuration.newIdentitiesPerAddress)
         settings.sharesNames = offers != nil
         settings.logLevel =
@@ -292,8 +291,7 @@ public final class GameServer: Sendable {
         listedOpponents: configuration.listedOpponents,
         nameOffers: nameOffers ?? FleetNameOffers(),
         fleetNames: { rows in hub.execute { $0.fleetNamesRead(rows) } },
-        nameLapseMillis: configuration.nameLapseDays > 0
-          ? Int64(configuration.nameLapseDays) * 86_400_000 : nil))
+        nameLapseMillis: configuration.nameLapseMillis))
     return GameServer(
       port: port, host: configuration.host, fingerprint: fingerprint, code: code,
       warnings: allWarnings,

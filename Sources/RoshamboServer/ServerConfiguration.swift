@@ -88,6 +88,11 @@ public struct ServerConfiguration: Sendable {
   public var namesPerIdentity = 5
   /// Days a held name stays its holder's while unused (0: for ever).
   public var nameLapseDays = 30
+
+  /// ``nameLapseDays`` in milliseconds (nil: names never lapse).
+  package var nameLapseMillis: Int64? {
+    nameLapseDays > 0 ? Int64(nameLapseDays) * 86_400_000 : nil
+  }
   /// Player identities new to this server one address may bring in an hour (0: any).
   public var newIdentitiesPerAddress = 10
   /// Names the host frees at start, whichever player identity held them.

@@ -47,13 +47,13 @@ package struct HistoryContext: Sendable {
   /// Told the fleet's leaderboard whenever it is read (the lobby shows it).
   package var leaders: @Sendable ([LobbyView.Leader]) -> Void
   /// The different rated opponents a player needs to be on the fleet's leaderboard.
-  package var listedOpponents = Glicko2Rating.listedOpponents
+  package var listedOpponents: Int
   /// What the hub offered the fleet's name book, to take there.
-  package var nameOffers = FleetNameOffers()
+  package var nameOffers: FleetNameOffers
   /// Told the rows of the fleet's name book that changed, whenever they are read.
-  package var fleetNames: @Sendable ([FleetName]) -> Void = { _ in }
+  package var fleetNames: @Sendable ([FleetName]) -> Void
   /// How long a name stays its holder's unused, ms (nil: for ever).
-  package var nameLapseMillis: Int64? = 30 * 86_400_000
+  package var nameLapseMillis: Int64?
 
   package init(
     logger: Logger, metrics: ServerMetrics,

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import Redux
 import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
@@ -188,24 +189,15 @@ struct ResumeTests {
       [welcome, .state(seq: 7, view: view), .state(seq: 8, view: later)],
     ])
     let session = try await reconnectingSession(port: server.port)
-    let seqs = AsyncStream.makeStream(of: Int.self)
-    let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
-    session.join(name: "Alice", room: "den")
-    let run = Task { @MainActor in await session.run() }
-    let ended = Task { @MainActor in
-      _ = await run.value
-      seqs.continuation.finish()
-    }
-    for await seq in seqs.stream where seq >= 8 { break }
+    let running = RunningSession(session)
+    await running.seq { $0 >= 8 }
     // Back in the seat on a second connection, resumed with its token; not ended.
     #expect(session.store.state.seq == 8)
     #expect(server.hellos.withLockedValue { $0 }.last?.contains("\"resume\":\"t\"") == true)
     session.store.dispatch(.quit)
     session.hangUp()
-    let (_, fatal) = await run.value
+    let (_, fatal) = await running.ended()
     #expect(fatal == nil)
-    _ = await ended.value
-    withExtendedLifetime(watching) {}
     await server.close()
   }
 
@@ -224,16 +216,9 @@ struct ResumeTests {
       in: NSTemporaryDirectory() + "roshambo-seats-\(getpid())-\(UUID().uuidString)",
       host: "127.0.0.1", port: port, name: "Alice")
     session.seatMemory = SeatMemory(path: seatFile, name: "Alice")
-    let seqs = AsyncStream.makeStream(of: Int.self)
-    let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
-    session.join(name: "Alice", room: "den")
-    let run = Task { @MainActor in await session.run() }
-    let ended = Task { @MainActor in
-      _ = await run.value
-      seqs.continuation.finish()
-    }
+    let running = RunningSession(session)
     // Either the state after the repeat arrives, or the session ends (refusing it).
-    for await seq in seqs.stream where seq >= 8 { break }
+    await running.seq { $0 >= 8 }
     #expect(session.store.state.seq == 8)
     #expect(session.store.state.view == later)
     #expect(session.store.state.context.connection == .connected)
@@ -247,9 +232,8 @@ struct ResumeTests {
     session.store.dispatch(.quit)
     #expect(HeldSeat.read(at: seatFile, name: "Alice") == nil)
     session.hangUp()
-    let (error, fatal) = await run.value
+    let (error, fatal) = await running.ended()
     #expect(error == nil && fatal == nil)
-    _ = (watching, await ended.value)
     await server.close()
   }
 }
@@ -355,11 +339,8 @@ struct LostPickTests {
     ])
     let port = server.port
     let session = try await reconnectingSession(port: port)
-    let seqs = AsyncStream.makeStream(of: Int.self)
-    let watching = session.store.subscribe(select: \.seq) { seqs.continuation.yield($0) }
-    session.join(name: "Alice", room: "den")
-    let run = Task { @MainActor in await session.run() }
-    for await seq in seqs.stream where seq == 7 { break }
+    let running = RunningSession(session)
+    await running.seq { $0 == 7 }
     session.store.dispatch(.choose(.paper))
     // The second connection is sent the round's pick again, without a key pressed.
     var resent = false
@@ -372,8 +353,7 @@ struct LostPickTests {
     #expect(resent, "\(server.received.withLockedValue { $0 })")
     session.store.dispatch(.quit)
     session.hangUp()
-    _ = await run.value
-    _ = watching
+    _ = await running.ended()
     try? await server.channel.close()
   }
 }
@@ -393,6 +373,41 @@ struct MovedRoomTests {
       into: &cup, action: .welcome(room: "cup-1-2-1", seat: .two, token: nil))
     #expect(cup.context.notice == nil)
     #expect(cup.room == "cup-1-2-1" && cup.seq == -1)
+  }
+}
+
+/// `session` joined as Alice in room "den" and running, its `seq` watched: a test waits for
+/// a seq (or the session's end), then ends it. The wait ends when the run does, so a
+/// session that gives up fails the test's expectations instead of hanging it.
+@MainActor
+struct RunningSession {
+  let run: Task<(error: (any Error)?, fatal: ProtocolError?), Never>
+  private let seqs: AsyncStream<Int>
+  private let watching: Subscription
+
+  init(_ session: ClientSession) {
+    let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+    seqs = stream
+    watching = session.store.subscribe(select: \.seq) { continuation.yield($0) }
+    session.join(name: "Alice", room: "den")
+    let run = Task { @MainActor in await session.run() }
+    self.run = run
+    Task { @MainActor in
+      _ = await run.value
+      continuation.finish()
+    }
+  }
+
+  /// Until a seq `reached` holds for arrives, or the session ends.
+  func seq(_ reached: (Int) -> Bool) async {
+    for await seq in seqs where reached(seq) { break }
+  }
+
+  /// What the session's run ended with (the subscription is kept until then).
+  func ended() async -> (error: (any Error)?, fatal: ProtocolError?) {
+    let result = await run.value
+    withExtendedLifetime(watching) {}
+    return result
   }
 }
 

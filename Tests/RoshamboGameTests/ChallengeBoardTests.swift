@@ -10,6 +10,15 @@ struct ChallengeBoardTests {
   let bob = ChallengeBoard.Person(id: 2, name: "Bob")
   let carol = ChallengeBoard.Person(id: 3, name: "Carol")
   let terms = ChallengeBoard.Terms(bestOf: 5, ruleset: .lizardSpock, fair: true)
+  /// Bob and Mallory with identities and addresses of their own (the blocks' tests).
+  let keyedBob = ChallengeBoard.Person(id: 2, name: "Bob", identity: key(2), address: "10.0.0.2")
+  let mallory = ChallengeBoard.Person(
+    id: 5, name: "Mallory", identity: key(5), address: "10.0.0.5")
+
+  /// Player identity number `n`, as 64 hex digits.
+  static func key(_ n: Int) -> String {
+    String(repeating: "0", count: 60) + String(format: "%04x", n)
+  }
 
   func challenge(
     _ id: Int, _ from: ChallengeBoard.Person, _ to: ChallengeBoard.Person, at: Int64
@@ -199,10 +208,7 @@ struct ChallengeBoardTests {
   @Test("declined for the evening: that challenger's challenges are refused, everyone else's not")
   func declinedForTheEvening() throws {
     var board = ChallengeBoard()
-    let key = { (digit: Int) in String(repeating: "\(digit)", count: 64) }
-    let bob = ChallengeBoard.Person(id: 2, name: "Bob", identity: key(2), address: "10.0.0.2")
-    let mallory = ChallengeBoard.Person(
-      id: 5, name: "Mallory", identity: key(5), address: "10.0.0.5")
+    let (key, bob, mallory) = (Self.key, keyedBob, mallory)
     let first = try board.reduce(.offer(from: mallory, to: bob, terms: terms, at: 0)).get()
     let challenge = first[0].challenge
     #expect(
@@ -243,7 +249,7 @@ struct ChallengeBoardTests {
   @Test("fresh identities from one address make at most 30 challenges a minute between them")
   func freshIdentitiesPerAddress() {
     var board = ChallengeBoard()
-    let key = { (n: Int) in String(repeating: "0", count: 60) + String(format: "%04x", n) }
+    let key = Self.key
     var made = 0
     for index in 0..<40 {
       // A new identity each time, each challenging someone new: only the address is shared.
@@ -266,10 +272,7 @@ struct ChallengeBoardTests {
   @Test("a block covers the challenger's address too, and lasts the evening (12 hours)")
   func blockCoversTheAddress() throws {
     var board = ChallengeBoard()
-    let key = { (digit: Int) in String(repeating: "\(digit)", count: 64) }
-    let bob = ChallengeBoard.Person(id: 2, name: "Bob", identity: key(2), address: "10.0.0.2")
-    let mallory = ChallengeBoard.Person(
-      id: 5, name: "Mallory", identity: key(5), address: "10.0.0.5")
+    let (key, bob, mallory) = (Self.key, keyedBob, mallory)
     let first = try board.reduce(.offer(from: mallory, to: bob, terms: terms, at: 0)).get()
     _ = try board.reduce(.block(id: first[0].challenge.id, by: bob.id, at: 0)).get()
     // A fresh identity, and a keyless connection, from Mallory's address: refused.

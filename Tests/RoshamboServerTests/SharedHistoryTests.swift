@@ -639,7 +639,7 @@ struct HistoryOutboxTests {
       history: SharedHistory(
         address: try HistoryAddress(parsing: "postgres://roshambo@127.0.0.1:1/roshambo"),
         logger: logger),
-      journal: journal, logger: logger, metrics: prometheus.server)
+      journal: journal, context: HistoryContext(logger: logger, metrics: prometheus.server))
     // Outside a group: the task's cancellation stops it.
     let shipping = Task { try await shipper.run() }
     let deadline = ContinuousClock.now + .seconds(10)
