@@ -15,16 +15,18 @@ public final class ClientSession {
   /// The match as the core holds it: read it, subscribe to it, dispatch the player's
   /// actions to it.
   public let store: ClientStore
-  private let initial: ServerConnection
+  private let initial: ServerConnection?
   private let reconnect: (@Sendable () async throws -> ServerConnection)?
   private let keepalive: Duration
   private let policy: ReconnectPolicy
   private var driver: PlayerDriver?
   /// An accepted challenge's seat, taken over with its connection.
   private var adopted: LobbyClient.Seated?
+  /// The driver was a lobby follower's, already running, seated by the server.
+  private var seatedFromLobby = false
 
   /// The connection in use now (the last one, between connections).
-  public var connection: ServerConnection { driver?.connection ?? last ?? initial }
+  public var connection: ServerConnection? { driver?.connection ?? last ?? initial }
   private var last: ServerConnection?
 
   /// A session over `connection`. With `reconnect`, a connection that drops is replaced
@@ -45,6 +47,21 @@ public final class ClientSession {
     self.policy = policy
     self.store = ClientStore()
     store.forward = { [weak self] action in self?.forward(action) }
+  }
+
+  /// The match a lobby follower's session was seated in (an accepted challenge, a
+  /// tournament's match), played on in the same session: its connection, its timers, its
+  /// reconnect policy and its kept seat are the driver's.
+  public init(seatedFrom driver: PlayerDriver) {
+    self.initial = nil
+    self.reconnect = nil
+    self.keepalive = .milliseconds(driver.core.configuration.keepaliveMillis)
+    self.policy = driver.core.configuration.policy
+    self.store = ClientStore()
+    self.seatedFromLobby = true
+    store.forward = { [weak self] action in self?.forward(action) }
+    attach(driver)
+    store.mirror(driver.core.state.match)
   }
 
   /// Told, in the player's words, of a frame the server refused as too fast so often
@@ -87,10 +104,16 @@ public final class ClientSession {
 
   private func makeDriver(_ configuration: PlayerConfiguration) {
     let reconnect = self.reconnect
-    let driver = PlayerDriver(configuration: configuration, connection: initial) {
-      guard let reconnect else { throw ReconnectFailed(message: "this session does not reconnect") }
-      return try await reconnect()
-    }
+    attach(
+      PlayerDriver(configuration: configuration, connection: initial) {
+        guard let reconnect else {
+          throw ReconnectFailed(message: "this session does not reconnect")
+        }
+        return try await reconnect()
+      })
+  }
+
+  private func attach(_ driver: PlayerDriver) {
     driver.changed = { [weak self] state in
       guard let self else { return }
       if let connection = self.driver?.connection { self.last = connection }
@@ -98,6 +121,7 @@ public final class ClientSession {
     }
     driver.said = { [weak self] line in self?.frameGivenUp?(line) }
     driver.matchReady = { [weak self] in self?.matchReady?() }
+    driver.lobbyNews = nil
     self.driver = driver
   }
 
@@ -122,7 +146,7 @@ public final class ClientSession {
   public func hangUp() {
     guard let driver else {
       let initial = self.initial
-      Task { await initial.close() }
+      Task { await initial?.close() }
       return
     }
     driver.command(.hangUp)
@@ -137,11 +161,13 @@ public final class ClientSession {
   /// server's fatal error, if any.
   public func run() async -> (error: (any Error)?, fatal: ProtocolError?) {
     guard let driver else { return (nil, nil) }
-    driver.seats = seatMemory
+    // A session seated from the lobby keeps the seat where its driver's maker said.
+    if !seatedFromLobby { driver.seats = seatMemory }
     driver.recordDirectory = recordDirectory
     driver.evidenceDirectory = evidenceDirectory
     let seated = adopted.map { (room: $0.room, seat: $0.seat, token: $0.token) }
-    switch await driver.run(seated: seated) {
+    let end = seatedFromLobby ? await driver.ended() : await driver.run(seated: seated)
+    switch end {
     case .left: return (nil, nil)
     case .refused(let error): return (nil, error)
     case .brokeProtocol(let violation): return (ProtocolViolation(message: violation), nil)

@@ -10,13 +10,13 @@ public struct LobbyNavigation: Equatable, Sendable {
   public enum Step: Equatable, Sendable {
     /// Play the match this person left running, if there is one.
     case takeBackSeat
-    /// Open the lobby screen on a new connection; `after`: the lobby's connection was
-    /// lost for this reason, so connect again, saying so, until it answers. `complaint`:
-    /// first say this on standard error.
+    /// Open the lobby screen on a new connection; `after`: the last connection was lost
+    /// for this reason, so the lobby reaches the server again under the reconnect policy,
+    /// saying so on its screen. `complaint`: first say this on standard error.
     case lobby(after: String?, complaint: String? = nil)
     /// Play the match an accepted challenge (or the tournament) seated the lobby's
-    /// connection in.
-    case playSeated(LobbyClient.Seated)
+    /// session in, room `room`, on the lobby's driver.
+    case playSeated(room: String)
     case quickMatch
     case watch(room: String)
     case replay(match: Int64)
@@ -32,6 +32,8 @@ public struct LobbyNavigation: Equatable, Sendable {
     case refused
     /// The server broke the protocol (exit 76).
     case protocolViolation
+    /// The server could not be reached again (exit 69).
+    case unreachable
   }
 
   /// How a replay ended.
@@ -67,9 +69,10 @@ public struct LobbyNavigation: Equatable, Sendable {
     case .quit: .end(.quit, complaint: nil)
     case .signalled(let number): .end(.signalled(number), complaint: nil)
     case .failed(let message): .end(.refused, complaint: message)
-    case .lost(let message): .lobby(after: message)
+    // The lobby already tried to reach the server again for the policy's patience.
+    case .lost(let message): .end(.unreachable, complaint: message)
     case .serverMisbehaved(let message): .end(.protocolViolation, complaint: message)
-    case .seated(let seated): .playSeated(seated)
+    case .seated(let room): .playSeated(room: room)
     case .replay(let match): .replay(match: match)
     case .quickMatch: .quickMatch
     case .watch(let room): .watch(room: room)

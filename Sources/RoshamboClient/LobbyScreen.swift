@@ -7,20 +7,23 @@ import RoshamboProtocol
   import Glibc
 #endif
 
-/// The lobby on a terminal: follows the lobby (taking challenges), re-renders its store
-/// whenever the state changes, and turns keys into challenges, answers and choices of
-/// what to do next. It ends when the person chooses a match, a room to watch or to quit,
-/// or when an accepted challenge seats them (the connection is then theirs to play on).
+/// The lobby on a terminal: a lobby follower's ``PlayerDriver`` (taking challenges), its
+/// news re-rendered through the screen's store, and keys turned into the core's commands
+/// and choices of what to do next. A lost connection is taken back by the core, the screen
+/// staying up and saying so. It ends when the person chooses a match, a room to watch or
+/// to quit, when the server seats them (the driver's session then plays that match), or
+/// when the session ends.
 ///
 /// Invariant: the terminal is put back and the keys released before `run` returns,
-/// whatever ended it.
+/// whatever ended it; nothing here sends to the server but through the driver's commands.
 @MainActor
 public final class LobbyScreen {
   /// What the person chose, or what ended the lobby.
   public enum Outcome: Equatable, Sendable {
     case quit
-    /// An accepted challenge seated this connection: play on it.
-    case seated(LobbyClient.Seated)
+    /// The server seated this person in `room` (an accepted challenge, a tournament's
+    /// match): the lobby's driver plays it on.
+    case seated(room: String)
     case quickMatch
     case watch(room: String)
     /// Replay the finished match of this number.
@@ -29,31 +32,34 @@ public final class LobbyScreen {
     case signalled(Int32)
     /// The server refused: the sentence says why.
     case failed(String)
-    /// The connection ended without a refusal (the network, a restart, a drain): the
-    /// sentence says how; coming back is worth trying.
+    /// The server could not be reached again within the reconnect policy's patience: the
+    /// sentence says how.
     case lost(String)
     /// The server broke the protocol: the sentence says how.
     case serverMisbehaved(String)
   }
 
   public let store: Store<LobbyScreenState, LobbyScreenAction>
-  private let lobby: LobbyClient
+  /// The lobby follower's session; seated, it plays the match on.
+  public let driver: PlayerDriver
   private let terminal = TerminalSession()
   private var subscription: Subscription?
   private var outcome: Outcome?
   private var keys = KeyDecoder()
   private let color: Bool
-  private let keepalive: Duration
+  private let afterLoss: Bool
+  private var reconnecting = false
 
-  /// `keepalive`: how often the lobby pings the server while nobody presses a key.
-  /// `notice`: a line to show first (what a first run made, say).
-  public init(
-    connection: ServerConnection, name: String, keepalive: Duration = .seconds(15),
-    notice: String? = nil
-  ) {
-    self.lobby = LobbyClient(connection, name: name, takesChallenges: true)
-    self.keepalive = keepalive
-    self.store = Store(initialState: LobbyScreenState(me: name), reducer: LobbyScreenReducer())
+  /// `driver`: a lobby follower's (``PlayerConfiguration/role`` `.lobby`, taking
+  /// challenges), not yet started. `afterLoss`: the last lobby's connection was lost, so
+  /// the first connection is tried under the reconnect policy. `notice`: a line to show
+  /// first (what a first run made, say).
+  public init(driver: PlayerDriver, afterLoss: Bool = false, notice: String? = nil) {
+    self.driver = driver
+    self.afterLoss = afterLoss
+    self.store = Store(
+      initialState: LobbyScreenState(me: driver.core.configuration.name),
+      reducer: LobbyScreenReducer())
     self.color = ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     if let notice { store.dispatch(.notice(notice)) }
   }
@@ -69,31 +75,45 @@ public final class LobbyScreen {
         try? await Task.sleep(for: .seconds(1))
       }
     }
-    do {
-      let seated = try await lobby.follow(keepalive: keepalive) { [weak self] event in
-        guard let self else { return false }
-        switch event {
-        case .view(_, let view): self.store.dispatch(.viewed(view))
-        case .challenge(let notice): self.store.dispatch(.challenge(notice))
-        case .refused(let error, _) where error.code == .closing:
-          let now = Int64(Date().timeIntervalSince1970 * 1000)
-          self.store.dispatch(.serverClosing(closesAt: now + Int64(error.seconds ?? 0) * 1_000))
-        case .refused(let error, _): self.store.dispatch(.refused(error.message))
-        }
-        return self.outcome == nil
-      }
-      if let seated, outcome == nil { outcome = .seated(seated) }
-    } catch let refused as LobbyClient.Refused {
-      if outcome == nil { outcome = .failed(refused.description) }
-    } catch let violation as ProtocolViolation {
-      if outcome == nil { outcome = .serverMisbehaved(violation.description) }
-    } catch {
-      if outcome == nil { outcome = .lost(ConnectionFailure.ended(error)) }
-    }
+    driver.lobbyNews = { [weak self] news in self?.received(news) }
+    let end = await driver.follow(afterLoss: afterLoss)
+    driver.lobbyNews = nil
     ticker.cancel()
     subscription = nil
     terminal.end()
-    return outcome ?? .lost("the server closed the connection")
+    if let outcome { return outcome }
+    guard let end else {
+      if case .seated = driver.core.state.phase, let room = driver.core.state.match.room {
+        return .seated(room: room)
+      }
+      return .lost("the server closed the connection")
+    }
+    switch end {
+    case .left: return .quit
+    case .refused(let error): return .failed(error.message)
+    case .brokeProtocol, .cheated: return .serverMisbehaved(end.reason)
+    case .gaveUp, .closed, .couldNotConnect: return .lost(end.reason)
+    }
+  }
+
+  private func received(_ news: LobbyNews) {
+    switch news {
+    case .view(_, let view):
+      if reconnecting {
+        reconnecting = false
+        store.dispatch(.notice("Back in the lobby: the server answers again."))
+      }
+      store.dispatch(.viewed(view))
+    case .challenge(let notice): store.dispatch(.challenge(notice))
+    case .refused(let error): store.dispatch(.refused(error.message))
+    case .closing(let closesAt): store.dispatch(.serverClosing(closesAt: closesAt))
+    case .reconnecting(let attempt):
+      reconnecting = true
+      store.dispatch(
+        .notice("Lost the connection to the server; reconnecting (try \(attempt), Ctrl-C leaves)…"))
+    case .seated:
+      break
+    }
   }
 
   private func draw(_ state: LobbyScreenState) {
@@ -114,12 +134,11 @@ public final class LobbyScreen {
   /// The challenges the bell has rung for.
   private var bellsRung = 0
 
-  /// Ends the lobby with `outcome`: the connection is closed, so following stops.
+  /// Ends the lobby with `outcome`: the follower leaves, so following stops.
   private func finish(_ chosen: Outcome) {
     guard outcome == nil else { return }
     outcome = chosen
-    let lobby = self.lobby
-    Task { await lobby.close() }
+    driver.command(.leave)
   }
 
   private func handle(_ raw: UInt8) {
@@ -154,22 +173,22 @@ public final class LobbyScreen {
           .notice("Select someone in the lobby (not playing or watching) to challenge."))
         return
       }
-      lobby.challenge(person.name, fair: false)
+      driver.command(.challenge(person.name, fair: false))
     case .accept:
       guard let challenge = state.incoming.first else {
         store.dispatch(.notice("Nobody has challenged you."))
         return
       }
-      lobby.accept(challenge.id)
+      driver.command(.accept(challenge.id))
     case .decline:
       guard let challenge = state.incoming.first else { return }
-      lobby.decline(challenge.id)
+      driver.command(.decline(challenge.id, forTheEvening: false))
     case .declineForTheEvening:
       // Declines this challenge and every later one from the same person (their identity,
       // or their address without one) until the server restarts.
       guard let challenge = state.incoming.first else { return }
       store.dispatch(.declineForTheEvening(challenge.from))
-      lobby.decline(challenge.id, forTheEvening: true)
+      driver.command(.decline(challenge.id, forTheEvening: true))
     case .replay:
       guard let match = state.selectedMatch else {
         store.dispatch(.notice("No match has finished here yet."))
@@ -181,7 +200,7 @@ public final class LobbyScreen {
         store.dispatch(.notice("No tournament is taking entries now."))
         return
       }
-      lobby.enterTournament()
+      driver.command(.enterTournament)
       store.dispatch(.notice("You entered the tournament: your matches start by themselves."))
     }
   }

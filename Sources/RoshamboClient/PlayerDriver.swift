@@ -27,6 +27,8 @@ public final class PlayerDriver {
   private var queue: [PlayerInput] = []
   private var handling = false
   private var waiting: [CheckedContinuation<PlayerEnd, Never>] = []
+  /// Those waiting until a lobby follower is seated, or the session ends (nil).
+  private var waitingForSeat: [CheckedContinuation<PlayerEnd?, Never>] = []
   /// Closes under way, which the end waits for.
   private var closing: [Task<Void, Never>] = []
 
@@ -36,6 +38,8 @@ public final class PlayerDriver {
   public var said: (@MainActor (String) -> Void)?
   /// Told when the server calls this spectator to their own tournament match.
   public var matchReady: (@MainActor () -> Void)?
+  /// Told what a lobby follower hears (``PlayerOutput/lobby(_:)``).
+  public var lobbyNews: (@MainActor (LobbyNews) -> Void)?
   /// Where the seat is kept while a match runs; nil: nowhere.
   public var seats: SeatMemory?
   /// Where this player's own record of each match it sees end is saved; nil: nowhere.
@@ -63,6 +67,24 @@ public final class PlayerDriver {
     } else {
       handle(.start)
     }
+    if let end = core.state.end { return end }
+    return await withCheckedContinuation { waiting.append($0) }
+  }
+
+  /// Starts a lobby follower's session and returns once the server seated it (nil: the
+  /// session runs on, in its match; ``ended()`` waits for its end) or the session ended,
+  /// with why.
+  /// `afterLoss`: the last session's connection was lost, so the first connection is
+  /// tried under the reconnect policy (``PlayerInput/startAfterLoss``).
+  public func follow(afterLoss: Bool = false) async -> PlayerEnd? {
+    handle(afterLoss ? .startAfterLoss : .start)
+    if let end = core.state.end { return end }
+    if case .seated = core.state.phase { return nil }
+    return await withCheckedContinuation { waitingForSeat.append($0) }
+  }
+
+  /// Waits for the end of a session already started, and returns why it ended.
+  public func ended() async -> PlayerEnd {
     if let end = core.state.end { return end }
     return await withCheckedContinuation { waiting.append($0) }
   }
@@ -166,6 +188,13 @@ public final class PlayerDriver {
       matchReady?()
     case .say(let line):
       said?(line)
+    case .lobby(let news):
+      lobbyNews?(news)
+      if case .seated = news {
+        let waiting = waitingForSeat
+        waitingForSeat = []
+        for continuation in waiting { continuation.resume(returning: nil) }
+      }
     case .show:
       changed?(core.state)
     case .ended(let end):
@@ -178,6 +207,8 @@ public final class PlayerDriver {
       timers = [:]
       let waiting = self.waiting
       self.waiting = []
+      let waitingForSeat = self.waitingForSeat
+      self.waitingForSeat = []
       let closing = self.closing + open.map { connection in Task { await connection.close() } }
       self.closing = []
       // The run ends once what was sent (a `leave`) has gone and every connection is
@@ -185,6 +216,7 @@ public final class PlayerDriver {
       Task {
         for close in closing { await close.value }
         for continuation in waiting { continuation.resume(returning: end) }
+        for continuation in waitingForSeat { continuation.resume(returning: end) }
       }
     }
   }

@@ -147,7 +147,7 @@ public final class Screen {
     signalled = signal
     quitting = true
     session.store.dispatch(.quit)
-    Task { await session.connection.close() }
+    Task { await session.connection?.close() }
   }
 
   /// One line on standard error; nothing from the network reaches the terminal raw.

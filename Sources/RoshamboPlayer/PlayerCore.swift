@@ -72,6 +72,18 @@ public struct PlayerCore: Sendable {
       state.pacer = Pacer(now: now)
       state.phase = .connecting
       emit(.connect)
+    case .startAfterLoss:
+      guard case .idle = state.phase else { return }
+      state.pacer = Pacer(now: now)
+      guard configuration.reconnects else {
+        state.phase = .connecting
+        emit(.connect)
+        return
+      }
+      state.phase = .reconnecting(PlayerState.Outage(since: now, attempt: 1, trying: true))
+      reconnecting(1)
+      schedule(.giveUp, at: configuration.policy.givesUp(lostAt: now, closingSince: nil))
+      emit(.connect)
     case .adopt(let room, let seat, let token): adopt(room: room, seat: seat, token: token)
     case .connected: connected()
     case .connectFailed(let why): connectFailed(why)
@@ -102,17 +114,40 @@ public struct PlayerCore: Sendable {
       state.pacer.reconnected(now: now)
     default: return
     }
-    state.phase = .awaitingWelcome(
-      PlayerState.Link(keepalive: newKeepalive(), connectedAt: now), outage: outage)
+    let link = PlayerState.Link(keepalive: newKeepalive(), connectedAt: now)
     reduce(.connection(.connected))
-    // A seat is taken back with its token; a spectator has none, and watches again.
-    let token = state.match.token ?? configuration.resume
-    submit(
-      .hello(
-        protocol: WireProtocol.version, name: configuration.name, role: configuration.role,
-        room: configuration.room, resume: token, fair: configuration.fair,
-        keepalive: configuration.promisedSeconds, id: nextID()))
+    if followsLobby {
+      state.phase = .following(
+        link,
+        LobbyFollowing(
+          name: configuration.name, takesChallenges: configuration.takesChallenges,
+          outage: outage))
+      // Patches of the view, which ``LobbyFollowing`` applies; this client plays fair rooms.
+      submit(
+        .hello(
+          protocol: WireProtocol.version, name: configuration.name, role: .lobby, room: nil,
+          resume: nil, fair: true, challenges: configuration.takesChallenges,
+          keepalive: configuration.promisedSeconds, patches: true, id: nextID()))
+    } else {
+      state.phase = .awaitingWelcome(link, outage: outage)
+      // A seat is taken back with its token (one the lobby gave, in the lobby's room); a
+      // spectator has none, and watches again.
+      let token = state.match.token ?? configuration.resume
+      submit(
+        .hello(
+          protocol: WireProtocol.version, name: configuration.name,
+          role: configuration.role == .lobby ? .player : configuration.role,
+          room: state.match.token == nil ? configuration.room : state.match.room,
+          resume: token, fair: configuration.fair, keepalive: configuration.promisedSeconds,
+          id: nextID()))
+    }
     stepKeepalive()
+  }
+
+  /// Whether this session follows the lobby now (or will, on its next connection): a
+  /// lobby follower the server has not seated.
+  private var followsLobby: Bool {
+    configuration.role == .lobby && state.match.token == nil
   }
 
   private mutating func adopt(room: String, seat: Seat?, token: String?) {
@@ -141,7 +176,7 @@ public struct PlayerCore: Sendable {
       outage.trying = false
       outage.attempt += 1
       state.phase = .reconnecting(outage)
-      reduce(.connection(.reconnecting(attempt: outage.attempt)))
+      reconnecting(outage.attempt)
       schedule(.reconnect, at: now + waitBefore(outage.attempt))
     default:
       break
@@ -154,10 +189,12 @@ public struct PlayerCore: Sendable {
     guard let link = state.link else { return }
     var outage: PlayerState.Outage?
     if case .awaitingWelcome(_, let replacing) = state.phase { outage = replacing }
+    if case .following(_, let following) = state.phase { outage = following.outage }
     cancel(.keepalive)
     cancel(.pacing)
-    // A spectator has no token and watches again without one.
-    let canResume = state.match.token != nil || configuration.role == .spectator
+    // A spectator has no token and watches again without one; so does a lobby follower.
+    let canResume =
+      state.match.token != nil || configuration.role == .spectator || followsLobby
     guard !state.quitting, configuration.reconnects, canResume else {
       finish(state.quitting ? .left : .closed(why))
       return
@@ -178,9 +215,15 @@ public struct PlayerCore: Sendable {
     next.attempt += 1
     next.trying = false
     state.phase = .reconnecting(next)
-    reduce(.connection(.reconnecting(attempt: next.attempt)))
+    reconnecting(next.attempt)
     schedule(.reconnect, at: now + waitBefore(next.attempt))
     schedule(.giveUp, at: policy.givesUp(lostAt: next.since, closingSince: state.closingSince))
+  }
+
+  /// Says that try `attempt` to reach the server again is under way, or next.
+  private mutating func reconnecting(_ attempt: Int) {
+    reduce(.connection(.reconnecting(attempt: attempt)))
+    if followsLobby { emit(.lobby(.reconnecting(attempt: attempt))) }
   }
 
   private func waitBefore(_ attempt: Int) -> Int64 {
@@ -204,6 +247,10 @@ public struct PlayerCore: Sendable {
       switch state.phase {
       case .reconnecting(let outage): since = outage.since
       case .awaitingWelcome(_, let outage?):
+        since = outage.since
+        emit(.close)
+      case .following(_, let following):
+        guard let outage = following.outage else { return }
         since = outage.since
         emit(.close)
       default: return
@@ -268,6 +315,10 @@ public struct PlayerCore: Sendable {
       carryOut(output)
       return
     }
+    if case .following(_, let following) = state.phase {
+      receivedInLobby(raw, link: link, following: following)
+      return
+    }
     var welcomed = false
     if case .seated = state.phase { welcomed = true }
     let outcome = ServerIntake.outcome(
@@ -323,6 +374,62 @@ public struct PlayerCore: Sendable {
     }
   }
 
+  /// What the server says to a lobby follower: its views and challenges shown, a patch
+  /// out of step answered with `lobbyResync`, and a seat taken on the same connection.
+  private mutating func receivedInLobby(
+    _ raw: ServerMessage, link: PlayerState.Link, following: LobbyFollowing
+  ) {
+    var link = link
+    var following = following
+    if case .pong(let id) = raw {
+      if let trip = link.keepalive.heard(at: now, pong: id) {
+        reduce(.roundTrip(millis: Double(trip)))
+      }
+      state.phase = .following(link, following)
+      return
+    }
+    let replacing = following.outage != nil
+    let step = following.receive(raw)
+    state.phase = .following(link, following)
+    if replacing, following.outage == nil { cancel(.giveUp) }
+    switch step {
+    case .nothing:
+      break
+    case .news(.refused(let error)) where error.code == .closing:
+      if link.closingSaidAt == nil {
+        link.closingSaidAt = now
+        state.phase = .following(link, following)
+      }
+      let closesAt = now + Int64(error.seconds ?? 0) * 1_000
+      reduce(.serverClosing(closesAt: closesAt))
+      emit(.lobby(.closing(closesAt: closesAt)))
+    case .news(let news):
+      emit(.lobby(news))
+    case .resync:
+      submit(.lobbyResync(id: nextID()))
+    case .seated(let room, let seat, let token):
+      // The match is played on this connection: its first state may repeat the view.
+      link.firstAfterWelcome = true
+      state.phase = .seated(link)
+      cancel(.giveUp)
+      if case .welcome(_, _, _, let rate) = raw {
+        carryOut(state.pacer.announced(rate, now: now))
+      }
+      reduce(.welcome(room: room, seat: seat, token: token))
+      emit(.lobby(.seated(room: room)))
+    case .refused(let error):
+      reduce(.serverError(error))
+      emit(.close)
+      finish(.refused(error))
+    case .timedOut:
+      emit(.close)
+      lost(
+        "the server heard nothing from this terminal for a while (was it stopped, or asleep?)")
+    case .violation(let violation):
+      violated(violation)
+    }
+  }
+
   /// The server broke the protocol: the connection ends, and the session with it.
   private mutating func violated(_ violation: String) {
     emit(.close)
@@ -339,14 +446,29 @@ public struct PlayerCore: Sendable {
     switch command {
     case .pick(let weapon): reduce(.choose(weapon))
     case .rematch: reduce(.rematch)
-    case .leave:
+    case .leave where !followsLobby:
       reduce(.quit)
       // Between connections there is nobody to tell.
       if state.link == nil { finish(.left) }
-    case .hangUp:
+    case .leave, .hangUp:
+      // A lobby follower has no seat to give up: closing is leaving.
       state.quitting = true
       if state.link != nil { emit(.close) }
       finish(.left)
+    case .challenge(let name, let fair):
+      guard state.lobby != nil else { return }
+      submit(.challenge(name: name, bestOf: nil, ruleset: nil, fair: fair, id: nextID()))
+    case .accept(let challenge):
+      guard state.lobby != nil else { return }
+      submit(.accept(challenge: challenge, id: nextID()))
+    case .decline(let challenge, let forTheEvening):
+      guard state.lobby != nil else { return }
+      submit(.decline(challenge: challenge, block: forTheEvening, id: nextID()))
+    case .enterTournament:
+      guard case .following(let link, var following) = state.phase else { return }
+      following.enter()
+      state.phase = .following(link, following)
+      submit(.enter(id: nextID()))
     }
   }
 
@@ -452,6 +574,7 @@ public struct PlayerCore: Sendable {
   private mutating func setLink(_ link: PlayerState.Link) {
     switch state.phase {
     case .awaitingWelcome(_, let outage): state.phase = .awaitingWelcome(link, outage: outage)
+    case .following(_, let following): state.phase = .following(link, following)
     case .seated: state.phase = .seated(link)
     default: break
     }

@@ -8,6 +8,9 @@ import RoshamboProtocol
 public enum PlayerInput: Equatable, Sendable {
   /// Begin: the core asks for the first connection.
   case start
+  /// Begin as a session whose server was just lost (an earlier session's connection
+  /// ended): the first connection is tried, and tried again, under the reconnect policy.
+  case startAfterLoss
   /// Begin on a connection that is already welcomed to `room` (an accepted challenge's
   /// seat, read by the lobby): no `hello`, the seat taken back with `token` if it is lost.
   case adopt(room: String, seat: Seat?, token: String?)
@@ -52,4 +55,15 @@ public enum PlayerCommand: Equatable, Sendable {
   case leave
   /// Close the connection without leaving: the server holds the seat for its grace.
   case hangUp
+  /// In the lobby: challenge `name` to a match of the server's default length and
+  /// ruleset (`fair`: a fair room).
+  case challenge(String, fair: Bool)
+  /// In the lobby: accept the challenge with this notice `id`.
+  case accept(Int)
+  /// In the lobby: decline the challenge with this notice `id`; `forTheEvening`: and
+  /// every later one from the same person until the server restarts.
+  case decline(Int, forTheEvening: Bool)
+  /// In the lobby: enter the tournament taking entries (its matches then start by
+  /// themselves, on this connection).
+  case enterTournament
 }

@@ -34,6 +34,9 @@ public enum PlayerOutput: Equatable, Sendable {
   case matchReady
   /// A line for the player outside the screen (a frame given up).
   case say(String)
+  /// What a lobby follower is told (a view, a challenge, a refusal, a lost connection,
+  /// the seat it was given).
+  case lobby(LobbyNews)
   /// The match's state (``PlayerState/match``) changed: draw it again.
   case show
   /// The session is over, for this reason: close what is open, cancel every timer.

@@ -9,7 +9,11 @@ public struct PlayerConfiguration: Equatable, Sendable {
   public var name: String
   /// The room to join, make or watch (nil: quick match).
   public var room: String?
+  /// `.lobby`: the session follows the lobby until the server seats it (an accepted
+  /// challenge, a tournament's match), then plays that match.
   public var role: ClientMessage.Role
+  /// A lobby follower takes challenges (and so may be seated from the lobby).
+  public var takesChallenges: Bool
   /// Ask for a fair room when this player's hello makes the room.
   public var fair: Bool
   /// A seat to take back with the first `hello` (a kept seat's token).
@@ -24,11 +28,12 @@ public struct PlayerConfiguration: Equatable, Sendable {
   public init(
     name: String, room: String? = nil, role: ClientMessage.Role = .player, fair: Bool = false,
     resume: String? = nil, keepaliveMillis: Int64 = 3_000, reconnects: Bool = true,
-    policy: ReconnectPolicy = .standard
+    policy: ReconnectPolicy = .standard, takesChallenges: Bool = false
   ) {
     self.name = name
     self.room = room
     self.role = role
+    self.takesChallenges = takesChallenges
     self.fair = fair
     self.resume = resume
     self.keepaliveMillis = max(1, keepaliveMillis)
@@ -47,7 +52,7 @@ public struct PlayerConfiguration: Equatable, Sendable {
 /// kept across connections), the pace its frames keep, and its timers.
 ///
 /// Invariant: only the phases with a connection (``Phase/awaitingWelcome(_:outage:)``,
-/// ``Phase/seated(_:)``) hold a ``Link``, so nothing is sent, pinged or timed for a
+/// ``Phase/following(_:_:)``, ``Phase/seated(_:)``) hold a ``Link``, so nothing is sent, pinged or timed for a
 /// connection that is gone.
 public struct PlayerState: Equatable, Sendable {
   /// Where the session is.
@@ -59,6 +64,9 @@ public struct PlayerState: Equatable, Sendable {
     /// Connected and `hello` sent; `outage`: this connection replaces a lost one, whose
     /// patience still runs until the welcome.
     case awaitingWelcome(Link, outage: Outage?)
+    /// Connected as a lobby follower, `hello` sent; following the lobby (its views, its
+    /// challenges) until the server seats this connection.
+    case following(Link, LobbyFollowing)
     /// Welcomed to a room: a player's seat, or a spectator's place.
     case seated(Link)
     /// The connection was lost; waiting to try again, or trying.
@@ -117,9 +125,15 @@ public struct PlayerState: Equatable, Sendable {
   /// The connection's machines, in the phases that have one.
   public var link: Link? {
     switch phase {
-    case .awaitingWelcome(let link, _), .seated(let link): link
+    case .awaitingWelcome(let link, _), .following(let link, _), .seated(let link): link
     default: nil
     }
+  }
+
+  /// The lobby's following, while the session follows it.
+  public var lobby: LobbyFollowing? {
+    if case .following(_, let following) = phase { return following }
+    return nil
   }
 
   /// Why the session ended, once it has.

@@ -26,8 +26,8 @@ struct Party {
     let seats = await seatMemory(resolved, name: name)
     let navigation = LobbyNavigation()
     var step = navigation.start()
-    // The lobby's connection, kept from the lobby screen for the match it seated.
-    var lobbyConnection: ServerConnection?
+    // The lobby's session, kept from the lobby screen for the match the server seated it in.
+    var lobbyDriver: PlayerDriver?
     while true {
       switch step {
       case .takeBackSeat:
@@ -36,28 +36,27 @@ struct Party {
           await takeBackSeat(resolved, options: options, name: name, seats: seats, thenLobby: true))
       case .lobby(let why, let complaint):
         if let complaint { complain(complaint) }
-        let connection =
-          if let why {
-            try await reconnectLobby(resolved, options: options, after: why, reconnect: reconnect)
-          } else {
-            try await connect(resolved, options: options)
-          }
+        // After a loss the lobby reaches the server again itself, saying so on its screen.
+        let connection = why == nil ? try await connect(resolved, options: options) : nil
         // Said once, on the first lobby screen of the run that made the identity.
         let notice = madeIdentity.withLockedValue { said in
           defer { said = nil }
           return said
         }
-        lobbyConnection = connection
-        step = navigation.lobbyEnded(
-          await MainActor.run {
-            LobbyScreen(connection: connection, name: name, keepalive: keepalive, notice: notice)
-          }.run())
-      case .playSeated(let seated):
-        guard let connection = lobbyConnection else { return }
-        step = navigation.matchEnded(
-          await playSeated(
-            connection, seated, name: name, reconnect: reconnect, keepalive: keepalive,
-            seats: seats))
+        let screen = await MainActor.run {
+          let driver = PlayerDriver(
+            configuration: PlayerConfiguration(
+              name: name, role: .lobby, fair: true, keepaliveMillis: Int64(options.keepalive * 1_000),
+              takesChallenges: true),
+            connection: connection, connect: reconnect)
+          driver.seats = seats
+          return LobbyScreen(driver: driver, afterLoss: why != nil, notice: notice)
+        }
+        lobbyDriver = await MainActor.run { screen.driver }
+        step = navigation.lobbyEnded(await screen.run())
+      case .playSeated:
+        guard let driver = lobbyDriver else { return }
+        step = navigation.matchEnded(await playSeated(driver))
       case .replay(let id):
         step = navigation.replayEnded(
           try await replay(match: id, from: resolved, options: options, name: name), match: id)
@@ -83,6 +82,7 @@ struct Party {
         case .signalled(let number): throw ExitCode(128 + number)
         case .refused: throw ExitCode(ExitStatus.failure)
         case .protocolViolation: throw ExitCode(ExitStatus.protocolViolation)
+        case .unreachable: throw ExitCode(ExitStatus.unavailable)
         }
       }
     }
@@ -146,37 +146,18 @@ func takeBackSeat(
   return ending
 }
 
-/// Connects again with `reconnect` after the lobby's connection ended (the network, a
-/// server restarting or draining), saying so on the terminal, every 2 s for up to 2
-/// minutes; Ctrl-C leaves. Gives up with the reason the last try failed.
-func reconnectLobby(
-  _ server: ResolvedServer, options: ServerOptions, after why: String,
-  reconnect: @Sendable () async throws -> ServerConnection
-) async throws -> ServerConnection {
-  let attempts = 60
-  var attempt = 0
-  complain("lost the lobby: \(why).")
-  while true {
-    attempt += 1
-    // One short line, redrawn in place: it must not wrap on a narrow terminal.
-    print(
-      "\r\u{1B}[KReconnecting, try \(attempt) of \(attempts) (Ctrl-C leaves)…", terminator: "")
-    fflush(nil)
-    do {
-      let connection = try await reconnect()
-      print("\r\u{1B}[K", terminator: "")
-      return connection
-    } catch {
-      guard attempt < attempts else {
-        print("")
-        throw options.cannotConnect(host: server.host, port: server.port, error)
-      }
-    }
-    try await Task.sleep(for: .seconds(2))
-  }
+/// Plays on the screen the match the server seated the lobby's session in (an accepted
+/// challenge, a tournament's match), on the lobby's driver.
+func playSeated(_ driver: PlayerDriver) async -> Screen.Ending {
+  await MainActor.run { () -> Task<Screen.Ending, Never> in
+    let screen = Screen(session: ClientSession(seatedFrom: driver))
+    screen.returnsToLobby = true
+    return Task { @MainActor in await screen.playSeated() }
+  }.value
 }
 
-/// Plays on the screen the match a challenge or the tournament seated `connection` in.
+/// Plays on the screen the match a challenge seated `connection` in (`roshambo
+/// challenge`, whose lobby is ``LobbySeating``'s).
 func playSeated(
   _ connection: ServerConnection, _ seated: LobbyClient.Seated, name: String,
   reconnect: @escaping @Sendable () async throws -> ServerConnection, keepalive: Duration,

@@ -299,15 +299,15 @@ struct LobbyMachinesTests {
     #expect(navigation.tookBackSeat(.signalled(2)) == .end(.signalled(2), complaint: nil))
     #expect(navigation.tookBackSeat(.serverMisbehaved) == .end(.protocolViolation, complaint: nil))
 
-    let seated = LobbyClient.Seated(room: "duel-1", seat: .one, token: "t")
-    #expect(navigation.lobbyEnded(.seated(seated)) == .playSeated(seated))
+    #expect(navigation.lobbyEnded(.seated(room: "duel-1")) == .playSeated(room: "duel-1"))
     #expect(navigation.lobbyEnded(.quickMatch) == .quickMatch)
     #expect(navigation.lobbyEnded(.watch(room: "den")) == .watch(room: "den"))
     #expect(navigation.lobbyEnded(.replay(match: 4)) == .replay(match: 4))
     #expect(navigation.lobbyEnded(.quit) == .end(.quit, complaint: nil))
     #expect(navigation.lobbyEnded(.signalled(15)) == .end(.signalled(15), complaint: nil))
     #expect(navigation.lobbyEnded(.failed("no")) == .end(.refused, complaint: "no"))
-    #expect(navigation.lobbyEnded(.lost("gone")) == .lobby(after: "gone"))
+    // The lobby itself tried to reach the server again, for the policy's whole patience.
+    #expect(navigation.lobbyEnded(.lost("gone")) == .end(.unreachable, complaint: "gone"))
     #expect(
       navigation.lobbyEnded(.serverMisbehaved("bad")) == .end(.protocolViolation, complaint: "bad"))
 

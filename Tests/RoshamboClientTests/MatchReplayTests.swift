@@ -79,9 +79,9 @@ struct MatchReplayTests {
       let record = try await RecordRequest.fetch(try await connect(), name: "Dave", id: 1)
       let rounds = try #require(record.rounds).count
       try await waitUntil("Carol saw the last round") { live[rounds] != nil }
-      for session in sessions { await session.connection.close() }
+      for session in sessions { await session.connection?.close() }
       for run in runs { await run.value }
-      await spectator.connection.close()
+      await spectator.connection?.close()
       await watch.value
       _ = watching
       var replay = try #require(MatchReplay(record))

@@ -1,0 +1,201 @@
+import RoshamboGame
+import RoshamboPlayer
+import RoshamboProtocol
+import Testing
+
+/// The player's core following the lobby: its hello, its views and patches, challenges
+/// as commands, the seat the server gives on the same connection, and a lost lobby taken
+/// back. Inputs in, outputs out, compared whole; every `now` is written here.
+@Suite("Player: the core in the lobby")
+struct PlayerCoreLobbyTests {
+  static func view(_ names: [String], tournament: LobbyView.TournamentView? = nil) -> LobbyView {
+    LobbyView(
+      people: names.map {
+        LobbyView.Person(name: $0, status: .idle, room: nil, takesChallenges: true)
+      },
+      peopleCount: names.count, rooms: [], roomCount: 0, leaders: [], tournament: tournament)
+  }
+
+  static func notice(_ id: Int, _ status: ChallengeNotice.Status) -> ChallengeNotice {
+    ChallengeNotice(
+      id: id, status: status, from: "Alice", to: "Bob", bestOf: 3, ruleset: .classic,
+      fair: false, expires: 40_000)
+  }
+
+  static func hello(id: Int) -> ClientMessage {
+    .hello(
+      protocol: WireProtocol.version, name: "Alice", role: .lobby, room: nil, resume: nil,
+      fair: true, challenges: true, keepalive: 3, patches: true, id: id)
+  }
+
+  static let configuration = PlayerConfiguration(
+    name: "Alice", role: .lobby, fair: true, takesChallenges: true)
+
+  /// Alice following the lobby from `at`, shown its first view (seq 1) of Alice and Bob.
+  static func following(at: Int64 = 0) -> PlayerCore {
+    var core = PlayerCore(configuration: configuration)
+    _ = core.handle(.start, now: at)
+    _ = core.handle(.connected, now: at)
+    _ = core.handle(.message(.lobby(seq: 1, view: view(["Alice", "Bob"]))), now: at)
+    return core
+  }
+
+  @Test("a lobby hello asks for patches and takes challenges; the first view is shown")
+  func helloAndFirstView() {
+    var core = PlayerCore(configuration: Self.configuration)
+    #expect(core.handle(.start, now: 0) == [.connect])
+    #expect(
+      core.handle(.connected, now: 10) == [
+        .send(Self.hello(id: 1)), .schedule(.keepalive, at: 3_010), .show,
+      ])
+    let view = Self.view(["Alice", "Bob"])
+    #expect(
+      core.handle(.message(.lobby(seq: 1, view: view)), now: 20) == [
+        .lobby(.view(seq: 1, view))
+      ])
+    #expect(core.state.lobby?.seq == 1)
+  }
+
+  @Test("a patch is applied to the copy; one that does not follow asks for the whole view")
+  func patches() {
+    var core = Self.following()
+    let old = Self.view(["Alice", "Bob"])
+    let new = Self.view(["Alice", "Bob", "Carol"])
+    let patch = LobbyPatch.make(from: old, to: new)
+    #expect(
+      core.handle(
+        .message(.lobbyPatch(seq: 2, base: 1, fingerprint: new.fingerprint, patch: patch)),
+        now: 100) == [.lobby(.view(seq: 2, new))])
+    // Made from a view this copy never had (seq 5): the whole view is asked for, once.
+    #expect(
+      core.handle(
+        .message(.lobbyPatch(seq: 6, base: 5, fingerprint: new.fingerprint, patch: patch)),
+        now: 200) == [.send(.lobbyResync(id: 2))])
+    #expect(core.state.lobby?.seq == 2)
+  }
+
+  @Test("a view whose seq does not rise ends the session as a broken protocol")
+  func seqMustRise() {
+    var core = Self.following()
+    let outputs = core.handle(
+      .message(.lobby(seq: 1, view: Self.view(["Alice"]))), now: 100)
+    #expect(outputs.first == .close)
+    #expect(outputs.last == .ended(.brokeProtocol("lobby views went from seq 1 to 1")))
+  }
+
+  @Test("a challenge is a command; once accepted, the welcome seats the same connection")
+  func challengeAcceptedThenSeated() {
+    var core = Self.following()
+    #expect(
+      core.handle(.command(.challenge("Bob", fair: false)), now: 100) == [
+        .send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+      ])
+    #expect(
+      core.handle(.message(.challenge(Self.notice(7, .accepted))), now: 200) == [
+        .lobby(.challenge(Self.notice(7, .accepted)))
+      ])
+    let welcome = ServerMessage.welcome(
+      room: "duel-1", seat: .one, token: "t", rate: FrameRate(perSecond: 20, burst: 40))
+    #expect(
+      core.handle(.message(welcome), now: 300) == [
+        .keepSeat(room: "duel-1", token: "t"), .lobby(.seated(room: "duel-1")), .show,
+      ])
+    guard case .seated = core.state.phase else {
+      Issue.record("not seated: \(core.state.phase)")
+      return
+    }
+    #expect(core.state.match.room == "duel-1")
+    #expect(core.state.pacer.rate == FrameRate(perSecond: 20, burst: 40))
+    // Lobby commands mean nothing in a match.
+    #expect(core.handle(.command(.challenge("Bob", fair: false)), now: 350) == [])
+  }
+
+  @Test("a welcome nobody asked for ends the session as a broken protocol")
+  func unaskedWelcome() {
+    var core = Self.following()
+    let outputs = core.handle(
+      .message(.welcome(room: "duel-1", seat: .one, token: "t", rate: nil)), now: 100)
+    #expect(
+      outputs.last
+        == .ended(.brokeProtocol("a room's message to a connection following the lobby")))
+  }
+
+  @Test("entering the tournament lets its first match seat the follower before a view says so")
+  func enteredThenSeated() {
+    var core = Self.following()
+    #expect(core.handle(.command(.enterTournament), now: 100) == [.send(.enter(id: 2))])
+    let outputs = core.handle(
+      .message(.welcome(room: "t1-r1-1", seat: .two, token: "u", rate: nil)), now: 200)
+    #expect(outputs.contains(.lobby(.seated(room: "t1-r1-1"))))
+  }
+
+  @Test("a lost lobby is reached again under the policy, said on the screen, and followed anew")
+  func lostAndBack() {
+    var core = Self.following()
+    #expect(
+      core.handle(.closed("the network went away"), now: 1_000) == [
+        .cancel(.keepalive), .lobby(.reconnecting(attempt: 1)),
+        .schedule(.reconnect, at: 1_250), .schedule(.giveUp, at: 121_000), .show,
+      ])
+    #expect(core.handle(.timerFired(.reconnect), now: 1_250) == [.connect])
+    // A new follower's hello (ids keep rising), and its first view ends the outage.
+    #expect(
+      core.handle(.connected, now: 1_300) == [
+        .send(Self.hello(id: 2)), .schedule(.keepalive, at: 4_300), .show,
+      ])
+    let view = Self.view(["Alice"])
+    #expect(
+      core.handle(.message(.lobby(seq: 1, view: view)), now: 1_310) == [
+        .cancel(.giveUp), .lobby(.view(seq: 1, view)),
+      ])
+  }
+
+  @Test("a lobby after a lost one begins by trying under the policy, not once")
+  func startAfterLoss() {
+    var core = PlayerCore(configuration: Self.configuration)
+    #expect(
+      core.handle(.startAfterLoss, now: 0) == [
+        .lobby(.reconnecting(attempt: 1)), .schedule(.giveUp, at: 120_000), .connect, .show,
+      ])
+    #expect(
+      core.handle(.connectFailed("connection refused"), now: 10) == [
+        .lobby(.reconnecting(attempt: 2)), .schedule(.reconnect, at: 510), .show,
+      ])
+  }
+
+  @Test("leaving the lobby closes and ends; nothing is sent")
+  func leave() {
+    var core = Self.following()
+    #expect(core.handle(.command(.leave), now: 100) == [.close, .show, .ended(.left)])
+  }
+
+  @Test("a refused lobby hello ends the session with the server's words")
+  func refused() {
+    var core = PlayerCore(configuration: Self.configuration)
+    _ = core.handle(.start, now: 0)
+    _ = core.handle(.connected, now: 0)
+    let full = ProtocolError(code: .serverFull, message: "The server is full.")
+    var fatal = full
+    fatal.fatal = true
+    let outputs = core.handle(.message(.error(full, re: 1)), now: 10)
+    #expect(outputs.last == .ended(.refused(fatal)))
+    #expect(outputs.contains(.close))
+  }
+
+  @Test("a seat from the lobby, its connection lost: taken back as a player with its token")
+  func seatedThenLost() {
+    var core = Self.following()
+    _ = core.handle(.message(.challenge(Self.notice(7, .accepted))), now: 100)
+    _ = core.handle(
+      .message(.welcome(room: "duel-1", seat: .one, token: "t", rate: nil)), now: 200)
+    let lost = core.handle(.closed(nil), now: 1_000)
+    #expect(!lost.contains(.lobby(.reconnecting(attempt: 1))))
+    _ = core.handle(.timerFired(.reconnect), now: 1_250)
+    #expect(
+      core.handle(.connected, now: 1_300).first
+        == .send(
+          .hello(
+            protocol: WireProtocol.version, name: "Alice", role: .player, room: "duel-1",
+            resume: "t", fair: true, keepalive: 3, id: 2)))
+  }
+}
