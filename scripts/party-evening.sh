@@ -461,11 +461,12 @@ wait_for erin "cup-1-3-1: $g 1–0 $h, $g won"
 board_before="$(screen erin | sed -n '/^Leaderboard/,/^[A-Z]/p' | grep '^  [0-9]')"
 press host C-c
 wait_for host "roshambo-server stopped"
-for who in "${people[@]}"; do wait_for "$who" "Reconnecting, try" 20; done
+# Each lobby stays on its screen and says it is reaching the server again.
+for who in "${people[@]}"; do wait_for "$who" "reconnecting (try" 20; done
 snap restart "${people[@]}" host
 type_line host "$serve"
 wait_count "identity code: $code" 2
-for who in "${people[@]}"; do in_lobby "$who" 30; done
+for who in "${people[@]}"; do wait_for "$who" "Back in the lobby" 30; done
 wait_for erin "6 people"
 board_after="$(screen erin | sed -n '/^Leaderboard/,/^[A-Z]/p' | grep '^  [0-9]')"
 [ -n "$board_before" ] && [ "$board_before" = "$board_after" ] \

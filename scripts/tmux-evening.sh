@@ -124,11 +124,12 @@ start_person Frank
 expect_screen Erin "Frank · in the lobby"
 kill -9 "$server_pid"
 wait "$server_pid" 2>/dev/null || true
-for person in Erin Frank; do expect_screen "$person" "lost the lobby"; done
+# The lobby stays on the screen and says it is reaching the server again.
+for person in Erin Frank; do expect_screen "$person" "reconnecting (try"; done
 "$bin/roshambo-server" --host 127.0.0.1 --port "$port" --data-dir data --log-level error \
   --no-announce --best-of 1 --idle-seconds 5 > server-again.out 2>&1 &
 server_pid=$!
-for person in Erin Frank; do expect_screen "$person" "Roshambo lobby · you are $person"; done
+for person in Erin Frank; do expect_screen "$person" "Back in the lobby"; done
 expect_screen Erin "Frank · in the lobby"
 for person in Erin Frank; do press "$person" q; done
 for person in Erin Frank; do expect_screen "$person" "EXIT=0"; done
