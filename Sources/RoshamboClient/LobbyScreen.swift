@@ -106,7 +106,7 @@ public final class LobbyScreen {
       store.dispatch(.viewed(view))
     case .challenge(let notice): store.dispatch(.challenge(notice))
     case .refused(let error): store.dispatch(.refused(error.message))
-    case .closing(let closesAt): store.dispatch(.serverClosing(closesAt: closesAt))
+    case .closing(_, let closesAt): store.dispatch(.serverClosing(closesAt: closesAt))
     case .reconnecting(let attempt):
       reconnecting = true
       store.dispatch(

@@ -5,7 +5,7 @@ import RoshamboProtocol
 /// seats it (`roshambo bot --lobby`, `--challenge`, `--tournament`, `roshambo
 /// challenge`): accept the first challenge to it, challenge someone as soon as the lobby
 /// shows them free, or enter the tournament. A value: each lobby event in, what to send
-/// and say out; the caller carries the actions out on a ``LobbyClient``.
+/// and say out; the caller carries the actions out as commands to its ``PlayerDriver``.
 ///
 /// Invariant: it asks at most once (one challenge, or one entry), and once it stops
 /// following, ``problem`` says why (nil: the connection ended by itself, worth coming
@@ -54,21 +54,27 @@ public struct LobbySeating: Equatable, Sendable {
     self.comingBack = comingBack
   }
 
-  /// What to do on `event`.
-  public mutating func handle(_ event: LobbyClient.Event) -> [Action] {
+  /// What to do on `news`.
+  public mutating func handle(_ news: LobbyNews) -> [Action] {
     var actions: [Action] = []
-    if comingBack, case .view = event {
+    if comingBack, case .view = news {
       comingBack = false
       actions.append(.say("back in the lobby"))
     }
-    switch event {
-    case .refused(let error, _) where error.code == .closing:
+    switch news {
+    case .closing(let seconds, _):
       // A drain: the connection ends soon; the program comes back once the server does.
       if !closingSaid {
         closingSaid = true
         actions.append(
-          .say("the server is closing in \(error.seconds ?? 0) s; back in the lobby when it is"))
+          .say("the server is closing in \(seconds) s; back in the lobby when it is"))
       }
+    case .reconnecting:
+      // Said once for each loss; the first view after it says it is over.
+      if !comingBack { actions.append(.say("lost the connection; reconnecting…")) }
+      comingBack = true
+    case .seated(let room):
+      return seated(in: room)
     case .view(_, let view) where goal == .enterTournament:
       guard !asked else { break }
       asked = true
@@ -108,7 +114,7 @@ public struct LobbySeating: Equatable, Sendable {
       default:
         break
       }
-    case .refused(let error, _):
+    case .refused(let error):
       return stop(actions, "the server refused: \(error.message)")
     }
     return actions

@@ -25,6 +25,9 @@ public struct LobbyFollowing: Equatable, Sendable {
     case seated(room: String, seat: Seat, token: String)
     /// The server refused to let this connection follow the lobby.
     case refused(ProtocolError)
+    /// The server said it is closing in `seconds`; `thenCloses`: it refused this
+    /// connection's `hello` for it, so this connection ends now.
+    case closing(seconds: Int, thenCloses: Bool)
     /// The server took this connection for gone (it heard nothing for a while): it is
     /// lost, not refused.
     case timedOut
@@ -107,6 +110,10 @@ public struct LobbyFollowing: Equatable, Sendable {
       return .news(.challenge(notice))
     case .error(let error, _) where followed && error.code == .timeout:
       return .timedOut
+    case .error(let error, _) where error.code == .closing:
+      // Said to a follower, or (fatal) to a `hello` while the server drains: either way
+      // it is back once the server is.
+      return .closing(seconds: error.seconds ?? 0, thenCloses: error.fatal)
     case .error(var error, _):
       guard followed, !error.fatal else {
         error.fatal = true
@@ -144,8 +151,8 @@ public enum LobbyNews: Equatable, Sendable {
   /// The server refused something this follower asked (a challenge, an answer): not
   /// fatal.
   case refused(ProtocolError)
-  /// The server said it is closing, at this moment (ms, on the core's clock).
-  case closing(closesAt: Int64)
+  /// The server said it is closing in `seconds`, at `closesAt` (ms, on the core's clock).
+  case closing(seconds: Int, closesAt: Int64)
   /// The connection was lost; the try under way, or the next, to reach the server again.
   case reconnecting(attempt: Int)
   /// The server seated this follower in `room` (an accepted challenge, a tournament's

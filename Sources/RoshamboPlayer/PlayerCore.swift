@@ -395,14 +395,18 @@ public struct PlayerCore: Sendable {
     switch step {
     case .nothing:
       break
-    case .news(.refused(let error)) where error.code == .closing:
+    case .closing(let seconds, let thenCloses):
       if link.closingSaidAt == nil {
         link.closingSaidAt = now
         state.phase = .following(link, following)
       }
-      let closesAt = now + Int64(error.seconds ?? 0) * 1_000
+      let closesAt = now + Int64(seconds) * 1_000
       reduce(.serverClosing(closesAt: closesAt))
-      emit(.lobby(.closing(closesAt: closesAt)))
+      emit(.lobby(.closing(seconds: seconds, closesAt: closesAt)))
+      if thenCloses {
+        emit(.close)
+        lost("the server is closing")
+      }
     case .news(let news):
       emit(.lobby(news))
     case .resync:

@@ -109,8 +109,8 @@ struct BotPlayer {
     _ resolved: ResolvedServer, name: String, until: Int, tally: Bot.Tally, program: BotProgram?
   ) async throws -> BotRun.Outcome? {
     let fromLobby = lobby || challenge != nil
-    let connection: ServerConnection
-    var seated: LobbyClient.Seated?
+    var connection: ServerConnection?
+    var seated: PlayerDriver?
     if fromLobby {
       // A lost lobby (the network, a drain, a restart) is followed again by itself. A
       // program that exits while the bot waits there ends the wait: it can play no more.
@@ -131,7 +131,7 @@ struct BotPlayer {
       }
       defer { Task { @MainActor in ProcessSignals.shared.release(route) } }
       do {
-        (connection, seated) = try await seatFromLobbyComingBack(
+        seated = try await seatFromLobby(
           resolved, options: server, name: name,
           goal: challenge.map { .challenge($0, fair: fair) } ?? .accept, wait: .seconds(wait),
           abandon: { await stop.wait() })
@@ -144,11 +144,15 @@ struct BotPlayer {
     } else {
       connection = try await connect(resolved, options: server)
     }
-    // From the lobby, a match whose connection drops is taken back with its seat.
-    let reconnect = fromLobby ? reconnector(resolved) : nil
+    // From the lobby, a match whose connection drops is taken back with its seat (the
+    // lobby's driver reconnects).
     let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-      let session = ClientSession(
-        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
+      let session =
+        if let seated {
+          ClientSession(seatedFrom: seated)
+        } else {
+          ClientSession(connection: connection!, keepalive: server.keepaliveInterval)
+        }
       session.recordDirectory = saveRecord
       let bot = Bot(
         session: session, picks: program.map { .program($0) } ?? .strategy(strategy),
@@ -158,11 +162,7 @@ struct BotPlayer {
         fflush(nil)
       }
       bot.start()
-      if let seated {
-        session.adopt(seated, name: name)
-      } else {
-        session.join(name: name, room: room, fair: fair)
-      }
+      if seated == nil { session.join(name: name, room: room, fair: fair) }
       return (session, bot)
     }
     let playing = BotPlaying(session: session, bot: bot)
@@ -178,13 +178,13 @@ extension BotPlayer {
   func playTournament(_ resolved: ResolvedServer, name: String, program: BotProgram?)
     async throws
   {
-    let (connection, seated) = try await seatFromLobbyComingBack(
+    let seated = try await seatFromLobby(
       resolved, options: server, name: name, goal: .enterTournament)
     let reconnect = reconnector(resolved)
     let (session, bot) = await MainActor.run { () -> (ClientSession, Bot) in
-      // A server that restarts mid-tournament is reconnected to, the seat resumed.
-      let session = ClientSession(
-        connection: connection, reconnect: reconnect, keepalive: server.keepaliveInterval)
+      // A server that restarts mid-tournament is reconnected to by the lobby's driver, the
+      // seat resumed.
+      let session = ClientSession(seatedFrom: seated)
       session.recordDirectory = saveRecord
       let bot = Bot(
         session: session, picks: program.map { .program($0) } ?? .strategy(strategy),
@@ -194,7 +194,6 @@ extension BotPlayer {
         fflush(nil)
       }
       bot.start()
-      session.adopt(seated, name: name)
       return (session, bot)
     }
     // Follows the lobby (again after a restart) until the tournament is over.

@@ -10,10 +10,6 @@ import RoshamboTLS
 import ServiceLifecycle
 import Sysexits
 
-struct LobbyLost: Error, CustomStringConvertible {
-  var description: String
-}
-
 /// The wait in the lobby was abandoned: what it waited for can no longer play (the bot's
 /// program exited between two matches).
 struct LobbyWaitAbandoned: Error {}
@@ -49,150 +45,55 @@ final class LobbyWaitStop: Sendable {
   }
 }
 
-/// ``seatFromLobby`` on a connection of its own, coming back by itself when the lobby's
-/// connection is lost (the network, a drain, a restart): says so ("lost the connection;
-/// reconnecting…"), connects again every second for up to ``BotPlayer/patience``, says
-/// "back in the lobby" once it follows it again, and goes on (an entrant of the
-/// tournament keeps its entry when back within the server's grace). Returns the
-/// connection and its seat. Once `abandon` returns, the wait stops with
-/// ``LobbyWaitAbandoned``.
-func seatFromLobbyComingBack(
-  _ server: ResolvedServer, options: ServerOptions, name: String, goal: LobbySeating.Goal,
-  wait: Duration = .seconds(10), abandon: (@Sendable () async -> Void)? = nil
-) async throws -> (ServerConnection, LobbyClient.Seated) {
-  var connection = try await connect(server, options: options)
-  var comingBack = false
-  while true {
-    do {
-      let seated = try await seatFromLobby(
-        connection, name: name, goal: goal, wait: wait, keepalive: options.keepaliveInterval,
-        comingBack: comingBack, abandon: abandon)
-      return (connection, seated)
-    } catch let lost as LobbyLost {
-      print("lost the connection; reconnecting… (\(lost.description))")
-      fflush(nil)
-      connection = try await reconnectBot(server, options: options, abandon: abandon)
-      comingBack = true
-    }
-  }
-}
-
-/// Connects again to `server` every second until it answers, for up to
-/// ``BotPlayer/patience``; then gives up with the reason the last try failed (exit 69).
-/// Once `abandon` returns, stops trying with ``LobbyWaitAbandoned``.
-func reconnectBot(
-  _ server: ResolvedServer, options: ServerOptions,
-  abandon: (@Sendable () async -> Void)? = nil
-) async throws -> ServerConnection {
-  let reconnect = reconnector(server)
-  let since = ContinuousClock.now
-  let abandoned = NIOLockedValueBox(false)
-  let watch = abandon.map { abandon in
-    Task {
-      await abandon()
-      abandoned.withLockedValue { $0 = true }
-    }
-  }
-  defer { watch?.cancel() }
-  while true {
-    do {
-      return try await reconnect()
-    } catch {
-      guard ContinuousClock.now - since < BotPlayer.patience else {
-        throw options.cannotConnect(host: server.host, port: server.port, error)
-      }
-    }
-    for _ in 0..<10 {
-      guard !abandoned.withLockedValue({ $0 }) else { throw LobbyWaitAbandoned() }
-      try await Task.sleep(for: .milliseconds(100))
-    }
-  }
-}
-
-/// Follows the lobby on `connection` as `name` until a challenge or the tournament seats
-/// it, doing what ``LobbySeating`` says for `goal`. A challenge that ends otherwise or a
-/// refusal is said, and exits 1 (a broken protocol: 76); a connection that ends
-/// otherwise (the network, a drain, a restart) throws ``LobbyLost``. `comingBack`: says
-/// "back in the lobby" on the first view. Once `abandon` returns (before a seat), the
-/// connection is closed and ``LobbyWaitAbandoned`` thrown.
+/// Waits in the lobby as `name` for what `goal` says (``HeadlessLobby``), on a connection
+/// of its own, until the server seats this program; returns the seated driver, whose
+/// session plays the match on. A lost lobby (the network, a drain, a restart) is taken
+/// back by the core (an entrant of the tournament keeps its entry when back within the
+/// server's grace). A wait that stops for its own reason, or a refusal, is said and exits
+/// 1; a broken protocol 76; a server not reached again 69. Once `abandon` returns, the
+/// wait stops with ``LobbyWaitAbandoned``.
 func seatFromLobby(
-  _ connection: ServerConnection, name: String, goal: LobbySeating.Goal,
-  wait: Duration = .seconds(10), keepalive: Duration = .seconds(15), comingBack: Bool = false,
+  _ server: ResolvedServer, options: ServerOptions, name: String, goal: LobbySeating.Goal,
+  wait: Duration = .seconds(10), seats: SeatMemory? = nil,
   abandon: (@Sendable () async -> Void)? = nil
-) async throws -> LobbyClient.Seated {
-  let abandoned = NIOLockedValueBox(false)
-  let watch = abandon.map { abandon in
-    Task {
-      await abandon()
-      // Cancelled once seated: the connection is then the match's.
-      guard !Task.isCancelled else { return }
-      abandoned.withLockedValue { $0 = true }
-      await connection.close()
-    }
-  }
-  defer { watch?.cancel() }
-  do {
-    return try await followUntilSeated(
-      connection, name: name, goal: goal, wait: wait, keepalive: keepalive,
-      comingBack: comingBack)
-  } catch  where abandoned.withLockedValue({ $0 }) {
-    throw LobbyWaitAbandoned()
-  }
-}
-
-private func followUntilSeated(
-  _ connection: ServerConnection, name: String, goal: LobbySeating.Goal,
-  wait: Duration, keepalive: Duration, comingBack: Bool
-) async throws -> LobbyClient.Seated {
-  // Read by the give-up timer on another task, hence the lock.
-  let seating = NIOLockedValueBox(
-    LobbySeating(name: name, goal: goal, wait: wait, comingBack: comingBack))
-  let lobby = LobbyClient(
-    connection, name: name, takesChallenges: true, entrant: goal == .enterTournament)
-  let giveUp = Task {
-    try await Task.sleep(for: wait)
-    if seating.withLockedValue({ $0.waitedTooLong() }) { await connection.close() }
-  }
-  defer { giveUp.cancel() }
-  do {
-    let seated = try await lobby.follow(keepalive: keepalive) { event in
-      perform(seating.withLockedValue { $0.handle(event) }, on: lobby)
-    }
-    if let seated {
-      _ = perform(seating.withLockedValue { $0.seated(in: seated.room) }, on: lobby)
-      return seated
-    }
-  } catch let refused as LobbyClient.Refused where refused.error.code == .closing {
-    // Reached while it drains: it is restarting, or stopping; either way, try again.
-    throw LobbyLost(description: refused.description)
-  } catch let refused as LobbyClient.Refused {
-    throw exitCode(after: refused)
-  } catch let violation as ProtocolViolation {
-    throw exitCode(after: violation)
-  } catch {
-    throw LobbyLost(description: ConnectionFailure.ended(error))
-  }
-  guard let problem = seating.withLockedValue({ $0.endedWithoutSeat() }) else {
-    throw LobbyLost(description: "the server closed the connection")
-  }
-  complain(problem)
-  throw ExitCode(ExitStatus.failure)
-}
-
-/// Carries out `actions` on `lobby`; returns whether to go on following.
-private func perform(_ actions: [LobbySeating.Action], on lobby: LobbyClient) -> Bool {
-  for action in actions {
-    switch action {
-    case .say(let line):
+) async throws -> PlayerDriver {
+  let connection = try await connect(server, options: options)
+  let lobby = await MainActor.run {
+    let driver = PlayerDriver(
+      configuration: PlayerConfiguration(
+        name: name, role: .lobby, fair: true, keepaliveMillis: Int64(options.keepalive * 1_000),
+        takesChallenges: true),
+      connection: connection, connect: reconnector(server))
+    driver.seats = seats
+    return HeadlessLobby(driver: driver, goal: goal, wait: wait) { line in
       print(line)
       fflush(nil)
-    case .challenge(let person, let fair): lobby.challenge(person, fair: fair)
-    case .accept(let challenge): lobby.accept(challenge)
-    case .enterTournament: lobby.enterTournament()
-    case .stop: return false
     }
   }
-  return true
+  let watch = abandon.map { abandon in
+    Task {
+      await abandon()
+      guard !Task.isCancelled else { return }
+      await MainActor.run { lobby.abandon() }
+    }
+  }
+  defer { watch?.cancel() }
+  switch await lobby.run() {
+  case .seated(let driver):
+    return driver
+  case .abandoned:
+    throw LobbyWaitAbandoned()
+  case .stopped(let problem):
+    complain(problem)
+    throw ExitCode(ExitStatus.failure)
+  case .ended(let end):
+    complain(end.reason)
+    switch end {
+    case .brokeProtocol, .cheated: throw ExitCode(ExitStatus.protocolViolation)
+    case .gaveUp, .couldNotConnect: throw ExitCode(ExitStatus.unavailable)
+    case .left, .refused, .closed: throw ExitCode(ExitStatus.failure)
+    }
+  }
 }
 
 /// `roshambo challenge`: challenges `opponent` from the lobby as soon as they are free,
@@ -207,20 +108,11 @@ struct ChallengeMatch {
 
   func run() async throws {
     let resolved = try await server.resolve()
-    let connection = try await connect(resolved, options: server)
-    let seated: LobbyClient.Seated
-    do {
-      seated = try await seatFromLobby(
-        connection, name: name, goal: .challenge(opponent, fair: fair), wait: wait,
-        keepalive: server.keepaliveInterval)
-    } catch let lost as LobbyLost {
-      complain("lost the connection before the challenge was accepted: \(lost.description)")
-      throw ExitCode(ExitStatus.failure)
-    }
-    let ending = await playSeated(
-      connection, seated, name: name, reconnect: reconnector(resolved),
-      keepalive: server.keepaliveInterval, seats: await seatMemory(resolved, name: name))
-    let status = ExitStatus.of(ending)
+    let seats = await seatMemory(resolved, name: name)
+    let driver = try await seatFromLobby(
+      resolved, options: server, name: name, goal: .challenge(opponent, fair: fair), wait: wait,
+      seats: seats)
+    let status = ExitStatus.of(await playSeated(driver))
     if status != 0 { throw ExitCode(status) }
   }
 }

@@ -46,7 +46,8 @@ struct Party {
         let screen = await MainActor.run {
           let driver = PlayerDriver(
             configuration: PlayerConfiguration(
-              name: name, role: .lobby, fair: true, keepaliveMillis: Int64(options.keepalive * 1_000),
+              name: name, role: .lobby, fair: true,
+              keepaliveMillis: Int64(options.keepalive * 1_000),
               takesChallenges: true),
             connection: connection, connect: reconnect)
           driver.seats = seats

@@ -159,22 +159,26 @@ struct LobbyMachinesTests {
 
   @Test("coming back and a drain: each said once; a refusal stops with its words")
   func comingBackAndClosing() {
-    var seating = LobbySeating(name: "Bob", goal: .accept, comingBack: true)
-    let closing = ProtocolError(code: .closing, message: "closing", seconds: 5)
+    var seating = LobbySeating(name: "Bob", goal: .accept)
     let said = "the server is closing in 5 s; back in the lobby when it is"
-    let got27 = seating.handle(.refused(closing, re: nil))
+    let got27 = seating.handle(.closing(seconds: 5, closesAt: 5_000))
     #expect(got27 == [.say(said)])
-    let got28 = seating.handle(.refused(closing, re: nil))
+    let got28 = seating.handle(.closing(seconds: 4, closesAt: 5_000))
     #expect(got28 == [])
+    // A lost connection is said once, however many tries it takes.
+    #expect(
+      seating.handle(.reconnecting(attempt: 1)) == [.say("lost the connection; reconnecting…")])
+    #expect(seating.handle(.reconnecting(attempt: 2)) == [])
     let got29 = seating.handle(.view(seq: 1, Self.view()))
     #expect(got29 == [.say("back in the lobby")])
     let got30 = seating.handle(.view(seq: 2, Self.view()))
     #expect(got30 == [])
-    var seatedBack = LobbySeating(name: "Bob", goal: .enterTournament, comingBack: true)
-    let got31 = seatedBack.seated(in: "cup-1-2-1")
+    var seatedBack = LobbySeating(name: "Bob", goal: .enterTournament)
+    _ = seatedBack.handle(.reconnecting(attempt: 1))
+    let got31 = seatedBack.handle(.seated(room: "cup-1-2-1"))
     #expect(got31 == [.say("back in the tournament: seated in cup-1-2-1")])
     let busy = ProtocolError(code: .busy, message: "Carol is busy")
-    let got32 = seating.handle(.refused(busy, re: 2))
+    let got32 = seating.handle(.refused(busy))
     #expect(got32 == [.stop])
     let got33 = seating.endedWithoutSeat()
     #expect(got33 == "the server refused: Carol is busy")
