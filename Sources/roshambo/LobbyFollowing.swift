@@ -54,27 +54,50 @@ struct LobbyFeed {
   }
 }
 
-/// Connects, follows the lobby as `name` (or the login name) and hands each view to
-/// `each` until it returns false; a refusal or a broken protocol is said and exits as
+/// Connects, follows the lobby as `name` (or the login name) on a lobby follower's
+/// ``PlayerDriver`` that takes no challenges and does not reconnect, and hands each view
+/// to `each` until it returns false; a refusal or a broken protocol is said and exits as
 /// `roshambo play` does.
 func followLobby(
   server options: ServerOptions, name: String?, within limit: Duration? = nil,
-  _ each: @escaping (LobbyClient.Event) async -> Bool
+  _ each: @escaping @MainActor (LobbyNews) -> Bool
 ) async throws {
   let resolved = try await options.resolve()
   let connection = try await connect(resolved, options: options)
   let name = try playerName(name)
-  let follow = {
-    try await LobbyClient.follow(
-      connection, name: name, keepalive: options.keepaliveInterval, each: each)
+  let driver = await MainActor.run {
+    let driver = PlayerDriver(
+      configuration: PlayerConfiguration(
+        name: name, role: .lobby, fair: true,
+        keepaliveMillis: Int64(options.keepalive * 1_000), reconnects: false),
+      connection: connection, connect: reconnector(resolved))
+    driver.lobbyNews = { [weak driver] news in
+      if !each(news) { driver?.command(.leave) }
+    }
+    return driver
   }
+  let follow = { await driver.follow() }
+  let end: PlayerEnd?
   do {
     if let limit {
-      try await connection.answering("the lobby", within: limit) { _ = try await follow() }
+      end = try await connection.answering("the lobby", within: limit) { await follow() }
     } else {
-      _ = try await follow()
+      end = await follow()
     }
   } catch {
     throw exitCode(after: error)
+  }
+  switch end {
+  case .refused(let error)?:
+    complain(error.message)
+    throw ExitCode(ExitStatus.failure)
+  case .brokeProtocol, .cheated:
+    complain(end?.reason ?? "")
+    throw ExitCode(ExitStatus.protocolViolation)
+  case .left?, .closed(nil)?, nil:
+    return
+  case .closed?, .gaveUp?, .couldNotConnect?:
+    complain(end?.reason ?? "")
+    throw ExitCode(ExitStatus.failure)
   }
 }
