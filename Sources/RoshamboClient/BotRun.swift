@@ -117,65 +117,21 @@ public struct BotRun: Equatable, Sendable {
   }
 }
 
-/// How `roshambo bot --tournament` knows the tournament is over: a second connection
-/// follows the lobby (again after a restart) until a view shows it finished. A value:
-/// what happened to that connection in, whether to try again and when out.
+/// How `roshambo bot --tournament` knows the tournament is over: a second session follows
+/// the lobby (reached again after a restart, under the player's reconnect policy) until a
+/// view shows it finished.
 ///
-/// Invariant: it stops for good once it has a champion, after a server that broke the
-/// protocol or refused other than by closing, or once the server has been away for
-/// longer than `patience`.
+/// Invariant: ``champion`` is set once, from the first view of the finished tournament.
 public struct TournamentWatch: Equatable, Sendable {
-  /// What to do next.
-  public enum Step: Equatable, Sendable {
-    /// Connect and follow the lobby after waiting this long.
-    case follow(after: Duration)
-    /// Stop watching (``champion`` holds the winner, if the tournament finished).
-    case stop
-  }
-
-  /// How the following ended.
-  public enum Ending: Equatable, Sendable {
-    /// A view showed the tournament finished, or the connection simply ended.
-    case closed
-    case protocolViolation
-    /// The server refused the follower; `closing`: because it is draining.
-    case refused(closing: Bool)
-  }
-
-  /// How long a server that went away (restarting) is waited for.
-  public let patience: Duration
   public private(set) var champion: String?
-  private var awaySince: ContinuousClock.Instant?
 
-  public init(patience: Duration = .seconds(120)) {
-    self.patience = patience
-  }
-
-  /// Connecting failed at `now`.
-  public mutating func couldNotConnect(at now: ContinuousClock.Instant) -> Step {
-    let since = awaySince ?? now
-    awaySince = since
-    return now - since > patience ? .stop : .follow(after: .milliseconds(500))
-  }
-
-  /// A connection follows the lobby again.
-  public mutating func connected() {
-    awaySince = nil
-  }
+  public init() {}
 
   /// A lobby view: whether to go on following.
   public mutating func viewed(_ view: LobbyView) -> Bool {
+    guard champion == nil else { return false }
     guard let tournament = view.tournament, tournament.phase == .finished else { return true }
     champion = tournament.champion
     return false
-  }
-
-  /// The following ended.
-  public mutating func followEnded(_ ending: Ending) -> Step {
-    switch ending {
-    case .protocolViolation, .refused(closing: false): return .stop
-    case .closed, .refused(closing: true):
-      return champion == nil ? .follow(after: .milliseconds(250)) : .stop
-    }
   }
 }

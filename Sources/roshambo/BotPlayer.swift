@@ -196,43 +196,27 @@ extension BotPlayer {
       bot.start()
       return (session, bot)
     }
-    // Follows the lobby (again after a restart) until the tournament is over.
-    let looking = NIOLockedValueBox<ServerConnection?>(nil)
-    let keepalive = server.keepaliveInterval
-    let over = Task { () -> String? in
-      // A server away (restarting) is waited for as the lobby waits: 2 minutes.
-      var watch = TournamentWatch(patience: Self.patience)
-      var step = TournamentWatch.Step.follow(after: .zero)
-      while case .follow(let pause) = step, !Task.isCancelled {
-        if pause > .zero { try? await Task.sleep(for: pause) }
-        guard let connection = try? await reconnect() else {
-          step = watch.couldNotConnect(at: .now)
-          continue
-        }
-        watch.connected()
-        looking.withLockedValue { $0 = connection }
-        do {
-          _ = try await LobbyClient.follow(connection, name: name, keepalive: keepalive) {
-            event in
-            guard case .view(_, let view) = event else { return true }
-            return watch.viewed(view)
-          }
-          step = watch.followEnded(.closed)
-        } catch is ProtocolViolation {
-          step = watch.followEnded(.protocolViolation)
-        } catch let refused as LobbyClient.Refused {
-          step = watch.followEnded(.refused(closing: refused.error.code == .closing))
-        } catch {
-          step = watch.followEnded(.closed)
-        }
+    // Follows the lobby on a second session until the tournament is over; a server away
+    // (restarting) is reached again under the reconnect policy.
+    let watcher = await MainActor.run {
+      PlayerDriver(
+        configuration: PlayerConfiguration(
+          name: name, role: .lobby, fair: true, keepaliveMillis: Int64(server.keepalive * 1_000)),
+        connect: reconnect)
+    }
+    let over = Task { @MainActor () -> String? in
+      var watch = TournamentWatch()
+      watcher.lobbyNews = { [weak watcher] news in
+        guard case .view(_, let view) = news, !watch.viewed(view) else { return }
+        watcher?.command(.leave)
       }
-      await MainActor.run { session.store.dispatch(.quit) }
+      _ = await watcher.follow()
+      session.store.dispatch(.quit)
       return watch.champion
     }
     let playing = BotPlaying(session: session, bot: bot)
     try await playing.runUntilSignalled()
-    over.cancel()
-    await looking.withLockedValue { $0 }?.close()
+    await MainActor.run { watcher.command(.leave) }
     let champion = await over.value
     let outcome = playing.outcome.withLockedValue { $0 }
     print(outcome?.tally.summary ?? "")

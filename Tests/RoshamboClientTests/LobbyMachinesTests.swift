@@ -259,37 +259,24 @@ struct LobbyMachinesTests {
 
   // MARK: - TournamentWatch
 
-  @Test("the tournament's end: the champion from a finished view; a server away is waited for")
+  @Test("the tournament's end: the champion from the first view of it finished")
   func tournamentWatch() {
-    var watch = TournamentWatch(patience: .seconds(120))
-    let start = ContinuousClock.now
-    let got41 = watch.couldNotConnect(at: start)
-    #expect(got41 == .follow(after: .milliseconds(500)))
-    let got42 = watch.couldNotConnect(at: start + .seconds(120))
-    #expect(
-      got42 == .follow(after: .milliseconds(500)))
-    let got43 = watch.couldNotConnect(at: start + .seconds(121))
-    #expect(got43 == .stop)
-    watch.connected()
-    let got44 = watch.couldNotConnect(at: start + .seconds(200))
-    #expect(got44 == .follow(after: .milliseconds(500)))
-    watch.connected()
-    let got45 = watch.viewed(Self.view(tournament: Self.tournament(.running, entrants: ["Bob"])))
-    #expect(got45)
-    let got46 = watch.followEnded(.refused(closing: true))
-    #expect(got46 == .follow(after: .milliseconds(250)))
+    var watch = TournamentWatch()
+    let nothing = watch.viewed(Self.view(tournament: nil))
+    #expect(nothing)
+    let running = watch.viewed(
+      Self.view(tournament: Self.tournament(.running, entrants: ["Bob"])))
+    #expect(running)
+    #expect(watch.champion == nil)
     let finished = Self.tournament(.finished, entrants: ["Bob"], champion: "Bob")
-    let got47 = watch.viewed(Self.view(tournament: finished))
-    #expect(!got47)
+    let over = watch.viewed(Self.view(tournament: finished))
+    #expect(!over)
     #expect(watch.champion == "Bob")
-    let got48 = watch.followEnded(.closed)
-    #expect(got48 == .stop)
-    var refused = TournamentWatch()
-    let got49 = refused.followEnded(.refused(closing: false))
-    #expect(got49 == .stop)
-    let got50 = refused.followEnded(.protocolViolation)
-    #expect(got50 == .stop)
-    #expect(refused.champion == nil)
+    // Once named, the champion stays, whatever a later view says.
+    let next = Self.tournament(.finished, entrants: ["Carol"], champion: "Carol")
+    let again = watch.viewed(Self.view(tournament: next))
+    #expect(!again)
+    #expect(watch.champion == "Bob")
   }
 
   // MARK: - LobbyNavigation
