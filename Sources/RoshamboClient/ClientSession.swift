@@ -20,8 +20,6 @@ public final class ClientSession {
   private let keepalive: Duration
   private let policy: ReconnectPolicy
   private var driver: PlayerDriver?
-  /// An accepted challenge's seat, taken over with its connection.
-  private var adopted: LobbyClient.Seated?
   /// The driver was a lobby follower's, already running, seated by the server.
   private var seatedFromLobby = false
 
@@ -91,17 +89,6 @@ public final class ClientSession {
         keepaliveMillis: keepalive.milliseconds, reconnects: reconnect != nil, policy: policy))
   }
 
-  /// Takes over a connection that is already seated (an accepted challenge's `welcome`,
-  /// read by ``LobbyClient``): a dropped connection resumes it with its token like any
-  /// player's.
-  public func adopt(_ seated: LobbyClient.Seated, name: String) {
-    adopted = seated
-    makeDriver(
-      PlayerConfiguration(
-        name: name, room: seated.room, fair: true, keepaliveMillis: keepalive.milliseconds,
-        reconnects: reconnect != nil, policy: policy))
-  }
-
   private func makeDriver(_ configuration: PlayerConfiguration) {
     let reconnect = self.reconnect
     attach(
@@ -165,8 +152,7 @@ public final class ClientSession {
     if !seatedFromLobby { driver.seats = seatMemory }
     driver.recordDirectory = recordDirectory
     driver.evidenceDirectory = evidenceDirectory
-    let seated = adopted.map { (room: $0.room, seat: $0.seat, token: $0.token) }
-    let end = seatedFromLobby ? await driver.ended() : await driver.run(seated: seated)
+    let end = seatedFromLobby ? await driver.ended() : await driver.run()
     switch end {
     case .left: return (nil, nil)
     case .refused(let error): return (nil, error)

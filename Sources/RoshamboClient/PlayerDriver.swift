@@ -57,18 +57,10 @@ public final class PlayerDriver {
     self.connect = connect
   }
 
-  /// Starts the session (on a connection already welcomed to `seated`'s room, when
-  /// given: an accepted challenge's) and returns once it has ended, with why.
-  public func run(seated: (room: String, seat: Seat?, token: String?)? = nil) async -> PlayerEnd {
-    if let seated, let initial {
-      self.initial = nil
-      attach(initial)
-      handle(.adopt(room: seated.room, seat: seated.seat, token: seated.token))
-    } else {
-      handle(.start)
-    }
-    if let end = core.state.end { return end }
-    return await withCheckedContinuation { waiting.append($0) }
+  /// Starts the session and returns once it has ended, with why.
+  public func run() async -> PlayerEnd {
+    handle(.start)
+    return await ended()
   }
 
   /// Starts a lobby follower's session and returns once the server seated it (nil: the

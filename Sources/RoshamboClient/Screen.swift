@@ -46,7 +46,7 @@ public final class Screen {
     await run { session.join(name: name, room: room, role: role, resume: resume, fair: fair) }
   }
 
-  /// Plays on a session already seated (``ClientSession/adopt(_:name:)``: an accepted
+  /// Plays on a session already seated (``ClientSession/init(seatedFrom:)``: an accepted
   /// challenge) until the connection ends or the player quits.
   public func playSeated() async -> Ending {
     await run {}

@@ -84,7 +84,6 @@ public struct PlayerCore: Sendable {
       reconnecting(1)
       schedule(.giveUp, at: configuration.policy.givesUp(lostAt: now, closingSince: nil))
       emit(.connect)
-    case .adopt(let room, let seat, let token): adopt(room: room, seat: seat, token: token)
     case .connected: connected()
     case .connectFailed(let why): connectFailed(why)
     case .message(let message): received(message)
@@ -148,18 +147,6 @@ public struct PlayerCore: Sendable {
   /// lobby follower the server has not seated.
   private var followsLobby: Bool {
     configuration.role == .lobby && state.match.token == nil
-  }
-
-  private mutating func adopt(room: String, seat: Seat?, token: String?) {
-    guard case .idle = state.phase else { return }
-    state.pacer = Pacer(now: now)
-    var link = PlayerState.Link(keepalive: newKeepalive(), connectedAt: now)
-    // Its welcome was read before: its first state may repeat the view.
-    link.firstAfterWelcome = true
-    state.phase = .seated(link)
-    reduce(.connection(.connected))
-    reduce(.welcome(room: room, seat: seat, token: token))
-    stepKeepalive()
   }
 
   private func newKeepalive() -> Keepalive {

@@ -11,9 +11,6 @@ public enum PlayerInput: Equatable, Sendable {
   /// Begin as a session whose server was just lost (an earlier session's connection
   /// ended): the first connection is tried, and tried again, under the reconnect policy.
   case startAfterLoss
-  /// Begin on a connection that is already welcomed to `room` (an accepted challenge's
-  /// seat, read by the lobby): no `hello`, the seat taken back with `token` if it is lost.
-  case adopt(room: String, seat: Seat?, token: String?)
   /// The connection asked for (``PlayerOutput/connect``) is up.
   case connected
   /// The connection asked for could not be made; why, in words.

@@ -156,21 +156,3 @@ func playSeated(_ driver: PlayerDriver) async -> Screen.Ending {
     return Task { @MainActor in await screen.playSeated() }
   }.value
 }
-
-/// Plays on the screen the match a challenge seated `connection` in (`roshambo
-/// challenge`, whose lobby is ``LobbySeating``'s).
-func playSeated(
-  _ connection: ServerConnection, _ seated: LobbyClient.Seated, name: String,
-  reconnect: @escaping @Sendable () async throws -> ServerConnection, keepalive: Duration,
-  seats: SeatMemory?
-) async -> Screen.Ending {
-  await MainActor.run { () -> Task<Screen.Ending, Never> in
-    let session = ClientSession(
-      connection: connection, reconnect: reconnect, keepalive: keepalive)
-    session.seatMemory = seats
-    session.adopt(seated, name: name)
-    let screen = Screen(session: session)
-    screen.returnsToLobby = true
-    return Task { @MainActor in await screen.playSeated() }
-  }.value
-}

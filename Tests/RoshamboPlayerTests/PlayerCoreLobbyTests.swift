@@ -108,6 +108,13 @@ struct PlayerCoreLobbyTests {
     #expect(core.state.pacer.rate == FrameRate(perSecond: 20, burst: 40))
     // Lobby commands mean nothing in a match.
     #expect(core.handle(.command(.challenge("Bob", fair: false)), now: 350) == [])
+    // The room's first state comes on the same connection, and is the match's.
+    var room = RoomState(name: "duel-1", settings: RoomState.Settings())
+    room.apply(.playerJoined(name: "Alice", token: "t", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    let view = room.view(for: .one)
+    #expect(core.handle(.message(.state(seq: 1, view: view)), now: 400) == [.show])
+    #expect(core.state.match.view == view)
   }
 
   @Test("a welcome nobody asked for ends the session as a broken protocol")

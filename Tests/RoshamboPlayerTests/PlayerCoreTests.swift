@@ -107,24 +107,6 @@ struct PlayerCoreTests {
     #expect(core.handle(.message(.state(seq: 3, view: room.view(for: .one))), now: 150) != [])
   }
 
-  @Test("a seat adopted from the lobby: no hello; a lost connection resumes it with its token")
-  func adopted() {
-    var core = PlayerCore(configuration: PlayerConfiguration(name: "Alice", room: "den"))
-    #expect(
-      core.handle(.adopt(room: "den", seat: .one, token: "t"), now: 0) == [
-        .keepSeat(room: "den", token: "t"), .schedule(.keepalive, at: 3_000), .show,
-      ])
-    // Its welcome was read by the lobby: the first state may repeat nothing, and is taken.
-    let view = Self.room().view(for: .one)
-    #expect(core.handle(.message(.state(seq: 1, view: view)), now: 10) == [.show])
-    _ = core.handle(.closed(nil), now: 1_000)
-    _ = core.handle(.timerFired(.reconnect), now: 1_250)
-    #expect(
-      core.handle(.connected, now: 1_260) == [
-        .send(Self.hello(resume: "t", id: 1)), .schedule(.keepalive, at: 4_260), .show,
-      ])
-  }
-
   @Test("the server breaking the protocol ends the session; in a fair round, with evidence")
   func brokeProtocol() throws {
     var plain = Self.seated()
