@@ -318,40 +318,4 @@ public final class LobbyClient: Sendable {
     }
     return nil
   }
-
-  /// Sends `hello`, asks for the record of match `id` and waits for the `record` (or the
-  /// refusal, thrown as ``RecordRequest/Refused``) that answers it; views on the way are
-  /// passed over. Only a record checked to be the match asked for is returned, sanitized
-  /// for the terminal.
-  func record(of id: Int, isolation: isolated (any Actor)? = #isolation) async throws
-    -> FinishedMatch
-  {
-    hello(keepalive: nil)
-    let asked = request { $0.record(of: id) }
-    for await event in connection.events {
-      switch event {
-      case .closed(let error):
-        if let error { throw error }
-        throw ProtocolViolation(message: "the server closed the connection without an answer")
-      case .message(let message):
-        switch message.sanitized() {
-        case .record(let match, let re) where re == asked:
-          guard match.id == Int64(id) else {
-            throw ProtocolViolation(
-              message:
-                "asked for match \(id), the server sent match \(match.id.map(String.init) ?? "null")"
-            )
-          }
-          return match
-        case .error(let error, let re) where re == asked || re == 1 || error.fatal:
-          throw RecordRequest.Refused(error: error)
-        case .lobby, .lobbyPatch, .pong, .error:
-          continue
-        case .record, .welcome, .state, .challenge:
-          throw ProtocolViolation(message: "a message that does not answer a request for a record")
-        }
-      }
-    }
-    throw ProtocolViolation(message: "the server closed the connection without an answer")
-  }
 }

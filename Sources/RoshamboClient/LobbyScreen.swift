@@ -111,7 +111,8 @@ public final class LobbyScreen {
       reconnecting = true
       store.dispatch(
         .notice("Lost the connection to the server; reconnecting (try \(attempt), Ctrl-C leaves)…"))
-    case .seated:
+    case .seated, .record, .recordRefused:
+      // The screen's session is seated for the match; records are asked on their own.
       break
     }
   }

@@ -116,6 +116,9 @@ public struct LobbySeating: Equatable, Sendable {
       }
     case .refused(let error):
       return stop(actions, "the server refused: \(error.message)")
+    case .record, .recordRefused:
+      // Never asked for here.
+      break
     }
     return actions
   }

@@ -51,6 +51,9 @@ public struct LobbyFollowing: Equatable, Sendable {
   private var listedEntrant = false
   /// This follower asked to enter the tournament taking entries.
   public private(set) var entered = false
+  /// The records asked for and not yet answered: the match's number by the request's
+  /// `id`.
+  private var recordsAsked: [Int: Int] = [:]
 
   public init(name: String, takesChallenges: Bool, outage: PlayerState.Outage? = nil) {
     self.me = (try? PlayerName.normalize(name).get()) ?? name
@@ -65,6 +68,11 @@ public struct LobbyFollowing: Equatable, Sendable {
   /// lists the entry.
   public mutating func enter() {
     entered = true
+  }
+
+  /// The follower asks, in request `id`, for the record of match `match`.
+  public mutating func ask(record match: Int, id: Int) {
+    recordsAsked[id] = match
   }
 
   /// What `raw` from the server means.
@@ -114,6 +122,8 @@ public struct LobbyFollowing: Equatable, Sendable {
       // Said to a follower, or (fatal) to a `hello` while the server drains: either way
       // it is back once the server is.
       return .closing(seconds: error.seconds ?? 0, thenCloses: error.fatal)
+    case .error(let error, let re?) where recordsAsked[re] != nil && !error.fatal:
+      return .news(.recordRefused(match: recordsAsked.removeValue(forKey: re)!, error))
     case .error(var error, _):
       guard followed, !error.fatal else {
         error.fatal = true
@@ -125,6 +135,14 @@ public struct LobbyFollowing: Equatable, Sendable {
       return .seated(room: room, seat: seat, token: token)
     case .welcome, .state:
       return .violation("a room's message to a connection following the lobby")
+    case .record(let record, let re?) where recordsAsked[re] != nil:
+      let asked = recordsAsked.removeValue(forKey: re)!
+      guard record.id == Int64(asked) else {
+        return .violation(
+          "asked for match \(asked), the server sent match "
+            + (record.id.map(String.init) ?? "null"))
+      }
+      return .news(.record(record))
     case .record:
       return .violation("a match record this follower did not ask for")
     }
@@ -155,6 +173,10 @@ public enum LobbyNews: Equatable, Sendable {
   case closing(seconds: Int, closesAt: Int64)
   /// The connection was lost; the try under way, or the next, to reach the server again.
   case reconnecting(attempt: Int)
+  /// The record of a finished match this follower asked for, checked to be that match.
+  case record(FinishedMatch)
+  /// The server refused to give the record of match `match`.
+  case recordRefused(match: Int, ProtocolError)
   /// The server seated this follower in `room` (an accepted challenge, a tournament's
   /// match): the session plays there now, on the same connection.
   case seated(room: String)

@@ -455,6 +455,12 @@ public struct PlayerCore: Sendable {
     case .decline(let challenge, let forTheEvening):
       guard state.lobby != nil else { return }
       submit(.decline(challenge: challenge, block: forTheEvening, id: nextID()))
+    case .askRecord(let match):
+      guard case .following(let link, var following) = state.phase else { return }
+      let id = nextID()
+      following.ask(record: match, id: id)
+      state.phase = .following(link, following)
+      submit(.match(match: match, id: id))
     case .enterTournament:
       guard case .following(let link, var following) = state.phase else { return }
       following.enter()

@@ -60,6 +60,9 @@ public enum PlayerCommand: Equatable, Sendable {
   /// In the lobby: decline the challenge with this notice `id`; `forTheEvening`: and
   /// every later one from the same person until the server restarts.
   case decline(Int, forTheEvening: Bool)
+  /// In the lobby: ask for the record of finished match `match` (the answer is
+  /// ``LobbyNews/record(_:)`` or ``LobbyNews/recordRefused(match:_:)``).
+  case askRecord(Int)
   /// In the lobby: enter the tournament taking entries (its matches then start by
   /// themselves, on this connection).
   case enterTournament

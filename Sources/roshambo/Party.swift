@@ -97,7 +97,8 @@ func replay(match id: Int64, from server: ResolvedServer, options: ServerOptions
 {
   let fresh = try await connect(server, options: options)
   do {
-    let match = try await RecordRequest.fetch(fresh, name: name, id: Int(id))
+    let match = try await RecordRequest.fetch(
+      fresh, name: name, id: Int(id), keepalive: options.keepaliveInterval)
     guard let replay = MatchReplay(match) else { return .watched }
     let signalled = await MainActor.run {
       ReplayScreen(replay, title: "match \(id)", speed: 1)

@@ -41,7 +41,8 @@ enum RecordSource: ExpressibleByArgument {
       let connection = try await connect(resolved, options: options)
       let asker = try name ?? playerName(nil)
       do {
-        return try await RecordRequest.fetch(connection, name: asker, id: id)
+        return try await RecordRequest.fetch(
+          connection, name: asker, id: id, keepalive: options.keepaliveInterval)
       } catch let refused as RecordRequest.Refused {
         complain(refused.description)
         throw ExitCode(

@@ -205,4 +205,34 @@ struct PlayerCoreLobbyTests {
             protocol: WireProtocol.version, name: "Alice", role: .player, room: "duel-1",
             resume: "t", fair: true, keepalive: 3, id: 2)))
   }
+
+  @Test(
+    "a record asked for is the news once it answers; another match's record breaks the protocol")
+  func record() {
+    let match = FinishedMatch(
+      id: 4, room: "duel-1", finishedAt: 0, ruleset: "classic", bestOf: 1,
+      players: ["Alice", "Bob"], scores: [1, 0], winner: "Alice", forfeit: false, fair: false,
+      rounds: [RoundResult(round: 1, weapons: [.rock, .scissors], winner: .one, reason: nil)])
+    var core = Self.following()
+    #expect(core.handle(.command(.askRecord(4)), now: 100) == [.send(.match(match: 4, id: 2))])
+    #expect(core.handle(.message(.record(match, re: 2)), now: 200) == [.lobby(.record(match))])
+    // Asked once, answered once: a second answer was never asked for.
+    #expect(
+      core.handle(.message(.record(match, re: 2)), now: 300).last
+        == .ended(.brokeProtocol("a match record this follower did not ask for")))
+
+    var refused = Self.following()
+    _ = refused.handle(.command(.askRecord(9)), now: 100)
+    let none = ProtocolError(code: .noSuchMatch, message: "No match 9 here.")
+    #expect(
+      refused.handle(.message(.error(none, re: 2)), now: 200) == [
+        .lobby(.recordRefused(match: 9, none))
+      ])
+
+    var lied = Self.following()
+    _ = lied.handle(.command(.askRecord(5)), now: 100)
+    #expect(
+      lied.handle(.message(.record(match, re: 2)), now: 200).last
+        == .ended(.brokeProtocol("asked for match 5, the server sent match 4")))
+  }
 }
