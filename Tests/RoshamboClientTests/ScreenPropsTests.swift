@@ -387,6 +387,20 @@ struct ScreenPropsTests {
     #expect(props.status.contains("Press q to go back."), "\(props.status)")
   }
 
+  @Test("a spectator of a tournament match whose players moved on: its result, and where to go")
+  func spectatorAfterTheRoundMovedOn() {
+    // Round 2 is paired: Ann and Bob are in their next rooms; the room keeps its result.
+    var view = Self.tournamentMatch(round: 1, of: 3, seat: nil) { $0.round = 2 }
+    for index in view.players.indices { view.players[index].left = true }
+    let props = makeProps(view: view, context: ClientContext(connection: .connected))
+    #expect(
+      props.status
+        == "Ann wins the match 2–0. This match is over and the tournament is on round 2: "
+        + "press q to go back and follow it from the lobby.")
+    #expect(props.players.map(\.status) == ["moved on", "moved on"])
+    #expect(props.banner == "PLAYER 1 WINS! Ann wins.")
+  }
+
   /// Alice and Bob in `room` (a challenge's `duel-N`, a quick match's `quick-N`, a named
   /// room), best of 3, Alice won round 1.
   static func roundWon(in room: String) -> RoomState {
