@@ -108,7 +108,8 @@ struct HubTournamentEndTests {
     _ = hub.settle()
     for match in Self.matches(hub) { _ = Self.play(match, &hub, peers) }
     hub.now = max(hub.now, try #require(hub.state.timers[.tournament]?.at))
-    let paired = hub.raw(.timerFired(.tournament)) + hub.raw(.timerFired(.flush))
+    let paired =
+      hub.raw(.timerFired(.tournament)) + hub.raw(.timerFired(.flush))
       + hub.raw(.committed(.success(()), onJournalThread: false))
     let views = H.messages(to: watcher, in: paired).compactMap { message -> RoomView? in
       guard case .state(_, let view) = message else { return nil }
