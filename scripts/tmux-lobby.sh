@@ -5,7 +5,7 @@
 # three are back in the lobby, where the recent matches show it (the leaderboard lists
 # nobody: everyone here plays on one machine with one key, so no match is rated). Then Dave challenges
 # Carol, who declines, and Dave is told; again, and Carol declines all of his
-# challenges for the evening (b): his next is refused. Then Alice and Bob enter the tournament (t):
+# challenges for the evening (b): he is told so, and his next is refused. Then Alice and Bob enter the tournament (t):
 # it starts with two, both are seated in its room, play, and are back in the lobby,
 # which names the champion. Last, Erin stops the lobby with Ctrl-Z and continues it with
 # fg: the lobby is drawn again and takes keys at once. Exits non-zero on the first screen that is not
@@ -86,6 +86,7 @@ press Dave c
 expect_screen Carol "from Dave this evening"
 press Carol b
 expect_screen Carol "You decline Dave's challenges for the rest of the evening."
+expect_screen Dave "Carol declined your challenge, and declines"
 press Dave c
 expect_screen Dave "Carol declines your challenges for this evening."
 

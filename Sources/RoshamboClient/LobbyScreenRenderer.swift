@@ -85,9 +85,7 @@ public struct LobbyScreenRenderer: Sendable {
       let selected = state.pane == .recent && match.id == state.selectedMatch
       return ((selected ? "▸ " : "  ") + LobbyText.line(match), selected)
     }
-    var leaderLines = LobbyText.leaderLines(view.leaders).enumerated().map { place, text in
-      ("  \(place + 1). " + text, false)
-    }
+    var leaderLines = LobbyText.leaderboard(view.leaders).map { ($0, false) }
     if leaderLines.isEmpty, !view.recent.isEmpty {
       leaderLines = [("  nobody yet: rated matches with several people list you", false)]
     }
@@ -115,7 +113,7 @@ public struct LobbyScreenRenderer: Sendable {
       ),
       (
         view.leaders.contains { $0.rating != nil }
-          ? "Leaderboard (rating; ? provisional)"
+          ? "Leaderboard (by rating)"
           : "Leaderboard", leaderLines, 0
       ),
       (state.pane == .recent ? "Recent matches ◂" : "Recent matches", recentLines, 0),

@@ -26,6 +26,10 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var outgoing: [ChallengeNotice] = []
   public var pane = Pane.people
   public var selectedPerson: String?
+  /// The person selected when they went from the list (for a moment, as one going from a
+  /// match's connection to the lobby's is): the selection comes back to them when they
+  /// are back, unless this person moved it meanwhile.
+  public var personAway: String?
   public var selectedRoom: String?
   /// The recent match selected, by its number.
   public var selectedMatch: Int64?
@@ -103,16 +107,9 @@ public struct LobbyScreenReducer: Reducer {
     }
     switch action {
     case .viewed(let view):
+      let before = state.view?.people.map(\.name) ?? []
       state.view = view
-      // The selection stays on whom it was on, unless they went (or it was on this
-      // person, alone until now): then on the first other person.
-      let names = view.people.map(\.name)
-      let others = names.first { $0 != state.me }
-      if state.selectedPerson.map(names.contains) != true
-        || (state.selectedPerson == state.me && others != nil)
-      {
-        state.selectedPerson = others ?? names.first
-      }
+      selectPerson(in: view.people.map(\.name), before: before, &state)
       let rooms = view.rooms.map(\.name)
       if state.selectedRoom.map(rooms.contains) != true { state.selectedRoom = rooms.first }
       let matches = view.recent.map(\.id)
@@ -138,8 +135,11 @@ public struct LobbyScreenReducer: Reducer {
       case .declined:
         state.notice =
           mine
-          ? "\(notice.to) declined your challenge."
-          : state.declinedForTheEvening.contains(notice.from)
+          ? notice.forTheEvening
+            ? "\(notice.to) declined your challenge, and declines your challenges for the rest "
+              + "of the evening: you cannot challenge \(notice.to) again tonight."
+            : "\(notice.to) declined your challenge."
+          : notice.forTheEvening || state.declinedForTheEvening.contains(notice.from)
             ? "You decline \(notice.from)'s challenges for the rest of the evening." : nil
       case .expired:
         state.notice =
@@ -158,6 +158,7 @@ public struct LobbyScreenReducer: Reducer {
       guard let view = state.view else { return }
       switch state.pane {
       case .people:
+        state.personAway = nil
         state.selectedPerson = moved(
           state.selectedPerson, by: step, in: view.people.map(\.name))
       case .rooms:
@@ -194,6 +195,32 @@ public struct LobbyScreenReducer: Reducer {
       state.closesAt = closesAt
     case .declineForTheEvening(let name):
       state.declinedForTheEvening.insert(name)
+    }
+  }
+
+  /// The selection in the people's new list `names` (`before`, the last one): it stays on
+  /// whom it was on wherever the list moved them (those entering a match go to the top),
+  /// or comes back to one who was away. When they went, it goes to whoever followed them
+  /// in the list before (or else preceded them), not to the top; when it was on this
+  /// person alone until now, to the first other (on this person among others, it stays).
+  private func selectPerson(in names: [String], before: [String], _ state: inout LobbyScreenState) {
+    if let away = state.personAway, names.contains(away) {
+      state.selectedPerson = away
+      state.personAway = nil
+    }
+    let others = names.first { $0 != state.me }
+    if let selected = state.selectedPerson, !names.contains(selected) {
+      if selected != state.me { state.personAway = state.personAway ?? selected }
+      let neighbours = before.firstIndex(of: selected).map { index in
+        Array(before[(index + 1)...]) + before[..<index].reversed()
+      }
+      state.selectedPerson =
+        neighbours?.first { $0 != state.me && names.contains($0) } ?? others ?? names.first
+    } else if state.selectedPerson == nil
+      || (state.selectedPerson == state.me && others != nil
+        && before.allSatisfy { $0 == state.me })
+    {
+      state.selectedPerson = others ?? names.first
     }
   }
 

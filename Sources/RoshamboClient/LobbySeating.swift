@@ -109,7 +109,11 @@ public struct LobbySeating: Equatable, Sendable {
           .say("challenged \(notice.to): best of \(notice.bestOf), \(notice.ruleset.rawValue)"))
       case .declined, .expired, .withdrawn:
         if notice.from == me {
-          return stop(actions, "the challenge to \(notice.to) ended: \(notice.status.rawValue)")
+          let why =
+            notice.forTheEvening
+            ? "declined, and \(notice.to) declines your challenges for the rest of the evening"
+            : notice.status.rawValue
+          return stop(actions, "the challenge to \(notice.to) ended: \(why)")
         }
       default:
         break

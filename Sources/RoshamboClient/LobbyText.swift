@@ -33,13 +33,11 @@ public enum LobbyText {
     if let tournament = view.tournament { lines += Self.lines(tournament) }
     if !view.leaders.isEmpty {
       let rated = view.leaders.contains { $0.rating != nil }
-      lines.append(rated ? "leaderboard (by rating; ? provisional):" : "leaderboard:")
+      lines.append(rated ? "leaderboard (by rating):" : "leaderboard:")
     } else if !view.recent.isEmpty {
       lines.append(Self.nobodyListed)
     }
-    for (place, line) in leaderLines(view.leaders).enumerated() {
-      lines.append("  \(place + 1). " + line)
-    }
+    lines += leaderboard(view.leaders)
     if !view.recent.isEmpty { lines.append("recent matches (roshambo replay NUMBER):") }
     for match in view.recent { lines.append("  " + line(match)) }
     return lines
@@ -55,6 +53,26 @@ public enum LobbyText {
   /// What stands for a leaderboard with nobody on it yet, once matches have been played.
   public static let nobodyListed =
     "leaderboard: nobody yet (rated matches against several different people list a player)"
+
+  /// The leaderboard under its title: the settled ranked ("  1. 1623 ±48  bob: 3 won, 1
+  /// lost"), then the new players apart, under a line that says why they are not ranked
+  /// yet ("   · 1500?     ann: 1 won, 0 lost"), so that a settled 1449 above a new 1600
+  /// reads right. The server sends them in that order (``LobbyView/Leader/ranksAbove(_:)``).
+  public static func leaderboard(_ leaders: [LobbyView.Leader]) -> [String] {
+    var ranked: [String] = []
+    var new: [String] = []
+    for (leader, line) in zip(leaders, leaderLines(leaders)) {
+      if leader.rating?.isProvisional == true {
+        new.append("   · " + line)
+      } else {
+        ranked.append("  \(ranked.count + 1). " + line)
+      }
+    }
+    return ranked + (new.isEmpty ? [] : [newPlayersLine] + new)
+  }
+
+  /// What heads the new players, below the ranked ones.
+  public static let newPlayersLine = "  new players, not ranked until their rating settles:"
 
   /// The leaderboard's lines, the rating first in a column as wide as the widest ("1623
   /// ±48  bob: 3 won, 1 lost", "1500?     ann: 1 won, 0 lost"), so a line cut to the

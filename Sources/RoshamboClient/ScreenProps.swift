@@ -212,7 +212,14 @@ func tournamentNext(
     }
     return ("The tournament is over: \(champion) is the champion. Press q to go back.", nil)
   }
-  guard let you else { return ("Press q to go back.", nil) }
+  guard let you else {
+    // A spectator: once the next round is paired this room's players are in theirs.
+    return stage.round > round
+      ? (
+        "This match is over and the tournament is on round \(stage.round): press q to go back "
+          + "and follow it from the lobby.", nil
+      ) : ("Press q to go back.", nil)
+  }
   if stage.kind == .singleElimination, !you.won {
     return ("You are out of the tournament. Press q to go back to the lobby.", nil)
   }

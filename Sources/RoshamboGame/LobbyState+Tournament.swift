@@ -74,7 +74,7 @@ extension LobbyState {
       }
       events.append(.tournament(.roundPaired(round)))
       // A round of byes alone (no match) is over at once.
-      if tournament!.roundIsOver { events.append(contentsOf: endOfRound()) }
+      if tournament!.roundIsOver { events.append(contentsOf: endOfRound(after: nil)) }
       return events
     }
   }
@@ -90,19 +90,28 @@ extension LobbyState {
     round[index].scores = match.scores
     tournament.rounds[tournament.rounds.count - 1] = round
     self.tournament = tournament
-    if tournament.roundIsOver { events.append(contentsOf: endOfRound()) }
+    if tournament.roundIsOver { events.append(contentsOf: endOfRound(after: match.room)) }
   }
 
-  /// The round just completed: the tournament finishes (its champion the first of the
-  /// standings), or another round is due.
-  private mutating func endOfRound() -> [LobbyEvent] {
+  /// The round just completed (its last match in room `last`, or a round of byes alone):
+  /// the tournament finishes (its champion the first of the standings), or another round
+  /// is due. Either way every other room of the tournament still open moves on with it,
+  /// so that those in them hear of it, not only the last match's players.
+  private mutating func endOfRound(after last: String?) -> [LobbyEvent] {
     let round = tournament!.rounds.count
+    var events: [LobbyEvent]
     if round >= tournament!.roundCount {
       let champion = tournament!.standings.first!.name
       tournament!.phase = .finished
       tournament!.champion = champion
-      return [.tournament(.finished(champion: champion))]
+      events = [.tournament(.finished(champion: champion))]
+    } else {
+      events = [.tournament(.roundOver(round))]
     }
-    return [.tournament(.roundOver(round))]
+    for room in tournament!.rounds.joined().compactMap(\.room) where room != last {
+      guard rooms[room] != nil else { continue }
+      events += rooms[room]!.tournamentMovedOn().map { .room(room, $0) }
+    }
+    return events
   }
 }

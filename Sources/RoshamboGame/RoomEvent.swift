@@ -35,4 +35,7 @@ public enum RoomEvent: Sendable, Equatable {
   /// The player alone in the room was taken out without a forfeit (quick match seats
   /// them elsewhere, see ``LobbyEvent/moved(_:)``).
   case released(Seat)
+  /// The tournament this room belongs to moved on (a round of it ended, or it finished):
+  /// nothing in the room changed, but a new version of it tells those still in it.
+  case tournamentMovedOn
 }

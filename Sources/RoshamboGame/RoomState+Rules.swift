@@ -287,7 +287,8 @@ extension RoomState {
   }
 
   /// A seat gives up: the opponent wins a running match; the seat is kept (to show the
-  /// result) but is free for a new player. While waiting, the seat simply empties.
+  /// result) but is free for a new player (none comes to a tournament's room, which keeps
+  /// the result once both have gone). While waiting, the seat simply empties.
   private mutating func giveUp(_ seat: Seat, at: Int64, _ events: inout [RoomEvent]) {
     events.append(.gaveUp(seat))
     switch phase {
@@ -304,7 +305,9 @@ extension RoomState {
       seats[seat]!.graceEndsAt = nil
       for held in seats.keys { seats[held]!.wantsRematch = false }
     }
-    if seats.values.allSatisfy(\.hasLeft) {
+    // A room empty of players waits for new ones; a tournament's takes none, so it keeps
+    // its result for those still watching it (it closes when they go).
+    if seats.values.allSatisfy(\.hasLeft), !Tournament.isTournamentRoom(name) {
       seats = [:]
       resetToWaiting(&events)
     }
@@ -318,6 +321,14 @@ extension RoomState {
     seats = [:]
     resetToWaiting(&events)
     return events
+  }
+
+  /// The tournament this room belongs to moved on: a new version, nothing else, so that
+  /// those still in the room are sent where the tournament stands now (the champion, or
+  /// when the next round starts), whichever of its matches ended last.
+  mutating func tournamentMovedOn() -> [RoomEvent] {
+    version += 1
+    return [.tournamentMovedOn]
   }
 
   /// No match: waiting for players, from round 1 with no history.

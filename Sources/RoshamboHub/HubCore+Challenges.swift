@@ -58,7 +58,8 @@ extension HubCore {
   }
 
   /// The one challenged answers challenge `id`; a decline with `block` refuses its
-  /// challenger's later challenges too, for as long as the server runs.
+  /// challenger's later challenges too, for the evening (journaled for a decliner with an
+  /// identity), and both sides are told so.
   mutating func answer(_ id: Int, accept: Bool, block: Bool = false, origin: Origin) {
     let by = origin.link.id
     let action: ChallengeBoard.Action =
@@ -73,17 +74,23 @@ extension HubCore {
       if block, let answered, answered.to.identity != nil {
         for block in ChallengeBoard.blocks(of: answered, at: now) { perform(.blocked(block)) }
       }
-      settle(.success(events), origin: origin)
+      settle(.success(events), origin: origin, forTheEvening: block)
     }
   }
 
-  /// Carries out what the board decided: each side still following is told, timers start
-  /// and stop, and an accepted challenge seats both.
-  mutating func settle(_ result: Result<[ChallengeBoard.Event], Refusal>, origin: Origin? = nil) {
+  /// Carries out what the board decided: each side still following is told (a decline
+  /// `forTheEvening` saying so), timers start and stop, and an accepted challenge seats
+  /// both.
+  mutating func settle(
+    _ result: Result<[ChallengeBoard.Event], Refusal>, origin: Origin? = nil,
+    forTheEvening: Bool = false
+  ) {
     guard case .success(let events) = result, !events.isEmpty else { return }
     for event in events {
       let challenge = event.challenge
-      let notice = ServerMessage.challenge(ChallengeNotice(event))
+      var told = ChallengeNotice(event)
+      if case .declined = event { told.forTheEvening = forTheEvening }
+      let notice = ServerMessage.challenge(told)
       for person in [challenge.from.id, challenge.to.id] {
         if let follower = state.sessions.followers[person] {
           state.outbox.append(.message(follower.link, notice))

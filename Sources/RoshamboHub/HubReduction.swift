@@ -45,7 +45,7 @@ package enum HubReduction {
             effects.append(.log(.graceExpired(room: room, seat: seat)))
           }
         case .seated, .spectatorJoined, .spectatorLeft, .matchStarted, .picked, .committed,
-          .revealed, .rematchAsked, .released:
+          .revealed, .rematchAsked, .released, .tournamentMovedOn:
           break
         }
       case .moved(let move):

@@ -155,7 +155,8 @@ public struct FairPlay: Equatable, Sendable {
   /// What a fair room's view says of its match that the rounds it reports contradict,
   /// when they are all there (from round 1): each score must count the rounds its seat
   /// won, and a finished match must go to the seat that won enough rounds, or else to
-  /// the opponent of a seat that left. `me` names the seats as this client says them.
+  /// the opponent of a seat that left (either, once both have left). `me` names the seats
+  /// as this client says them.
   public static func matchLie(in view: RoomView, me: Seat?) -> String? {
     guard (view.history.first?.round ?? view.round) == 1 else { return nil }
     func who(_ seat: Seat?) -> String {
@@ -173,9 +174,14 @@ public struct FairPlay: Equatable, Sendable {
     }
     guard view.phase == .over else { return nil }
     let winsNeeded = view.bestOf / 2 + 1
+    let gone = view.players.filter(\.left).map(\.seat)
+    // A forfeit: the winner is the other of the one who left; once both have left (a
+    // tournament's room keeps its result), either may have been first.
+    if gone.count == 2, !Seat.allCases.contains(where: { wins[$0, default: 0] >= winsNeeded }) {
+      return nil
+    }
     let expected =
-      Seat.allCases.first { wins[$0, default: 0] >= winsNeeded }
-      ?? view.players.first(where: \.left).map(\.seat.opponent)
+      Seat.allCases.first { wins[$0, default: 0] >= winsNeeded } ?? gone.first?.opponent
     guard view.winner == expected else {
       return "it gave the match to \(who(view.winner)); the rounds it reported give it to "
         + (expected.map(who) ?? "nobody yet")

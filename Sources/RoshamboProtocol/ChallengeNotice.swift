@@ -29,11 +29,15 @@ public struct ChallengeNotice: Sendable, Equatable {
   public var fair: Bool
   /// When it expires unanswered (ms since 1970).
   public var expires: Int64
+  /// A decline for the evening: the one challenged declines every later challenge of
+  /// the challenger's for the evening (extension key `forTheEvening`, sent only when true).
+  public var forTheEvening: Bool
 
   public init(
     id: Int, status: Status, from: String, to: String, bestOf: Int, ruleset: Ruleset.ID,
-    fair: Bool, expires: Int64
+    fair: Bool, expires: Int64, forTheEvening: Bool = false
   ) {
+    self.forTheEvening = forTheEvening
     self.id = id
     self.status = status
     self.from = from

@@ -89,6 +89,7 @@ public enum ServerMessage: Sendable, Equatable {
       json.key("ruleset"); json.string(notice.ruleset.rawValue); json.comma()
       json.key("fair"); json.bool(notice.fair); json.comma()
       json.key("expires"); json.int(notice.expires)
+      if notice.forTheEvening { json.comma(); json.key("forTheEvening"); json.bool(true) }
       json.raw("}")
     case .record(let match, let re):
       json = JSONText(capacity: MatchRecord.estimatedBytes(match) + 64)
@@ -134,6 +135,7 @@ public enum ServerMessage: Sendable, Equatable {
       var ruleset: Ruleset.ID?
       var expires: Int?
       var fair: Bool?
+      var forTheEvening = false
       var record: FinishedMatch?
       var seconds: Int?
       var rate: FrameRate?
@@ -163,6 +165,7 @@ public enum ServerMessage: Sendable, Equatable {
         case "ruleset": ruleset = try reader.raw(Ruleset.ID.self, "ruleset")
         case "expires": expires = try reader.int()
         case "fair": fair = try reader.bool()
+        case "forTheEvening": forTheEvening = try reader.bool()
         case "record": record = try reader.matchRecord()
         case "seconds": seconds = try reader.int()
         case "rate": rate = try reader.frameRate()
@@ -203,7 +206,8 @@ public enum ServerMessage: Sendable, Equatable {
             id: try required(challenge, "challenge"), status: try required(status, "status"),
             from: try required(from, "from"), to: try required(to, "to"),
             bestOf: try required(bestOf, "bestOf"), ruleset: try required(ruleset, "ruleset"),
-            fair: try required(fair, "fair"), expires: Int64(try required(expires, "expires"))))
+            fair: try required(fair, "fair"), expires: Int64(try required(expires, "expires")),
+            forTheEvening: forTheEvening))
       case "record":
         return .record(try required(record, "record"), re: re)
       case let other:

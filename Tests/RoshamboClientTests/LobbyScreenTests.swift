@@ -98,14 +98,71 @@ struct LobbyScreenTests {
     store.send(.move(5)) { $0.selectedPerson = "Carol" }
     store.send(.switchPane) { $0.pane = .rooms }
     store.send(.move(-1))
-    // Carol goes: the selection moves to the first other person.
+    // Carol goes: the selection moves to the one before her (nobody followed her), and
+    // comes back to her if she is back before the selection is moved.
     store.send(.viewed(Self.view(["Alice", "Bob"]))) {
       $0.view = Self.view(["Alice", "Bob"])
       $0.selectedPerson = "Bob"
+      $0.personAway = "Carol"
       $0.selectedRoom = nil
     }
     #expect(store.state.challengeable?.name == "Bob")
     store.finish()
+  }
+
+  @Test("the selection stays on its person as the list reorders, and comes back to them")
+  func selectionFollowsThePerson() {
+    let reducer = LobbyScreenReducer()
+    var state = LobbyScreenState(me: "Alice")
+    func people(_ playing: [String], _ idle: [String]) -> LobbyView {
+      LobbyView(
+        people: playing.map { .init(name: $0, status: .playing, room: "duel-1") }
+          + idle.map { .init(name: $0, status: .idle, room: nil, takesChallenges: true) },
+        peopleCount: playing.count + idle.count, rooms: [], roomCount: 0, leaders: [])
+    }
+    reducer.reduce(
+      into: &state, action: .viewed(people([], ["Alice", "Bob", "Carol", "Dave", "Erin"])))
+    reducer.reduce(into: &state, action: .move(2))
+    #expect(state.selectedPerson == "Dave")
+    // Bob and Carol start a match and go to the top: the selection stays on Dave.
+    reducer.reduce(
+      into: &state, action: .viewed(people(["Bob", "Carol"], ["Alice", "Dave", "Erin"])))
+    #expect(state.selectedPerson == "Dave")
+    // Dave is gone for a moment (from a match's connection to the lobby's): the selection
+    // goes to the one after him, not to the top...
+    reducer.reduce(into: &state, action: .viewed(people(["Bob", "Carol"], ["Alice", "Erin"])))
+    #expect(state.selectedPerson == "Erin")
+    // ... and back to him when he is back, the person having moved nothing meanwhile.
+    reducer.reduce(
+      into: &state, action: .viewed(people(["Bob", "Carol", "Dave"], ["Alice", "Erin"])))
+    #expect(state.selectedPerson == "Dave")
+    // Once the person moves the selection, one gone for good is not come back to.
+    reducer.reduce(into: &state, action: .viewed(people(["Bob", "Carol"], ["Alice", "Erin"])))
+    reducer.reduce(into: &state, action: .move(-1))
+    #expect(state.selectedPerson == "Alice")
+    reducer.reduce(
+      into: &state, action: .viewed(people(["Bob", "Carol", "Dave"], ["Alice", "Erin"])))
+    #expect(state.selectedPerson == "Alice")
+  }
+
+  @Test("a challenger declined for the evening is told they cannot challenge again tonight")
+  func toldOfTheBlock() throws {
+    let text =
+      #"{"type":"challenge","challenge":4,"status":"declined","from":"Alice","to":"Erin","bestOf":3,"ruleset":"classic","fair":false,"expires":40000,"forTheEvening":true}"#
+    guard case .challenge(let notice) = try ServerMessage.decode(Array(text.utf8)) else {
+      Issue.record("not a challenge")
+      return
+    }
+    var state = LobbyScreenState(me: "Alice")
+    LobbyScreenReducer().reduce(into: &state, action: .challenge(notice))
+    #expect(
+      state.notice
+        == "Erin declined your challenge, and declines your challenges for the rest of the "
+        + "evening: you cannot challenge Erin again tonight.")
+    // Erin's screen says it from the notice alone (another of her programs pressed b).
+    var erin = LobbyScreenState(me: "Erin")
+    LobbyScreenReducer().reduce(into: &erin, action: .challenge(notice))
+    #expect(erin.notice == "You decline Alice's challenges for the rest of the evening.")
   }
 
   @Test("challenges: pending ones are listed, an ending removes them and says how")
@@ -516,33 +573,49 @@ struct LobbyScreenTests {
       let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
         for: state)
       for line in lines { #expect(DisplayWidth.columns(of: line) <= width, "\(line)") }
-      return Array(lines.drop { !$0.hasPrefix("Leaderboard") }.prefix(5))
+      return Array(lines.drop { !$0.hasPrefix("Leaderboard") }.prefix(6))
     }
+    // The settled are ranked; the new players (their rating provisional) come apart,
+    // under a line that says why, so a settled 1541 above a new 1662 reads right.
     #expect(
       board(80, 24) == [
-        "Leaderboard (rating; ? provisional)",
+        "Leaderboard (by rating)",
         "  1. 1623 ±58  Alice: 12 won (2 by forfeit), 3 lost",
         "  2. 1541 ±61  Bob: 9 won, 7 lost",
-        "  3. 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 lost",
-        "  4. 1590?     Dave: 2 won, 1 lost",
+        "  new players, not ranked until their rating settles:",
+        "   · 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 lost",
+        "   · 1590?     Dave: 2 won, 1 lost",
       ])
     // At 60 columns a line too long is cut at its end: the rating stays.
     #expect(
       board(60, 20) == [
-        "Leaderboard (rating; ? provisional)",
+        "Leaderboard (by rating)",
         "  1. 1623 ±58  Alice: 12 won (2 by forfeit), 3 lost",
         "  2. 1541 ±61  Bob: 9 won, 7 lost",
-        "  3. 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 l…",
-        "  4. 1590?     Dave: 2 won, 1 lost",
+        "  new players, not ranked until their rating settles:",
+        "   · 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 l…",
+        "   · 1590?     Dave: 2 won, 1 lost",
       ])
     // `roshambo who` and `roshambo lobby` piped print the same lines.
     #expect(
       Array(LobbyText.lines(view).drop { !$0.hasPrefix("leaderboard") }) == [
-        "leaderboard (by rating; ? provisional):",
+        "leaderboard (by rating):",
         "  1. 1623 ±58  Alice: 12 won (2 by forfeit), 3 lost",
         "  2. 1541 ±61  Bob: 9 won, 7 lost",
-        "  3. 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 lost",
-        "  4. 1590?     Dave: 2 won, 1 lost",
+        "  new players, not ranked until their rating settles:",
+        "   · 1662?     カタカナカタカナカタカナカタカナ: 1 won, 0 lost",
+        "   · 1590?     Dave: 2 won, 1 lost",
+      ])
+    // Only new players: no ranks yet, all under the line.
+    let newOnly = LobbyView(
+      people: view.people, peopleCount: 1, rooms: [], roomCount: 0,
+      leaders: Array(Self.ratedLeaders.suffix(2)))
+    #expect(
+      Array(LobbyText.lines(newOnly).drop { !$0.hasPrefix("leaderboard") }) == [
+        "leaderboard (by rating):",
+        "  new players, not ranked until their rating settles:",
+        "   · 1662?  カタカナカタカナカタカナカタカナ: 1 won, 0 lost",
+        "   · 1590?  Dave: 2 won, 1 lost",
       ])
   }
 

@@ -387,6 +387,35 @@ struct ScreenPropsTests {
     #expect(props.status.contains("Press q to go back."), "\(props.status)")
   }
 
+  @Test("a spectator of a tournament match whose players moved on: its result, and where to go")
+  func spectatorAfterTheRoundMovedOn() {
+    // Round 2 is paired: Ann and Bob are in their next rooms; the room keeps its result.
+    var view = Self.tournamentMatch(round: 1, of: 3, seat: nil) { $0.round = 2 }
+    for index in view.players.indices { view.players[index].left = true }
+    let props = makeProps(view: view, context: ClientContext(connection: .connected))
+    #expect(
+      props.status
+        == "Ann wins the match 2–0. This match is over and the tournament is on round 2: "
+        + "press q to go back and follow it from the lobby.")
+    #expect(props.players.map(\.status) == ["moved on", "moved on"])
+    #expect(props.banner == "PLAYER 1 WINS! Ann wins.")
+  }
+
+  @Test("a tournament match won by forfeit, both players gone since: no lie seen, who gave up")
+  func forfeitKeptAfterBothLeft() {
+    var room = RoomState(name: "cup-1-1-1", settings: .init(bestOf: 3))
+    room.apply(.playerJoined(name: "Ann", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    room.apply(.left(seat: .two, at: 1))
+    room.apply(.left(seat: .one, at: 2))
+    let view = room.view(for: nil)
+    #expect(view.phase == .over && view.winner == .one)
+    #expect(view.players.map(\.left) == [true, true])
+    #expect(FairPlay.matchLie(in: view, me: nil) == nil)
+    let props = makeProps(view: view, context: ClientContext(connection: .connected))
+    #expect(props.status.hasPrefix("Bob gave up: Ann wins by forfeit."), "\(props.status)")
+  }
+
   /// Alice and Bob in `room` (a challenge's `duel-N`, a quick match's `quick-N`, a named
   /// room), best of 3, Alice won round 1.
   static func roundWon(in room: String) -> RoomState {

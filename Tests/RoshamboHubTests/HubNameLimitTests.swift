@@ -162,4 +162,37 @@ struct HubBlockTests {
       #expect(answer.contains("count refused(busy)"), "\(answer)")
     }
   }
+
+  @Test("a decline for the evening tells both sides so; a plain decline says nothing of it")
+  func blockIsSaid() throws {
+    for block in [true, false] {
+      var hub = HubHarness()
+      let bob = HubNameLimitTests.key(2, at: "10.0.0.2")
+      let mallory = HubNameLimitTests.key(5, at: "10.0.0.5")
+      _ = HubNameLimitTests.arrive(&hub, bob, as: "Bob")
+      _ = HubNameLimitTests.arrive(&hub, mallory, as: "Mallory")
+      _ = hub.say(
+        mallory, .challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 2))
+      _ = hub.settle()
+      let id = try #require(hub.state.challenges.pending.keys.first)
+      _ = hub.say(bob, .decline(challenge: id, block: block, id: 3))
+      // A block is journaled first: what is said goes out once it is durable.
+      var outputs = hub.raw(.timerFired(.flush))
+      if hub.pendingCommit != nil {
+        outputs += hub.raw(.committed(.success(()), onJournalThread: false))
+      }
+      let declines = outputs.flatMap { output -> [String] in
+        guard case .deliver(let deliveries) = output else { return [] }
+        return deliveries.compactMap { delivery in
+          guard let payload = delivery.payload else { return nil }
+          let text = String(decoding: payload, as: UTF8.self)
+          return text.contains("\"declined\"") ? text : nil
+        }
+      }
+      #expect(declines.count == 2, "\(declines)")
+      for text in declines {
+        #expect(text.contains("\"forTheEvening\":true") == block, "\(text)")
+      }
+    }
+  }
 }

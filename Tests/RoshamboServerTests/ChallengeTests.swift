@@ -182,7 +182,10 @@ struct ChallengeTests {
       let fromCarol = try await carol.challenge()
       #expect(fromCarol.status == .pending)
       bob.send(.decline(challenge: fromCarol.id, block: true, id: 5))
-      #expect(try await carol.challenge(skipping: .pending) == with(fromCarol, .declined))
+      // She is told it is for the evening.
+      var forTheEvening = with(fromCarol, .declined)
+      forTheEvening.forTheEvening = true
+      #expect(try await carol.challenge(skipping: .pending) == forTheEvening)
       carol.send(.challenge(name: "Bob", bestOf: nil, ruleset: nil, fair: false, id: 6))
       let refused = try await carol.expectError(.busy, skippingLobby: true)
       #expect(refused.re == 6)
