@@ -60,7 +60,12 @@ struct ChallengeMatch {
     let driver = try await seatFromLobby(
       resolved, options: server, name: name, goal: .challenge(opponent, fair: fair), wait: wait,
       seats: seats)
-    let status = ExitStatus.of(await playSeated(driver))
+    let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
+      let screen = Screen(session: ClientSession(seatedFrom: driver))
+      screen.returnsToLobby = true
+      return Task { @MainActor in await screen.playSeated() }
+    }.value
+    let status = ExitStatus.of(ending)
     if status != 0 { throw ExitCode(status) }
   }
 }
