@@ -152,6 +152,20 @@ public final class LobbyScreen {
       return
     }
     switch command {
+    case .quit, .move, .switchPane:
+      break
+    default:
+      // Nothing new starts while the server is away: a match, watching or a replay would
+      // need it, and a challenge or an answer would not reach it.
+      guard !reconnecting else {
+        store.dispatch(
+          .notice(
+            "The server is not answering: this lobby is reconnecting by itself (q or Ctrl-C "
+              + "leaves)."))
+        return
+      }
+    }
+    switch command {
     case .quit: finish(.quit)
     case .move(let step): store.dispatch(.move(step))
     case .switchPane: store.dispatch(.switchPane)
