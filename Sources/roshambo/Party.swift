@@ -14,10 +14,7 @@ struct Party {
     let resolved = try await options.resolve()
     let seats = await seatMemory(resolved, name: name)
     // Said once, on the first lobby screen of the run that made the identity.
-    let notice = madeIdentity.withLockedValue { said in
-      defer { said = nil }
-      return said
-    }
+    let notice = resolved.madeIdentity
     let name = self.name
     let exit = try await MainActor.run {
       LobbyEvening(

@@ -94,10 +94,7 @@ func complain(lines: [String]) {
 
 /// How a session gets a new connection after one drops.
 func reconnector(_ server: ResolvedServer) -> @Sendable () async throws -> ServerConnection {
-  let host = server.host
-  let port = server.port
-  let tls = server.tls
-  return { try await ServerConnection.connect(host: host, port: port, tls: tls) }
+  { try await server.connect() }
 }
 
 /// `--save-record DIR`, for the commands that play or watch.
@@ -136,16 +133,9 @@ func exitCode(after error: any Error) -> ExitCode {
 /// Connects, saying what to do when it fails.
 func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> ServerConnection {
   do {
-    return try await ServerConnection.connect(host: server.host, port: server.port, tls: server.tls)
-  } catch {
-    // A remembered server whose certificate changed is said loudly, as SSH does.
-    if let tls = error as? TLSError, case .pinMismatch(_, let actual) = tls.kind,
-      let lines = server.changedIdentityMessage(actual: actual)
-    {
-      complain(lines: lines)
-      throw ExitCode(ExitStatus.untrusted)
-    }
-    throw options.cannotConnect(host: server.host, port: server.port, error)
+    return try await options.resolver.connect(server)
+  } catch let failure as ResolutionFailure {
+    throw ExitCode(failure)
   }
 }
 

@@ -100,10 +100,3 @@ struct ServerOptions: ParsableArguments {
 
 /// A server found and trusted: where to connect, the TLS context that trusts it, and the
 /// known_servers line it was trusted by, if any (for the changed-identity message).
-struct ResolvedServer {
-  var host: String
-  var port: Int
-  var tls: TLSContext
-  var known: KnownServers.Entry?
-  var knownPath: String?
-}
