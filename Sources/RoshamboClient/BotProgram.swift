@@ -60,70 +60,15 @@ public final class BotProgram {
     self.say = say
   }
 
-  /// What can go wrong starting the program.
-  public struct StartFailure: Error, CustomStringConvertible {
-    public var description: String
-  }
-
-  /// Starts the program.
+  /// Starts the program (``ProgramProcess``).
   public func start() throws {
-    // A program that has exited must not take roshambo with it when it is written to.
-    signal(SIGPIPE, SIG_IGN)
-    var toProgram: [Int32] = [-1, -1]
-    var fromProgram: [Int32] = [-1, -1]
-    guard pipe(&toProgram) == 0 else {
-      throw StartFailure(description: "could not make a pipe: \(String(cString: strerror(errno)))")
-    }
-    guard pipe(&fromProgram) == 0 else {
-      close(toProgram[0])
-      close(toProgram[1])
-      throw StartFailure(description: "could not make a pipe: \(String(cString: strerror(errno)))")
-    }
-    // No other program started meanwhile inherits them (this one gets copies as 0 and 1).
-    for fd in toProgram + fromProgram { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, toProgram[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, fromProgram[1], 1)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // Its own process group: Ctrl-C at the terminal is roshambo's to handle, and
-    // stopping the program stops whatever it started too.
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-    posix_spawnattr_setpgroup(&attributes, 0)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] {
-      sigaddset(&defaults, signal)
-    }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var unmasked = sigset_t()
-    sigemptyset(&unmasked)
-    posix_spawnattr_setsigmask(&attributes, &unmasked)
-    let words: [String] = ["/bin/sh", "-c", command]
-    let arguments = words.map { strdup($0) }
-    let environment = ProcessInfo.processInfo.environment.map { strdup("\($0)=\($1)") }
-    defer { (arguments + environment).forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(
-      &pid, "/bin/sh", &actions, &attributes, arguments + [nil], environment + [nil])
-    close(toProgram[0])
-    close(fromProgram[1])
-    guard spawned == 0 else {
-      close(toProgram[1])
-      close(fromProgram[0])
-      throw StartFailure(
-        description: "could not start /bin/sh: \(String(cString: strerror(spawned)))")
-    }
-    process = pid
-    input = toProgram[1]
+    let started = try ProgramProcess.spawn(command)
+    process = started.pid
+    input = started.input
     let stream = AsyncStream<ProgramEvent>.makeStream()
     let read = DispatchSemaphore(value: 0)
-    Self.readLines(from: fromProgram[0], into: output, events: stream.continuation, done: read)
-    Self.wait(for: pid, afterReading: read, events: stream.continuation)
+    Self.readLines(from: started.output, into: output, events: stream.continuation, done: read)
+    Self.wait(for: started.pid, afterReading: read, events: stream.continuation)
     events = Task { @MainActor [weak self] in
       for await event in stream.stream {
         guard let self else { return }

@@ -6,9 +6,9 @@ import NIOConcurrencyHelpers
 #endif
 
 /// The process groups of the programs one arena run started: each program runs in a
-/// process group of its own (Foundation's `Process` starts it so, numbered as the
-/// process), so that stopping it stops whatever it started too, and a program that
-/// ignores `bye` and the end of its input does not outlive the arena.
+/// process group of its own (``ProgramProcess`` starts it so, numbered as the process), so
+/// that stopping it stops whatever it started too, and a program that ignores `bye` and
+/// the end of its input does not outlive the arena.
 ///
 /// Invariant: a group is listed from its program's start until it was killed or found
 /// empty; every group still listed when the run ends is killed. Runs do not share one

@@ -68,7 +68,7 @@ final class ProgramPicker: SeatPicker {
   private let failed: (ArenaFailure) -> Void
   /// The arena run's program groups: this program's is stopped with them.
   private let groups: ProgramGroups
-  private var process: Process?
+  private var process: ProgramProcess?
   private var channel: (any Channel)?
   /// Lines to write once the pipes are open.
   private var waitingLines: [String] = []
@@ -97,28 +97,21 @@ final class ProgramPicker: SeatPicker {
   }
 
   private func start() {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
+    let process: ProgramProcess
     do {
-      try process.run()
+      process = try ProgramProcess.spawn(command)
     } catch {
       fail("exec:\(command) could not be started: \(error)")
       return
     }
     self.process = process
-    // Foundation starts it in a process group of its own, numbered as the process: the
-    // arena stops the whole group, whatever the program started.
-    groups.started(process.processIdentifier)
-    // NIO takes copies of the two ends this process keeps; Foundation closes its own.
-    let readEnd = dup(output.fileHandleForReading.fileDescriptor)
-    let writeEnd = dup(input.fileHandleForWriting.fileDescriptor)
-    try? output.fileHandleForReading.close()
-    try? input.fileHandleForWriting.close()
+    // In a process group of its own, numbered as the process: the arena stops the whole
+    // group, whatever the program started; and it is reaped once it exits.
+    groups.started(process.pid)
+    Task { _ = await process.exitStatus() }
+    // NIO takes the two ends this process keeps.
+    let readEnd = process.output
+    let writeEnd = process.input
     let bound = NIOLoopBound(self, eventLoop: loop)
     NIOPipeBootstrap(group: loop)
       .channelInitializer { channel in
@@ -265,7 +258,7 @@ final class ProgramPicker: SeatPicker {
         .assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
     }
     if let process {
-      let (group, groups) = (process.processIdentifier, self.groups)
+      let (group, groups) = (process.pid, self.groups)
       loop.assumeIsolated().scheduleTask(in: Self.patience) { groups.kill(group) }
     }
   }
