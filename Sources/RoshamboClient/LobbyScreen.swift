@@ -143,16 +143,30 @@ public final class LobbyScreen {
   }
 
   private func handle(_ raw: UInt8) {
-    guard let key = keys.feed(raw), let command = KeyBindings.lobbyCommand(for: key) else {
+    guard let key = keys.feed(raw) else { return }
+    let command = KeyBindings.lobbyCommand(for: key)
+    let state = store.state
+    // Asked whether to leave the tournament: any key but q is "stay", and only that.
+    if state.leaveAsked, command != .quit {
+      store.dispatch(.stay)
       return
     }
-    let state = store.state
+    guard let command else { return }
     if let refusal = state.refusalWhileClosing(command) {
       store.dispatch(.notice(refusal))
       return
     }
     switch command {
-    case .quit: finish(.quit)
+    case .quit:
+      switch state.quitStep {
+      case .leave: finish(.quit)
+      case .ask: store.dispatch(.askToLeave)
+      case .withdrawAndLeave:
+        // Sent before the connection closes, so the tournament's next matches of this
+        // person's go to their opponents at once.
+        driver.command(.withdrawFromTournament)
+        finish(.quit)
+      }
     case .move(let step): store.dispatch(.move(step))
     case .switchPane: store.dispatch(.switchPane)
     case .quickMatch: finish(.quickMatch)

@@ -160,6 +160,9 @@ public struct LobbyScreenRenderer: Sendable {
       ]
     case .running:
       var lines: [String] = []
+      if tournament.standings.contains(where: { $0.name == me && $0.withdrawn }) {
+        lines.append("You withdrew: your matches go to your opponents")
+      }
       if tournament.pairings.contains(where: { $0.isBye && $0.players == [me] }) {
         lines.append("You have a bye in round \(tournament.round): it counts as a win")
       }

@@ -47,10 +47,47 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var closesAt: Int64?
   /// Whose challenges this person declines for the evening (key b), by name as shown.
   public var declinedForTheEvening: Set<String> = []
+  /// This person pressed q while entered in a tournament not finished, and was asked
+  /// whether to leave: a second q leaves (withdrawing), any other key stays.
+  public var leaveAsked = false
 
   public init(me: String) {
     self.me = me
   }
+
+  /// How many of this person's tournament matches in `view` were forfeited because they
+  /// did not come back in time (0 without a view).
+  func lostAway(in view: LobbyView?) -> Int {
+    view?.tournament?.standings.first { $0.name == me }?.lostAway ?? 0
+  }
+
+  /// What a q does now.
+  public enum QuitStep: Equatable, Sendable {
+    /// Leave the lobby.
+    case leave
+    /// Ask first: leaving withdraws this person from the tournament they are in.
+    case ask
+    /// Asked already: withdraw from the tournament, then leave.
+    case withdrawAndLeave
+  }
+
+  /// Whether this person is entered in the lobby's tournament, it is not finished, and
+  /// they have not withdrawn: leaving would leave their opponents waiting.
+  public var isInTournament: Bool {
+    guard let tournament = view?.tournament, tournament.phase != .finished else { return false }
+    return tournament.standings.contains { $0.name == me && !$0.withdrawn }
+  }
+
+  /// What q does: leaves at once, unless this person is in a tournament (then it asks
+  /// first, and the second q withdraws them and leaves).
+  public var quitStep: QuitStep {
+    guard isInTournament else { return .leave }
+    return leaveAsked ? .withdrawAndLeave : .ask
+  }
+
+  /// What this person is told when q asks first.
+  public static let leaveQuestion =
+    "Leaving withdraws you from the tournament: press q again to leave, any other key stays."
 
   /// Why `command` is not taken now, when the server has said it is closing: nothing that
   /// would start something new leaves the lobby (a quick match, a watch or a replay would
@@ -91,6 +128,10 @@ public enum LobbyScreenAction: Equatable, Sendable {
   case serverClosing(closesAt: Int64)
   /// This person declined all challenges from `name` for the evening (key b).
   case declineForTheEvening(String)
+  /// This person pressed q while in a tournament: asked whether to leave.
+  case askToLeave
+  /// This person answered the question with another key than q: they stay.
+  case stay
 }
 
 /// The lobby screen's rules: pure, so the screen is tested without a terminal.
@@ -107,6 +148,14 @@ public struct LobbyScreenReducer: Reducer {
     }
     switch action {
     case .viewed(let view):
+      let lostAway = (state.lostAway(in: state.view), state.lostAway(in: view))
+      if lostAway.1 > lostAway.0 {
+        // Back after an absence (or the first view of it): what it cost them.
+        let count = lostAway.1 - lostAway.0
+        let matches = count == 1 ? "a tournament match" : "\(count) tournament matches"
+        state.notice = "While you were away, you lost \(matches) by not coming back in time."
+        state.noticeSince = nil
+      }
       let before = state.view?.people.map(\.name) ?? []
       state.view = view
       selectPerson(in: view.people.map(\.name), before: before, &state)
@@ -195,6 +244,16 @@ public struct LobbyScreenReducer: Reducer {
       state.closesAt = closesAt
     case .declineForTheEvening(let name):
       state.declinedForTheEvening.insert(name)
+    case .askToLeave:
+      state.leaveAsked = true
+      state.notice = LobbyScreenState.leaveQuestion
+      state.noticeSince = nil
+    case .stay:
+      state.leaveAsked = false
+      if state.notice == LobbyScreenState.leaveQuestion {
+        state.notice = "You stay in the lobby and in the tournament."
+        state.noticeSince = nil
+      }
     }
   }
 

@@ -119,7 +119,9 @@ public enum LobbyText {
       }
     }
     for (place, line) in tournament.standings.enumerated() where tournament.phase != .entry {
-      let out = tournament.kind == .singleElimination && !line.alive ? ", out" : ""
+      let out =
+        line.withdrawn
+        ? ", withdrew" : tournament.kind == .singleElimination && !line.alive ? ", out" : ""
       lines.append(
         "  \(place + 1). \(line.name): \(line.wins) won, \(line.losses) lost "
           + "(rounds \(line.roundDifference >= 0 ? "+" : "")\(line.roundDifference))\(out)")

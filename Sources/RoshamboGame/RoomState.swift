@@ -17,6 +17,16 @@ public struct RoomState: Sendable, Equatable {
     case over
   }
 
+  /// How a seat was given up: what a screen says of the one who forfeited.
+  public enum Leaving: String, Sendable {
+    /// The player left the seat.
+    case left = "leave"
+    /// The player did not come back within the grace period.
+    case timedOut = "grace"
+    /// The player had withdrawn from the tournament the match belongs to: a walkover.
+    case withdrew = "withdraw"
+  }
+
   /// A taken seat.
   public struct SeatState: Sendable, Equatable {
     public var name: String
@@ -33,6 +43,9 @@ public struct RoomState: Sendable, Equatable {
     /// Whether the player gave the seat up (left, or never came back) and forfeited.
     /// The seat stays to show the result, and a new player may take it.
     public var hasLeft: Bool
+    /// How the seat was given up, once it has (nil for one given up before servers kept
+    /// it).
+    public var leftBy: Leaving?
     /// In a fair room, the seat's commitment for the current round: the SHA-256 digest
     /// (64 lower-case hex digits) of its weapon and nonce (``Commitment``).
     public var commitment: String?
@@ -51,6 +64,7 @@ public struct RoomState: Sendable, Equatable {
       self.graceEndsAt = nil
       self.wantsRematch = false
       self.hasLeft = false
+      self.leftBy = nil
       self.commitment = nil
       self.nonce = nil
       self.revealFailed = false
