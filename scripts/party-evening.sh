@@ -275,7 +275,7 @@ wait_for dave "Give up the match? Press q again"
 refuse erin "gave up"
 press dave q
 in_lobby dave
-wait_for erin "dave gave up the match: you win by forfeit."
+wait_for erin "dave gave up the match in round 1: you win by forfeit."
 press erin q
 in_lobby erin
 
@@ -290,7 +290,7 @@ wait_for erin "Give up the match? Press Ctrl-C again"
 refuse frank "gave up"
 press erin C-c
 wait_for erin "[130] erin\$"
-wait_for frank "erin gave up the match: you win by forfeit."
+wait_for frank "erin gave up the match in round 1: you win by forfeit."
 # Back at her shell, the match's last screen is not drawn over it, nor "Your move." said.
 refuse erin "Choose your weapon"
 refuse erin "Your move."
