@@ -6,7 +6,7 @@ public struct PlayerLine: Equatable, Sendable {
   public var name: String
   public var score: Int
   public var isYou: Bool
-  /// "connected", "chosen", "connection lost (reconnecting)", "left".
+  /// "connected", "chosen", "away (connection lost)", "left", "did not come back".
   public var status: String
 }
 
@@ -314,7 +314,7 @@ private func playerStatus(_ player: PlayerView, in view: RoomView) -> String {
     case .left, nil: return "left"
     }
   }
-  if !player.connected { return "connection lost (reconnecting)" }
+  if !player.connected { return "away (connection lost)" }
   if phase == .choosing { return player.chosen ? "chosen" : "choosing" }
   return "connected"
 }

@@ -268,13 +268,15 @@ struct ScreenPropsTests {
     #expect(makeProps(view: view, context: context).latency == nil)
   }
 
-  @Test("an opponent whose connection dropped is shown with its trouble")
+  @Test("an opponent whose connection dropped is away: not said to be reconnecting")
   func opponentAway() {
     var room = playingRoom()
     room.apply(.disconnected(seat: .two, at: 5))
     let props = makeProps(
       view: room.view(for: .one), context: ClientContext(connection: .connected))
-    #expect(props.players.last?.status == "connection lost (reconnecting)")
+    // They may have closed the terminal or gone home: nobody knows they are coming back.
+    #expect(props.players.last?.status == "away (connection lost)")
+    #expect(!props.players.map(\.status).joined().contains("reconnecting"))
   }
 
   @Test("a deadline anywhere in 64 bits shows a countdown, without trapping (found by fuzzing)")
