@@ -111,8 +111,13 @@ public final class LobbyScreen {
       reconnecting = true
       store.dispatch(
         .notice("Lost the connection to the server; reconnecting (try \(attempt), Ctrl-C leaves)…"))
-    case .seated, .record, .recordRefused:
-      // The screen's session is seated for the match; records are asked on their own.
+    case .record(let match):
+      // An older match this screen asked for, paging back.
+      if let recent = LobbyView.Recent(match) { store.dispatch(.olderMatch(recent)) }
+    case .recordRefused(let match, let error):
+      store.dispatch(.olderMissing(Int64(match), noMore: error.code == .noSuchMatch))
+    case .seated:
+      // The screen's session is seated for the match.
       break
     }
   }
@@ -130,6 +135,14 @@ public final class LobbyScreen {
       bellsRung = state.bells
       terminal.terminal.write("\u{07}")
     }
+  }
+
+  /// Asks the server for the records of the older matches the person paged back to.
+  private func askForOlderMatches() {
+    let ids = store.state.olderToAsk
+    guard !ids.isEmpty else { return }
+    for id in ids { driver.command(.askRecord(Int(id))) }
+    store.dispatch(.askedOlder(ids))
   }
 
   /// The challenges the bell has rung for.
@@ -167,7 +180,9 @@ public final class LobbyScreen {
         driver.command(.withdrawFromTournament)
         finish(.quit)
       }
-    case .move(let step): store.dispatch(.move(step))
+    case .move(let step):
+      store.dispatch(.move(step))
+      askForOlderMatches()
     case .switchPane: store.dispatch(.switchPane)
     case .quickMatch: finish(.quickMatch)
     case .watch, .open:

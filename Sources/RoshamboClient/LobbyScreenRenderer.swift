@@ -81,7 +81,7 @@ public struct LobbyScreenRenderer: Sendable {
       let selected = state.pane == .rooms && room.name == state.selectedRoom
       return ((selected ? "▸ " : "  ") + LobbyText.line(room), selected)
     }
-    let recentLines = view.recent.map { match -> (String, Bool) in
+    let recentLines = state.recentMatches.map { match -> (String, Bool) in
       let selected = state.pane == .recent && match.id == state.selectedMatch
       return ((selected ? "▸ " : "  ") + LobbyText.line(match), selected)
     }

@@ -47,6 +47,43 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var closesAt: Int64?
   /// Whose challenges this person declines for the evening (key b), by name as shown.
   public var declinedForTheEvening: Set<String> = []
+  /// Matches older than the view's recent ones, asked of the server (their records) as
+  /// this person paged past the last: newest first, at most ``olderLimit``.
+  public var older: [LobbyView.Recent] = []
+  /// The older matches asked for and not answered yet, by number.
+  public var olderAsked: Set<Int64> = []
+  /// This person moved past the last of the recent matches: the screen asks for older ones
+  /// (``olderToAsk``).
+  public var wantsOlder = false
+  /// The match selected when older ones were asked for: once they are in, the selection
+  /// moves on from it, as the move asked.
+  public var pagedFrom: Int64?
+  /// The server has no match of this number (nor, it is taken, any older).
+  public var olderEnd: Int64 = 0
+
+  /// How many older matches the lobby pages back to; the rest are for
+  /// `roshambo-server history` and `roshambo replay NUMBER`.
+  public static let olderLimit = 60
+  /// How many are asked at a time (the server reads at most 8 records at once).
+  public static let olderPage = 6
+
+  /// The view's recent matches, then the older ones this person paged back to: newest
+  /// first, each once.
+  public var recentMatches: [LobbyView.Recent] {
+    let recent = view?.recent ?? []
+    let oldest = recent.map(\.id).min() ?? .max
+    return recent + older.filter { $0.id < oldest }
+  }
+
+  /// The matches to ask the server for now: the page before the oldest listed, when this
+  /// person moved past it and nothing asked is still on its way.
+  public var olderToAsk: [Int64] {
+    guard wantsOlder, olderAsked.isEmpty, older.count < Self.olderLimit,
+      let oldest = recentMatches.last?.id
+    else { return [] }
+    let floor = max(olderEnd, oldest - Int64(Self.olderPage) - 1, 0)
+    return Array(stride(from: oldest - 1, to: floor, by: -1))
+  }
   /// This person pressed q while entered in a tournament not finished, and was asked
   /// whether to leave: a second q leaves (withdrawing), any other key stays.
   public var leaveAsked = false
@@ -128,6 +165,13 @@ public enum LobbyScreenAction: Equatable, Sendable {
   case serverClosing(closesAt: Int64)
   /// This person declined all challenges from `name` for the evening (key b).
   case declineForTheEvening(String)
+  /// The screen asked the server for the records of these older matches.
+  case askedOlder([Int64])
+  /// An older match asked for came.
+  case olderMatch(LobbyView.Recent)
+  /// An older match asked for did not come; `noMore`: the server has none of that number
+  /// (none older is asked for again).
+  case olderMissing(Int64, noMore: Bool)
   /// This person pressed q while in a tournament: asked whether to leave.
   case askToLeave
   /// This person answered the question with another key than q: they stay.
@@ -161,7 +205,7 @@ public struct LobbyScreenReducer: Reducer {
       selectPerson(in: view.people.map(\.name), before: before, &state)
       let rooms = view.rooms.map(\.name)
       if state.selectedRoom.map(rooms.contains) != true { state.selectedRoom = rooms.first }
-      let matches = view.recent.map(\.id)
+      let matches = state.recentMatches.map(\.id)
       if state.selectedMatch.map(matches.contains) != true { state.selectedMatch = matches.first }
       if state.pane == .recent, matches.isEmpty { state.pane = .people }
     case .challenge(let notice):
@@ -213,9 +257,23 @@ public struct LobbyScreenReducer: Reducer {
       case .rooms:
         state.selectedRoom = moved(state.selectedRoom, by: step, in: view.rooms.map(\.name))
       case .recent:
-        let ids = view.recent.map(\.id)
+        let ids = state.recentMatches.map(\.id)
         let index = state.selectedMatch.flatMap(ids.firstIndex(of:)) ?? 0
         state.selectedMatch = ids.isEmpty ? nil : ids[min(max(index + step, 0), ids.count - 1)]
+        // Down from the last: the page before it is asked for, unless there is none.
+        if step > 0, !ids.isEmpty, index == ids.count - 1 {
+          state.wantsOlder = true
+          state.pagedFrom = state.selectedMatch
+          if state.olderToAsk.isEmpty, state.olderAsked.isEmpty {
+            state.wantsOlder = false
+            state.pagedFrom = nil
+            state.notice =
+              state.older.count >= LobbyScreenState.olderLimit
+              ? "The lobby lists \(LobbyScreenState.olderLimit) older matches at most: "
+                + "roshambo replay NUMBER replays any."
+              : "No older matches on this server."
+          }
+        }
       }
     case .switchPane:
       // People, rooms, then the recent matches when there are any.
@@ -244,6 +302,21 @@ public struct LobbyScreenReducer: Reducer {
       state.closesAt = closesAt
     case .declineForTheEvening(let name):
       state.declinedForTheEvening.insert(name)
+    case .askedOlder(let ids):
+      state.olderAsked.formUnion(ids)
+      state.wantsOlder = false
+    case .olderMatch(let match):
+      guard state.olderAsked.remove(match.id) != nil else { return }
+      if !state.older.contains(where: { $0.id == match.id }) {
+        state.older.append(match)
+        state.older.sort { $0.id > $1.id }
+        state.older = Array(state.older.prefix(LobbyScreenState.olderLimit))
+      }
+      olderAnswered(&state)
+    case .olderMissing(let id, let noMore):
+      guard state.olderAsked.remove(id) != nil else { return }
+      if noMore { state.olderEnd = max(state.olderEnd, id) }
+      olderAnswered(&state)
     case .askToLeave:
       state.leaveAsked = true
       state.notice = LobbyScreenState.leaveQuestion
@@ -255,6 +328,18 @@ public struct LobbyScreenReducer: Reducer {
         state.noticeSince = nil
       }
     }
+  }
+
+  /// An older match asked for was answered: once all are, the selection moves on from
+  /// where this person paged (when it is still there).
+  private func olderAnswered(_ state: inout LobbyScreenState) {
+    guard state.olderAsked.isEmpty, let from = state.pagedFrom else { return }
+    state.pagedFrom = nil
+    let ids = state.recentMatches.map(\.id)
+    guard state.selectedMatch == from, let index = ids.firstIndex(of: from),
+      index + 1 < ids.count
+    else { return }
+    state.selectedMatch = ids[index + 1]
   }
 
   /// The selection in the people's new list `names` (`before`, the last one): it stays on
