@@ -95,3 +95,33 @@ struct HubWithdrawalTests {
     #expect(left.state.lobby.tournament?.standings.allSatisfy { $0.lostAway == 0 } == true)
   }
 }
+
+/// `roshambo challenge NAME` in a second terminal (issue 51, item 6): it follows the lobby
+/// under the same identity and name, taking challenges, so it replaces the open lobby, as
+/// a lobby opened again after a closed terminal must. The lobby it closes is told what did
+/// it and how to get back.
+@Suite("Hub: a lobby replaced by another of the same person")
+struct HubReplacedLobbyTests {
+  typealias H = HubHarness
+
+  @Test("the replaced lobby is told it was another terminal's lobby or challenge, and how back")
+  func toldHowToComeBack() {
+    var hub = HubHarness()
+    let lobby = Peer(id: 1, identity: "key-a")
+    let challenge = Peer(id: 2, identity: "key-a")
+    _ = hub.say(lobby, H.hello("Alice", role: .lobby, challenges: true))
+    _ = hub.settle()
+    let outputs = HubWithdrawalTests.settled(
+      &hub, .received(H.hello("Alice", role: .lobby, challenges: true), from: challenge))
+    let told = H.messages(to: lobby, in: outputs).compactMap { message -> ProtocolError? in
+      if case .error(let error, _) = message { return error }
+      return nil
+    }
+    #expect(told.count == 1)
+    #expect(told.first?.fatal == true)
+    let message = told.first?.message ?? ""
+    #expect(message.contains("opened again in another terminal"), "\(message)")
+    #expect(message.contains("roshambo challenge"), "\(message)")
+    #expect(message.contains("run roshambo lobby"), "\(message)")
+  }
+}
