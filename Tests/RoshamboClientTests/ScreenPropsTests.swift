@@ -429,6 +429,23 @@ struct ScreenPropsTests {
     #expect(gaveUp.players.map(\.status) == ["connected", "left"])
   }
 
+  @Test("a walkover: the opponent withdrew from the tournament, said so in one line")
+  func walkover() {
+    // Ann withdrew: her seat is given up as the room opens, before any round.
+    var room = RoomState(name: "cup-1-2-1", settings: .init(bestOf: 3))
+    room.apply(.playerJoined(name: "Ann", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    var view = room.view(for: .two)
+    view.phase = .over
+    view.winner = .two
+    view.players[0].left = true
+    view.players[0].leftBy = .withdrew
+    let props = makeProps(view: view, context: connected)
+    #expect(props.status.hasPrefix("Ann withdrew from the tournament: you win by walkover."))
+    #expect(props.reveal == nil)
+    #expect(props.players.map(\.status) == ["withdrew", "connected"])
+  }
+
   @Test("a tournament match won by forfeit, both players gone since: no lie seen, who gave up")
   func forfeitKeptAfterBothLeft() {
     var room = RoomState(name: "cup-1-1-1", settings: .init(bestOf: 3))
