@@ -115,3 +115,29 @@ struct LobbyAbsenceTests {
     #expect(state.notice == nil)
   }
 }
+
+/// The lobby's pairings say how a match was decided when nobody played it out (issue 51,
+/// items 2 and 3): a walkover, or a grace that ran out.
+@Suite("The lobby's pairings: walkovers and no-shows")
+struct LobbyPairingWordsTests {
+  @Test("a walkover and a grace run out are said on the pairing's line")
+  func pairingLines() {
+    var walkover = Tournament.Pairing(
+      players: ["Ann", "Bob"], room: "cup-1-2-1", winner: "Bob", scores: [0, 0])
+    var lapsed = Tournament.Pairing(
+      players: ["Cat", "Dan"], room: "cup-1-2-2", winner: "Cat", scores: [1, 0])
+    lapsed.graceRanOut = true
+    walkover.graceRanOut = false
+    let view = LobbyView.TournamentView(
+      kind: .roundRobin, phase: .running, round: 2, rounds: 3,
+      standings: [
+        .init(name: "Ann", wins: 1, losses: 1, roundDifference: 0, alive: true, withdrawn: true),
+        .init(name: "Bob", wins: 1, losses: 0, roundDifference: 0, alive: true),
+        .init(name: "Cat", wins: 1, losses: 0, roundDifference: 1, alive: true),
+        .init(name: "Dan", wins: 0, losses: 1, roundDifference: -1, alive: true, lostAway: 1),
+      ], pairings: [walkover, lapsed], champion: nil)
+    let lines = LobbyText.lines(view)
+    #expect(lines.contains("  cup-1-2-1: Ann vs Bob → Bob (walkover: Ann withdrew)"), "\(lines)")
+    #expect(lines.contains("  cup-1-2-2: Cat vs Dan → Cat (Dan did not come back)"), "\(lines)")
+  }
+}
