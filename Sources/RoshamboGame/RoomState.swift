@@ -1,9 +1,9 @@
 /// Everything about one room: who sits where, the hidden picks, the score, the history
 /// and the phase of its match. The server holds it; clients only ever see a ``RoomView``.
 ///
-/// Invariants: `version` rises by exactly one with every accepted action, and when the
-/// tournament the room belongs to moves on (``tournamentMovedOn()``), and never
-/// otherwise; a seat's `pick` is only non-nil while `phase` is `.choosing`; no seat's
+/// Invariants: `version` rises by exactly one with every accepted action, when the
+/// tournament the room belongs to moves on (``tournamentMovedOn()``), and when a seat is
+/// given up as a walkover (``walkOver(_:at:)``), and never otherwise; a seat's `pick` is only non-nil while `phase` is `.choosing`; no seat's
 /// score exceeds `winsNeeded`; `history` holds at most ``RoomView/historyLimit`` rounds
 /// (the latest), so a room's size is bounded however long its match runs.
 public struct RoomState: Sendable, Equatable {

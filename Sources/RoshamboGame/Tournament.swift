@@ -6,7 +6,8 @@
 /// journal pairs the same rounds.
 ///
 /// Invariants: entrants' names are unique and at most ``maxEntrants``; every pairing of
-/// a finished round has a winner; a player is in at most one pairing per round.
+/// a finished round has a winner; a player is in at most one pairing per round; the
+/// withdrawn are entrants, each once.
 public struct Tournament: Sendable, Equatable {
   public enum Kind: String, Sendable, CaseIterable {
     case roundRobin = "round-robin"
