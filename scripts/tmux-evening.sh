@@ -126,6 +126,9 @@ kill -9 "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 # The lobby stays on the screen and says it is reaching the server again.
 for person in Erin Frank; do expect_screen "$person" "reconnecting (try"; done
+# Nothing new starts while the server is away: a quick match is refused, and said.
+press Erin m
+expect_screen Erin "The server is not answering: this lobby is reconnecting by itself"
 "$bin/roshambo-server" --host 127.0.0.1 --port "$port" --data-dir data --log-level error \
   --no-announce --best-of 1 --idle-seconds 5 > server-again.out 2>&1 &
 server_pid=$!

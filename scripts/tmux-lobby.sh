@@ -26,6 +26,8 @@ start_person() {  # name
 start_person Alice
 expect_screen Alice "Roshambo lobby · you are Alice"
 start_person Bob
+# Bob is in Alice's list before Carol comes: the selection goes to the first who came.
+expect_screen Alice "Bob · in the lobby"
 start_person Carol
 expect_screen Alice "Carol · in the lobby"
 expect_screen Carol "Bob · in the lobby"

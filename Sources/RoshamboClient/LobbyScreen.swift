@@ -101,6 +101,8 @@ public final class LobbyScreen {
     case .view(_, let view):
       if reconnecting {
         reconnecting = false
+        // Records asked on the lost connection will not come: they may be asked again.
+        for id in store.state.olderAsked { store.dispatch(.olderMissing(id, noMore: false)) }
         store.dispatch(.notice("Back in the lobby: the server answers again."))
       }
       store.dispatch(.viewed(view))
@@ -140,7 +142,8 @@ public final class LobbyScreen {
   /// Asks the server for the records of the older matches the person paged back to.
   private func askForOlderMatches() {
     let ids = store.state.olderToAsk
-    guard !ids.isEmpty else { return }
+    // While the server is away nothing can be asked: the next move past the last asks.
+    guard !ids.isEmpty, !reconnecting else { return }
     for id in ids { driver.command(.askRecord(Int(id))) }
     store.dispatch(.askedOlder(ids))
   }
@@ -170,13 +173,28 @@ public final class LobbyScreen {
       return
     }
     switch command {
+    case .quit, .move, .switchPane:
+      break
+    default:
+      // Nothing new starts while the server is away: a match, watching or a replay would
+      // need it, and a challenge or an answer would not reach it.
+      guard !reconnecting else {
+        store.dispatch(
+          .notice(
+            "The server is not answering: this lobby is reconnecting by itself (q or Ctrl-C "
+              + "leaves)."))
+        return
+      }
+    }
+    switch command {
     case .quit:
       switch state.quitStep {
       case .leave: finish(.quit)
       case .ask: store.dispatch(.askToLeave)
       case .withdrawAndLeave:
         // Sent before the connection closes, so the tournament's next matches of this
-        // person's go to their opponents at once.
+        // person's go to their opponents at once (while the server is away, there is
+        // nobody to tell: its grace decides them).
         driver.command(.withdrawFromTournament)
         finish(.quit)
       }

@@ -134,13 +134,14 @@ final class ArenaTable {
   }
 }
 
-/// One seat of an arena room, as a channel handler on its connection: it says hello,
-/// keeps the match's rounds (the server's views carry only the latest 100), reports each
-/// round's end to its table, picks through its ``SeatPicker`` when the table lets it,
-/// asks for rematches until its game's rounds are played, then leaves.
+/// One seat of an arena room: a ``PlayerCore`` driven on its connection's channel (the
+/// `hello`, the pace of its frames, its keepalive), whose match it reads after each change
+/// to keep the match's rounds (the server's views carry only the latest 100), report each
+/// round's end to its table, pick through its ``SeatPicker`` when the table lets it, ask
+/// for rematches until its game's rounds are played, then leave.
 ///
-/// Invariant: it picks at most once per round of a match, and sends nothing once it has
-/// begun to leave.
+/// Invariant: every frame it sends is one its core returned; it picks at most once per
+/// round of a match, and asks for nothing once it has begun to leave.
 final class ArenaSeat: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
@@ -152,6 +153,11 @@ final class ArenaSeat: ChannelInboundHandler {
   let picker: any SeatPicker
   private unowned let table: ArenaTable
   private var context: ChannelHandlerContext?
+  private var core: PlayerCore
+  /// The core's timers, scheduled on the channel's event loop.
+  private var timers: [PlayerTimer: Scheduled<Void>] = [:]
+  private var handling = false
+  private var queue: [PlayerInput] = []
   private var seat: Seat?
   private var lastView: RoomView?
   /// The current match's rounds, oldest first.
@@ -163,12 +169,6 @@ final class ArenaSeat: ChannelInboundHandler {
   private var askedRematch = false
   private var finishing = false
   private var closed = false
-  /// The pace of this connection's frames: the server's announced rate (none on the
-  /// arena's own server), and refused frames sent again.
-  private var pacer = Pacer(now: ArenaSeat.clockMillis())
-  /// When the pacer asked to be ticked, while a tick is scheduled.
-  private var wakeAt: Int64?
-  private var lastID = 0
 
   init(
     table: ArenaTable, order: ArenaSchedule.SeatOrder, seat: Seat, room: String, name: String,
@@ -180,53 +180,75 @@ final class ArenaSeat: ChannelInboundHandler {
     self.room = room
     self.name = name
     self.picker = picker
-  }
-
-  func channelActive(context: ChannelHandlerContext) {
-    self.context = context
     // "arena-" and the bot's name, in letters, digits and hyphens (a name nobody is likely
     // to hold on a server with identities; 24 characters at most, as the name rule says).
     let shown = String(
       name.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }.prefix(18))
-    send(
-      .hello(
-        protocol: WireProtocol.version, name: "arena-" + shown, role: .player, room: room,
-        resume: nil, fair: false, id: nil))
+    self.core = PlayerCore(
+      configuration: PlayerConfiguration(
+        name: "arena-" + shown, room: room, reconnects: false))
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    self.context = context
+    // The arena made the connection: the core's `connect` is answered at once.
+    handle(.start)
+    handle(.connected)
     context.fireChannelActive()
   }
 
-  /// Milliseconds on the event loop's clock (the pacer's).
+  /// Milliseconds on the event loop's clock (the core's).
   static func clockMillis() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
 
-  /// A fresh message `id`, by which the server names a frame it drops as too fast.
-  private func nextID() -> Int {
-    lastID += 1
-    return lastID
+  /// Hands `input` to the core and carries out what it returns; what that causes is
+  /// handled after, in order.
+  private func handle(_ input: PlayerInput) {
+    queue.append(input)
+    guard !handling else { return }
+    handling = true
+    defer { handling = false }
+    while !queue.isEmpty {
+      for output in core.handle(queue.removeFirst(), now: Self.clockMillis()) { perform(output) }
+    }
   }
 
-  /// Sends `message` as soon as the pacer allows, in order.
-  private func send(_ message: ClientMessage) {
-    guard !finishing else { return }
-    carryOut(pacer.submit(message, now: Self.clockMillis()))
-  }
-
-  private func carryOut(_ output: Pacer.Output) {
-    guard let context, !finishing else { return }
-    for message in output.send {
-      context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)), promise: nil)
-    }
-    if let given = output.givenUp.first {
-      table.arenaFailed("\(name) in \(room): \(pacer.givenUpNotice(given))")
-      return
-    }
-    guard let at = output.wakeAt, wakeAt.map({ at < $0 }) ?? true else { return }
-    wakeAt = at
-    context.eventLoop.assumeIsolated().scheduleTask(
-      deadline: .uptimeNanoseconds(UInt64(max(0, at)) * 1_000_000)
-    ) { [weak self] in
-      guard let self, self.wakeAt == at else { return }
-      self.wakeAt = nil
-      self.carryOut(self.pacer.tick(now: Self.clockMillis()))
+  private func perform(_ output: PlayerOutput) {
+    switch output {
+    case .send(let message):
+      guard let context else { return }
+      let written = context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(message)))
+      // The seat leaves once its `leave` is written.
+      if case .leave = message {
+        written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+      }
+    case .close:
+      context?.close(promise: nil)
+    case .schedule(let timer, let at):
+      timers[timer]?.cancel()
+      guard let context else { return }
+      timers[timer] = context.eventLoop.assumeIsolated().scheduleTask(
+        deadline: .uptimeNanoseconds(UInt64(max(0, at)) * 1_000_000)
+      ) { [weak self] in
+        guard let self else { return }
+        self.timers[timer] = nil
+        self.handle(.timerFired(timer))
+      }
+    case .cancel(let timer):
+      timers.removeValue(forKey: timer)?.cancel()
+    case .show:
+      changed()
+    case .say(let line):
+      // A frame the server refused as too fast too often: the arena's count would be off.
+      table.arenaFailed("\(name) in \(room): \(line)")
+    case .ended(let end):
+      for timer in timers.values { timer.cancel() }
+      timers = [:]
+      // A connection that closed is said by ``markClosed(unexpectedly:)``.
+      if !finishing, !closed { table.arenaFailed("\(name) in \(room): \(end.reason)") }
+    case .connect, .makeNonce, .keepSeat, .forgetSeat, .keepEvidence, .saveRecord, .matchReady,
+      .lobby:
+      // One connection, ordinary rooms, nothing kept: nothing to do.
+      break
     }
   }
 
@@ -236,43 +258,33 @@ final class ArenaSeat: ChannelInboundHandler {
       table.arenaFailed("the server sent \(room) a message this client cannot read")
       return
     }
-    switch message {
-    case .welcome(_, let seat, _, let rate):
-      carryOut(pacer.announced(rate, now: Self.clockMillis()))
-      guard let seat else {
-        table.arenaFailed("the server seated \(name) in \(room) as a spectator: is the room taken?")
-        return
-      }
-      guard seat == expectedSeat else {
-        table.arenaFailed(
-          "the server seated \(name) in seat \(seat.rawValue) of \(room), not \(expectedSeat.rawValue)"
-        )
-        return
-      }
-      self.seat = seat
-      table.seated(self)
-    case .state(_, let view):
-      seen(view)
-    case .error(let error, let re?) where error.code == .rateLimited && !error.fatal:
-      // Dropped as too fast: sent again (or given up, which fails the arena).
-      guard !finishing else { return }
-      guard let output = pacer.refused(re: re, now: Self.clockMillis()) else {
-        table.arenaFailed("the server refused \(name) in \(room): \(error.message)")
-        return
-      }
-      carryOut(output)
-    case .error(let error, _):
-      // After a leave, or once the other seat has left, refusals of what crossed it on
-      // the way are expected.
-      guard !finishing, lastView?.opponent?.left != true else { return }
-      table.arenaFailed("the server refused \(name) in \(room): \(error.message)")
-    case .pong, .lobby, .lobbyPatch, .challenge, .record:
-      break
-    }
+    handle(.message(message))
   }
 
-  private func seen(_ view: RoomView) {
-    guard let seat, !finishing else { return }
+  /// The core's match changed: the seat it was given, the rounds ended, what to ask next.
+  private func changed() {
+    let match = core.state.match
+    if seat == nil, match.room != nil {
+      guard let given = match.seat else {
+        table.arenaFailed(
+          "the server seated \(name) in \(room) as a spectator: is the room taken?")
+        return
+      }
+      guard given == expectedSeat else {
+        table.arenaFailed(
+          "the server seated \(name) in seat \(given.rawValue) of \(room), not "
+            + "\(expectedSeat.rawValue)")
+        return
+      }
+      seat = given
+      table.seated(self)
+    }
+    guard let view = match.view, let seat else { return }
+    seen(view, seat: seat)
+  }
+
+  private func seen(_ view: RoomView, seat: Seat) {
+    guard !finishing, view != lastView else { return }
     lastView = view
     // A new match starts at round 1 with no history.
     if view.history.isEmpty, view.round <= 1, match == 0 || !history.isEmpty {
@@ -307,17 +319,15 @@ final class ArenaSeat: ChannelInboundHandler {
       guard let me = view.player(seat), !me.chosen, table.mayPick(order) else { return }
       if let picked = pickedRound, picked.match == match, picked.round == view.round { return }
       pickedRound = (match, view.round)
-      let round = view.round
-      picker.pick(history: history, seat: seat, view: view) {
-        [weak self] weapon in
+      picker.pick(history: history, seat: seat, view: view) { [weak self] weapon in
         guard let self, !self.finishing else { return }
-        self.send(.choose(round: round, weapon: weapon, id: self.nextID()))
+        self.handle(.command(.pick(weapon)))
       }
     case .over:
       guard !askedRematch else { return }
       askedRematch = true
       picker.matchOver(history: history, seat: seat, view: view)
-      send(.rematch(id: nextID()))
+      handle(.command(.rematch))
     }
   }
 
@@ -327,14 +337,13 @@ final class ArenaSeat: ChannelInboundHandler {
     act(on: view, seat: seat)
   }
 
-  /// The seat's game is over: leave the room and close the connection.
+  /// The seat's game is over: leave the room (the connection closes once the `leave` is
+  /// written).
   func finish() {
     guard !finishing else { return }
     finishing = true
-    guard let context else { return }
-    context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(.leave(id: nil))))
-      .assumeIsolated()
-      .whenComplete { _ in context.close(promise: nil) }
+    guard context != nil else { return }
+    handle(.command(.leave))
   }
 
   /// The arena failed: close without leaving.
@@ -345,6 +354,7 @@ final class ArenaSeat: ChannelInboundHandler {
 
   func channelInactive(context: ChannelHandlerContext) {
     markClosed(unexpectedly: !finishing)
+    handle(.closed(nil))
     context.fireChannelInactive()
   }
 
@@ -352,6 +362,8 @@ final class ArenaSeat: ChannelInboundHandler {
   func markClosed(unexpectedly: Bool) {
     guard !closed else { return }
     closed = true
+    for timer in timers.values { timer.cancel() }
+    timers = [:]
     if unexpectedly {
       table.arenaFailed("the server closed the connection of \(name) in \(room)")
     }

@@ -260,11 +260,12 @@ final class LoadBotHandler: ChannelInboundHandler {
   }
 
   func channelActive(context: ChannelHandlerContext) {
+    // No pings promised: the load's bots pick at their pace, held to the server's idle
+    // limit like any program.
     send(
       context,
-      .hello(
-        protocol: WireProtocol.version, name: "load", role: .player, room: room, resume: nil,
-        fair: fair, id: nil))
+      PlayerConfiguration(name: "load", room: room, fair: fair, promisesKeepalive: false)
+        .greeting(id: nil))
     context.fireChannelActive()
   }
 
@@ -364,8 +365,10 @@ final class LoadFollowerHandler: ChannelInboundHandler {
   }
 
   func channelActive(context: ChannelHandlerContext) {
-    let hello = ClientMessage.hello(
-      protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil, id: nil)
+    // Whole views, which it counts by their type alone.
+    let hello = PlayerConfiguration(
+      name: name, role: .lobby, promisesKeepalive: false, lobbyPatches: false
+    ).greeting(id: nil)
     context.writeAndFlush(wrapOutboundOut(ClientPipeline.frame(hello)), promise: nil)
     context.fireChannelActive()
   }

@@ -119,26 +119,47 @@ public struct FairPlay: Equatable, Sendable {
     guard shown.count == 2 else {
       return .unverifiable("the round ended before both commitments were shown")
     }
+    let who = { (seat: Seat) in "player \(seat.rawValue)" }
+    if let lie =
+      commitmentLie(in: result, room: room, shown: shown, who: who, shownTo: "")
+      ?? winnerLie(in: result, ruleset: ruleset, who: who)
+    {
+      return .lie(lie)
+    }
+    return .verified
+  }
+
+  /// The first of the round's commitments that is not the one `shown` (by seat) before
+  /// the reveals, or whose reported weapon and nonce do not hash to it, in the reader's
+  /// words (`who` names a seat; `shownTo` ends "shown", as " to you"); nil if none.
+  private static func commitmentLie(
+    in result: RoundResult, room: String, shown: [Seat: String], who: (Seat) -> String,
+    shownTo: String
+  ) -> String? {
     for seat in Seat.allCases {
-      guard let commitment = shown[seat], result.commitment(of: seat) == commitment else {
-        return .lie("player \(seat.rawValue)'s commitment changed after it was shown")
+      guard let commitment = shown[seat] else { continue }
+      guard result.commitment(of: seat) == commitment else {
+        return "\(who(seat))'s commitment changed after it was shown\(shownTo)"
       }
       if let weapon = result.weapon(of: seat),
         !revealHolds(result, seat: seat, commitment: commitment, room: room)
       {
-        return .lie(
-          "it reported that player \(seat.rawValue) played \(weapon.rawValue), which does not "
-            + "match the commitment shown")
+        return "it reported that \(who(seat)) played \(weapon.rawValue), which does not match "
+          + "the commitment shown\(shownTo)"
       }
     }
+    return nil
+  }
+
+  /// The round's winner, when the rules give its reported weapons to another, in the
+  /// reader's words; nil when they agree.
+  private static func winnerLie(
+    in result: RoundResult, ruleset: Ruleset, who: (Seat) -> String
+  ) -> String? {
     let expected = expectedWinner(result, ruleset: ruleset)
-    guard result.winner == expected else {
-      return .lie(
-        "it gave the round to \(result.winner.map { "player \($0.rawValue)" } ?? "nobody"); "
-          + "the revealed weapons give it to "
-          + (expected.map { "player \($0.rawValue)" } ?? "nobody (a draw)"))
-    }
-    return .verified
+    guard result.winner != expected else { return nil }
+    return "it gave the round to \(result.winner.map(who) ?? "nobody"); the revealed weapons "
+      + "give it to \(expected.map(who) ?? "nobody (a draw)")"
   }
 
   /// Whether the weapon reported for `seat`, if any, comes with a nonce that hashes to
@@ -216,29 +237,19 @@ public struct FairPlay: Equatable, Sendable {
     guard let shown else {
       return .unverifiable("the round ended before both commitments were in")
     }
-    if result.commitment(of: opponent) != shown {
-      return .lie("your opponent's commitment changed after it was shown to you")
-    }
-    if let theirs = result.weapon(of: opponent),
-      !revealHolds(result, seat: opponent, commitment: shown, room: room)
+    let who = { (seat: Seat) in seat == me ? "you" : "your opponent" }
+    if let lie = commitmentLie(
+      in: result, room: room, shown: [opponent: shown], who: who, shownTo: " to you")
     {
-      return .lie(
-        "it reported that your opponent played \(theirs.rawValue), which does not match the "
-          + "commitment shown to you")
+      return .lie(lie)
     }
-    let mine = result.weapon(of: me)
-    if secret != nil, revealed, mine == nil {
+    if secret != nil, revealed, result.weapon(of: me) == nil {
       if acknowledged {
         return .lie("it showed your reveal as received, then reported your weapon as missing")
       }
       return .unverifiable("your reveal did not count (it may have come after the deadline)")
     }
-    let expected = expectedWinner(result, ruleset: ruleset)
-    guard result.winner == expected else {
-      let said = result.winner.map { $0 == me ? "you" : "your opponent" } ?? "nobody"
-      let should = expected.map { $0 == me ? "you" : "your opponent" } ?? "nobody (a draw)"
-      return .lie("it gave the round to \(said); the revealed weapons give it to \(should)")
-    }
+    if let lie = winnerLie(in: result, ruleset: ruleset, who: who) { return .lie(lie) }
     return .verified
   }
 }

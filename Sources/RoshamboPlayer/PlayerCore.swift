@@ -121,24 +121,16 @@ public struct PlayerCore: Sendable {
         LobbyFollowing(
           name: configuration.name, takesChallenges: configuration.takesChallenges,
           outage: outage))
-      // Patches of the view, which ``LobbyFollowing`` applies; this client plays fair rooms.
-      submit(
-        .hello(
-          protocol: WireProtocol.version, name: configuration.name, role: .lobby, room: nil,
-          resume: nil, fair: true, challenges: configuration.takesChallenges,
-          keepalive: configuration.promisedSeconds, patches: true, id: nextID()))
+      submit(configuration.greeting(id: nextID()))
     } else {
       state.phase = .awaitingWelcome(link, outage: outage)
       // A seat is taken back with its token (one the lobby gave, in the lobby's room); a
       // spectator has none, and watches again.
-      let token = state.match.token ?? configuration.resume
-      submit(
-        .hello(
-          protocol: WireProtocol.version, name: configuration.name,
-          role: configuration.role == .lobby ? .player : configuration.role,
-          room: state.match.token == nil ? configuration.room : state.match.room,
-          resume: token, fair: configuration.fair, keepalive: configuration.promisedSeconds,
-          id: nextID()))
+      if let token = state.match.token {
+        submit(configuration.greeting(id: nextID(), resume: token, room: state.match.room))
+      } else {
+        submit(configuration.greeting(id: nextID(), resume: configuration.resume))
+      }
     }
     stepKeepalive()
   }

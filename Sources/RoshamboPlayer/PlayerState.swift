@@ -24,12 +24,20 @@ public struct PlayerConfiguration: Equatable, Sendable {
   /// Whether a lost connection is replaced (false: it ends the session).
   public var reconnects: Bool
   public var policy: ReconnectPolicy
+  /// Whether the `hello` promises the keepalive's pings (a program that only measures the
+  /// server promises none, and is held to the server's idle limit).
+  public var promisesKeepalive: Bool
+  /// Whether a lobby follower asks for patches of the view (false: whole views only).
+  public var lobbyPatches: Bool
 
   public init(
     name: String, room: String? = nil, role: ClientMessage.Role = .player, fair: Bool = false,
     resume: String? = nil, keepaliveMillis: Int64 = 3_000, reconnects: Bool = true,
-    policy: ReconnectPolicy = .standard, takesChallenges: Bool = false
+    policy: ReconnectPolicy = .standard, takesChallenges: Bool = false,
+    promisesKeepalive: Bool = true, lobbyPatches: Bool = true
   ) {
+    self.promisesKeepalive = promisesKeepalive
+    self.lobbyPatches = lobbyPatches
     self.name = name
     self.room = room
     self.role = role
@@ -44,6 +52,26 @@ public struct PlayerConfiguration: Equatable, Sendable {
   /// The keepalive as the whole seconds a `hello` promises (1 to 60), rounded up.
   public var promisedSeconds: Int {
     Int(min(60, max(1, (keepaliveMillis + 999) / 1_000)))
+  }
+
+  /// The greeting (`hello`) this player says on a new connection, numbered `id`: a lobby follower's
+  /// (asking for patches, saying whether it takes challenges; this client plays fair
+  /// rooms), or, once it holds a seat (`resume`, its token, in `room`), or for any other
+  /// role, a player's or a spectator's. Every `hello` a client of this package sends is
+  /// written here.
+  public func greeting(id: Int?, resume: String? = nil, room seatRoom: String? = nil)
+    -> ClientMessage
+  {
+    let keepalive = promisesKeepalive ? promisedSeconds : nil
+    if role == .lobby, resume == nil {
+      return .hello(
+        protocol: WireProtocol.version, name: name, role: .lobby, room: nil, resume: nil,
+        fair: true, challenges: takesChallenges, keepalive: keepalive, patches: lobbyPatches,
+        id: id)
+    }
+    return .hello(
+      protocol: WireProtocol.version, name: name, role: role == .lobby ? .player : role,
+      room: seatRoom ?? room, resume: resume, fair: fair, keepalive: keepalive, id: id)
   }
 }
 

@@ -114,10 +114,13 @@ struct BotCommand: AsyncParsableCommand {
     let limits = BotProgramSession.Limits(
       pick: .milliseconds(pickMs ?? 2000), bank: .milliseconds(bankMs ?? 30_000))
     try await BotPlayer(
-      server: server, fleet: fleet, strategy: strategy?.strategy ?? .random,
-      program: exec.map { (command: $0, limits: limits) }, matches: matches, room: room,
-      name: name, fair: fair, lobby: lobby, challenge: challenge, wait: wait,
-      saveRecord: record.saveRecord, tournament: tournament
+      server: server, fleet: fleet,
+      settings: BotPlay.Settings(
+        name: name ?? Bot.randomName(), strategy: strategy?.strategy ?? .random,
+        program: exec.map { BotPlay.Program(command: $0, limits: limits) }, matches: matches,
+        room: room, fair: fair, lobby: lobby, challenge: challenge, wait: .seconds(wait),
+        saveRecord: record.saveRecord, tournament: tournament,
+        keepaliveMillis: Int64(server.keepalive * 1_000))
     ).run()
   }
 }

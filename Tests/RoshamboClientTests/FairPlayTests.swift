@@ -137,7 +137,14 @@ struct FairPlayTests {
       Issue.record("a lie was not found")
       return
     }
-    #expect(winner.contains("gave the round to player 2"))
+    // The same checks as a player's, in a spectator's words.
+    #expect(winner == "it gave the round to player 2; the revealed weapons give it to player 1")
+    #expect(
+      verdict(result(winner: .two))
+        == .lie("it gave the round to your opponent; the revealed weapons give it to you"))
+    #expect(
+      verdict(result(), shown: secret.digest)
+        == .lie("your opponent's commitment changed after it was shown to you"))
     #expect(weapon.contains("player 1 played paper"))
     #expect(swapped.contains("player 2's commitment changed"))
     guard case .unverifiable = judge(result(), [.one: secret.digest]) else {

@@ -235,4 +235,20 @@ struct PlayerCoreLobbyTests {
       lied.handle(.message(.record(match, re: 2)), now: 200).last
         == .ended(.brokeProtocol("asked for match 5, the server sent match 4")))
   }
+
+  @Test("a lobby hello refused because the server drains: said, and the server tried again")
+  func refusedWhileClosing() {
+    var core = PlayerCore(configuration: Self.configuration)
+    _ = core.handle(.start, now: 0)
+    _ = core.handle(.connected, now: 0)
+    var closing = ProtocolError(code: .closing, message: "closing", seconds: 20)
+    closing.fatal = true
+    #expect(
+      core.handle(.message(.error(closing, re: 1)), now: 100) == [
+        .lobby(.closing(seconds: 20, closesAt: 20_100)), .close, .cancel(.keepalive),
+        .lobby(.reconnecting(attempt: 1)), .schedule(.reconnect, at: 5_100),
+        .schedule(.giveUp, at: 60_100), .show,
+      ])
+    #expect(core.state.end == nil)
+  }
 }

@@ -230,6 +230,28 @@ struct BotReconnectTests {
       #expect(printed.contains(" matches: ") || printed.contains(" match: "), "\(printed)")
     }
   }
+
+  @Test(
+    "bot --tournament stopped by SIGINT while it waits to be seated: its summary, exit 1",
+    arguments: [SIGINT, SIGTERM])
+  func tournamentBotSignalled(signal: Int32) async throws {
+    let server = try ServerProcess(
+      arguments(
+        data: temporaryDataDirectory(), port: 0,
+        ["--tournament", "single-elimination", "--tournament-players", "3"]))
+    defer { kill(server.process.processIdentifier, SIGKILL) }
+    let port = try await server.port
+    let (entrant, pipe) = try bot("p1", port: port, ["--tournament"])
+    _ = try await lobby(port: port) { view in
+      view.tournament?.standings.map(\.name) == ["p1"]
+    }
+    kill(entrant.processIdentifier, signal)
+    let (status, printed) = await awaitExit(entrant, pipe, seconds: 60)
+    #expect(status == 1, "\(printed)")
+    #expect(printed.contains("0 matches: 0 won, 0 lost"), "\(printed)")
+    #expect(
+      printed.contains("stopped by a signal before the tournament seated the bot"), "\(printed)")
+  }
 }
 
 extension ServerProcess {

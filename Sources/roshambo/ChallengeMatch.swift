@@ -1,61 +1,17 @@
 import ArgumentParser
 import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
 import Sysexits
-
-/// The wait in the lobby was abandoned: what it waited for can no longer play (the bot's
-/// program exited between two matches).
-struct LobbyWaitAbandoned: Error {}
-
-/// Why a bot's wait in the lobby is to end (its program exited, or a signal came), once
-/// either happens; ``wait()`` returns from then on.
-final class LobbyWaitStop: Sendable {
-  private let state = NIOLockedValueBox(
-    (fired: false, signalled: false, waiters: [CheckedContinuation<Void, Never>]()))
-
-  /// Whether a signal ended the wait.
-  var signalled: Bool { state.withLockedValue { $0.signalled } }
-
-  func fire(signalled: Bool) {
-    let waiters = state.withLockedValue { state in
-      guard !state.fired else { return [CheckedContinuation<Void, Never>]() }
-      state.fired = true
-      state.signalled = signalled
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter.resume() }
-  }
-
-  func wait() async {
-    await withCheckedContinuation { continuation in
-      let fired = state.withLockedValue { state in
-        if !state.fired { state.waiters.append(continuation) }
-        return state.fired
-      }
-      if fired { continuation.resume() }
-    }
-  }
-}
 
 /// Waits in the lobby as `name` for what `goal` says (``HeadlessLobby``), on a connection
 /// of its own, until the server seats this program; returns the seated driver, whose
 /// session plays the match on. A lost lobby (the network, a drain, a restart) is taken
 /// back by the core (an entrant of the tournament keeps its entry when back within the
 /// server's grace). A wait that stops for its own reason, or a refusal, is said and exits
-/// 1; a broken protocol 76; a server not reached again 69. Once `abandon` returns, the
-/// wait stops with ``LobbyWaitAbandoned``.
+/// 1; a broken protocol 76; a server not reached again 69.
 func seatFromLobby(
   _ server: ResolvedServer, options: ServerOptions, name: String, goal: LobbySeating.Goal,
-  wait: Duration = .seconds(10), seats: SeatMemory? = nil,
-  abandon: (@Sendable () async -> Void)? = nil
+  wait: Duration = .seconds(10), seats: SeatMemory? = nil
 ) async throws -> PlayerDriver {
   let connection = try await connect(server, options: options)
   let lobby = await MainActor.run {
@@ -70,19 +26,11 @@ func seatFromLobby(
       fflush(nil)
     }
   }
-  let watch = abandon.map { abandon in
-    Task {
-      await abandon()
-      guard !Task.isCancelled else { return }
-      await MainActor.run { lobby.abandon() }
-    }
-  }
-  defer { watch?.cancel() }
   switch await lobby.run() {
   case .seated(let driver):
     return driver
   case .abandoned:
-    throw LobbyWaitAbandoned()
+    throw ExitCode(ExitStatus.failure)
   case .stopped(let problem):
     complain(problem)
     throw ExitCode(ExitStatus.failure)
@@ -112,7 +60,12 @@ struct ChallengeMatch {
     let driver = try await seatFromLobby(
       resolved, options: server, name: name, goal: .challenge(opponent, fair: fair), wait: wait,
       seats: seats)
-    let status = ExitStatus.of(await playSeated(driver))
+    let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
+      let screen = Screen(session: ClientSession(seatedFrom: driver))
+      screen.returnsToLobby = true
+      return Task { @MainActor in await screen.playSeated() }
+    }.value
+    let status = ExitStatus.of(ending)
     if status != 0 { throw ExitCode(status) }
   }
 }
