@@ -275,7 +275,7 @@ wait_for dave "Give up the match? Press q again"
 refuse erin "gave up"
 press dave q
 in_lobby dave
-wait_for erin "dave gave up the match: you win by forfeit."
+wait_for erin "dave gave up the match in round 1: you win by forfeit."
 press erin q
 in_lobby erin
 
@@ -290,7 +290,7 @@ wait_for erin "Give up the match? Press Ctrl-C again"
 refuse frank "gave up"
 press erin C-c
 wait_for erin "[130] erin\$"
-wait_for frank "erin gave up the match: you win by forfeit."
+wait_for frank "erin gave up the match in round 1: you win by forfeit."
 # Back at her shell, the match's last screen is not drawn over it, nor "Your move." said.
 refuse erin "Choose your weapon"
 refuse erin "Your move."
@@ -305,7 +305,7 @@ say "bob's terminal is closed mid-match; he runs ./roshambo again and is back in
 challenge dave bob
 wait_for bob "Room duel-2"
 close_terminal bob
-wait_for dave "bob  score 0  connection lost (reconnecting)"
+wait_for dave "bob  score 0  away (connection lost)"
 snap closed dave
 terminal bob
 type_line bob "./roshambo"
@@ -329,7 +329,7 @@ ip -n "$tag-p3" link set "${tag}p3a" down
 down_at=$(date +%s)
 wait_for carol "Lost the connection to the server" 20
 carol_saw=$(($(date +%s) - down_at))
-wait_for frank "carol  score 0  connection lost (reconnecting)" 20
+wait_for frank "carol  score 0  away (connection lost)" 20
 say "the outage is on carol's screen after ${carol_saw} s, on frank's after $(($(date +%s) - down_at)) s"
 refuse carol "ping"   # no round trip shown as if the link were fine
 snap outage carol frank erin
@@ -338,7 +338,7 @@ press carol r
 # The outage lasts its 20 s (the screens were checked during it).
 while [ $(($(date +%s) - down_at)) -lt 20 ]; do sleep 0.5; done
 shows carol "Lost the connection to the server" || fail "carol's screen stopped saying the link is down while it was" carol
-shows frank "carol  score 0  connection lost (reconnecting)" || fail "frank's screen stopped saying carol's link is down while it was" frank
+shows frank "carol  score 0  away (connection lost)" || fail "frank's screen stopped saying carol's link is down while it was" frank
 ip -n "$tag-p3" link set "${tag}p3a" up
 say "carol's link is up again"
 wait_gone carol "Lost the connection to the server" 30
@@ -411,7 +411,7 @@ echo "--- carol's lobby (60×20) during round 1:"; screen carol
 wait_for "$b" "Room cup-1-1-1"
 wait_for "$b" "Choose your weapon"
 close_terminal "$b"
-wait_for "$a" "$b  score 0  connection lost (reconnecting)"
+wait_for "$a" "$b  score 0  away (connection lost)"
 snap cup-closed "$a"
 terminal "$b"
 type_line "$b" "./roshambo"

@@ -98,7 +98,7 @@ if client_running Bob; then
   echo "$name: Bob's client still runs 10 s after his terminal closed (a ghost in his seat)"
   exit 1
 fi
-expect_screen Dave "Bob  score 0  connection lost (reconnecting)"
+expect_screen Dave "Bob  score 0  away (connection lost)"
 
 echo "tmux-evening: Bob runs roshambo again and is back in his seat, the match goes on"
 start_person Bob

@@ -5,7 +5,9 @@
 # three are back in the lobby, where the recent matches show it (the leaderboard lists
 # nobody: everyone here plays on one machine with one key, so no match is rated). Then Dave challenges
 # Carol, who declines, and Dave is told; again, and Carol declines all of his
-# challenges for the evening (b): he is told so, and his next is refused. Then Alice and Bob enter the tournament (t):
+# challenges for the evening (b): he is told so, and his next is refused. Dave enters the
+# tournament and quits: the first q asks, another key stays, q q withdraws him and leaves.
+# Then Alice and Bob enter the tournament (t):
 # it starts with two, both are seated in its room, play, and are back in the lobby,
 # which names the champion. Last, Erin stops the lobby with Ctrl-Z and continues it with
 # fg: the lobby is drawn again and takes keys at once. Exits non-zero on the first screen that is not
@@ -91,6 +93,21 @@ expect_screen Carol "You decline Dave's challenges for the rest of the evening."
 expect_screen Dave "Carol declined your challenge, and declines"
 press Dave c
 expect_screen Dave "Carol declines your challenges for this evening."
+
+echo "tmux-lobby: Dave enters the tournament and quits: asked first, any other key stays, q q withdraws"
+press Dave t
+expect_screen Carol "taking entries, 1 entered"
+press Dave q
+expect_screen Dave "Leaving withdraws you from the tournament"
+press Dave j
+expect_screen Dave "You stay in the lobby and in the tournament."
+refuse_screen Dave "EXIT="
+press Dave q
+expect_screen Dave "Leaving withdraws you from the tournament"
+press Dave q
+expect_screen Dave "EXIT=0"
+# Withdrawn at once, not held for the grace period.
+expect_screen Carol "taking entries, 0 entered"
 
 echo "tmux-lobby: Alice and Bob enter the tournament; it seats them, and names the champion"
 expect_screen Alice "Tournament (single-elimination): taking entries, 0 entered"

@@ -72,7 +72,8 @@ press Carol C-c
 expect_screen Carol "EXIT=130"
 # The screen is put back as it was: nothing of the running match stays in the shell.
 refuse_screen Carol "Choose your weapon"
-expect_screen Alice "Carol gave up the match: you win by forfeit."
+expect_screen Alice "Carol gave up the match in round"
+expect_screen Alice ": you win by forfeit."
 expect_screen Alice "YOU WIN!"
 
 press Alice q   # no match running: quits at once

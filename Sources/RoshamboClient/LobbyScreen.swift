@@ -101,6 +101,8 @@ public final class LobbyScreen {
     case .view(_, let view):
       if reconnecting {
         reconnecting = false
+        // Records asked on the lost connection will not come: they may be asked again.
+        for id in store.state.olderAsked { store.dispatch(.olderMissing(id, noMore: false)) }
         store.dispatch(.notice("Back in the lobby: the server answers again."))
       }
       store.dispatch(.viewed(view))
@@ -111,8 +113,13 @@ public final class LobbyScreen {
       reconnecting = true
       store.dispatch(
         .notice("Lost the connection to the server; reconnecting (try \(attempt), Ctrl-C leaves)…"))
-    case .seated, .record, .recordRefused:
-      // The screen's session is seated for the match; records are asked on their own.
+    case .record(let match):
+      // An older match this screen asked for, paging back.
+      if let recent = LobbyView.Recent(match) { store.dispatch(.olderMatch(recent)) }
+    case .recordRefused(let match, let error):
+      store.dispatch(.olderMissing(Int64(match), noMore: error.code == .noSuchMatch))
+    case .seated:
+      // The screen's session is seated for the match.
       break
     }
   }
@@ -132,6 +139,15 @@ public final class LobbyScreen {
     }
   }
 
+  /// Asks the server for the records of the older matches the person paged back to.
+  private func askForOlderMatches() {
+    let ids = store.state.olderToAsk
+    // While the server is away nothing can be asked: the next move past the last asks.
+    guard !ids.isEmpty, !reconnecting else { return }
+    for id in ids { driver.command(.askRecord(Int(id))) }
+    store.dispatch(.askedOlder(ids))
+  }
+
   /// The challenges the bell has rung for.
   private var bellsRung = 0
 
@@ -143,10 +159,15 @@ public final class LobbyScreen {
   }
 
   private func handle(_ raw: UInt8) {
-    guard let key = keys.feed(raw), let command = KeyBindings.lobbyCommand(for: key) else {
+    guard let key = keys.feed(raw) else { return }
+    let command = KeyBindings.lobbyCommand(for: key)
+    let state = store.state
+    // Asked whether to leave the tournament: any key but q is "stay", and only that.
+    if state.leaveAsked, command != .quit {
+      store.dispatch(.stay)
       return
     }
-    let state = store.state
+    guard let command else { return }
     if let refusal = state.refusalWhileClosing(command) {
       store.dispatch(.notice(refusal))
       return
@@ -166,8 +187,20 @@ public final class LobbyScreen {
       }
     }
     switch command {
-    case .quit: finish(.quit)
-    case .move(let step): store.dispatch(.move(step))
+    case .quit:
+      switch state.quitStep {
+      case .leave: finish(.quit)
+      case .ask: store.dispatch(.askToLeave)
+      case .withdrawAndLeave:
+        // Sent before the connection closes, so the tournament's next matches of this
+        // person's go to their opponents at once (while the server is away, there is
+        // nobody to tell: its grace decides them).
+        driver.command(.withdrawFromTournament)
+        finish(.quit)
+      }
+    case .move(let step):
+      store.dispatch(.move(step))
+      askForOlderMatches()
     case .switchPane: store.dispatch(.switchPane)
     case .quickMatch: finish(.quickMatch)
     case .watch, .open:

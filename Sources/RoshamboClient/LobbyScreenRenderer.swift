@@ -81,7 +81,7 @@ public struct LobbyScreenRenderer: Sendable {
       let selected = state.pane == .rooms && room.name == state.selectedRoom
       return ((selected ? "▸ " : "  ") + LobbyText.line(room), selected)
     }
-    let recentLines = view.recent.map { match -> (String, Bool) in
+    let recentLines = state.recentMatches.map { match -> (String, Bool) in
       let selected = state.pane == .recent && match.id == state.selectedMatch
       return ((selected ? "▸ " : "  ") + LobbyText.line(match), selected)
     }
@@ -160,6 +160,9 @@ public struct LobbyScreenRenderer: Sendable {
       ]
     case .running:
       var lines: [String] = []
+      if tournament.standings.contains(where: { $0.name == me && $0.withdrawn }) {
+        lines.append("You withdrew: your matches go to your opponents")
+      }
       if tournament.pairings.contains(where: { $0.isBye && $0.players == [me] }) {
         lines.append("You have a bye in round \(tournament.round): it counts as a win")
       }

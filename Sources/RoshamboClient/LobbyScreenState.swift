@@ -47,10 +47,84 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var closesAt: Int64?
   /// Whose challenges this person declines for the evening (key b), by name as shown.
   public var declinedForTheEvening: Set<String> = []
+  /// Matches older than the view's recent ones, asked of the server (their records) as
+  /// this person paged past the last: newest first, at most ``olderLimit``.
+  public var older: [LobbyView.Recent] = []
+  /// The older matches asked for and not answered yet, by number.
+  public var olderAsked: Set<Int64> = []
+  /// This person moved past the last of the recent matches: the screen asks for older ones
+  /// (``olderToAsk``).
+  public var wantsOlder = false
+  /// The match selected when older ones were asked for: once they are in, the selection
+  /// moves on from it, as the move asked.
+  public var pagedFrom: Int64?
+  /// The server has no match of this number (nor, it is taken, any older).
+  public var olderEnd: Int64 = 0
+
+  /// How many older matches the lobby pages back to; the rest are for
+  /// `roshambo-server history` and `roshambo replay NUMBER`.
+  public static let olderLimit = 60
+  /// How many are asked at a time (the server reads at most 8 records at once).
+  public static let olderPage = 6
+
+  /// The view's recent matches, then the older ones this person paged back to: newest
+  /// first, each once.
+  public var recentMatches: [LobbyView.Recent] {
+    let recent = view?.recent ?? []
+    let oldest = recent.map(\.id).min() ?? .max
+    return recent + older.filter { $0.id < oldest }
+  }
+
+  /// The matches to ask the server for now: the page before the oldest listed, when this
+  /// person moved past it and nothing asked is still on its way.
+  public var olderToAsk: [Int64] {
+    guard wantsOlder, olderAsked.isEmpty, older.count < Self.olderLimit,
+      let oldest = recentMatches.last?.id
+    else { return [] }
+    let floor = max(olderEnd, oldest - Int64(Self.olderPage) - 1, 0)
+    return Array(stride(from: oldest - 1, to: floor, by: -1))
+  }
+  /// This person pressed q while entered in a tournament not finished, and was asked
+  /// whether to leave: a second q leaves (withdrawing), any other key stays.
+  public var leaveAsked = false
 
   public init(me: String) {
     self.me = me
   }
+
+  /// How many of this person's tournament matches in `view` were forfeited because they
+  /// did not come back in time (0 without a view).
+  func lostAway(in view: LobbyView?) -> Int {
+    view?.tournament?.standings.first { $0.name == me }?.lostAway ?? 0
+  }
+
+  /// What a q does now.
+  public enum QuitStep: Equatable, Sendable {
+    /// Leave the lobby.
+    case leave
+    /// Ask first: leaving withdraws this person from the tournament they are in.
+    case ask
+    /// Asked already: withdraw from the tournament, then leave.
+    case withdrawAndLeave
+  }
+
+  /// Whether this person is entered in the lobby's tournament, it is not finished, and
+  /// they have not withdrawn: leaving would leave their opponents waiting.
+  public var isInTournament: Bool {
+    guard let tournament = view?.tournament, tournament.phase != .finished else { return false }
+    return tournament.standings.contains { $0.name == me && !$0.withdrawn }
+  }
+
+  /// What q does: leaves at once, unless this person is in a tournament (then it asks
+  /// first, and the second q withdraws them and leaves).
+  public var quitStep: QuitStep {
+    guard isInTournament else { return .leave }
+    return leaveAsked ? .withdrawAndLeave : .ask
+  }
+
+  /// What this person is told when q asks first.
+  public static let leaveQuestion =
+    "Leaving withdraws you from the tournament: press q again to leave, any other key stays."
 
   /// Why `command` is not taken now, when the server has said it is closing: nothing that
   /// would start something new leaves the lobby (a quick match, a watch or a replay would
@@ -91,6 +165,17 @@ public enum LobbyScreenAction: Equatable, Sendable {
   case serverClosing(closesAt: Int64)
   /// This person declined all challenges from `name` for the evening (key b).
   case declineForTheEvening(String)
+  /// The screen asked the server for the records of these older matches.
+  case askedOlder([Int64])
+  /// An older match asked for came.
+  case olderMatch(LobbyView.Recent)
+  /// An older match asked for did not come; `noMore`: the server has none of that number
+  /// (none older is asked for again).
+  case olderMissing(Int64, noMore: Bool)
+  /// This person pressed q while in a tournament: asked whether to leave.
+  case askToLeave
+  /// This person answered the question with another key than q: they stay.
+  case stay
 }
 
 /// The lobby screen's rules: pure, so the screen is tested without a terminal.
@@ -107,12 +192,20 @@ public struct LobbyScreenReducer: Reducer {
     }
     switch action {
     case .viewed(let view):
+      let lostAway = (state.lostAway(in: state.view), state.lostAway(in: view))
+      if lostAway.1 > lostAway.0 {
+        // Back after an absence (or the first view of it): what it cost them.
+        let count = lostAway.1 - lostAway.0
+        let matches = count == 1 ? "a tournament match" : "\(count) tournament matches"
+        state.notice = "While you were away, you lost \(matches) by not coming back in time."
+        state.noticeSince = nil
+      }
       let before = state.view?.people.map(\.name) ?? []
       state.view = view
       selectPerson(in: view.people.map(\.name), before: before, &state)
       let rooms = view.rooms.map(\.name)
       if state.selectedRoom.map(rooms.contains) != true { state.selectedRoom = rooms.first }
-      let matches = view.recent.map(\.id)
+      let matches = state.recentMatches.map(\.id)
       if state.selectedMatch.map(matches.contains) != true { state.selectedMatch = matches.first }
       if state.pane == .recent, matches.isEmpty { state.pane = .people }
     case .challenge(let notice):
@@ -164,9 +257,23 @@ public struct LobbyScreenReducer: Reducer {
       case .rooms:
         state.selectedRoom = moved(state.selectedRoom, by: step, in: view.rooms.map(\.name))
       case .recent:
-        let ids = view.recent.map(\.id)
+        let ids = state.recentMatches.map(\.id)
         let index = state.selectedMatch.flatMap(ids.firstIndex(of:)) ?? 0
         state.selectedMatch = ids.isEmpty ? nil : ids[min(max(index + step, 0), ids.count - 1)]
+        // Down from the last: the page before it is asked for, unless there is none.
+        if step > 0, !ids.isEmpty, index == ids.count - 1 {
+          state.wantsOlder = true
+          state.pagedFrom = state.selectedMatch
+          if state.olderToAsk.isEmpty, state.olderAsked.isEmpty {
+            state.wantsOlder = false
+            state.pagedFrom = nil
+            state.notice =
+              state.older.count >= LobbyScreenState.olderLimit
+              ? "The lobby lists \(LobbyScreenState.olderLimit) older matches at most: "
+                + "roshambo replay NUMBER replays any."
+              : "No older matches on this server."
+          }
+        }
       }
     case .switchPane:
       // People, rooms, then the recent matches when there are any.
@@ -195,7 +302,44 @@ public struct LobbyScreenReducer: Reducer {
       state.closesAt = closesAt
     case .declineForTheEvening(let name):
       state.declinedForTheEvening.insert(name)
+    case .askedOlder(let ids):
+      state.olderAsked.formUnion(ids)
+      state.wantsOlder = false
+    case .olderMatch(let match):
+      guard state.olderAsked.remove(match.id) != nil else { return }
+      if !state.older.contains(where: { $0.id == match.id }) {
+        state.older.append(match)
+        state.older.sort { $0.id > $1.id }
+        state.older = Array(state.older.prefix(LobbyScreenState.olderLimit))
+      }
+      olderAnswered(&state)
+    case .olderMissing(let id, let noMore):
+      guard state.olderAsked.remove(id) != nil else { return }
+      if noMore { state.olderEnd = max(state.olderEnd, id) }
+      olderAnswered(&state)
+    case .askToLeave:
+      state.leaveAsked = true
+      state.notice = LobbyScreenState.leaveQuestion
+      state.noticeSince = nil
+    case .stay:
+      state.leaveAsked = false
+      if state.notice == LobbyScreenState.leaveQuestion {
+        state.notice = "You stay in the lobby and in the tournament."
+        state.noticeSince = nil
+      }
     }
+  }
+
+  /// An older match asked for was answered: once all are, the selection moves on from
+  /// where this person paged (when it is still there).
+  private func olderAnswered(_ state: inout LobbyScreenState) {
+    guard state.olderAsked.isEmpty, let from = state.pagedFrom else { return }
+    state.pagedFrom = nil
+    let ids = state.recentMatches.map(\.id)
+    guard state.selectedMatch == from, let index = ids.firstIndex(of: from),
+      index + 1 < ids.count
+    else { return }
+    state.selectedMatch = ids[index + 1]
   }
 
   /// The selection in the people's new list `names` (`before`, the last one): it stays on

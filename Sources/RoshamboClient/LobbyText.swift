@@ -108,8 +108,9 @@ public enum LobbyText {
         "tournament (\(kind)): finished, \(tournament.champion ?? "?") is the champion")
     }
     if tournament.phase == .running {
+      let withdrawn = Set(tournament.standings.filter(\.withdrawn).map(\.name))
       for pairing in tournament.pairings {
-        let result = pairing.winner.map { " → \($0)" } ?? ""
+        let result = pairing.winner.map { " → \($0)" + how(pairing, won: $0, withdrawn) } ?? ""
         if pairing.isBye {
           lines.append("  \(pairing.players[0]) has a bye")
         } else {
@@ -119,7 +120,9 @@ public enum LobbyText {
       }
     }
     for (place, line) in tournament.standings.enumerated() where tournament.phase != .entry {
-      let out = tournament.kind == .singleElimination && !line.alive ? ", out" : ""
+      let out =
+        line.withdrawn
+        ? ", withdrew" : tournament.kind == .singleElimination && !line.alive ? ", out" : ""
       lines.append(
         "  \(place + 1). \(line.name): \(line.wins) won, \(line.losses) lost "
           + "(rounds \(line.roundDifference >= 0 ? "+" : "")\(line.roundDifference))\(out)")
@@ -128,6 +131,20 @@ public enum LobbyText {
       lines.append("  entered: " + tournament.standings.map(\.name).joined(separator: ", "))
     }
     return lines
+  }
+
+  /// How a match nobody played out was decided, after its winner: " (walkover: ann
+  /// withdrew)", " (bob did not come back)"; nothing for one decided on its rounds or by
+  /// leaving.
+  private static func how(
+    _ pairing: Tournament.Pairing, won winner: String, _ withdrawn: Set<String>
+  ) -> String {
+    guard let loser = pairing.players.first(where: { $0 != winner }) else { return "" }
+    if pairing.graceRanOut { return " (\(loser) did not come back)" }
+    if withdrawn.contains(loser), pairing.scores.allSatisfy({ $0 == 0 }) {
+      return " (walkover: \(loser) withdrew)"
+    }
+    return ""
   }
 
   /// One room: its players and score, where the match is, who watches.

@@ -6,7 +6,7 @@ public struct PlayerLine: Equatable, Sendable {
   public var name: String
   public var score: Int
   public var isYou: Bool
-  /// "connected", "chosen", "connection lost (reconnecting)", "left".
+  /// "connected", "chosen", "away (connection lost)", "left", "did not come back".
   public var status: String
 }
 
@@ -155,10 +155,10 @@ public func makeProps(
   }
 
   var reveal: String?
-  if let winner = view.winner, let loser = forfeiter(view, winner: winner) {
-    // The match did not end on a round: the last round's line would contradict it. (Who
-    // wins by forfeit is the status line's.)
-    reveal = "\(name(loser)) left in round \(view.round)."
+  if let winner = view.winner, forfeiter(view, winner: winner) != nil {
+    // The match did not end on a round: the last round's line would contradict it, and
+    // the status line says who gave it up, how and when, in one line.
+    reveal = nil
   } else if let last = view.history.last {
     reveal = roundSentence(last, you: view.you, name: name)
     if banner == nil, last.winner == nil, view.phase == .choosing { banner = "DRAW!" }
@@ -300,15 +300,21 @@ private func connectionLine(_ connection: ClientContext.Connection) -> String? {
   }
 }
 
-/// A player who left a match that ended on its rounds has only moved on (back to the
-/// lobby, or away): "left" is for one who gave the match up.
+/// A player who left a match that ended on its rounds has only gone after it (back to
+/// the lobby, or away); one who gave the match up "left", "did not come back" (their
+/// grace ran out) or "withdrew" (from the tournament).
 private func playerStatus(_ player: PlayerView, in view: RoomView) -> String {
   let phase = view.phase
   if player.left {
     let gaveUp = view.winner.flatMap { forfeiter(view, winner: $0) } == player.seat
-    return phase == .over && !gaveUp ? "moved on" : "left"
+    guard phase != .over || gaveUp else { return "gone after the match" }
+    switch player.leftBy {
+    case .timedOut: return "did not come back"
+    case .withdrew: return "withdrew"
+    case .left, nil: return "left"
+    }
   }
-  if !player.connected { return "connection lost (reconnecting)" }
+  if !player.connected { return "away (connection lost)" }
   if phase == .choosing { return player.chosen ? "chosen" : "choosing" }
   return "connected"
 }
@@ -323,9 +329,21 @@ private func forfeiter(_ view: RoomView, winner: Seat) -> Seat? {
 
 private func matchResult(_ view: RoomView, winner: Seat, name: (Seat) -> String) -> String {
   if let loser = forfeiter(view, winner: winner) {
+    // A grace that ran out is not giving up: the screens say which it was.
+    let round = view.round
+    let (what, by) =
+      switch view.player(loser)?.leftBy {
+      case .timedOut: ("did not come back in time (round \(round))", "forfeit")
+      case .withdrew: ("withdrew from the tournament", "walkover")
+      case .left, nil:
+        (
+          view.you == winner ? "gave up the match in round \(round)" : "gave up in round \(round)",
+          "forfeit"
+        )
+      }
     return view.you == winner
-      ? "\(name(loser)) gave up the match: you win by forfeit."
-      : "\(name(loser)) gave up: \(name(winner)) wins by forfeit."
+      ? "\(name(loser)) \(what): you win by \(by)."
+      : "\(name(loser)) \(what): \(name(winner)) wins by \(by)."
   }
   let scores = (view.player(winner)?.score ?? 0, view.player(winner.opponent)?.score ?? 0)
   let score = "\(scores.0)–\(scores.1)"

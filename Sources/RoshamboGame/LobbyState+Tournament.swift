@@ -19,8 +19,10 @@ extension LobbyState {
       }
       return nil
     case .withdraw(let name):
-      guard let tournament, tournament.phase == .entry, tournament.entrants.contains(name) else {
-        return .tournamentClosed("\(name) has no entry to withdraw (or the tournament started).")
+      guard let tournament, tournament.phase != .finished, tournament.entrants.contains(name),
+        !tournament.withdrawn.contains(name)
+      else {
+        return .tournamentClosed("\(name) has no entry to withdraw (or the tournament is over).")
       }
       return nil
     case .startRound(let tokens, _):
@@ -51,8 +53,13 @@ extension LobbyState {
     case .enter(let name):
       tournament!.entrants.append(name)
       return [.tournament(.entered(name))]
-    case .withdraw(let name):
+    case .withdraw(let name) where tournament!.phase == .entry:
       tournament!.entrants.removeAll { $0 == name }
+      return [.tournament(.withdrew(name))]
+    case .withdraw(let name):
+      // Running: the entry stays in the pairings (so the rounds are the ones paired
+      // without it), each match of theirs paired from now on a walkover.
+      tournament!.withdrawn.append(name)
       return [.tournament(.withdrew(name))]
     case .startRound(let tokens, let at):
       var events: [LobbyEvent] = []
@@ -73,9 +80,33 @@ extension LobbyState {
         }
       }
       events.append(.tournament(.roundPaired(round)))
-      // A round of byes alone (no match) is over at once.
+      // A round of byes alone (no match) is over at once; a round whose last match is a
+      // walkover ends with it.
       if tournament!.roundIsOver { events.append(contentsOf: endOfRound(after: nil)) }
+      for pairing in pairings where !pairing.isBye {
+        walkOver(pairing, at: at, &events)
+      }
       return events
+    }
+  }
+
+  /// The match of `pairing`, just paired at `at`, is given up by each of its players who
+  /// withdrew (the first to go forfeits it to the other), as if they had left the seat:
+  /// at once, with no grace.
+  private mutating func walkOver(
+    _ pairing: Tournament.Pairing, at: Int64, _ events: inout [LobbyEvent]
+  ) {
+    guard let name = pairing.room else { return }
+    for (index, player) in pairing.players.enumerated()
+    where tournament!.withdrawn.contains(player) {
+      let seat = Seat.allCases[index]
+      guard let room = rooms[name], let held = room.seats[seat], !held.hasLeft,
+        room.phase == .choosing
+      else { continue }
+      for event in rooms[name]!.walkOver(seat, at: at) {
+        events.append(.room(name, event))
+        if case .matchEnded(let match) = event { recordTournamentMatch(match, &events) }
+      }
     }
   }
 
@@ -88,6 +119,10 @@ extension LobbyState {
     else { return }
     round[index].winner = match.winner
     round[index].scores = match.scores
+    round[index].graceRanOut =
+      rooms[match.room]?.seats.values.contains {
+        $0.name != match.winner && $0.leftBy == .timedOut
+      } == true
     tournament.rounds[tournament.rounds.count - 1] = round
     self.tournament = tournament
     if tournament.roundIsOver { events.append(contentsOf: endOfRound(after: match.room)) }

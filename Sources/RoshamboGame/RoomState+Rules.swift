@@ -77,8 +77,10 @@ extension RoomState {
       seats[seat]!.connected = true
       seats[seat]!.graceEndsAt = nil
       events.append(.graceEnded(seat))
-    case .left(let seat, let at), .graceExpired(let seat, let at):
-      giveUp(seat, at: at, &events)
+    case .left(let seat, let at):
+      giveUp(seat, at: at, how: .left, &events)
+    case .graceExpired(let seat, let at):
+      giveUp(seat, at: at, how: .timedOut, &events)
     case .deadlinePassed(_, let at):
       resolveRound(at: at, &events)
     case .rematchRequested(let seat, let at):
@@ -289,8 +291,11 @@ extension RoomState {
   /// A seat gives up: the opponent wins a running match; the seat is kept (to show the
   /// result) but is free for a new player (none comes to a tournament's room, which keeps
   /// the result once both have gone). While waiting, the seat simply empties.
-  private mutating func giveUp(_ seat: Seat, at: Int64, _ events: inout [RoomEvent]) {
+  private mutating func giveUp(
+    _ seat: Seat, at: Int64, how: Leaving, _ events: inout [RoomEvent]
+  ) {
     events.append(.gaveUp(seat))
+    if phase != .waiting { seats[seat]!.leftBy = how }
     switch phase {
     case .waiting:
       seats[seat] = nil
@@ -311,6 +316,15 @@ extension RoomState {
       seats = [:]
       resetToWaiting(&events)
     }
+  }
+
+  /// Seat `seat`'s player, who withdrew from the tournament, gives this match up as it is
+  /// paired: their opponent wins it by walkover.
+  mutating func walkOver(_ seat: Seat, at: Int64) -> [RoomEvent] {
+    var events: [RoomEvent] = []
+    giveUp(seat, at: at, how: .withdrew, &events)
+    version += 1
+    return events
   }
 
   /// Takes the lone player (``loneSeat``) out of the room without a forfeit (quick match

@@ -1,9 +1,9 @@
 /// Everything about one room: who sits where, the hidden picks, the score, the history
 /// and the phase of its match. The server holds it; clients only ever see a ``RoomView``.
 ///
-/// Invariants: `version` rises by exactly one with every accepted action, and when the
-/// tournament the room belongs to moves on (``tournamentMovedOn()``), and never
-/// otherwise; a seat's `pick` is only non-nil while `phase` is `.choosing`; no seat's
+/// Invariants: `version` rises by exactly one with every accepted action, when the
+/// tournament the room belongs to moves on (``tournamentMovedOn()``), and when a seat is
+/// given up as a walkover (``walkOver(_:at:)``), and never otherwise; a seat's `pick` is only non-nil while `phase` is `.choosing`; no seat's
 /// score exceeds `winsNeeded`; `history` holds at most ``RoomView/historyLimit`` rounds
 /// (the latest), so a room's size is bounded however long its match runs.
 public struct RoomState: Sendable, Equatable {
@@ -15,6 +15,16 @@ public struct RoomState: Sendable, Equatable {
     case choosing
     /// A seat has won the match (or the other forfeited).
     case over
+  }
+
+  /// How a seat was given up: what a screen says of the one who forfeited.
+  public enum Leaving: String, Sendable {
+    /// The player left the seat.
+    case left = "leave"
+    /// The player did not come back within the grace period.
+    case timedOut = "grace"
+    /// The player had withdrawn from the tournament the match belongs to: a walkover.
+    case withdrew = "withdraw"
   }
 
   /// A taken seat.
@@ -33,6 +43,9 @@ public struct RoomState: Sendable, Equatable {
     /// Whether the player gave the seat up (left, or never came back) and forfeited.
     /// The seat stays to show the result, and a new player may take it.
     public var hasLeft: Bool
+    /// How the seat was given up, once it has (nil for one given up before servers kept
+    /// it).
+    public var leftBy: Leaving?
     /// In a fair room, the seat's commitment for the current round: the SHA-256 digest
     /// (64 lower-case hex digits) of its weapon and nonce (``Commitment``).
     public var commitment: String?
@@ -51,6 +64,7 @@ public struct RoomState: Sendable, Equatable {
       self.graceEndsAt = nil
       self.wantsRematch = false
       self.hasLeft = false
+      self.leftBy = nil
       self.commitment = nil
       self.nonce = nil
       self.revealFailed = false

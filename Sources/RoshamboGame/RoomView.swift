@@ -106,6 +106,9 @@ public struct PlayerView: Sendable, Equatable {
   public var score: Int
   /// The player gave the seat up (extension field).
   public var left: Bool
+  /// How the seat was given up, when `left` and known (extension field `leftBy`): left,
+  /// did not come back in time, or withdrew from the tournament.
+  public var leftBy: RoomState.Leaving?
   /// In a fair room, the seat's commitment this round: shown to its own seat at once,
   /// and to everyone once both seats have committed (extension field).
   public var commitment: String?
@@ -114,8 +117,10 @@ public struct PlayerView: Sendable, Equatable {
 
   public init(
     seat: Seat, name: String, connected: Bool, chosen: Bool, weapon: Weapon?, score: Int,
-    left: Bool = false, commitment: String? = nil, revealed: Bool = false
+    left: Bool = false, leftBy: RoomState.Leaving? = nil, commitment: String? = nil,
+    revealed: Bool = false
   ) {
+    self.leftBy = left ? leftBy : nil
     self.commitment = commitment
     self.revealed = revealed
     self.seat = seat
@@ -149,7 +154,7 @@ extension RoomState {
           seat: seat, name: held.name, connected: held.connected,
           chosen: fair ? held.commitment != nil : held.pick != nil,
           weapon: seat == viewer ? held.pick : nil, score: held.score, left: held.hasLeft,
-          commitment: revealing || seat == viewer ? held.commitment : nil,
+          leftBy: held.leftBy, commitment: revealing || seat == viewer ? held.commitment : nil,
           revealed: fair && held.hasRevealed)
       },
       history: Array(history.suffix(RoomView.historyLimit)),

@@ -6,7 +6,8 @@
 /// journal pairs the same rounds.
 ///
 /// Invariants: entrants' names are unique and at most ``maxEntrants``; every pairing of
-/// a finished round has a winner; a player is in at most one pairing per round.
+/// a finished round has a winner; a player is in at most one pairing per round; the
+/// withdrawn are entrants, each once.
 public struct Tournament: Sendable, Equatable {
   public enum Kind: String, Sendable, CaseIterable {
     case roundRobin = "round-robin"
@@ -31,6 +32,9 @@ public struct Tournament: Sendable, Equatable {
     public var winner: String?
     /// Rounds won by seat 1 and seat 2 (a bye: none).
     public var scores: [Int]
+    /// Whether its loser forfeited by not coming back within the grace period (they were
+    /// away), rather than on the rounds or by leaving.
+    public var graceRanOut = false
 
     public init(players: [String], room: String?, winner: String? = nil, scores: [Int] = []) {
       self.players = players
@@ -52,13 +56,23 @@ public struct Tournament: Sendable, Equatable {
     public var roundDifference: Int
     /// In single elimination, whether they are still in.
     public var alive: Bool
+    /// Whether they withdrew while it ran: their matches from then on are walkovers for
+    /// their opponents (extension field).
+    public var withdrawn: Bool
+    /// How many of their losses were forfeits for not coming back in time (extension).
+    public var lostAway: Int
 
-    public init(name: String, wins: Int, losses: Int, roundDifference: Int, alive: Bool) {
+    public init(
+      name: String, wins: Int, losses: Int, roundDifference: Int, alive: Bool,
+      withdrawn: Bool = false, lostAway: Int = 0
+    ) {
+      self.lostAway = lostAway
       self.name = name
       self.wins = wins
       self.losses = losses
       self.roundDifference = roundDifference
       self.alive = alive
+      self.withdrawn = withdrawn
     }
   }
 
@@ -71,6 +85,9 @@ public struct Tournament: Sendable, Equatable {
   public var phase: Phase
   /// In order of entry: the seeding.
   public var entrants: [String]
+  /// Entrants who withdrew once it was running, in the order they did: they stay in the
+  /// pairings (so the rounds are the same), each of their matches a walkover.
+  public var withdrawn: [String] = []
   /// The rounds paired so far, in order.
   public var rounds: [[Pairing]]
   public var champion: String?
@@ -123,7 +140,12 @@ public struct Tournament: Sendable, Equatable {
   public var standings: [Standing] {
     var table = Dictionary(
       uniqueKeysWithValues: entrants.map {
-        ($0, Standing(name: $0, wins: 0, losses: 0, roundDifference: 0, alive: true))
+        (
+          $0,
+          Standing(
+            name: $0, wins: 0, losses: 0, roundDifference: 0, alive: true,
+            withdrawn: withdrawn.contains($0))
+        )
       })
     for round in rounds {
       for pairing in round {
@@ -134,6 +156,7 @@ public struct Tournament: Sendable, Equatable {
         }
         for loser in pairing.players where loser != winner {
           table[loser]?.losses += 1
+          if pairing.graceRanOut { table[loser]?.lostAway += 1 }
           table[loser]?.alive = false
         }
       }

@@ -22,6 +22,8 @@ public enum HostNews {
     case .entered(let who):
       let of = players > 0 ? "\(count) of \(players)" : "\(count) entered"
       return "\(name(who)) entered the tournament (\(of))"
+    case .withdrew(let who) where tournament?.phase == .running:
+      return "\(name(who)) withdrew from the tournament: their opponents win their matches"
     case .withdrew(let who):
       return "\(name(who)) left the tournament (\(count) entered)"
     case .roundPaired(let round):

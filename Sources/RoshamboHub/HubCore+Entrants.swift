@@ -178,9 +178,11 @@ extension HubCore {
   /// period when they are not here.
   mutating func seatTournamentRound() {
     guard let round = state.lobby.tournament?.rounds.last else { return }
+    let withdrawn = state.lobby.tournament?.withdrawn ?? []
     for pairing in round where !pairing.isBye {
       guard let room = pairing.room else { continue }
-      for (index, name) in pairing.players.enumerated() {
+      // One who withdrew gave the match up as it was paired: nothing to seat.
+      for (index, name) in pairing.players.enumerated() where !withdrawn.contains(name) {
         let seat = Seat.allCases[index]
         guard let token = state.tournament.tokens[name] else { continue }
         if let link = linkOfEntrant(name) {

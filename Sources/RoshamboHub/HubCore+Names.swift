@@ -192,8 +192,10 @@ extension HubCore {
           .error(
             ProtocolError(
               code: .nameTaken,
-              message: "Your lobby was opened again in another terminal, which has it now; "
-                + "this one closes.", fatal: true), re: nil)))
+              message: "Your lobby was opened again in another terminal (a second "
+                + "roshambo lobby, or roshambo challenge, with your identity), which has it "
+                + "now; this one closes. To have it here again, run roshambo lobby in this "
+                + "terminal.", fatal: true), re: nil)))
       state.outbox.append(.close(ghost.link))
       log(
         .info, "a lobby screen replaced the one left behind",

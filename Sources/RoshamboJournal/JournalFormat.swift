@@ -240,6 +240,7 @@ extension JSONReader {
     var entrants: [String]?
     var rounds: [[Tournament.Pairing]]?
     var champion: String?
+    var withdrawn: [String] = []
     try object { reader, key in
       switch key {
       case "kind": kind = try reader.raw(Tournament.Kind.self, "kind")
@@ -250,6 +251,7 @@ extension JSONReader {
       case "rounds":
         rounds = try reader.array(of: { try $0.array(of: { try $0.tournamentPairing() }) })
       case "champion": champion = try reader.optionalString()
+      case "withdrawn": withdrawn = try reader.array(of: { try $0.string() })
       default: throw reader.failure("a tournament has no field \"\(key.prefix(32))\"")
       }
     }
@@ -260,11 +262,15 @@ extension JSONReader {
     guard Set(entrants).count == entrants.count, entrants.count <= Tournament.maxEntrants else {
       throw failure("a tournament whose entrants repeat a name or are too many")
     }
+    guard Set(withdrawn).count == withdrawn.count, withdrawn.allSatisfy(entrants.contains) else {
+      throw failure("a tournament whose withdrawn repeat a name or did not enter")
+    }
     var tournament = Tournament(kind: kind, settings: settings, number: number)
     tournament.phase = phase
     tournament.entrants = entrants
     tournament.rounds = rounds
     tournament.champion = champion
+    tournament.withdrawn = withdrawn
     return tournament
   }
 
@@ -456,8 +462,10 @@ extension JSONReader {
     var commitment: String?
     var nonce: String?
     var revealFailed = false
+    var leftBy: RoomState.Leaving?
     try object { reader, key in
       switch key {
+      case "leftBy": leftBy = try reader.raw(RoomState.Leaving.self, "leftBy")
       case "commitment": commitment = try reader.optionalHex256()
       case "nonce": nonce = try reader.optionalHex256()
       case "revealFailed": revealFailed = try reader.bool()
@@ -481,6 +489,7 @@ extension JSONReader {
     held.graceEndsAt = graceEndsAt.map(Int64.init)
     held.wantsRematch = wantsRematch
     held.hasLeft = hasLeft
+    held.leftBy = leftBy
     held.commitment = commitment
     held.nonce = nonce
     held.revealFailed = revealFailed

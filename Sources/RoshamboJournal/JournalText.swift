@@ -254,6 +254,7 @@ extension JSONText {
     key("graceEndsAt"); optionalInt(held.graceEndsAt); comma()
     key("wantsRematch"); bool(held.wantsRematch); comma()
     key("hasLeft"); bool(held.hasLeft)
+    if let leftBy = held.leftBy { comma(); key("leftBy"); string(leftBy.rawValue) }
     if let commitment = held.commitment { comma(); key("commitment"); string(commitment) }
     if let nonce = held.nonce { comma(); key("nonce"); string(nonce) }
     if held.revealFailed { comma(); key("revealFailed"); bool(true) }
@@ -297,6 +298,15 @@ extension JSONText {
       raw("]")
     }
     raw("]"); comma()
+    // Written only when someone withdrew while it ran, so older snapshots read the same.
+    if !tournament.withdrawn.isEmpty {
+      key("withdrawn"); raw("[")
+      for (index, name) in tournament.withdrawn.enumerated() {
+        if index > 0 { comma() }
+        string(name)
+      }
+      raw("]"); comma()
+    }
     key("champion"); optionalString(tournament.champion)
     raw("}")
   }

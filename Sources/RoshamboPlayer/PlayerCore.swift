@@ -458,6 +458,9 @@ public struct PlayerCore: Sendable {
       following.enter()
       state.phase = .following(link, following)
       submit(.enter(id: nextID()))
+    case .withdrawFromTournament:
+      guard state.lobby != nil else { return }
+      submit(.withdraw(id: nextID()))
     }
   }
 

@@ -66,4 +66,8 @@ public enum PlayerCommand: Equatable, Sendable {
   /// In the lobby: enter the tournament taking entries (its matches then start by
   /// themselves, on this connection).
   case enterTournament
+  /// In the lobby: take the entry back; while the tournament runs, the matches it would
+  /// still pair for this person go to their opponents at once (leaving the lobby while
+  /// entered sends it first, so nobody waits out a grace for someone gone home).
+  case withdrawFromTournament
 }

@@ -30,6 +30,12 @@ public enum TerminalText {
     return String(out)
   }
 
+  /// What a person reads when the server closed their connection for hearing nothing.
+  public static let silenceClosed =
+    "The server heard nothing from this computer for a while (was it asleep, or the network "
+    + "down?) and closed the connection. Run roshambo again to come back: a seat of yours "
+    + "in a match waits for you a little while."
+
   /// A name as a screen shows it: sanitized, and cut to the columns a name may take.
   public static func name(_ text: String) -> String {
     DisplayWidth.truncated(sanitized(text), toColumns: PlayerName.maxColumns)
@@ -72,7 +78,12 @@ extension ServerMessage {
       return .state(seq: seq, view: view)
     case .error(var error, let re):
       error.code = ErrorCode(rawValue: TerminalText.sanitized(error.code.rawValue))
-      error.message = TerminalText.sanitized(error.message)
+      // The server's words for a connection it heard nothing from are for programs (which
+      // ping while they wait); this client pings by itself, so its silence was a
+      // computer asleep or a network gone: said so, for the person at the terminal.
+      error.message =
+        error.code == .timeout
+        ? TerminalText.silenceClosed : TerminalText.sanitized(error.message)
       return .error(error, re: re)
     case .pong:
       return self

@@ -125,7 +125,9 @@ extension JSONText {
       if index > 0 { comma() }
       int(score)
     }
-    raw("]}")
+    raw("]")
+    if pairing.graceRanOut { comma(); key("graceRanOut"); bool(true) }
+    raw("}")
   }
 
   mutating func tournament(_ view: LobbyView.TournamentView) {
@@ -143,6 +145,8 @@ extension JSONText {
       key("losses"); int(line.losses); comma()
       key("roundDifference"); int(line.roundDifference); comma()
       key("alive"); bool(line.alive)
+      if line.withdrawn { comma(); key("withdrawn"); bool(true) }
+      if line.lostAway > 0 { comma(); key("lostAway"); int(line.lostAway) }
       raw("}")
     }
     raw("]"); comma()
@@ -287,6 +291,8 @@ extension JSONReader {
     var losses: Int?
     var difference = 0
     var alive = true
+    var withdrawn = false
+    var lostAway = 0
     try object { reader, key in
       switch key {
       case "name": name = try reader.string()
@@ -294,6 +300,8 @@ extension JSONReader {
       case "losses": losses = try reader.int()
       case "roundDifference": difference = try reader.int()
       case "alive": alive = try reader.bool()
+      case "withdrawn": withdrawn = try reader.null() ? false : reader.bool()
+      case "lostAway": lostAway = try reader.null() ? 0 : reader.int()
       default: try reader.skipValue()
       }
     }
@@ -301,7 +309,8 @@ extension JSONReader {
       throw failure("a standing without name, wins or losses")
     }
     return Tournament.Standing(
-      name: name, wins: wins, losses: losses, roundDifference: difference, alive: alive)
+      name: name, wins: wins, losses: losses, roundDifference: difference, alive: alive,
+      withdrawn: withdrawn, lostAway: max(0, lostAway))
   }
 
   /// A tournament's pairing, as ``JSONText/tournamentPairing(_:)`` writes it.
@@ -310,8 +319,10 @@ extension JSONReader {
     var room: String?
     var winner: String?
     var scores: [Int] = []
+    var graceRanOut = false
     try object { reader, key in
       switch key {
+      case "graceRanOut": graceRanOut = try reader.null() ? false : reader.bool()
       case "players": players = try reader.array(of: { try $0.string() })
       case "room": room = try reader.optionalString()
       case "winner": winner = try reader.optionalString()
@@ -322,7 +333,9 @@ extension JSONReader {
     guard let players, (1...2).contains(players.count), scores.count <= 2 else {
       throw failure("a pairing without one or two players")
     }
-    return Tournament.Pairing(players: players, room: room, winner: winner, scores: scores)
+    var pairing = Tournament.Pairing(players: players, room: room, winner: winner, scores: scores)
+    pairing.graceRanOut = graceRanOut
+    return pairing
   }
 
   mutating func lobbyPerson() throws -> LobbyView.Person {

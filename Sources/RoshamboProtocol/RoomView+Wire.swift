@@ -72,6 +72,7 @@ extension JSONText {
       key("weapon"); optionalString(player.weapon?.rawValue); comma()
       key("score"); int(player.score); comma()
       key("left"); bool(player.left)
+      if let leftBy = player.leftBy { comma(); key("leftBy"); string(leftBy.rawValue) }
       if view.fair || player.commitment != nil || player.revealed {
         comma(); key("commitment"); optionalString(player.commitment)
         comma(); key("revealed"); bool(player.revealed)
@@ -217,6 +218,7 @@ extension JSONReader {
     var weapon: Weapon?
     var score: Int?
     var left = false
+    var leftBy: RoomState.Leaving?
     var commitment: String?
     var revealed = false
     try object { reader, key in
@@ -228,6 +230,8 @@ extension JSONReader {
       case "weapon": weapon = try reader.null() ? nil : reader.raw(Weapon.self, "weapon")
       case "score": score = try reader.int()
       case "left": left = try reader.null() ? false : reader.bool()
+      // An unknown way (a newer server's) is read as not known.
+      case "leftBy": leftBy = try reader.null() ? nil : RoomState.Leaving(rawValue: reader.string())
       case "commitment": commitment = try reader.optionalHex256()
       case "revealed": revealed = try reader.null() ? false : reader.bool()
       default: try reader.skipValue()
@@ -238,7 +242,7 @@ extension JSONReader {
     }
     return PlayerView(
       seat: seat, name: name, connected: connected, chosen: chosen, weapon: weapon, score: score,
-      left: left, commitment: commitment, revealed: revealed)
+      left: left, leftBy: leftBy, commitment: commitment, revealed: revealed)
   }
 
   /// A resolved round. `drawAsNull` also takes a draw's `winner` as null or absent (how

@@ -184,14 +184,14 @@ struct ScreenPropsTests {
         == "Alice wins the match 2–1. Waiting for Alice to accept the rematch…")
   }
 
-  @Test("after a match that ended on its rounds, an opponent who left has moved on")
+  @Test("after a match that ended on its rounds, an opponent who left is gone after it")
   func movedOn() {
     var room = playingRoom()
     play(&room, .rock, .scissors)
     play(&room, .rock, .scissors)
     room.apply(.left(seat: .two, at: 1))
     let props = makeProps(view: room.view(for: .one), context: connected)
-    #expect(props.players.map(\.status) == ["connected", "moved on"])
+    #expect(props.players.map(\.status) == ["connected", "gone after the match"])
     #expect(props.reveal == "You win the round: rock crushes scissors")
   }
 
@@ -202,13 +202,16 @@ struct ScreenPropsTests {
     room.apply(.left(seat: .two, at: 1))
     let props = makeProps(view: room.view(for: .one), context: connected)
     #expect(props.banner == "YOU WIN!")
-    #expect(props.reveal == "Bob left in round 2.")
+    // One line says it: no round line contradicting it above.
+    #expect(props.reveal == nil)
     #expect(
-      props.status == "Bob gave up the match: you win by forfeit. Waiting for a new opponent…")
+      props.status
+        == "Bob gave up the match in round 2: you win by forfeit. Waiting for a new opponent…")
     #expect(props.players.map(\.status) == ["connected", "left"])
     let watching = makeProps(view: room.view(for: nil), context: connected)
-    #expect(watching.reveal == "Bob left in round 2.")
-    #expect(watching.status == "Bob gave up: Alice wins by forfeit. Press q to go back.")
+    #expect(watching.reveal == nil)
+    #expect(
+      watching.status == "Bob gave up in round 2: Alice wins by forfeit. Press q to go back.")
     // The round before the forfeit stays in the history, from the reader's side.
     #expect(props.history == ["1. you scissors, Bob paper: you win"])
   }
@@ -265,13 +268,15 @@ struct ScreenPropsTests {
     #expect(makeProps(view: view, context: context).latency == nil)
   }
 
-  @Test("an opponent whose connection dropped is shown with its trouble")
+  @Test("an opponent whose connection dropped is away: not said to be reconnecting")
   func opponentAway() {
     var room = playingRoom()
     room.apply(.disconnected(seat: .two, at: 5))
     let props = makeProps(
       view: room.view(for: .one), context: ClientContext(connection: .connected))
-    #expect(props.players.last?.status == "connection lost (reconnecting)")
+    // They may have closed the terminal or gone home: nobody knows they are coming back.
+    #expect(props.players.last?.status == "away (connection lost)")
+    #expect(!props.players.map(\.status).joined().contains("reconnecting"))
   }
 
   @Test("a deadline anywhere in 64 bits shows a countdown, without trapping (found by fuzzing)")
@@ -397,8 +402,48 @@ struct ScreenPropsTests {
       props.status
         == "Ann wins the match 2–0. This match is over and the tournament is on round 2: "
         + "press q to go back and follow it from the lobby.")
-    #expect(props.players.map(\.status) == ["moved on", "moved on"])
+    #expect(props.players.map(\.status) == ["gone after the match", "gone after the match"])
     #expect(props.banner == "PLAYER 1 WINS! Ann wins.")
+  }
+
+  @Test("a grace that ran out is not giving up: the screens say which it was, in one line")
+  func didNotComeBack() {
+    var room = Self.roundWon(in: "duel-1")
+    room.apply(.disconnected(seat: .two, at: 3_000))
+    room.apply(.graceExpired(seat: .two, at: 33_000))
+    let props = makeProps(view: room.view(for: .one), context: connected)
+    #expect(
+      props.status
+        == "Bob did not come back in time (round 2): you win by forfeit. The match is over: "
+        + "press q to go back.")
+    #expect(props.reveal == nil, "the status line alone says it")
+    #expect(props.players.map(\.status) == ["connected", "did not come back"])
+    let watching = makeProps(view: room.view(for: nil), context: connected)
+    #expect(
+      watching.status.hasPrefix("Bob did not come back in time (round 2): Alice wins by forfeit."))
+    // The same match given up by leaving says so.
+    var left = Self.roundWon(in: "duel-2")
+    left.apply(.left(seat: .two, at: 3_000))
+    let gaveUp = makeProps(view: left.view(for: .one), context: connected)
+    #expect(gaveUp.status.hasPrefix("Bob gave up the match in round 2: you win by forfeit."))
+    #expect(gaveUp.players.map(\.status) == ["connected", "left"])
+  }
+
+  @Test("a walkover: the opponent withdrew from the tournament, said so in one line")
+  func walkover() {
+    // Ann withdrew: her seat is given up as the room opens, before any round.
+    var room = RoomState(name: "cup-1-2-1", settings: .init(bestOf: 3))
+    room.apply(.playerJoined(name: "Ann", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    var view = room.view(for: .two)
+    view.phase = .over
+    view.winner = .two
+    view.players[0].left = true
+    view.players[0].leftBy = .withdrew
+    let props = makeProps(view: view, context: connected)
+    #expect(props.status.hasPrefix("Ann withdrew from the tournament: you win by walkover."))
+    #expect(props.reveal == nil)
+    #expect(props.players.map(\.status) == ["withdrew", "connected"])
   }
 
   @Test("a tournament match won by forfeit, both players gone since: no lie seen, who gave up")
@@ -413,7 +458,8 @@ struct ScreenPropsTests {
     #expect(view.players.map(\.left) == [true, true])
     #expect(FairPlay.matchLie(in: view, me: nil) == nil)
     let props = makeProps(view: view, context: ClientContext(connection: .connected))
-    #expect(props.status.hasPrefix("Bob gave up: Ann wins by forfeit."), "\(props.status)")
+    #expect(
+      props.status.hasPrefix("Bob gave up in round 1: Ann wins by forfeit."), "\(props.status)")
   }
 
   /// Alice and Bob in `room` (a challenge's `duel-N`, a quick match's `quick-N`, a named
@@ -434,7 +480,8 @@ struct ScreenPropsTests {
     #expect(!props.status.contains("new opponent"), "\(props.status)")
     #expect(
       props.status
-        == "Bob gave up the match: you win by forfeit. The match is over: press q to go back.")
+        == "Bob gave up the match in round 2: you win by forfeit. The match is over: press q to "
+        + "go back.")
     #expect(props.keys == "[q] go back")
     // Played to its end, then Bob went back to the lobby: no rematch to offer either.
     var ended = Self.roundWon(in: "duel-2")

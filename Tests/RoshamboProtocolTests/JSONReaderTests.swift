@@ -45,6 +45,7 @@ enum ReferenceDecoder {
     var weapon: String?
     var score: Int
     var left: Bool?
+    var leftBy: String?
   }
 
   private struct Round: Decodable {
@@ -75,7 +76,8 @@ enum ReferenceDecoder {
         PlayerView(
           seat: try seat(player.seat), name: player.name, connected: player.connected,
           chosen: player.chosen, weapon: try player.weapon.map { try value($0) },
-          score: player.score, left: player.left ?? false)
+          score: player.score, left: player.left ?? false,
+          leftBy: player.leftBy.flatMap(RoomState.Leaving.init(rawValue:)))
       },
       history: try view.history.map { round in
         guard round.winner == 0 || Seat(rawValue: round.winner) != nil else { throw Invalid() }
