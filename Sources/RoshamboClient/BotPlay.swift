@@ -33,6 +33,8 @@ public final class BotPlay {
     public var lobby: Bool
     /// Challenge this person from the lobby, once per match.
     public var challenge: String?
+    /// The rules a challenge asks for (nil: the server's).
+    public var ruleset: Ruleset.ID?
     /// How long the person to challenge is waited for to be free.
     public var wait: Duration
     /// Where each match's own record is saved, if anywhere.
@@ -44,7 +46,7 @@ public final class BotPlay {
     public init(
       name: String, strategy: BotStrategy = .random, program: Program? = nil, matches: Int,
       room: String? = nil, fair: Bool = false, lobby: Bool = false, challenge: String? = nil,
-      wait: Duration = .seconds(10), saveRecord: String? = nil, tournament: Bool = false,
+      ruleset: Ruleset.ID? = nil, wait: Duration = .seconds(10), saveRecord: String? = nil, tournament: Bool = false,
       keepaliveMillis: Int64 = 3_000
     ) {
       self.name = name
@@ -55,6 +57,7 @@ public final class BotPlay {
       self.fair = fair
       self.lobby = lobby
       self.challenge = challenge
+      self.ruleset = ruleset
       self.wait = wait
       self.saveRecord = saveRecord
       self.tournament = tournament
@@ -179,7 +182,9 @@ public final class BotPlay {
     let session: ClientSession
     if settings.fromLobby {
       let goal: LobbySeating.Goal =
-        settings.challenge.map { .challenge($0, fair: settings.fair) } ?? .accept
+        settings.challenge.map {
+          .challenge($0, ruleset: settings.ruleset, fair: settings.fair)
+        } ?? .accept
       let (seated, signalled) = try await seat(goal: goal, program: program)
       guard let seated else {
         // The wait was abandoned: a signal, or the program exited between two matches.

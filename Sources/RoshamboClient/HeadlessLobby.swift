@@ -76,7 +76,8 @@ public final class HeadlessLobby {
     for action in seating.handle(news) {
       switch action {
       case .say(let line): say(line)
-      case .challenge(let person, let fair): driver.command(.challenge(person, fair: fair))
+      case .challenge(let person, let ruleset, let fair):
+        driver.command(.challenge(person, ruleset: ruleset, fair: fair))
       case .accept(let challenge): driver.command(.accept(challenge))
       case .enterTournament: driver.command(.enterTournament)
       case .stop: stop()

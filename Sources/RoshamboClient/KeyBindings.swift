@@ -86,6 +86,10 @@ public enum KeyBindings {
     case declineForTheEvening
     case replay
     case enterTournament
+    /// Change the rules the next challenge asks for: the server's, then each ruleset.
+    case cycleRuleset
+    /// Ask for a fair (commit–reveal) match in the next challenge, or not.
+    case toggleFair
   }
 
   /// What `key` does on the lobby screen.
@@ -109,6 +113,8 @@ public enum KeyBindings {
       case "b", "B": return .declineForTheEvening
       case "r", "R": return .replay
       case "t", "T": return .enterTournament
+      case "o", "O": return .cycleRuleset
+      case "f", "F": return .toggleFair
       default: return nil
       }
     }
@@ -118,7 +124,7 @@ public enum KeyBindings {
   /// nobody takes it for a match starting.
   public static let lobbyHints = [
     "↑↓ select", "Tab list", "c challenge", "w watch", "m quick match", "t tournament",
-    "r replay a finished match", "q quit",
+    "r replay a finished match", "o rules, f fair", "q quit",
   ]
 
   /// A challenge waiting says its own keys: these, then ``blockHint(_:)``.

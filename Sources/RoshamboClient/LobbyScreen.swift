@@ -173,7 +173,7 @@ public final class LobbyScreen {
       return
     }
     switch command {
-    case .quit, .move, .switchPane:
+    case .quit, .move, .switchPane, .cycleRuleset, .toggleFair:
       break
     default:
       // Nothing new starts while the server is away: a match, watching or a replay would
@@ -221,7 +221,8 @@ public final class LobbyScreen {
           .notice("Select someone in the lobby (not playing or watching) to challenge."))
         return
       }
-      driver.command(.challenge(person.name, fair: false))
+      driver.command(
+        .challenge(person.name, ruleset: state.challengeRuleset, fair: state.challengeFair))
     case .accept:
       guard let challenge = state.incoming.first else {
         store.dispatch(.notice("Nobody has challenged you."))
@@ -250,6 +251,8 @@ public final class LobbyScreen {
       }
       driver.command(.enterTournament)
       store.dispatch(.notice("You entered the tournament: your matches start by themselves."))
+    case .cycleRuleset: store.dispatch(.cycleRuleset)
+    case .toggleFair: store.dispatch(.toggleFair)
     }
   }
 

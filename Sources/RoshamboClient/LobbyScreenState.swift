@@ -45,6 +45,10 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var now: Int64 = 0
   /// When the server said it closes (ms since 1970 by this client's clock), once it has.
   public var closesAt: Int64?
+  /// The rules this person's next challenge asks for (nil: the server's).
+  public var challengeRuleset: Ruleset.ID?
+  /// Whether this person's next challenge asks for a fair (commit–reveal) match.
+  public var challengeFair = false
   /// Whose challenges this person declines for the evening (key b), by name as shown.
   public var declinedForTheEvening: Set<String> = []
   /// Matches older than the view's recent ones, asked of the server (their records) as
@@ -138,9 +142,16 @@ public struct LobbyScreenState: Equatable, Sendable {
         + "This lobby stays and comes back with it."
     case .challenge, .accept, .enterTournament:
       return "The server is closing: no new match starts until it is back."
-    case .quit, .move, .switchPane, .decline, .declineForTheEvening:
+    case .quit, .move, .switchPane, .decline, .declineForTheEvening, .cycleRuleset, .toggleFair:
       return nil
     }
+  }
+
+  /// What this person's next challenge asks for, in their words.
+  public var challengeTermsLine: String {
+    "Your challenges ask for "
+      + (challengeRuleset.map { "\($0.rawValue) rules" } ?? "the server's rules")
+      + (challengeFair ? ", fair (commit–reveal)" : ", not fair") + " · o rules, f fairness."
   }
 
   /// The person selected, if they can be challenged now (not this person).
@@ -165,6 +176,10 @@ public enum LobbyScreenAction: Equatable, Sendable {
   case serverClosing(closesAt: Int64)
   /// This person declined all challenges from `name` for the evening (key b).
   case declineForTheEvening(String)
+  /// The next challenge asks for the next rules (the server's, then each ruleset).
+  case cycleRuleset
+  /// The next challenge asks for a fair match, or not.
+  case toggleFair
   /// The screen asked the server for the records of these older matches.
   case askedOlder([Int64])
   /// An older match asked for came.
@@ -302,6 +317,18 @@ public struct LobbyScreenReducer: Reducer {
       state.closesAt = closesAt
     case .declineForTheEvening(let name):
       state.declinedForTheEvening.insert(name)
+    case .cycleRuleset:
+      let rulesets = Ruleset.ID.allCases
+      if let current = state.challengeRuleset, let index = rulesets.firstIndex(of: current) {
+        let next = rulesets.index(after: index)
+        state.challengeRuleset = next < rulesets.endIndex ? rulesets[next] : nil
+      } else {
+        state.challengeRuleset = rulesets.first
+      }
+      state.notice = state.challengeTermsLine
+    case .toggleFair:
+      state.challengeFair.toggle()
+      state.notice = state.challengeTermsLine
     case .askedOlder(let ids):
       state.olderAsked.formUnion(ids)
       state.wantsOlder = false

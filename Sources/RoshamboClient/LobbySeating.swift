@@ -15,8 +15,9 @@ public struct LobbySeating: Equatable, Sendable {
   public enum Goal: Equatable, Sendable {
     /// Accept the first challenge to this person.
     case accept
-    /// Challenge this person as soon as they are free.
-    case challenge(String, fair: Bool)
+    /// Challenge this person as soon as they are free, under `ruleset` (nil: the
+    /// server's), fair or not.
+    case challenge(String, ruleset: Ruleset.ID? = nil, fair: Bool)
     /// Enter the tournament taking entries (or wait, already an entrant, to be seated).
     case enterTournament
   }
@@ -25,7 +26,7 @@ public struct LobbySeating: Equatable, Sendable {
   public enum Action: Equatable, Sendable {
     /// A line for the person running the program.
     case say(String)
-    case challenge(String, fair: Bool)
+    case challenge(String, ruleset: Ruleset.ID? = nil, fair: Bool)
     case accept(challenge: Int)
     case enterTournament
     /// Stop following (``problem`` says why).
@@ -89,13 +90,13 @@ public struct LobbySeating: Equatable, Sendable {
         return stop(actions, "no tournament is taking entries on this server")
       }
     case .view(_, let view):
-      guard case .challenge(let target, let fair) = goal, !asked,
+      guard case .challenge(let target, let ruleset, let fair) = goal, !asked,
         view.people.contains(where: {
           $0.name == target && $0.takesChallenges && $0.status == .idle
         })
       else { break }
       asked = true
-      actions.append(.challenge(target, fair: fair))
+      actions.append(.challenge(target, ruleset: ruleset, fair: fair))
     case .challenge(let notice):
       switch notice.status {
       case .pending where goal == .accept && notice.to == me:
@@ -142,7 +143,7 @@ public struct LobbySeating: Equatable, Sendable {
 
   /// The connection ended without a seat: why, when it was not the connection's doing.
   public mutating func endedWithoutSeat() -> String? {
-    if case .challenge(let target, _) = goal, !asked, gaveUp {
+    if case .challenge(let target, _, _) = goal, !asked, gaveUp {
       problem = "\(target) was not in the lobby free to take a challenge within \(wait)."
     }
     return problem

@@ -70,6 +70,11 @@ struct BotCommand: AsyncParsableCommand {
   @Option(help: "With --challenge: how long to wait for the person to be free in the lobby, s.")
   var wait = 10
 
+  @Option(
+    help: ArgumentHelp(
+      "With --challenge: the rules to play by (by default the server's).", valueName: "rules"))
+  var ruleset: Ruleset.ID?
+
   @OptionGroup var record: RecordOptions
 
   @Flag(
@@ -96,6 +101,11 @@ struct BotCommand: AsyncParsableCommand {
     if let name { try validateName(name) }
     if let challenge { try validateName(challenge) }
     guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds.") }
+    if ruleset != nil, challenge == nil {
+      throw ValidationError(
+        "--ruleset is for --challenge: a room's rules are the server's, and a challenge "
+          + "accepted or a tournament's match comes with its own.")
+    }
     if lobby || challenge != nil || tournament {
       // --lobby --tournament is the tournament (entered from the lobby).
       guard room == nil, !(challenge != nil && (lobby || tournament)) else {
@@ -118,7 +128,8 @@ struct BotCommand: AsyncParsableCommand {
       settings: BotPlay.Settings(
         name: name ?? Bot.randomName(), strategy: strategy?.strategy ?? .random,
         program: exec.map { BotPlay.Program(command: $0, limits: limits) }, matches: matches,
-        room: room, fair: fair, lobby: lobby, challenge: challenge, wait: .seconds(wait),
+        room: room, fair: fair, lobby: lobby, challenge: challenge, ruleset: ruleset,
+        wait: .seconds(wait),
         saveRecord: record.saveRecord, tournament: tournament,
         keepaliveMillis: Int64(server.keepalive * 1_000))
     ).run()

@@ -33,6 +33,12 @@ struct Challenge: AsyncParsableCommand {
   @Flag(help: "Ask for a fair match (commit–reveal).")
   var fair = false
 
+  @Option(
+    help: ArgumentHelp(
+      "The rules to play by (by default the server's): \(Ruleset.ID.allValueStrings.joined(separator: ", ")).",
+      valueName: "rules"))
+  var ruleset: Ruleset.ID?
+
   @Option(help: "How long to wait for them to be free in the lobby, s.")
   var wait = 10
 
@@ -44,8 +50,8 @@ struct Challenge: AsyncParsableCommand {
 
   func run() async throws {
     try await ChallengeMatch(
-      server: server, name: try playerName(name), opponent: opponent, fair: fair,
-      wait: .seconds(wait)
+      server: server, name: try playerName(name), opponent: opponent, ruleset: ruleset,
+      fair: fair, wait: .seconds(wait)
     ).run()
   }
 }

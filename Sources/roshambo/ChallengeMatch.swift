@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RoshamboClient
+import RoshamboGame
 import Sysexits
 
 /// Waits in the lobby as `name` for what `goal` says (``HeadlessLobby``), on a connection
@@ -50,6 +51,8 @@ struct ChallengeMatch {
   var server: ServerOptions
   var name: String
   var opponent: String
+  /// The rules to play by (nil: the server's).
+  var ruleset: Ruleset.ID?
   var fair: Bool
   /// How long to wait for the opponent to be free in the lobby.
   var wait: Duration
@@ -58,7 +61,7 @@ struct ChallengeMatch {
     let resolved = try await server.resolve()
     let seats = await seatMemory(resolved, name: name)
     let driver = try await seatFromLobby(
-      resolved, options: server, name: name, goal: .challenge(opponent, fair: fair), wait: wait,
+      resolved, options: server, name: name, goal: .challenge(opponent, ruleset: ruleset, fair: fair), wait: wait,
       seats: seats)
     let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
       let screen = Screen(session: ClientSession(seatedFrom: driver))

@@ -36,6 +36,9 @@ struct RoshamboCommand: AsyncParsableCommand {
 /// The strategies, by the names `--strategy` takes.
 extension BotStrategy: ExpressibleByArgument {}
 
+/// The rulesets, by the names `--ruleset` takes.
+extension Ruleset.ID: ExpressibleByArgument {}
+
 /// What `--strategy` takes: a strategy's name, or `list` to print every strategy with what
 /// it does and exit (help lists every name; a name not among them is refused with the
 /// names).

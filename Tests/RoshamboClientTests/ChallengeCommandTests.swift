@@ -60,6 +60,33 @@ struct ChallengeCommandTests {
     }
   }
 
+  @Test("a challenge picks its rules: lizardSpock on a classic server, played as such")
+  func challengeWithItsRules() async throws {
+    try await withTestServer { server in
+      let (alice, pipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Alice", "--matches", "1"], port: server.port)
+      try await waitForPerson("Alice", port: server.port)
+      let bob = try await run(
+        [
+          "bot", "--challenge", "Alice", "--name", "Bob", "--matches", "1", "--ruleset",
+          "lizardSpock", "--strategy", "cycle",
+        ], port: server.port)
+      #expect(bob.status == 0, "\(bob.printed)")
+      #expect(bob.printed.contains("challenged Alice: best of 3, lizardSpock"), "\(bob.printed)")
+      let (status, printed) = await finish(alice, pipe)
+      #expect(status == 0, "\(printed)")
+      #expect(
+        printed.contains("accepting Bob's challenge: best of 3, lizardSpock"), "\(printed)")
+    }
+  }
+
+  @Test("--ruleset is for --challenge")
+  func rulesetNeedsAChallenge() async throws {
+    let (status, printed) = try await runRoshambo(["bot", "--ruleset", "lizardSpock"], port: 1)
+    #expect(status == 64)
+    #expect(printed.contains("--ruleset is for --challenge"), "\(printed)")
+  }
+
   @Test("a challenge to someone never in the lobby, or one declined, is said and exits 1")
   func refusedAndDeclined() async throws {
     try await withTestServer { server in

@@ -532,6 +532,31 @@ struct LobbyScreenTests {
     #expect(LobbyView.Recent(finished)?.forfeit == true)
   }
 
+  @Test("o and f set what the next challenge asks for: the server's rules, then each; fair or not")
+  func challengeTerms() {
+    var state = LobbyScreenState(me: "Alice")
+    let reducer = LobbyScreenReducer()
+    #expect(KeyBindings.lobbyCommand(for: .byte(UInt8(ascii: "o"))) == .cycleRuleset)
+    #expect(KeyBindings.lobbyCommand(for: .byte(UInt8(ascii: "f"))) == .toggleFair)
+    #expect(state.challengeRuleset == nil && !state.challengeFair)
+    reducer.reduce(into: &state, action: .cycleRuleset)
+    #expect(state.challengeRuleset == .classic)
+    reducer.reduce(into: &state, action: .cycleRuleset)
+    #expect(state.challengeRuleset == .lizardSpock)
+    reducer.reduce(into: &state, action: .toggleFair)
+    #expect(
+      state.notice
+        == "Your challenges ask for lizardSpock rules, fair (commit–reveal) · o rules, f fairness.")
+    reducer.reduce(into: &state, action: .cycleRuleset)
+    #expect(state.challengeRuleset == nil)
+    #expect(
+      state.notice
+        == "Your challenges ask for the server's rules, fair (commit–reveal) · o rules, f fairness.")
+    // Nothing about the terms is refused while the server is closing: they start nothing.
+    state.closesAt = 1
+    #expect(state.refusalWhileClosing(.cycleRuleset) == nil)
+  }
+
   @Test("the leaderboard says how many wins were by forfeit")
   func leaderboardForfeits() throws {
     let text =
