@@ -46,7 +46,8 @@ public final class BotPlay {
     public init(
       name: String, strategy: BotStrategy = .random, program: Program? = nil, matches: Int,
       room: String? = nil, fair: Bool = false, lobby: Bool = false, challenge: String? = nil,
-      ruleset: Ruleset.ID? = nil, wait: Duration = .seconds(10), saveRecord: String? = nil, tournament: Bool = false,
+      ruleset: Ruleset.ID? = nil, wait: Duration = .seconds(10), saveRecord: String? = nil,
+      tournament: Bool = false,
       keepaliveMillis: Int64 = 3_000
     ) {
       self.name = name

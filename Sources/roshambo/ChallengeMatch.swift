@@ -61,7 +61,8 @@ struct ChallengeMatch {
     let resolved = try await server.resolve()
     let seats = await seatMemory(resolved, name: name)
     let driver = try await seatFromLobby(
-      resolved, options: server, name: name, goal: .challenge(opponent, ruleset: ruleset, fair: fair), wait: wait,
+      resolved, options: server, name: name,
+      goal: .challenge(opponent, ruleset: ruleset, fair: fair), wait: wait,
       seats: seats)
     let ending = await MainActor.run { () -> Task<Screen.Ending, Never> in
       let screen = Screen(session: ClientSession(seatedFrom: driver))

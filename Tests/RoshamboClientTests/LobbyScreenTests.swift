@@ -551,7 +551,8 @@ struct LobbyScreenTests {
     #expect(state.challengeRuleset == nil)
     #expect(
       state.notice
-        == "Your challenges ask for the server's rules, fair (commit–reveal) · o rules, f fairness.")
+        == "Your challenges ask for the server's rules, fair (commit–reveal) · o rules, f fairness."
+    )
     // Nothing about the terms is refused while the server is closing: they start nothing.
     state.closesAt = 1
     #expect(state.refusalWhileClosing(.cycleRuleset) == nil)
