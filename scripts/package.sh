@@ -21,9 +21,12 @@ scratch="$root/.build-package"
 
 echo "package: building $name (release, Swift runtime linked statically)"
 for product in roshambo roshambo-server; do
-  swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product" \
-    2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]|^(Fetch|Comput|Creat|Working copy)|use of .mktemp. is dangerous' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "package: $product did not build" >&2; exit 1; }
+  # pipefail: the pipeline fails when the build does (the filter never fails it).
+  if ! swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product" \
+    2>&1 | { grep -Ev '^\[[0-9]+/[0-9]+\]|^(Fetch|Comput|Creat|Working copy)|use of .mktemp. is dangerous' || true; }; then
+    echo "package: $product did not build" >&2
+    exit 1
+  fi
 done
 bin="$scratch/release"
 
