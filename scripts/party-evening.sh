@@ -458,7 +458,7 @@ say "the host stops the server (Ctrl-C) with everyone in the lobby, and starts i
 # Erin's lobby has the final's result before the leaderboard is read off it.
 wait_for erin "finished, $champion is the champion"
 wait_for erin "cup-1-3-1: $g 1–0 $h, $g won"
-board_before="$(screen erin | sed -n '/^Leaderboard/,/^[A-Z]/p' | grep '^  [0-9]')"
+board_before="$(screen erin | sed -n '/^Leaderboard/,/^[A-Z]/p' | grep -E '^  ([0-9]| +·)')"
 press host C-c
 wait_for host "roshambo-server stopped"
 # Each lobby stays on its screen and says it is reaching the server again.
@@ -468,7 +468,7 @@ type_line host "$serve"
 wait_count "identity code: $code" 2
 for who in "${people[@]}"; do wait_for "$who" "Back in the lobby" 30; done
 wait_for erin "6 people"
-board_after="$(screen erin | sed -n '/^Leaderboard/,/^[A-Z]/p' | grep '^  [0-9]')"
+board_after="$(screen erin | sed -n '/^Leaderboard/,/^[A-Z]/p' | grep -E '^  ([0-9]| +·)')"
 [ -n "$board_before" ] && [ "$board_before" = "$board_after" ] \
   || fail "the leaderboard changed over the restart: before
 $board_before
