@@ -103,7 +103,7 @@ public final class LobbyScreen {
         reconnecting = false
         // Records asked on the lost connection will not come: they may be asked again.
         for id in store.state.olderAsked { store.dispatch(.olderMissing(id, noMore: false)) }
-        store.dispatch(.notice("Back in the lobby: the server answers again."))
+        store.dispatch(.followingAgain)
       }
       store.dispatch(.viewed(view))
     case .challenge(let notice): store.dispatch(.challenge(notice))

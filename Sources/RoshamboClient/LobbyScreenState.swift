@@ -174,6 +174,9 @@ public enum LobbyScreenAction: Equatable, Sendable {
   case tick(now: Int64)
   /// The server said it is closing, at this moment (ms since 1970).
   case serverClosing(closesAt: Int64)
+  /// The lobby follows the server again on a new connection: what the last one said of
+  /// its closing is over.
+  case followingAgain
   /// This person declined all challenges from `name` for the evening (key b).
   case declineForTheEvening(String)
   /// The next challenge asks for the next rules (the server's, then each ruleset).
@@ -315,6 +318,9 @@ public struct LobbyScreenReducer: Reducer {
       }
     case .serverClosing(let closesAt):
       state.closesAt = closesAt
+    case .followingAgain:
+      state.closesAt = nil
+      state.notice = "Back in the lobby: the server answers again."
     case .declineForTheEvening(let name):
       state.declinedForTheEvening.insert(name)
     case .cycleRuleset:

@@ -532,6 +532,18 @@ struct LobbyScreenTests {
     #expect(LobbyView.Recent(finished)?.forfeit == true)
   }
 
+  @Test("back on a new connection after the server closed: the closing is over, new matches may start")
+  func followingAgainAfterClosing() {
+    var state = LobbyScreenState(me: "Alice")
+    let reducer = LobbyScreenReducer()
+    reducer.reduce(into: &state, action: .serverClosing(closesAt: 30_000))
+    #expect(state.refusalWhileClosing(.enterTournament) != nil)
+    reducer.reduce(into: &state, action: .followingAgain)
+    #expect(state.closesAt == nil)
+    #expect(state.refusalWhileClosing(.enterTournament) == nil)
+    #expect(state.notice == "Back in the lobby: the server answers again.")
+  }
+
   @Test("o and f set what the next challenge asks for: the server's rules, then each; fair or not")
   func challengeTerms() {
     var state = LobbyScreenState(me: "Alice")
