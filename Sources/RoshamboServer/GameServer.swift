@@ -202,7 +202,7 @@ public final class GameServer: Sendable {
           journal: journalThread, logger: logger, profileStalls: configuration.profileStalls,
           now: now)
         hub.metrics = metrics
-        hub.news = configuration.news
+        hub.newsSink = configuration.news
         hub.nameOffers = offers
         hub.restore(releasing: configuration.releasedNames)
         return HubHandle(hub)

@@ -19,9 +19,12 @@ public final class Simulation {
   var random: SimulationRandom
   var queue = EventQueue<Event>()
   /// Virtual time, ms since 1970.
-  var now: Int64 = 1_800_000_000_000
+  package internal(set) var now: Int64 = 1_800_000_000_000
   let start: Int64
-  var hub: HubCore?
+  /// The real hub's loop, with this simulation as its world (nil while the server is down).
+  var runner: HubRunner<Simulation>?
+  /// The hub as it stands (nil while the server is down).
+  var hub: HubCore? { runner?.core }
   /// Rises at each crash: what the dead hub scheduled or asked for is dropped.
   var hubGeneration = 0
   /// Each timer's generation: a timer replaced or cancelled leaves a stale event.
@@ -33,9 +36,6 @@ public final class Simulation {
   var players: [SimulatedPlayer]
   var connections: [Int: Connection] = [:]
   var nextConnection = 1
-  /// Inputs raised while the hub's outputs are carried out: handled after them.
-  var pendingInputs: [HubInput] = []
-  var handling = false
   var lastRestart: Int64
   public internal(set) var trace: Trace
   public internal(set) var failure: Failure?
@@ -143,7 +143,7 @@ public final class Simulation {
 
   /// Runs the evening to its end or to the first invariant that fails.
   public func run() -> Failure? {
-    hub = HubCore(lobby: journal.lobby, configuration: hubConfiguration)
+    runner = HubRunner(HubCore(lobby: journal.lobby, configuration: hubConfiguration))
     handle(.start(releasing: []))
     fleetRestarted()
     for index in players.indices { wake(index, after: random.int(0...60_000)) }
