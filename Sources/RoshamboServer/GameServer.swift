@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RoshamboConnections
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol

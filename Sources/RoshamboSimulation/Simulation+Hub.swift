@@ -1,7 +1,7 @@
+import RoshamboConnections
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
-import RoshamboServer
 
 /// The simulation as the hub's world (``HubWorld``): the real ``HubRunner`` hands the
 /// hub its inputs and the simulation carries out each output, in virtual time.

@@ -1,8 +1,8 @@
 import RoshamboClient
+import RoshamboConnections
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
-import RoshamboServer
 
 /// A whole LAN party in one thread on a virtual clock: the real ``HubCore``, a journal
 /// under the real one's contract (``SimulatedJournal``), people made of the real
@@ -41,9 +41,9 @@ public final class Simulation {
   public internal(set) var failure: Failure?
   public internal(set) var steps = 0
   /// The server's limits for each connection (its defaults).
-  let limits = ServerConfiguration.Limits()
+  let limits = ConnectionLimits()
   /// What waits for connections whose programs do not read.
-  var backlogs = ConnectionBacklogs()
+  var backlogs = ConnectionBacklogs<[UInt8]>()
   /// What happened during the evening, counted: rounds, matches, crashes, drops, …
   public internal(set) var counts: [String: Int] = [:]
   /// What the invariants keep between steps.
