@@ -131,7 +131,7 @@ extension Simulation {
   /// which it makes again when play resumes).
   func checkFleetNames() {
     guard let hub, hub.state.acceptsActions else { return }
-    for (folded, holder) in hub.state.lobby.names.holders {
+    for (folded, holder) in hub.state.lobby.names.holders.sorted(by: { $0.key < $1.key }) {
       guard let row = fleet.book.rows[folded], let version = fleet.versions[folded],
         version <= fleet.readThrough
       else { continue }

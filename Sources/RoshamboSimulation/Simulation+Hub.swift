@@ -79,24 +79,39 @@ extension Simulation: HubWorld {
       "\(now - start) log \(line.message) "
         + line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
           separator: " "))
-    if line.message == "grace expired", let room = line.metadata["room"],
-      let seat = line.metadata["seat"].flatMap(Int.init).flatMap(Seat.init(rawValue:)),
-      let name = hub?.state.lobby.rooms[room]?.seats[seat]?.name
-    {
-      checkGaveUp(on: name, room: room)
-    }
-    if line.message.hasPrefix("an entrant did not come back"),
-      let quoted = line.metadata["name"]
-    {
-      checkGaveUp(on: String(quoted.dropFirst().dropLast()), room: nil)
-    }
-    switch line.message {
-    case "round", "match over", "challenge accepted", "tournament round paired",
-      "tournament finished", "resumed", "grace expired", "moved by quick match", "spectating",
-      "following the lobby", "refused", "seat taken back by name":
-      counts[line.message, default: 0] += 1
+    guard let event = line.event else { return }
+    switch event {
+    case .graceExpired(let room, let seat):
+      if let name = hub?.state.lobby.rooms[room]?.seats[seat]?.name {
+        checkGaveUp(on: name, room: room)
+      }
+    case .entryWithdrawn(let name):
+      checkGaveUp(on: name, room: nil)
+    case .frameOverLimit:
+      fail("every frame fits the protocol's limit", "\(line.message): \(line.metadata)")
     default:
-      if line.level == .critical { counts["journal failed", default: 0] += 1 }
+      break
+    }
+    if let counted = Self.counted(event) { counts[counted, default: 0] += 1 }
+  }
+
+  /// The name an event is counted under in ``counts`` (nil: not counted).
+  static func counted(_ event: HubLog.Event) -> String? {
+    switch event {
+    case .roundResolved: "round"
+    case .matchOver: "match over"
+    case .challengeAccepted: "challenge accepted"
+    case .tournamentRoundPaired: "tournament round paired"
+    case .tournamentFinished: "tournament finished"
+    case .resumed: "resumed"
+    case .graceExpired: "grace expired"
+    case .movedByQuickMatch: "moved by quick match"
+    case .spectating: "spectating"
+    case .followingTheLobby: "following the lobby"
+    case .refused: "refused"
+    case .seatTakenBackByName: "seat taken back by name"
+    case .journalWriteFailed, .journalReloadFailed: "journal failed"
+    case .entryWithdrawn, .frameOverLimit: nil
     }
   }
 

@@ -81,4 +81,16 @@ struct HubRunnerTests {
       in: world)
     #expect(world.lines.last == "commit 1")
   }
+
+  @Test("the lines a program reads carry what they record as a value")
+  func typedEvents() {
+    var hub = HubHarness()
+    let outputs = hub.raw(
+      .received(HubHarness.hello("Alice", role: .lobby, challenges: true), from: HubHarness.alice))
+    let events = outputs.compactMap { output -> HubLog.Event? in
+      guard case .log(let line) = output else { return nil }
+      return line.event
+    }
+    #expect(events == [.followingTheLobby])
+  }
 }
