@@ -6,22 +6,40 @@
 /// Invariant: per connection it keeps at most the newest `state` frame (older ones are
 /// skipped; `seq` still only rises) and ``ConnectionBacklog/limit`` other frames in
 /// order; one more and the answer is to close the connection.
+///
+/// Its methods are inlinable so that the server's writer, which asks it about every frame,
+/// gets them specialized for `ByteBuffer`.
 public struct ConnectionBacklogs<Frame: Sendable>: Sendable {
-  private struct Held: Sendable {
-    var frame: Frame
-    var bytes: Int
+  @usableFromInline
+  struct Held: Sendable {
+    @usableFromInline var frame: Frame
+    @usableFromInline var bytes: Int
+
+    @inlinable
+    init(frame: Frame, bytes: Int) {
+      self.frame = frame
+      self.bytes = bytes
+    }
   }
 
-  private struct Backlog: Sendable {
-    var control: [Held] = []
-    var state: Held?
+  @usableFromInline
+  struct Backlog: Sendable {
+    @usableFromInline var control: [Held]
+    @usableFromInline var state: Held?
+
+    @inlinable
+    init(control: [Held] = [], state: Held? = nil) {
+      self.control = control
+      self.state = state
+    }
   }
 
-  private var waiting: [Int: Backlog] = [:]
+  @usableFromInline var waiting: [Int: Backlog] = [:]
 
   public init() {}
 
   /// `frame` (`bytes` long) for connection `id`; a `state` frame replaces the one waiting.
+  @inlinable
   public mutating func deliver(
     _ frame: Frame, bytes: Int, to id: Int, isState: Bool, writable: Bool
   ) -> ConnectionBacklog.Delivery {
@@ -47,29 +65,34 @@ public struct ConnectionBacklogs<Frame: Sendable>: Sendable {
   }
 
   /// The connection can take more: what waited for it, in order, its newest state last.
+  @inlinable
   public mutating func drain(_ id: Int) -> [Frame] {
     guard let backlog = waiting.removeValue(forKey: id) else { return [] }
     return backlog.control.map(\.frame) + (backlog.state.map { [$0.frame] } ?? [])
   }
 
   /// The connection is gone.
+  @inlinable
   public mutating func forget(_ id: Int) {
     waiting[id] = nil
   }
 
   /// The frames waiting for connection `id`.
+  @inlinable
   public func heldFrames(for id: Int) -> Int {
     guard let backlog = waiting[id] else { return 0 }
     return backlog.control.count + (backlog.state == nil ? 0 : 1)
   }
 
   /// The bytes waiting for connection `id`.
+  @inlinable
   public func heldBytes(for id: Int) -> Int {
     guard let backlog = waiting[id] else { return 0 }
     return backlog.control.reduce(0) { $0 + $1.bytes } + (backlog.state?.bytes ?? 0)
   }
 
   /// How many connections have something waiting.
+  @inlinable
   public var count: Int { waiting.count }
 }
 
