@@ -63,10 +63,13 @@ extension HubWorld {
 /// Invariant: the core handles one input at a time, in the order they arrived, and every
 /// output of one input is carried out before the next input is handled. Not `Sendable`:
 /// it runs where its world runs (the hub's event loop, the simulator's one thread).
+///
+/// Its loop is inlinable, so each world's module gets it specialized for that world.
 package final class HubRunner<World: HubWorld> {
-  package private(set) var core: HubCore
-  private var queued: [HubInput] = []
-  private var handling = false
+  /// Set only by the runner's own loop.
+  @usableFromInline package internal(set) var core: HubCore
+  @usableFromInline var queued: [HubInput] = []
+  @usableFromInline var handling = false
 
   package init(_ core: HubCore) {
     self.core = core
@@ -74,6 +77,7 @@ package final class HubRunner<World: HubWorld> {
 
   /// Hands `input` to the core, then carries out what it returns in `world`; called
   /// while that runs (by `world`), it queues `input` behind what is under way.
+  @inlinable
   package func handle(_ input: HubInput, in world: World) {
     queued.append(input)
     guard !handling else { return }
@@ -90,7 +94,8 @@ package final class HubRunner<World: HubWorld> {
     queued.removeAll(keepingCapacity: true)
   }
 
-  private func perform(_ output: HubOutput, in world: World) {
+  @inlinable
+  func perform(_ output: HubOutput, in world: World) {
     switch output {
     case .deliver(let deliveries): world.deliver(deliveries)
     case .schedule(let timer, let at): world.schedule(timer, at: at)
