@@ -203,7 +203,7 @@ public final class GameServer: Sendable {
           journal: journalThread, logger: logger, profileStalls: configuration.profileStalls,
           now: now)
         hub.metrics = metrics
-        hub.newsSink = configuration.news
+        hub.hostNews = configuration.news
         hub.nameOffers = offers
         hub.restore(releasing: configuration.releasedNames)
         return HubHandle(hub)

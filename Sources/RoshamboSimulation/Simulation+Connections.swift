@@ -88,8 +88,8 @@ extension Simulation {
     serverPerforms(action, on: id)
   }
 
-  /// What the connection's state machine decided, carried out as ``ConnectionHandler``
-  /// does.
+  /// What the connection's state machine decided, carried out at the server's end of the
+  /// virtual connection (on NIO, the server's `ConnectionHandler` carries it out).
   func serverPerforms(_ action: ConnectionStateMachine.Action, on id: Int) {
     guard let connection = connections[id] else { return }
     switch action {
@@ -117,7 +117,7 @@ extension Simulation {
   }
 
   /// The server closes connection `id` (after what was written to it): the hub is told
-  /// as the real driver's `detach` tells it.
+  /// `closed`, if it heard from the connection.
   func serverCloses(_ id: Int) {
     guard var connection = connections[id] else { return }
     connection.server.closed()
@@ -176,7 +176,7 @@ extension Simulation {
   }
 
   /// A frame (nil: the close) from the server to connection `id`: into the socket when it
-  /// can take more, else into the connection's backlog, as ``FrameWriter`` writes.
+  /// can take more, else into the connection's backlog (``ConnectionBacklogs`` decides).
   func transmit(_ payload: [UInt8]?, isState: Bool, to id: Int) {
     guard var connection = connections[id], connection.open else { return }
     guard let payload else {

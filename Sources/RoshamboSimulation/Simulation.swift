@@ -4,10 +4,11 @@ import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
 
-/// A whole LAN party in one thread on a virtual clock: the real ``HubCore``, a journal
-/// under the real one's contract (``SimulatedJournal``), people made of the real
-/// client's parts (``SimulatedPlayer``), and a network between them that carries the
-/// real encoded frames, with delays, dropped connections, hosts cut off for a while, a
+/// A whole LAN party in one thread on a virtual clock: the real ``HubCore`` run by the
+/// real ``HubRunner`` (this simulation is its ``HubWorld``), a journal under the real
+/// one's contract (``SimulatedJournal``), people made of the real client's parts
+/// (``SimulatedPlayer``), and a network between them that carries the real encoded
+/// frames, with delays, dropped connections, hosts cut off for a while, a
 /// full disk, and the server killed and started again at any step. After every step the
 /// invariants (``Simulation/checkInvariants()``) are checked; the first that fails ends
 /// the run, named.

@@ -34,7 +34,7 @@ final class HubDriver: HubWorld {
   private var sealedAt = NIODeadline.now()
   private var committingActions = 0
   /// Where the host's sentences go (``HostNews``), if anywhere.
-  var newsSink: (@Sendable (String) -> Void)?
+  var hostNews: (@Sendable (String) -> Void)?
   /// Where the name offers for the fleet's name book wait, in a fleet.
   var nameOffers: FleetNameOffers?
   /// How long the loop stalls and what ran in the stalls, when asked for.
@@ -201,7 +201,7 @@ final class HubDriver: HubWorld {
   }
 
   func news(_ sentence: String) {
-    newsSink?(sentence)
+    hostNews?(sentence)
   }
 
   func offerNames(_ offers: [NameOffer]) {
