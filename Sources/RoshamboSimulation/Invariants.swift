@@ -222,17 +222,13 @@ extension Simulation {
         }
       }
     }
-    var holders: [String: String] = [:]
-    let named = hub.state.namedPeople.sorted {
-      ($0.name, $0.identity ?? "") < ($1.name, $1.identity ?? "")
-    }
-    for (name, identity) in named {
-      guard let identity else { continue }
-      let folded = NameBook.folded(name)
-      if let other = holders[folded], other != identity {
-        fail("a name is never held by two identities", "\(name) by \(other) and \(identity)")
-      }
-      holders[folded] = identity
+    // In the hub's order while all holds; a failure is named from the people in order.
+    let named = hub.state.namedPeople
+    if Self.nameHeldTwice(named) != nil,
+      let twice = Self.nameHeldTwice(
+        named.sorted { ($0.name, $0.identity ?? "") < ($1.name, $1.identity ?? "") })
+    {
+      fail("a name is never held by two identities", twice)
     }
     if watch.compareDue, hub.state.isSettled, commitInFlight == nil {
       watch.compareDue = false
@@ -243,6 +239,20 @@ extension Simulation {
             + "against \(journal.lobby.rooms.keys.sorted()))")
       }
     }
+  }
+
+  /// The first of `named` whose name (folded) another identity before it holds, if any.
+  static func nameHeldTwice(_ named: [(name: String, identity: String?)]) -> String? {
+    var holders: [String: String] = [:]
+    for (name, identity) in named {
+      guard let identity else { continue }
+      let folded = NameBook.folded(name)
+      if let other = holders[folded], other != identity {
+        return "\(name) by \(other) and \(identity)"
+      }
+      holders[folded] = identity
+    }
+    return nil
   }
 
   /// How long a running tournament may take to name its champion: its rounds (two, of

@@ -70,7 +70,7 @@ extension Simulation {
 
   /// A frame arrives at the server: the connection's state machine judges it.
   func arrived(_ bytes: [UInt8], on id: Int) {
-    guard var connection = connections[id], connection.generation == hubGeneration, hub != nil,
+    guard var connection = connections[id], connection.generation == hubGeneration, runner != nil,
       connection.server.state != .closing
     else { return }
     let decoded = ClientMessage.decode(bytes)
@@ -147,15 +147,15 @@ extension Simulation {
     }
     switch timer {
     case .hello:
-      guard hub != nil, connection.open else { return }
+      guard runner != nil, connection.open else { return }
       if let action = connections[id]?.server.helloTimedOut() { serverPerforms(action, on: id) }
     case .idle:
-      guard hub != nil, connection.open, connection.server.state != .closing else { return }
+      guard runner != nil, connection.open, connection.server.state != .closing else { return }
       let quietUntil = connection.lastRead + limits.idleTimeoutSeconds * 1_000
       guard now >= quietUntil else { return schedule(.idle, id, at: quietUntil) }
       if let action = connections[id]?.server.idle() { serverPerforms(action, on: id) }
     case .silence:
-      guard hub != nil, connection.open else { return }
+      guard runner != nil, connection.open else { return }
       guard let action = connections[id]?.server.silenceChecked(at: now) else { return }
       if action == .none {
         if let next = connections[id]?.server.promisedSilenceDeadline {
@@ -165,7 +165,7 @@ extension Simulation {
         serverPerforms(action, on: id)
       }
     case .stall:
-      guard hub != nil, connection.open else { return }
+      guard runner != nil, connection.open else { return }
       if connections[id]?.server.stallTimedOut() == true {
         counts["closed for not reading", default: 0] += 1
         serverCloses(id)

@@ -140,7 +140,7 @@ extension Simulation: HubWorld {
   /// The server is killed: what was not durable is lost, every connection closes, and
   /// it starts again a few seconds later.
   func crash() {
-    guard hub != nil else { return }
+    guard runner != nil else { return }
     trace.note("\(now - start) CRASH")
     counts["crash", default: 0] += 1
     runner = nil

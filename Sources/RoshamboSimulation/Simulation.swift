@@ -191,7 +191,7 @@ public final class Simulation {
     case .connectionTimer(let timer, let id):
       connectionTimerFired(timer, id)
     case .serverSeesClose(let id):
-      guard let connection = connections[id], connection.generation == hubGeneration, hub != nil
+      guard let connection = connections[id], connection.generation == hubGeneration, runner != nil
       else { return }
       trace.note("\(now - start) c\(id) closed")
       connections[id]?.server.closed()
