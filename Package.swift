@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "RoshamboServer", targets: ["RoshamboServer"]),
     .library(name: "RoshamboOperations", targets: ["RoshamboOperations"]),
     .library(name: "RoshamboJournal", targets: ["RoshamboJournal"]),
+    .library(name: "RoshamboJournalFormat", targets: ["RoshamboJournalFormat"]),
     .library(name: "RoshamboHistory", targets: ["RoshamboHistory"]),
     .executable(name: "roshambo-server", targets: ["roshambo-server"]),
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
@@ -108,6 +109,9 @@ let package = Package(
         "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "GameFixtures",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
+    // A connection's decisions and what waits for a connection that does not read, as
+    // values on a millisecond clock: no NIO, no socket.
+    .target(name: "RoshamboConnections", dependencies: ["RoshamboProtocol"]),
     // The authoritative server's core: connections, the hub, broadcast, timers, the LAN
     // announcer, its parts as services of one group, and what it counts (through
     // swift-metrics' API alone). It links no database, no HTTP and no Prometheus: what it
@@ -116,8 +120,8 @@ let package = Package(
     .target(
       name: "RoshamboServer",
       dependencies: [
-        "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto", "RoshamboJSON",
-        "RoshamboDiscovery",
+        "RoshamboHub", "RoshamboConnections", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
+        "RoshamboCrypto", "RoshamboJSON", "RoshamboDiscovery",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -141,12 +145,18 @@ let package = Package(
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ]),
+    // The journal's rows and snapshots as bytes, both ways: what the journal writes and
+    // replays, without SQLite.
+    .target(
+      name: "RoshamboJournalFormat",
+      dependencies: ["RoshamboGame", "RoshamboJSON", "RoshamboProtocol"]),
     // The journal: every accepted action made durable in SQLite before anyone sees it,
     // snapshots, kept matches and standings.
     .target(
       name: "RoshamboJournal",
       dependencies: [
-        "RoshamboServer", "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboJSON",
+        "RoshamboServer", "RoshamboJournalFormat", "RoshamboHub", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -192,8 +202,8 @@ let package = Package(
     .testTarget(
       name: "RoshamboServerTests",
       dependencies: [
-        "RoshamboServer", "RoshamboHub", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory",
-        "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
+        "RoshamboServer", "RoshamboHub", "RoshamboConnections", "RoshamboOperations", "RoshamboJournal",
+        "RoshamboJournalFormat", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
         "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS", "GameFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -271,8 +281,8 @@ let package = Package(
     .target(
       name: "RoshamboSimulation",
       dependencies: [
-        "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "RoshamboClient", "RoshamboJournal",
-        "RoshamboServer", .product(name: "NIOCore", package: "swift-nio"),
+        "RoshamboHub", "RoshamboConnections", "RoshamboJournalFormat", "RoshamboGame",
+        "RoshamboProtocol", "RoshamboClient",
       ]),
     .executableTarget(
       name: "roshambo-simulate",

@@ -49,7 +49,7 @@ let package = Package(
     .executableTarget(
       name: "fuzz-journal",
       dependencies: [
-        "FuzzDriver", .product(name: "RoshamboJournal", package: "Roshambo"),
+        "FuzzDriver", .product(name: "RoshamboJournalFormat", package: "Roshambo"),
         .product(name: "RoshamboGame", package: "Roshambo"),
         .product(name: "RoshamboProtocol", package: "Roshambo"),
       ],
@@ -81,7 +81,7 @@ let package = Package(
       name: "make-seeds",
       dependencies: [
         .product(name: "RoshamboServer", package: "Roshambo"),
-        .product(name: "RoshamboJournal", package: "Roshambo"),
+        .product(name: "RoshamboJournalFormat", package: "Roshambo"),
         .product(name: "RoshamboProtocol", package: "Roshambo"),
         .product(name: "RoshamboGame", package: "Roshambo"),
         .product(name: "RoshamboTLS", package: "Roshambo"),

@@ -272,7 +272,11 @@ public struct ChallengeBoard: Sendable, Equatable {
       }
     }
     let open = pending.values
-    if let same = open.first(where: { $0.from.counted == from.counted && $0.to.id == to.id }) {
+    // The earliest of them, not the first the dictionary holds: the wording is then the
+    // same whatever the process's hashing.
+    let same = open.filter { $0.from.counted == from.counted && $0.to.id == to.id }
+      .min { $0.id < $1.id }
+    if let same {
       return .challengeLimit(
         same.from.id == from.id || from.identity != nil
           ? "You already challenged \(to.name); wait for the answer."

@@ -149,7 +149,7 @@ extension HubCore {
       [
         "room": room, "from": LogText.quoted(challenge.from.name),
         "to": LogText.quoted(challenge.to.name),
-      ])
+      ], event: .challengeAccepted)
   }
 
   /// Takes `link` out of the lobby (whatever else it had pending with challenges ends)

@@ -96,7 +96,7 @@ extension HubCore {
       .critical,
       "journal write failed: nothing of it was sent and play is paused; it resumes by itself "
         + "once the journal can be written (check free space on the data directory's disk)",
-      ["error": error.description])
+      ["error": error.description], event: .journalWriteFailed)
     let surviving = flight.deliveries.filter(\.survivesFailedCommit)
     if !surviving.isEmpty { emit(.deliver(surviving)) }
     if flight.deliveries.contains(where: \.spread) { state.feed.viewLost() }
@@ -158,7 +158,7 @@ extension HubCore {
     case .failure(let error):
       log(
         .critical, "cannot reload the journal after a failed write",
-        ["error": error.description])
+        ["error": error.description], event: .journalReloadFailed)
     }
     dropMembersTheLobbyDoesNotHold()
     if state.commits.reloaded() == .scheduleProbe {

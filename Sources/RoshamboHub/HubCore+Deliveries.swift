@@ -113,7 +113,7 @@ extension HubCore {
       log(
         .critical,
         "a frame over the protocol's limit was not sent (a server bug: please report it)",
-        ["bytes": "\(payload.count)", "room": room ?? "-"])
+        ["bytes": "\(payload.count)", "room": room ?? "-"], event: .frameOverLimit)
       return nil
     }
     return payload

@@ -96,7 +96,7 @@ extension HubCore {
     state.tournament.lapsed.insert(name)
     log(
       .info, "an entrant did not come back in time; their entry is withdrawn",
-      ["name": LogText.quoted(name)])
+      ["name": LogText.quoted(name)], event: .entryWithdrawn(name: name))
   }
 
   /// One whose entry lapsed while they were away follows the lobby again: told so once,
@@ -151,7 +151,9 @@ extension HubCore {
       let renewed = RoomAction.tokenRenewed(
         seat: seat, token: ResumeToken.stored(token), at: now)
       guard perform(.room(room, renewed)) != nil else { return false }
-      log(.info, "seat taken back by name", ["conn": "\(link.id)", "room": room])
+      log(
+        .info, "seat taken back by name", ["conn": "\(link.id)", "room": room],
+        event: .seatTakenBackByName)
       tell(HostNews.back(name, room: room))
     }
     if Tournament.isTournamentRoom(room) {

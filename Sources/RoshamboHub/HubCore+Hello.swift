@@ -51,7 +51,7 @@ extension HubCore {
       state.sessions.attachSpectator(
         link, room: room, name: hello.name, identity: hello.identity)
       state.outbox.append(.message(link, .welcome(room: room, seat: nil, token: nil)))
-      log(.info, "spectating", ["conn": "\(link.id)", "room": room])
+      log(.info, "spectating", ["conn": "\(link.id)", "room": room], event: .spectating)
     } else {
       join(hello)
     }
@@ -74,7 +74,9 @@ extension HubCore {
     state.feed.followed(by: link, takesPatches: hello.patches)
     state.feed.lobbyChanged()
     scheduleFlush()
-    log(.info, "following the lobby", ["conn": "\(link.id)", "name": LogText.quoted(hello.name)])
+    log(
+      .info, "following the lobby", ["conn": "\(link.id)", "name": LogText.quoted(hello.name)],
+      event: .followingTheLobby)
   }
 
   private mutating func join(_ hello: Hello) {
@@ -152,6 +154,8 @@ extension HubCore {
     state.outbox.append(.message(link, .welcome(room: target, seat: held, token: token)))
     if !reconnecting { state.outbox.append(.stateTo(link, target)) }
     scheduleFlush()
-    log(.info, "resumed", ["conn": "\(link.id)", "room": target, "seat": "\(held.rawValue)"])
+    log(
+      .info, "resumed", ["conn": "\(link.id)", "room": target, "seat": "\(held.rawValue)"],
+      event: .resumed)
   }
 }

@@ -141,8 +141,11 @@ extension HubCore {
     let people = [AnySequence(members), AnySequence(followers)].joined().smallest(
       LobbyView.maxPeople
     ) { a, b in
+      // A total order: people come from dictionaries, whose order is the process's.
       let (rankA, rankB) = (rank(a), rank(b))
-      return rankA != rankB ? rankA < rankB : a.name < b.name
+      if rankA != rankB { return rankA < rankB }
+      return (a.name, a.room ?? "", a.takesChallenges ? 1 : 0)
+        < (b.name, b.room ?? "", b.takesChallenges ? 1 : 0)
     }
     var view = lobby.view(
       people: people, peopleCount: state.sessions.members.count + followers.count,

@@ -21,7 +21,9 @@ extension HubCore {
       if case .stale = refusal { return nil }
       if let origin {
         reply(origin.link, ProtocolError(refusal), re: origin.re)
-        log(.info, "refused", ["conn": "\(origin.link.id)", "code": "\(ErrorCode(refusal))"])
+        log(
+          .info, "refused", ["conn": "\(origin.link.id)", "code": "\(ErrorCode(refusal))"],
+          event: .refused)
       }
       return nil
     case .success(let effects):
@@ -116,7 +118,7 @@ extension HubCore {
     switch line {
     case .round(let room, let result):
       count(.roundResolved)
-      log(.info, "round") {
+      log(.info, "round", event: .roundResolved) {
         [
           "room": room, "round": "\(result.round)",
           "weapons": "\(result.weapons.map { $0?.rawValue ?? "none" })",
@@ -126,12 +128,14 @@ extension HubCore {
     case .matchOver(let match):
       if configuration.tellsNews, let sentence = HostNews.match(match) { emit(.news(sentence)) }
       count(.matchFinished(forfeit: match.forfeit, fair: match.fair))
-      log(.info, "match over") {
+      log(.info, "match over", event: .matchOver) {
         ["room": match.room, "winner": LogText.quoted(match.winner), "score": "\(match.scores)"]
       }
       for name in match.players { queue(.callToWaitingSeat(name: name, finished: match.room)) }
     case .graceExpired(let room, let seat):
-      log(.info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"])
+      log(
+        .info, "grace expired", ["room": room, "seat": "\(seat.rawValue)"],
+        event: .graceExpired(room: room, seat: seat))
       if let held = state.lobby.rooms[room], let who = held.seats[seat]?.name {
         let seconds = Self.seconds(ofGrace: held.settings.graceMillis)
         tell(HostNews.graceRanOut(who, room: room, graceSeconds: seconds))
@@ -158,7 +162,8 @@ extension HubCore {
       .message(link, .welcome(room: move.to, seat: move.seat, token: resumeToken)))
     log(
       .info, "moved by quick match",
-      ["conn": "\(link.id)", "from": move.from, "room": move.to, "seat": "\(move.seat.rawValue)"])
+      ["conn": "\(link.id)", "from": move.from, "room": move.to, "seat": "\(move.seat.rawValue)"],
+      event: .movedByQuickMatch)
   }
 
   /// Makes the lobby agree with the connections the hub holds: a seat marked connected

@@ -122,12 +122,14 @@ extension HubCore {
       break
     case .roundPaired(let round):
       seatTournamentRound()
-      log(.info, "tournament round paired", ["round": "\(round)"])
+      log(.info, "tournament round paired", ["round": "\(round)"], event: .tournamentRoundPaired)
     case .roundOver:
       armTournamentTimer(after: state.tournament.plan.pauseMillis)
     case .finished(let champion):
       state.tournament.tokens.removeAll()
-      log(.info, "tournament finished", ["champion": LogText.quoted(champion)])
+      log(
+        .info, "tournament finished", ["champion": LogText.quoted(champion)],
+        event: .tournamentFinished)
       scheduleNextTournament()
     }
   }

@@ -136,18 +136,22 @@ package struct HubCore {
     followUps.append(next)
   }
 
-  mutating func log(_ level: HubLog.Level, _ message: String, _ metadata: [String: String] = [:]) {
+  mutating func log(
+    _ level: HubLog.Level, _ message: String, _ metadata: [String: String] = [:],
+    event: HubLog.Event? = nil
+  ) {
     guard level >= configuration.logLevel else { return }
-    outputs.append(.log(HubLog(level, message, metadata)))
+    outputs.append(.log(HubLog(level, message, metadata, event: event)))
   }
 
   /// A log line whose metadata is made only when the driver writes its level (the lines
   /// on the pick's path: a pick, a resolved round, a match over).
   mutating func log(
-    _ level: HubLog.Level, _ message: String, lazily metadata: () -> [String: String]
+    _ level: HubLog.Level, _ message: String, event: HubLog.Event? = nil,
+    lazily metadata: () -> [String: String]
   ) {
     guard level >= configuration.logLevel else { return }
-    outputs.append(.log(HubLog(level, message, metadata())))
+    outputs.append(.log(HubLog(level, message, metadata(), event: event)))
   }
 
   mutating func count(_ counted: HubCount) {

@@ -124,14 +124,49 @@ package struct HubLog: Equatable, Sendable {
     case debug, info, notice, error, critical
     package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
   }
+
+  /// What the line records, as a value, for whoever reads the hub's log by program (the
+  /// simulator's counts and invariants) rather than by its words.
+  package enum Event: Equatable, Sendable {
+    case roundResolved
+    case matchOver
+    case challengeAccepted
+    case tournamentRoundPaired
+    case tournamentFinished
+    /// A seat taken back with its token.
+    case resumed
+    /// The seat's grace ran out: it is given up.
+    case graceExpired(room: String, seat: Seat)
+    /// An entrant away too long lost their tournament entry.
+    case entryWithdrawn(name: String)
+    case movedByQuickMatch
+    case spectating
+    case followingTheLobby
+    /// A request the rules refused.
+    case refused
+    /// A seat taken back by who its player is (the token never reached them).
+    case seatTakenBackByName
+    /// A commit failed: play pauses until the journal can be written.
+    case journalWriteFailed
+    /// The lobby could not be read back after a failed commit.
+    case journalReloadFailed
+    /// A frame over the protocol's limit was not sent (a server bug).
+    case frameOverLimit
+  }
+
   package var level: Level
   package var message: String
   package var metadata: [String: String]
+  /// What it records, for the lines a program reads (nil: words for people only).
+  package var event: Event?
 
-  init(_ level: Level, _ message: String, _ metadata: [String: String] = [:]) {
+  init(
+    _ level: Level, _ message: String, _ metadata: [String: String] = [:], event: Event? = nil
+  ) {
     self.level = level
     self.message = message
     self.metadata = metadata
+    self.event = event
   }
 }
 

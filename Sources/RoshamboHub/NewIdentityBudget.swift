@@ -6,7 +6,7 @@
 /// Invariant: an address's bucket holds between 0 and ``perHour`` (ms of refill are
 /// counted exactly, so the same arrivals at the same times always give the same answers);
 /// at most ``maxAddresses`` are remembered, the fullest forgotten first (a full bucket
-/// is what a forgotten one would be).
+/// is what a forgotten one would be), the least address of equally full ones.
 struct NewIdentityBudget: Equatable {
   /// New identities an address may bring in an hour (0: any number).
   let perHour: Int
@@ -42,7 +42,10 @@ struct NewIdentityBudget: Equatable {
     guard perHour > 0, let address else { return }
     buckets[address] = Bucket(milli: max(0, left(at: address, now: now) - 1_000), at: now)
     if buckets.count > Self.maxAddresses {
-      let fullest = buckets.keys.max { left(at: $0, now: now) < left(at: $1, now: now) }
+      let fullest = buckets.keys.max { a, b in
+        let (leftA, leftB) = (left(at: a, now: now), left(at: b, now: now))
+        return leftA != leftB ? leftA < leftB : a > b
+      }
       if let fullest { buckets[fullest] = nil }
     }
   }

@@ -3,6 +3,7 @@ import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
 import RoshamboHub
+import RoshamboJournalFormat
 import RoshamboProtocol
 import RoshamboServer
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOConcurrencyHelpers
 import RoshamboGame
+import RoshamboJournalFormat
 import RoshamboProtocol
 import RoshamboServer
 

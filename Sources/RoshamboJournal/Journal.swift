@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOPosix
 import RoshamboGame
 import RoshamboJSON
+import RoshamboJournalFormat
 import RoshamboProtocol
 import RoshamboServer
 

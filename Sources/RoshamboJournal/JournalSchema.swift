@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RoshamboJournalFormat
 
 /// The journal's tables and their history: every migration from v1 on, in order, so a
 /// data directory of any earlier release opens and is brought up to date.

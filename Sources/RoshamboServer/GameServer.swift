@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RoshamboConnections
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
@@ -202,7 +203,7 @@ public final class GameServer: Sendable {
           journal: journalThread, logger: logger, profileStalls: configuration.profileStalls,
           now: now)
         hub.metrics = metrics
-        hub.news = configuration.news
+        hub.hostNews = configuration.news
         hub.nameOffers = offers
         hub.restore(releasing: configuration.releasedNames)
         return HubHandle(hub)

@@ -1,4 +1,5 @@
 import NIOCore
+import RoshamboConnections
 import RoshamboGame
 import RoshamboProtocol
 import RoshamboTLS
@@ -8,40 +9,8 @@ import RoshamboTLS
 ///
 /// Invariant: plain data; ``GameServer/start(_:logger:storage:now:)`` checks it (files, values).
 public struct ServerConfiguration: Sendable {
-  /// The limits that keep bad or greedy clients cheap.
-  public struct Limits: Sendable {
-    public var maxConnections = 10_000
-    /// Connections one IP address (an IPv6 address: its /64) may hold at once, so one
-    /// address cannot take every slot; more from it are refused when they connect.
-    public var maxConnectionsPerAddress = 64
-    /// Connections that may be in their TLS handshake at once: more are closed the
-    /// moment they connect, so connections that never finish a handshake cannot keep
-    /// players out. One address may hold at most a quarter of these, and no more than
-    /// its `maxConnectionsPerAddress`.
-    public var maxHandshakes = 1_024
-    /// The handshakes one address may have under way at once.
-    public var maxHandshakesPerAddress: Int {
-      min(maxConnectionsPerAddress, max(1, maxHandshakes / 4))
-    }
-    /// The TLS handshake must be done within this many seconds of connecting.
-    public var handshakeTimeoutSeconds: Int64 = 5
-    /// TLS and `hello` must be done within this many seconds of connecting.
-    public var helloTimeoutSeconds: Int64 = 10
-    /// A connection with no frame for this long is closed.
-    public var idleTimeoutSeconds: Int64 = 60
-    public var framesPerSecond = 20
-    /// Frames a connection may send at once before the rate applies; this many frames
-    /// over the rate in a row closes it.
-    public var frameBurst = 40
-    /// A connection that cannot be written to (its peer does not read) for this long is
-    /// closed. Until then it gets only the newest `state` when it can take more.
-    public var stallTimeoutSeconds: Int64 = 30
-    /// How long a connection to the operations endpoint has to send each complete
-    /// request before it is closed.
-    public var operationsRequestTimeoutMillis: Int64 = 10_000
-
-    public init() {}
-  }
+  /// The limits that keep bad or greedy clients cheap (``ConnectionLimits``).
+  public typealias Limits = ConnectionLimits
 
   public var host = "0.0.0.0"
   public var port = 7443

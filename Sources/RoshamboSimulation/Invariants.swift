@@ -91,7 +91,9 @@ extension Simulation {
       ratedAgainst[match.players[0], default: []].insert(match.players[1])
       ratedAgainst[match.players[1], default: []].insert(match.players[0])
     }
-    for (name, rating) in journal.ratings.ratings
+    // Each walk of a dictionary here is in its keys' order: which failure is named first
+    // is then the seed's, not the process's hashing.
+    for (name, rating) in journal.ratings.ratings.sorted(by: { $0.key < $1.key })
     where ratedAgainst[name] == nil && rating != .unrated {
       fail(
         "a rating moves only by rated matches",
@@ -177,9 +179,11 @@ extension Simulation {
     }
   }
 
-  /// A log line: no weapon before its round resolved.
+  /// A log line: no weapon but in the line of a resolved round.
   func checkLog(_ line: HubLog) {
-    if line.message != "round", line.metadata.keys.contains(where: { $0.hasPrefix("weapon") }) {
+    if line.event != .roundResolved,
+      line.metadata.keys.contains(where: { $0.hasPrefix("weapon") })
+    {
       fail("no log holds a pick before its round resolved", "\(line.message): \(line.metadata)")
     }
   }
@@ -207,8 +211,8 @@ extension Simulation {
       fail("the hub's indexes are what a scan finds", mismatch)
     }
     if steps % 16 == 0 {
-      for (name, room) in lobby.rooms {
-        for (seat, held) in room.seats {
+      for (name, room) in lobby.rooms.sorted(by: { $0.key < $1.key }) {
+        for (seat, held) in room.seats.sorted(by: { $0.key < $1.key }) {
           let won = room.history.count { $0.winner == seat }
           if held.score != won {
             fail(
@@ -218,14 +222,13 @@ extension Simulation {
         }
       }
     }
-    var holders: [String: String] = [:]
-    for (name, identity) in hub.state.namedPeople {
-      guard let identity else { continue }
-      let folded = NameBook.folded(name)
-      if let other = holders[folded], other != identity {
-        fail("a name is never held by two identities", "\(name) by \(other) and \(identity)")
-      }
-      holders[folded] = identity
+    // In the hub's order while all holds; a failure is named from the people in order.
+    let named = hub.state.namedPeople
+    if Self.nameHeldTwice(named) != nil,
+      let twice = Self.nameHeldTwice(
+        named.sorted { ($0.name, $0.identity ?? "") < ($1.name, $1.identity ?? "") })
+    {
+      fail("a name is never held by two identities", twice)
     }
     if watch.compareDue, hub.state.isSettled, commitInFlight == nil {
       watch.compareDue = false
@@ -236,6 +239,20 @@ extension Simulation {
             + "against \(journal.lobby.rooms.keys.sorted()))")
       }
     }
+  }
+
+  /// The first of `named` whose name (folded) another identity before it holds, if any.
+  static func nameHeldTwice(_ named: [(name: String, identity: String?)]) -> String? {
+    var holders: [String: String] = [:]
+    for (name, identity) in named {
+      guard let identity else { continue }
+      let folded = NameBook.folded(name)
+      if let other = holders[folded], other != identity {
+        return "\(name) by \(other) and \(identity)"
+      }
+      holders[folded] = identity
+    }
+    return nil
   }
 
   /// How long a running tournament may take to name its champion: its rounds (two, of

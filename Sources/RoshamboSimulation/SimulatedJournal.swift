@@ -1,6 +1,6 @@
 import RoshamboGame
 import RoshamboHub
-import RoshamboJournal
+import RoshamboJournalFormat
 
 /// The journal as the simulation keeps it, under the real one's contract: a commit is
 /// durable once it is answered, and not before; a crash loses what was not; a full disk

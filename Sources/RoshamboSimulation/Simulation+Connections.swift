@@ -1,8 +1,7 @@
-import NIOCore
 import RoshamboClient
+import RoshamboConnections
 import RoshamboHub
 import RoshamboProtocol
-import RoshamboServer
 
 /// Each connection's own limits, with the real server's ``ConnectionStateMachine`` on
 /// the virtual clock (the hello deadline, the idle limit, the silence limit a client's
@@ -32,11 +31,6 @@ extension Simulation {
   static let socketBuffer = 16 * 1_024
   /// The socket takes frames again once this little is waiting.
   static let socketLowWater = 4 * 1_024
-
-  /// The server's clock for a connection's state machine.
-  func deadline(_ at: Int64) -> NIODeadline {
-    .uptimeNanoseconds(UInt64(max(0, at - start)) * 1_000_000)
-  }
 
   /// A new connection from person `index`, to say `hello`: TLS done at once, the
   /// server's timers started, the client's keepalive running at the interval the hello
@@ -76,7 +70,7 @@ extension Simulation {
 
   /// A frame arrives at the server: the connection's state machine judges it.
   func arrived(_ bytes: [UInt8], on id: Int) {
-    guard var connection = connections[id], connection.generation == hubGeneration, hub != nil,
+    guard var connection = connections[id], connection.generation == hubGeneration, runner != nil,
       connection.server.state != .closing
     else { return }
     let decoded = ClientMessage.decode(bytes)
@@ -85,7 +79,7 @@ extension Simulation {
       return
     }
     connection.lastRead = now
-    let action = connection.server.frameArrived(at: deadline(now)) {
+    let action = connection.server.frameArrived(at: now) {
       (decoded, try? decoded.get().id)
     }
     connections[id] = connection
@@ -94,14 +88,14 @@ extension Simulation {
     serverPerforms(action, on: id)
   }
 
-  /// What the connection's state machine decided, carried out as ``ConnectionHandler``
-  /// does.
+  /// What the connection's state machine decided, carried out at the server's end of the
+  /// virtual connection (on NIO, the server's `ConnectionHandler` carries it out).
   func serverPerforms(_ action: ConnectionStateMachine.Action, on id: Int) {
     guard let connection = connections[id] else { return }
     switch action {
     case .forward(let message):
       if case .hello = message, let silence = connection.server.promisedSilenceDeadline {
-        schedule(.silence, id, at: virtual(silence))
+        schedule(.silence, id, at: silence)
       }
       connections[id]?.forwarded = true
       handle(.received(message, from: peer(connection)))
@@ -123,7 +117,7 @@ extension Simulation {
   }
 
   /// The server closes connection `id` (after what was written to it): the hub is told
-  /// as the real driver's `detach` tells it.
+  /// `closed`, if it heard from the connection.
   func serverCloses(_ id: Int) {
     guard var connection = connections[id] else { return }
     connection.server.closed()
@@ -153,25 +147,25 @@ extension Simulation {
     }
     switch timer {
     case .hello:
-      guard hub != nil, connection.open else { return }
+      guard runner != nil, connection.open else { return }
       if let action = connections[id]?.server.helloTimedOut() { serverPerforms(action, on: id) }
     case .idle:
-      guard hub != nil, connection.open, connection.server.state != .closing else { return }
+      guard runner != nil, connection.open, connection.server.state != .closing else { return }
       let quietUntil = connection.lastRead + limits.idleTimeoutSeconds * 1_000
       guard now >= quietUntil else { return schedule(.idle, id, at: quietUntil) }
       if let action = connections[id]?.server.idle() { serverPerforms(action, on: id) }
     case .silence:
-      guard hub != nil, connection.open else { return }
-      guard let action = connections[id]?.server.silenceChecked(at: deadline(now)) else { return }
+      guard runner != nil, connection.open else { return }
+      guard let action = connections[id]?.server.silenceChecked(at: now) else { return }
       if action == .none {
         if let next = connections[id]?.server.promisedSilenceDeadline {
-          schedule(.silence, id, at: virtual(next))
+          schedule(.silence, id, at: next)
         }
       } else {
         serverPerforms(action, on: id)
       }
     case .stall:
-      guard hub != nil, connection.open else { return }
+      guard runner != nil, connection.open else { return }
       if connections[id]?.server.stallTimedOut() == true {
         counts["closed for not reading", default: 0] += 1
         serverCloses(id)
@@ -182,7 +176,7 @@ extension Simulation {
   }
 
   /// A frame (nil: the close) from the server to connection `id`: into the socket when it
-  /// can take more, else into the connection's backlog, as ``FrameWriter`` writes.
+  /// can take more, else into the connection's backlog (``ConnectionBacklogs`` decides).
   func transmit(_ payload: [UInt8]?, isState: Bool, to id: Int) {
     guard var connection = connections[id], connection.open else { return }
     guard let payload else {
@@ -195,8 +189,9 @@ extension Simulation {
       queueToClient(nil, on: id)
       return
     }
-    let frame = ByteBuffer(bytes: payload)
-    switch backlogs.deliver(frame, to: id, isState: isState, writable: connection.writable) {
+    switch backlogs.deliver(
+      payload, bytes: payload.count, to: id, isState: isState, writable: connection.writable)
+    {
     case .write:
       queueToClient(payload, on: id)
     case .held:
@@ -243,14 +238,7 @@ extension Simulation {
     }
     connections[id] = connection
     guard wakes, connection.open, connection.generation == hubGeneration else { return }
-    for frame in backlogs.drain(id) {
-      queueToClient(Array(frame.readableBytesView), on: id)
-    }
-  }
-
-  /// Milliseconds on the virtual clock for a deadline of the server's clock.
-  func virtual(_ deadline: NIODeadline) -> Int64 {
-    start + Int64(deadline.uptimeNanoseconds / 1_000_000)
+    for frame in backlogs.drain(id) { queueToClient(frame, on: id) }
   }
 
   // MARK: - The client's end
@@ -383,12 +371,12 @@ extension Simulation {
   private func checkHeld(_ id: Int) {
     let frames = backlogs.heldFrames(for: id)
     let held = backlogs.heldBytes(for: id)
-    let bound = (ConnectionBacklogs.limit + 1) * WireProtocol.maxFrameLength
-    if frames > ConnectionBacklogs.limit + 1 || held > bound {
+    let bound = (ConnectionBacklog.limit + 1) * WireProtocol.maxFrameLength
+    if frames > ConnectionBacklog.limit + 1 || held > bound {
       fail(
         "memory per connection stays bounded while followers do not read",
         "connection \(id) holds \(frames) frames, \(held) bytes, waiting (at most "
-          + "\(ConnectionBacklogs.limit + 1) frames, \(bound) bytes)")
+          + "\(ConnectionBacklog.limit + 1) frames, \(bound) bytes)")
     }
     if let connection = connections[id],
       connection.inSocket > Self.socketBuffer + WireProtocol.maxFrameLength

@@ -56,7 +56,7 @@ extension Simulation {
 
   func fleetRead() {
     fleet.readScheduled = false
-    guard hub != nil, fleet.readThrough < fleet.changes.count else { return }
+    guard runner != nil, fleet.readThrough < fleet.changes.count else { return }
     let rows = Array(fleet.changes[fleet.readThrough...])
     fleet.readThrough = fleet.changes.count
     counts["fleet rows read", default: 0] += rows.count
@@ -130,26 +130,35 @@ extension Simulation {
   /// its journal can be written (a failed write pauses play and may lose the hub's yield,
   /// which it makes again when play resumes).
   func checkFleetNames() {
-    guard let hub, hub.state.acceptsActions else { return }
-    for (folded, holder) in hub.state.lobby.names.holders {
+    guard let hub = runner?.core, hub.state.acceptsActions else { return }
+    let holders = hub.state.lobby.names.holders
+    // Walked in the dictionary's order while all holds (every step); a failure is named
+    // from a walk by key, so it is the seed's whatever the process's hashing.
+    guard fleetNameFailure(holders) != nil,
+      let failure = fleetNameFailure(holders.sorted { $0.key < $1.key })
+    else { return }
+    fail("a name is held by one identity across the fleet", failure)
+  }
+
+  /// What is wrong with the first of `holders` (folded name, identity) the fleet's book
+  /// gives to another, if any.
+  private func fleetNameFailure(_ holders: some Sequence<(key: String, value: String)>)
+    -> String?
+  {
+    for (folded, holder) in holders {
       guard let row = fleet.book.rows[folded], let version = fleet.versions[folded],
         version <= fleet.readThrough
       else { continue }
       if row.released, row.identity == holder {
-        fail(
-          "a name is held by one identity across the fleet",
-          "\(folded), released on another server, is still held here by \(holder.suffix(6))")
-        return
+        return "\(folded), released on another server, is still held here by \(holder.suffix(6))"
       }
       if row.holds(now: now, lapseMillis: hubConfiguration.nameLapseMillis),
         row.identity != holder
       {
-        fail(
-          "a name is held by one identity across the fleet",
-          "\(folded) is held here by \(holder.suffix(6)) but on the fleet by "
-            + "\(row.identity.suffix(6))")
-        return
+        return "\(folded) is held here by \(holder.suffix(6)) but on the fleet by "
+          + "\(row.identity.suffix(6))"
       }
     }
+    return nil
   }
 }

@@ -1,97 +1,124 @@
+import RoshamboConnections
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
-import RoshamboServer
 
-/// The simulation as the hub's driver: inputs in, each output carried out as the real
-/// driver does, in virtual time.
-extension Simulation {
-  /// Hands `input` to the hub, then carries out what it returns; an input raised
-  /// meanwhile (a commit answered inline) waits its turn, as in the real driver.
+/// The simulation as the hub's world (``HubWorld``): the real ``HubRunner`` hands the
+/// hub its inputs and the simulation carries out each output, in virtual time.
+extension Simulation: HubWorld {
+  /// Hands `input` to the hub through the runner; an input raised meanwhile (a commit
+  /// answered inline) waits its turn.
   func handle(_ input: HubInput) {
-    pendingInputs.append(input)
-    guard !handling else { return }
-    handling = true
-    defer { handling = false }
-    var next = 0
-    while next < pendingInputs.count, hub != nil, failure == nil {
-      let input = pendingInputs[next]
-      next += 1
-      let outputs = hub!.handle(input, now: now)
-      for output in outputs { perform(output) }
-    }
-    pendingInputs.removeAll(keepingCapacity: true)
+    runner?.handle(input, in: self)
   }
 
-  private func perform(_ output: HubOutput) {
-    switch output {
-    case .deliver(let deliveries):
-      for delivery in deliveries { deliver(delivery) }
-    case .schedule(let timer, let at):
-      timerSerial += 1
-      let generation = timerSerial
-      timerGenerations[timer] = generation
-      queue.schedule(.timer(timer, generation: generation, hub: hubGeneration), at: at)
-    case .cancel(let timer):
-      timerGenerations[timer] = nil
-    case .commit(let commit):
-      trace.note("\(now - start) commit \(commit.actions.count)")
-      if commit.inline, random.chance(0.7) {
-        // The journal was quick: committed on the driver's thread, answered at once.
-        answerCommit(commit, onJournalThread: false)
-      } else {
-        commitInFlight = commit
-        queue.schedule(.committed(hub: hubGeneration), at: now + random.int(1...40))
-      }
-    case .offerNames(let offers):
-      fleetNamesOffered(offers)
-    case .writeSnapshot:
-      queue.schedule(.answer(.snapshotWritten(.success(())), hub: hubGeneration), at: now + 5)
-    case .readStandings(let leaders, let recent):
-      let (board, matches) = journal.standings(leaders: leaders, recent: recent)
-      checkRatings(board)
-      queue.schedule(
-        .answer(.standingsRead(.success((board, matches))), hub: hubGeneration), at: now + 3)
-    case .readRecord(let reading, _):
-      queue.schedule(
-        .answer(.recordRead(reading: reading, .success(nil)), hub: hubGeneration), at: now + 3)
-    case .reload:
-      queue.schedule(
-        .answer(
-          .reloaded(.success((journal.lobby, Int64(journal.rows.count)))), hub: hubGeneration),
-        at: now + random.int(1...50))
-    case .probe:
-      let succeeded = !journal.diskFull
-      queue.schedule(.answer(.probed(succeeded: succeeded), hub: hubGeneration), at: now + 5)
-    case .log(let line):
-      checkLog(line)
-      trace.note(
-        "\(now - start) log \(line.message) "
-          + line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
-            separator: " "))
-      if line.message == "grace expired", let room = line.metadata["room"],
-        let seat = line.metadata["seat"].flatMap(Int.init).flatMap(Seat.init(rawValue:)),
-        let name = hub?.state.lobby.rooms[room]?.seats[seat]?.name
-      {
+  /// A failed run stops where it failed.
+  package var halted: Bool { failure != nil }
+
+  package func deliver(_ deliveries: [Delivery]) {
+    for delivery in deliveries { deliver(delivery) }
+  }
+
+  package func schedule(_ timer: HubTimer, at: Int64) {
+    timerSerial += 1
+    let generation = timerSerial
+    timerGenerations[timer] = generation
+    queue.schedule(.timer(timer, generation: generation, hub: hubGeneration), at: at)
+  }
+
+  package func cancel(_ timer: HubTimer) {
+    timerGenerations[timer] = nil
+  }
+
+  package func commit(_ commit: JournalCommit) {
+    trace.note("\(now - start) commit \(commit.actions.count)")
+    if commit.inline, random.chance(0.7) {
+      // The journal was quick: committed on the driver's thread, answered at once.
+      answerCommit(commit, onJournalThread: false)
+    } else {
+      commitInFlight = commit
+      queue.schedule(.committed(hub: hubGeneration), at: now + random.int(1...40))
+    }
+  }
+
+  package func offerNames(_ offers: [NameOffer]) {
+    fleetNamesOffered(offers)
+  }
+
+  package func writeSnapshot(_ lobby: LobbyState, through: Int64) {
+    queue.schedule(.answer(.snapshotWritten(.success(())), hub: hubGeneration), at: now + 5)
+  }
+
+  package func readStandings(leaders: Int, recent: Int) {
+    let (board, matches) = journal.standings(leaders: leaders, recent: recent)
+    checkRatings(board)
+    queue.schedule(
+      .answer(.standingsRead(.success((board, matches))), hub: hubGeneration), at: now + 3)
+  }
+
+  package func readRecord(reading: Int, match: Int64) {
+    queue.schedule(
+      .answer(.recordRead(reading: reading, .success(nil)), hub: hubGeneration), at: now + 3)
+  }
+
+  package func reload(defaults: RoomState.Settings) {
+    queue.schedule(
+      .answer(
+        .reloaded(.success((journal.lobby, Int64(journal.rows.count)))), hub: hubGeneration),
+      at: now + random.int(1...50))
+  }
+
+  package func probe(at: Int64) {
+    let succeeded = !journal.diskFull
+    queue.schedule(.answer(.probed(succeeded: succeeded), hub: hubGeneration), at: now + 5)
+  }
+
+  package func log(_ line: HubLog) {
+    checkLog(line)
+    trace.note(
+      "\(now - start) log \(line.message) "
+        + line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+          separator: " "))
+    guard let event = line.event else { return }
+    switch event {
+    case .graceExpired(let room, let seat):
+      if let name = hub?.state.lobby.rooms[room]?.seats[seat]?.name {
         checkGaveUp(on: name, room: room)
       }
-      if line.message.hasPrefix("an entrant did not come back"),
-        let quoted = line.metadata["name"]
-      {
-        checkGaveUp(on: String(quoted.dropFirst().dropLast()), room: nil)
-      }
-      switch line.message {
-      case "round", "match over", "challenge accepted", "tournament round paired",
-        "tournament finished", "resumed", "grace expired", "moved by quick match", "spectating",
-        "following the lobby", "refused", "seat taken back by name":
-        counts[line.message, default: 0] += 1
-      default:
-        if line.level == .critical { counts["journal failed", default: 0] += 1 }
-      }
-    case .count, .news, .drained, .idle:
+    case .entryWithdrawn(let name):
+      checkGaveUp(on: name, room: nil)
+    case .frameOverLimit:
+      fail("every frame fits the protocol's limit", "\(line.message): \(line.metadata)")
+    default:
       break
     }
+    if let counted = Self.counted(event) { counts[counted, default: 0] += 1 }
   }
+
+  /// The name an event is counted under in ``counts`` (nil: not counted).
+  static func counted(_ event: HubLog.Event) -> String? {
+    switch event {
+    case .roundResolved: "round"
+    case .matchOver: "match over"
+    case .challengeAccepted: "challenge accepted"
+    case .tournamentRoundPaired: "tournament round paired"
+    case .tournamentFinished: "tournament finished"
+    case .resumed: "resumed"
+    case .graceExpired: "grace expired"
+    case .movedByQuickMatch: "moved by quick match"
+    case .spectating: "spectating"
+    case .followingTheLobby: "following the lobby"
+    case .refused: "refused"
+    case .seatTakenBackByName: "seat taken back by name"
+    case .journalWriteFailed, .journalReloadFailed: "journal failed"
+    case .entryWithdrawn, .frameOverLimit: nil
+    }
+  }
+
+  package func count(_ counted: HubCount) {}
+  package func news(_ sentence: String) {}
+  package func drained() {}
+  package func idle() {}
 
   /// The commit answered: made durable (or refused, the disk full) only now, inline or
   /// when the journal's thread is done with it, as the real journal's future succeeds.
@@ -113,14 +140,13 @@ extension Simulation {
   /// The server is killed: what was not durable is lost, every connection closes, and
   /// it starts again a few seconds later.
   func crash() {
-    guard hub != nil else { return }
+    guard runner != nil else { return }
     trace.note("\(now - start) CRASH")
     counts["crash", default: 0] += 1
-    hub = nil
+    runner = nil
     hubGeneration += 1
     commitInFlight = nil
     timerGenerations.removeAll()
-    pendingInputs.removeAll()
     backlogs = ConnectionBacklogs()
     // In the order of their ids: a dictionary's order is not a seed's.
     for (id, connection) in connections.sorted(by: { $0.key < $1.key }) where connection.open {
@@ -155,8 +181,8 @@ extension Simulation {
     var mixer = SplitMix64(
       seed: configuration.seed &+ UInt64(hubGeneration) &* 0xD1B5_4A32_D192_ED03)
     settings.tokenSeed = mixer.next()
-    hub = HubCore(
-      lobby: lobby, journaledThrough: Int64(journal.rows.count), configuration: settings)
+    runner = HubRunner(
+      HubCore(lobby: lobby, journaledThrough: Int64(journal.rows.count), configuration: settings))
     handle(.start(releasing: []))
     fleetRestarted()
   }

@@ -10,7 +10,7 @@ extension Simulation {
     var player = players[index]
     if player.connection == nil {
       guard now >= player.awayUntil else { return }
-      guard hub != nil else {
+      guard runner != nil else {
         // The server is down: the program tries again shortly.
         wake(index, after: random.int(1_000...4_000))
         return

@@ -1,13 +1,14 @@
 import RoshamboClient
+import RoshamboConnections
 import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
-import RoshamboServer
 
-/// A whole LAN party in one thread on a virtual clock: the real ``HubCore``, a journal
-/// under the real one's contract (``SimulatedJournal``), people made of the real
-/// client's parts (``SimulatedPlayer``), and a network between them that carries the
-/// real encoded frames, with delays, dropped connections, hosts cut off for a while, a
+/// A whole LAN party in one thread on a virtual clock: the real ``HubCore`` run by the
+/// real ``HubRunner`` (this simulation is its ``HubWorld``), a journal under the real
+/// one's contract (``SimulatedJournal``), people made of the real client's parts
+/// (``SimulatedPlayer``), and a network between them that carries the real encoded
+/// frames, with delays, dropped connections, hosts cut off for a while, a
 /// full disk, and the server killed and started again at any step. After every step the
 /// invariants (``Simulation/checkInvariants()``) are checked; the first that fails ends
 /// the run, named.
@@ -19,9 +20,12 @@ public final class Simulation {
   var random: SimulationRandom
   var queue = EventQueue<Event>()
   /// Virtual time, ms since 1970.
-  var now: Int64 = 1_800_000_000_000
+  package internal(set) var now: Int64 = 1_800_000_000_000
   let start: Int64
-  var hub: HubCore?
+  /// The real hub's loop, with this simulation as its world (nil while the server is down).
+  var runner: HubRunner<Simulation>?
+  /// The hub as it stands (nil while the server is down).
+  var hub: HubCore? { runner?.core }
   /// Rises at each crash: what the dead hub scheduled or asked for is dropped.
   var hubGeneration = 0
   /// Each timer's generation: a timer replaced or cancelled leaves a stale event.
@@ -33,17 +37,14 @@ public final class Simulation {
   var players: [SimulatedPlayer]
   var connections: [Int: Connection] = [:]
   var nextConnection = 1
-  /// Inputs raised while the hub's outputs are carried out: handled after them.
-  var pendingInputs: [HubInput] = []
-  var handling = false
   var lastRestart: Int64
   public internal(set) var trace: Trace
   public internal(set) var failure: Failure?
   public internal(set) var steps = 0
   /// The server's limits for each connection (its defaults).
-  let limits = ServerConfiguration.Limits()
+  let limits = ConnectionLimits()
   /// What waits for connections whose programs do not read.
-  var backlogs = ConnectionBacklogs()
+  var backlogs = ConnectionBacklogs<[UInt8]>()
   /// What happened during the evening, counted: rounds, matches, crashes, drops, …
   public internal(set) var counts: [String: Int] = [:]
   /// What the invariants keep between steps.
@@ -143,7 +144,7 @@ public final class Simulation {
 
   /// Runs the evening to its end or to the first invariant that fails.
   public func run() -> Failure? {
-    hub = HubCore(lobby: journal.lobby, configuration: hubConfiguration)
+    runner = HubRunner(HubCore(lobby: journal.lobby, configuration: hubConfiguration))
     handle(.start(releasing: []))
     fleetRestarted()
     for index in players.indices { wake(index, after: random.int(0...60_000)) }
@@ -190,7 +191,7 @@ public final class Simulation {
     case .connectionTimer(let timer, let id):
       connectionTimerFired(timer, id)
     case .serverSeesClose(let id):
-      guard let connection = connections[id], connection.generation == hubGeneration, hub != nil
+      guard let connection = connections[id], connection.generation == hubGeneration, runner != nil
       else { return }
       trace.note("\(now - start) c\(id) closed")
       connections[id]?.server.closed()

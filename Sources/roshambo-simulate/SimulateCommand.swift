@@ -3,23 +3,9 @@ import Foundation
 import RoshamboSimulation
 import Sysexits
 
-/// Starts the command in a process whose hashing is deterministic: Swift seeds its hash
-/// tables per process, so without this two runs of one seed would walk dictionaries in
-/// different orders and differ.
-@main
-enum SimulateEntry {
-  static func main() {
-    if getenv("SWIFT_DETERMINISTIC_HASHING") == nil {
-      setenv("SWIFT_DETERMINISTIC_HASHING", "1", 1)
-      execv("/proc/self/exe", CommandLine.unsafeArgv)
-      // Not on Linux, or no /proc: run anyway (a seed then replays within a process).
-    }
-    SimulateCommand.main()
-  }
-}
-
 /// `roshambo-simulate`: whole LAN parties in virtual time, seed by seed, with faults, and
 /// the invariants after every step.
+@main
 struct SimulateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "roshambo-simulate",

@@ -1,10 +1,9 @@
-import NIOCore
+import RoshamboConnections
 import RoshamboGame
 import RoshamboProtocol
 import Testing
 
 @testable import RoshamboHub
-@testable import RoshamboServer
 
 /// A connection's decisions alone: no channel, no hub, no clock but the one passed in.
 @Suite("Server: connection state machine")
@@ -13,8 +12,8 @@ struct ConnectionStateMachineTests {
     protocol: WireProtocol.version, name: "Alice", role: .player, room: "den", resume: nil,
     id: 1)
 
-  func limits(burst: Int = 3) -> ServerConfiguration.Limits {
-    var limits = ServerConfiguration.Limits()
+  func limits(burst: Int = 3) -> ConnectionLimits {
+    var limits = ConnectionLimits()
     limits.framesPerSecond = 1
     limits.frameBurst = burst
     return limits
@@ -24,7 +23,7 @@ struct ConnectionStateMachineTests {
   func arrive(
     _ machine: inout ConnectionStateMachine, _ message: ClientMessage, at seconds: Int64 = 0
   ) -> ConnectionStateMachine.Action {
-    machine.frameArrived(at: NIODeadline.uptimeNanoseconds(UInt64(seconds) * 1_000_000_000 + 1)) {
+    machine.frameArrived(at: seconds * 1_000 + 1) {
       (.success(message), message.id)
     }
   }
@@ -56,7 +55,7 @@ struct ConnectionStateMachineTests {
   @Test("a bad message is refused with its id; a bad frame closes")
   func badInput() {
     var machine = ConnectionStateMachine(limits: limits(burst: 10), admission: .admitted)
-    let bad = machine.frameArrived(at: .uptimeNanoseconds(1)) {
+    let bad = machine.frameArrived(at: 1) {
       (.failure(.badMessage("no round")), 9)
     }
     #expect(bad == .refuse(.badMessage("no round"), re: 9))
@@ -109,7 +108,7 @@ struct ConnectionStateMachineTests {
 
   @Test("every dropped frame with an id is refused naming it, at most the rate's refusals a second")
   func refusalsNameDroppedFrames() {
-    var limits = ServerConfiguration.Limits()
+    var limits = ConnectionLimits()
     limits.framesPerSecond = 2
     limits.frameBurst = 6
     var machine = ConnectionStateMachine(limits: limits, admission: .admitted)

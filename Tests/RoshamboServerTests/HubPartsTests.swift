@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOEmbedded
+import RoshamboConnections
 import RoshamboGame
 import RoshamboProtocol
 import Testing
@@ -20,25 +21,28 @@ struct HubPartsTests {
 
   @Test("backlogs: written when writable, held when not, newest state last, closed past the limit")
   func backlogs() {
-    var backlogs = ConnectionBacklogs()
-    #expect(backlogs.deliver(frame(1), to: 7, isState: true, writable: true) == .write)
+    var backlogs = ConnectionBacklogs<ByteBuffer>()
+    #expect(backlogs.deliver(frame(1), bytes: 1, to: 7, isState: true, writable: true) == .write)
     #expect(backlogs.count == 0)
-    #expect(backlogs.deliver(frame(2), to: 7, isState: true, writable: false) == .held)
+    #expect(backlogs.deliver(frame(2), bytes: 1, to: 7, isState: true, writable: false) == .held)
     // Once something waits, later frames wait behind it even if the channel says writable.
-    #expect(backlogs.deliver(frame(3), to: 7, isState: false, writable: true) == .held)
+    #expect(backlogs.deliver(frame(3), bytes: 1, to: 7, isState: false, writable: true) == .held)
     // A second state replaces the one waiting (the older is skipped, and counted).
-    #expect(backlogs.deliver(frame(4), to: 7, isState: true, writable: false) == .replaced)
-    #expect(backlogs.deliver(frame(5), to: 7, isState: false, writable: false) == .held)
+    #expect(
+      backlogs.deliver(frame(4), bytes: 1, to: 7, isState: true, writable: false) == .replaced)
+    #expect(backlogs.deliver(frame(5), bytes: 1, to: 7, isState: false, writable: false) == .held)
     #expect(backlogs.drain(7) == [frame(3), frame(5), frame(4)])
     #expect(backlogs.drain(7) == [])
-    for index in 0..<ConnectionBacklogs.limit {
+    for index in 0..<ConnectionBacklog.limit {
       #expect(
-        backlogs.deliver(frame(UInt8(index)), to: 8, isState: false, writable: false) == .held)
+        backlogs.deliver(frame(UInt8(index)), bytes: 1, to: 8, isState: false, writable: false)
+          == .held)
     }
-    #expect(backlogs.deliver(frame(99), to: 8, isState: true, writable: false) == .held)
-    #expect(backlogs.deliver(frame(100), to: 8, isState: false, writable: false) == .close)
+    #expect(backlogs.deliver(frame(99), bytes: 1, to: 8, isState: true, writable: false) == .held)
+    #expect(
+      backlogs.deliver(frame(100), bytes: 1, to: 8, isState: false, writable: false) == .close)
     #expect(backlogs.count == 0)
-    _ = backlogs.deliver(frame(1), to: 9, isState: true, writable: false)
+    _ = backlogs.deliver(frame(1), bytes: 1, to: 9, isState: true, writable: false)
     backlogs.forget(9)
     #expect(backlogs.drain(9) == [])
   }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RoshamboGame
+import RoshamboJournalFormat
 import RoshamboProtocol
 import Testing
 

@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import RoshamboConnections
 import RoshamboGame
 import RoshamboProtocol
 import Testing
@@ -161,7 +162,7 @@ struct SlowConsumerTests {
     }
     #expect(errors == [0, 1, 2, 3, 4])
     (client.channel as! EmbeddedChannel).isWritable = false
-    for id in 0...ConnectionBacklogs.limit {
+    for id in 0...ConnectionBacklog.limit {
       hub.receive(.choose(round: 1, weapon: .rock, id: id), from: client)
     }
     loop.run()

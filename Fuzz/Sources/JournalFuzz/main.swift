@@ -11,7 +11,7 @@
 // it); a rounds column never holds more than a match keeps.
 import FuzzDriver
 import RoshamboGame
-import RoshamboJournal
+import RoshamboJournalFormat
 import RoshamboProtocol
 
 var start = LobbyState(defaults: .init(ruleset: .lizardSpock, bestOf: 5))

@@ -7,7 +7,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import RoshamboGame
-import RoshamboJournal
+import RoshamboJournalFormat
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS

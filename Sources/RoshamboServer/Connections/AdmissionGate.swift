@@ -1,4 +1,5 @@
 import NIOCore
+import RoshamboConnections
 
 /// Decides, the moment a TCP connection is accepted and before any TLS, whether it may
 /// start: by its address (an IPv6 address by its /64, which one host usually holds

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import RoshamboConnections
 import RoshamboProtocol
 import RoshamboTLS
 
@@ -103,7 +104,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let frame = unwrapInboundIn(data)
-    let action = machine.frameArrived(at: .now()) {
+    let action = machine.frameArrived(at: NIODeadline.now().milliseconds) {
       frame.withUnsafeReadableBytes { ClientMessage.decodeReadingID($0) }
     }
     perform(action, context: context)
@@ -153,9 +154,11 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// that found it had spoken since.
   private func checkSilence(context: ChannelHandlerContext) {
     guard let deadline = machine.promisedSilenceDeadline else { return }
-    silence = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+    silence = context.eventLoop.assumeIsolated().scheduleTask(
+      deadline: .milliseconds(deadline)
+    ) {
       self.silence = nil
-      let action = self.machine.silenceChecked(at: .now())
+      let action = self.machine.silenceChecked(at: NIODeadline.now().milliseconds)
       if action == .none {
         self.checkSilence(context: context)
       } else {
@@ -205,5 +208,15 @@ final class ConnectionHandler: ChannelInboundHandler {
     context.writeAndFlush(frame).assumeIsolated().whenComplete { _ in
       context.close(promise: nil)
     }
+  }
+}
+
+extension NIODeadline {
+  /// The monotonic clock in milliseconds: the clock of ``ConnectionStateMachine``.
+  fileprivate var milliseconds: Int64 { Int64(uptimeNanoseconds / 1_000_000) }
+
+  /// The moment `milliseconds` of the monotonic clock.
+  fileprivate static func milliseconds(_ milliseconds: Int64) -> NIODeadline {
+    .uptimeNanoseconds(UInt64(max(0, milliseconds)) * 1_000_000)
   }
 }

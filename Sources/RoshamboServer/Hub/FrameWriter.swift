@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import RoshamboConnections
 import RoshamboHub
 import RoshamboProtocol
 
@@ -10,7 +11,7 @@ import RoshamboProtocol
 ///
 /// Invariant: runs on the hub's loop only; a connection that went is written nothing.
 final class FrameWriter {
-  private var backlogs = ConnectionBacklogs()
+  private var backlogs = ConnectionBacklogs<ByteBuffer>()
   /// Counts states skipped for, and connections closed as, consumers that do not read.
   var metrics: ServerMetrics?
   private let logger: Logger
@@ -84,7 +85,9 @@ final class FrameWriter {
   var backlogCount: Int { backlogs.count }
 
   private func write(_ frame: ByteBuffer, to link: ConnectionLink, isState: Bool) {
-    switch backlogs.deliver(frame, to: link.id, isState: isState, writable: link.channel.isWritable)
+    switch backlogs.deliver(
+      frame, bytes: frame.readableBytes, to: link.id, isState: isState,
+      writable: link.channel.isWritable)
     {
     case .write:
       link.channel.writeAndFlush(frame, promise: nil)

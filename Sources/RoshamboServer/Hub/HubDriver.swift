@@ -4,27 +4,26 @@ import RoshamboGame
 import RoshamboHub
 import RoshamboProtocol
 
-/// The hub's shell on its event loop: owns the ``HubCore``, one table of timers keyed by
-/// ``HubTimer``, the journal and the connections' writer; turns what happens into
-/// ``HubInput`` values and carries out each ``HubOutput``. It decides nothing about the
-/// game.
+/// The hub's world on its event loop (``HubWorld``): owns the ``HubRunner`` (and through
+/// it the ``HubCore``), one table of timers keyed by ``HubTimer``, the journal and the
+/// connections' writer; turns what happens into ``HubInput`` values for the runner and
+/// carries out each ``HubOutput`` it is handed. It decides nothing about the game.
 ///
 /// Invariants: everything here runs on `loop`; the core handles one input at a time (an
 /// input that arrives while outputs are carried out, such as a commit that finished
-/// inline, is queued and handled after them). Not `Sendable`: other threads reach it
-/// through ``HubHandle``.
-final class HubDriver {
+/// inline, is queued by the runner and handled after them). Not `Sendable`: other
+/// threads reach it through ``HubHandle``.
+final class HubDriver: HubWorld {
   let loop: any EventLoop
-  private(set) var core: HubCore
+  private let runner: HubRunner<HubDriver>
+  var core: HubCore { runner.core }
   let journal: (any HubJournal)?
   let logger: Logger
-  let now: @Sendable () -> Int64
+  let clock: @Sendable () -> Int64
   private let writer: FrameWriter
   /// The connections the hub has heard from, by id.
   private var links: [Int: ConnectionLink] = [:]
   private var timers: [HubTimer: Scheduled<Void>] = [:]
-  private var queued: [HubInput] = []
-  private var handling = false
   /// Who waits for everything sealed to be committed and sent (``shutdown()``).
   private var idleWaiters: [EventLoopPromise<Void>] = []
   private var drainEnded: EventLoopPromise<Void>?
@@ -35,7 +34,7 @@ final class HubDriver {
   private var sealedAt = NIODeadline.now()
   private var committingActions = 0
   /// Where the host's sentences go (``HostNews``), if anywhere.
-  var news: (@Sendable (String) -> Void)?
+  var hostNews: (@Sendable (String) -> Void)?
   /// Where the name offers for the fleet's name book wait, in a fleet.
   var nameOffers: FleetNameOffers?
   /// How long the loop stalls and what ran in the stalls, when asked for.
@@ -52,10 +51,10 @@ final class HubDriver {
     profileStalls: Bool = false, now: @escaping @Sendable () -> Int64
   ) {
     self.loop = loop
-    self.core = core
+    self.runner = HubRunner(core)
     self.journal = journal
     self.logger = logger
-    self.now = now
+    self.clock = now
     self.writer = FrameWriter(logger: logger, loop: loop)
     self.stalls = profileStalls ? LoopStallMonitor() : nil
   }
@@ -63,24 +62,21 @@ final class HubDriver {
   // MARK: - Inputs
 
   /// Hands `input` to the core, then carries out what it returns; while that runs, a new
-  /// input waits its turn.
+  /// input waits its turn (``HubRunner``).
   func handle(_ input: HubInput) {
-    queued.append(input)
-    guard !handling else { return }
-    handling = true
-    defer { handling = false }
-    var next = 0
-    while next < queued.count {
-      let input = queued[next]
-      next += 1
-      let began = stalls == nil ? nil : NIODeadline.now()
-      let outputs = timed(.send) { core.handle(input, now: now()) }
-      if let began, case .received(.hello, _) = input {
-        stalls?.recordHello(nanoseconds: (NIODeadline.now() - began).nanoseconds)
-      }
-      for output in outputs { perform(output) }
+    runner.handle(input, in: self)
+  }
+
+  var now: Int64 { clock() }
+
+  /// The core's handling, timed as `send` (and a `hello`'s alone, for the stall profile).
+  func handling(_ input: HubInput, _ handle: () -> [HubOutput]) -> [HubOutput] {
+    let began = stalls == nil ? nil : NIODeadline.now()
+    let outputs = timed(.send, handle)
+    if let began, case .received(.hello, _) = input {
+      stalls?.recordHello(nanoseconds: (NIODeadline.now() - began).nanoseconds)
     }
-    queued.removeAll(keepingCapacity: true)
+    return outputs
   }
 
   /// After a restart: the lobby agrees with the (no) connections, the tournament goes on,
@@ -158,71 +154,80 @@ final class HubDriver {
 
   var lobby: LobbyState { core.state.lobby }
   var backlogCount: Int { writer.backlogCount }
-  var unreadiness: String? { core.unreadiness(now: now()) }
+  var unreadiness: String? { core.unreadiness(now: now) }
 
   // MARK: - Outputs
 
-  private func perform(_ output: HubOutput) {
-    switch output {
-    case .deliver(let deliveries):
-      timed(.send) { writer.deliver(deliveries, links: links) }
-    case .schedule(let timer, let at):
-      schedule(timer, at: at)
-    case .cancel(let timer):
-      timers.removeValue(forKey: timer)?.cancel()
-    case .commit(let commit):
-      self.commit(commit)
-    case .writeSnapshot(let lobby, let through):
-      guard let journal else { return }
-      let began = NIODeadline.now()
-      track(journal.writeSnapshot(lobby, through: through)) { result in
-        self.stalls?.recordSnapshot(began: began)
-        self.handle(.snapshotWritten(result))
-      }
-    case .readStandings(let leaders, let recent):
-      guard let journal else { return }
-      track(journal.standings(leaders: leaders, recent: recent)) { result in
-        self.handle(.standingsRead(result))
-      }
-    case .readRecord(let reading, let match):
-      guard let journal else { return }
-      track(journal.match(id: match)) { self.handle(.recordRead(reading: reading, $0)) }
-    case .reload(let defaults):
-      guard let journal else { return }
-      track(journal.reload(defaults: defaults)) { self.handle(.reloaded($0)) }
-    case .probe(let at):
-      guard let journal else { return }
-      track(journal.probe(at: at)) { result in
-        let succeeded = if case .success = result { true } else { false }
-        self.handle(.probed(succeeded: succeeded))
-      }
-    case .log(let line):
-      log(line)
-    case .count(let counted):
-      count(counted)
-    case .news(let sentence):
-      news?(sentence)
-    case .offerNames(let offers):
-      nameOffers?.append(offers)
-    case .drained:
-      drainEnded?.succeed()
-      drainEnded = nil
-    case .idle:
-      let waiters = idleWaiters
-      idleWaiters.removeAll()
-      for waiter in waiters { waiter.succeed() }
+  func deliver(_ deliveries: [Delivery]) {
+    timed(.send) { writer.deliver(deliveries, links: links) }
+  }
+
+  func cancel(_ timer: HubTimer) {
+    timers.removeValue(forKey: timer)?.cancel()
+  }
+
+  func writeSnapshot(_ lobby: LobbyState, through: Int64) {
+    guard let journal else { return }
+    let began = NIODeadline.now()
+    track(journal.writeSnapshot(lobby, through: through)) { result in
+      self.stalls?.recordSnapshot(began: began)
+      self.handle(.snapshotWritten(result))
     }
+  }
+
+  func readStandings(leaders: Int, recent: Int) {
+    guard let journal else { return }
+    track(journal.standings(leaders: leaders, recent: recent)) { result in
+      self.handle(.standingsRead(result))
+    }
+  }
+
+  func readRecord(reading: Int, match: Int64) {
+    guard let journal else { return }
+    track(journal.match(id: match)) { self.handle(.recordRead(reading: reading, $0)) }
+  }
+
+  func reload(defaults: RoomState.Settings) {
+    guard let journal else { return }
+    track(journal.reload(defaults: defaults)) { self.handle(.reloaded($0)) }
+  }
+
+  func probe(at: Int64) {
+    guard let journal else { return }
+    track(journal.probe(at: at)) { result in
+      let succeeded = if case .success = result { true } else { false }
+      self.handle(.probed(succeeded: succeeded))
+    }
+  }
+
+  func news(_ sentence: String) {
+    hostNews?(sentence)
+  }
+
+  func offerNames(_ offers: [NameOffer]) {
+    nameOffers?.append(offers)
+  }
+
+  func drained() {
+    drainEnded?.succeed()
+    drainEnded = nil
+  }
+
+  func idle() {
+    let waiters = idleWaiters
+    idleWaiters.removeAll()
+    for waiter in waiters { waiter.succeed() }
   }
 
   /// The flush runs once what the loop has queued now has run, so busy moments commit
   /// many actions in one transaction; every other timer at its moment.
-  private func schedule(_ timer: HubTimer, at: Int64) {
+  func schedule(_ timer: HubTimer, at: Int64) {
     if case .flush = timer {
       loop.assumeIsolated().execute { self.handle(.timerFired(.flush)) }
       return
     }
     timers.removeValue(forKey: timer)?.cancel()
-    timers[timer] = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, at - now()))) {
+    timers[timer] = loop.assumeIsolated().scheduleTask(in: .milliseconds(max(0, at - now))) {
       self.timers[timer] = nil
       self.handle(.timerFired(timer))
     }
@@ -230,7 +235,7 @@ final class HubDriver {
 
   /// Commits here when asked to and the journal is quick now (cheaper than two hops
   /// between threads), else on the journal's thread.
-  private func commit(_ commit: JournalCommit) {
+  func commit(_ commit: JournalCommit) {
     guard let journal else { return }
     sealedAt = NIODeadline.now()
     committingActions = commit.actions.count

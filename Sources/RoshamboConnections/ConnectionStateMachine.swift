@@ -1,11 +1,10 @@
-import NIOCore
 import RoshamboProtocol
-import RoshamboTLS
 
 /// A client connection's decisions as a value: what the ``ConnectionHandler`` does with
 /// each event (connected, TLS done, a frame, a message, silence, a peer that does not
 /// read), with the hello deadline, the rate limit and admission decided here and the
-/// timers and writes left to the handler.
+/// timers and writes left to the handler (the server's `ConnectionHandler`, or the
+/// simulator's virtual network). Its clock is milliseconds, passed in.
 ///
 /// `awaitingHello → joined → closing`; any state may go to `closing`.
 ///
@@ -29,7 +28,7 @@ public struct ConnectionStateMachine: Sendable {
     case addressFull
 
     /// The `reason` label of `roshambo_connections_refused_total`.
-    var metricsLabel: String {
+    public var metricsLabel: String {
       switch self {
       case .admitted: "admitted"
       case .serverFull: "server_full"
@@ -39,7 +38,7 @@ public struct ConnectionStateMachine: Sendable {
   }
 
   public private(set) var state = State.awaitingHello
-  private let limits: ServerConfiguration.Limits
+  private let limits: ConnectionLimits
   private let admission: Admission
   private var bucket: TokenBucket
   /// The bound on refusals of dropped frames: as many a second as frames are taken, so a
@@ -52,12 +51,12 @@ public struct ConnectionStateMachine: Sendable {
   /// How long this connection may stay silent: the idle limit, or less for a client that
   /// promised pings in its `hello` (``ClientMessage/keepaliveLimit(for:idleLimit:)``).
   public private(set) var silenceLimitSeconds: Int64
-  /// When the last complete frame arrived.
-  private var lastFrame: NIODeadline?
+  /// When the last complete frame arrived, ms.
+  private var lastFrame: Int64?
   /// The key the client presented in the TLS handshake, if any: its player identity.
   public private(set) var identity: String?
 
-  public init(limits: ServerConfiguration.Limits, admission: Admission) {
+  public init(limits: ConnectionLimits, admission: Admission) {
     self.limits = limits
     self.admission = admission
     self.bucket = TokenBucket(perSecond: limits.framesPerSecond, burst: limits.frameBurst)
@@ -66,20 +65,20 @@ public struct ConnectionStateMachine: Sendable {
     self.silenceLimitSeconds = limits.idleTimeoutSeconds
   }
 
-  /// When the silence of a client that promised pings is next worth checking: its limit
-  /// after its last frame (nil for a client that promised none: the idle limit, kept by
+  /// When the silence of a client that promised pings is next worth checking (ms): its
+  /// limit after its last frame (nil for a client that promised none: the idle limit, kept by
   /// the pipeline, covers it).
-  public var promisedSilenceDeadline: NIODeadline? {
+  public var promisedSilenceDeadline: Int64? {
     guard silenceLimitSeconds < limits.idleTimeoutSeconds, state == .joined, let lastFrame
     else { return nil }
-    return lastFrame + .seconds(silenceLimitSeconds)
+    return lastFrame + silenceLimitSeconds * 1_000
   }
 
   /// A check of a client that promised pings: past its silence limit, the connection is
   /// taken for lost and closed (its seat is then held for the grace period, and others
   /// see it away); otherwise nothing, and the next check is at
   /// ``promisedSilenceDeadline``.
-  public mutating func silenceChecked(at now: NIODeadline) -> Action {
+  public mutating func silenceChecked(at now: Int64) -> Action {
     guard let deadline = promisedSilenceDeadline, now >= deadline else { return .none }
     return idle()
   }
@@ -133,13 +132,13 @@ public struct ConnectionStateMachine: Sendable {
       re: nil)
   }
 
-  /// A frame arrived at `now`. Over the rate it is dropped: the first excess frame is
+  /// A frame arrived at `now` (ms). Over the rate it is dropped: the first excess frame is
   /// warned, and so is every later one that carries an `id` while the refusals' own bound
   /// allows (each refusal names the dropped frame's `id` as `re`, so its sender can send
   /// it again); a burst of them closes the connection. Otherwise `decode` reads it (the
   /// result, and the message's `id` if it could be read) and the message is judged.
   public mutating func frameArrived(
-    at now: NIODeadline, decode: () -> (Result<ClientMessage, ProtocolError>, Int?)
+    at now: Int64, decode: () -> (Result<ClientMessage, ProtocolError>, Int?)
   ) -> Action {
     guard state != .closing else { return .none }
     lastFrame = now

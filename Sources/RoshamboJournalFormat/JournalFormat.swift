@@ -1,7 +1,6 @@
 import RoshamboGame
 import RoshamboJSON
 import RoshamboProtocol
-import RoshamboServer
 
 /// The journal's on-disk format, both ways in one place: rows (one lobby action each)
 /// and the snapshot (the whole lobby), as written by `JSONText.journalRow` and

@@ -1,7 +1,6 @@
 import RoshamboGame
 import RoshamboJSON
 import RoshamboProtocol
-import RoshamboServer
 
 // The journal's format 2, written: one flat object per row, one object per snapshot.
 // Every name here is the format's own, spelled out, so renaming a Swift type or case
@@ -9,7 +8,7 @@ import RoshamboServer
 
 extension JSONText {
   /// A lobby action as a journal row: `{"type":…,"room":…, …the action's fields}`.
-  mutating func journalRow(_ action: LobbyAction) {
+  package mutating func journalRow(_ action: LobbyAction) {
     switch action {
     case .join(let room, let name, let token, let fair, let at):
       raw("{\"type\":\"join\",")
@@ -164,7 +163,7 @@ extension JSONText {
 
 extension JSONText {
   /// The lobby as the journal's snapshot: `{"format":2, …, "rooms":[…]}`.
-  mutating func journalSnapshot(_ lobby: LobbyState) {
+  package mutating func journalSnapshot(_ lobby: LobbyState) {
     raw("{")
     key("format"); int(JournalFormat.version); comma()
     key("quickMatchRoom"); optionalString(lobby.quickMatchRoom); comma()

@@ -1,7 +1,6 @@
 import RoshamboGame
 import RoshamboJSON
 import RoshamboProtocol
-import RoshamboServer
 
 extension JournalFormat {
   /// Format 1, read only to migrate a data directory written before format 2: the shape
