@@ -532,7 +532,8 @@ struct LobbyScreenTests {
     #expect(LobbyView.Recent(finished)?.forfeit == true)
   }
 
-  @Test("back on a new connection after the server closed: the closing is over, new matches may start")
+  @Test(
+    "back on a new connection after the server closed: the closing is over, new matches may start")
   func followingAgainAfterClosing() {
     var state = LobbyScreenState(me: "Alice")
     let reducer = LobbyScreenReducer()

@@ -1,7 +1,7 @@
 import RoshamboGame
 import Testing
 
-@testable import RoshamboJournal
+@testable import RoshamboJournalFormat
 
 /// What issue 51 added to the lobby's state survives a snapshot: an entrant withdrawn
 /// from a running tournament (their walkovers follow from it), how each seat was given
