@@ -148,7 +148,8 @@ echo "--- roshambo who on 10.77.0.3:"; cat "$work/who.out"
 [ -n "$seen" ] || fail "roshambo who does not show p1 waiting in party"
 grep -q "^  Looker in the lobby$" "$work/who.out" || fail "roshambo who does not show its own follower"
 grep -q "^  party: p1 waiting for an opponent" "$work/who.out" || fail "roshambo who does not list the room"
-grep -q "^  [12]\. [0-9]*?\{0,1\}  p[12]: [0-9]* won, [0-9]* lost$" "$work/who.out" \
+# Ranked ("  1. 1623  p1: …"), or new players apart ("   · 1720?  p1: …").
+grep -Eq "^  ([12]\.| +·) [0-9]+\??  p[12]: [0-9]+ won, [0-9]+ lost$" "$work/who.out" \
   || fail "roshambo who shows no leaderboard (rating, name, won, lost)"
 kill "$waiting"
 wait "$waiting" 2>/dev/null || true
