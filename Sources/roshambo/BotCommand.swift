@@ -131,7 +131,7 @@ struct BotCommand: AsyncParsableCommand {
         room: room, fair: fair, lobby: lobby, challenge: challenge, ruleset: ruleset,
         wait: .seconds(wait),
         saveRecord: record.saveRecord, tournament: tournament,
-        keepaliveMillis: Int64(server.keepalive * 1_000))
+        keepaliveMillis: server.keepaliveMillis)
     ).run()
   }
 }

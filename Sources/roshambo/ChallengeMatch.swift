@@ -18,7 +18,7 @@ func seatFromLobby(
   let lobby = await MainActor.run {
     let driver = PlayerDriver(
       configuration: PlayerConfiguration(
-        name: name, role: .lobby, fair: true, keepaliveMillis: Int64(options.keepalive * 1_000),
+        name: name, role: .lobby, fair: true, keepaliveMillis: options.keepaliveMillis,
         takesChallenges: true),
       connection: connection, connect: reconnector(server))
     driver.seats = seats

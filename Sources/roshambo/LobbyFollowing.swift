@@ -69,7 +69,7 @@ func followLobby(
     let driver = PlayerDriver(
       configuration: PlayerConfiguration(
         name: name, role: .lobby, fair: true,
-        keepaliveMillis: Int64(options.keepalive * 1_000), reconnects: false),
+        keepaliveMillis: options.keepaliveMillis, reconnects: false),
       connection: connection, connect: reconnector(resolved))
     driver.lobbyNews = { [weak driver] news in
       if !each(news) { driver?.command(.leave) }

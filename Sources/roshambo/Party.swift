@@ -18,7 +18,7 @@ struct Party {
     let name = self.name
     let exit = try await MainActor.run {
       LobbyEvening(
-        name: name, keepaliveMillis: Int64(options.keepalive * 1_000),
+        name: name, keepaliveMillis: options.keepaliveMillis,
         connect: { try await connect(resolved, options: options) },
         reconnect: reconnector(resolved), seats: seats, notice: notice,
         complain: { complain($0) })
@@ -53,7 +53,7 @@ func takeBackSeat(
   return await MainActor.run {
     Task { @MainActor in
       await seats.takeBack(
-        name: name, keepaliveMillis: Int64(options.keepalive * 1_000),
+        name: name, keepaliveMillis: options.keepaliveMillis,
         connect: { try await connect(server, options: options) },
         reconnect: reconnector(server), thenLobby: false)
     }

@@ -95,7 +95,10 @@ struct ServerOptions: ParsableArguments {
     }
   }
 
-  var keepaliveInterval: Duration { .milliseconds(Int64(keepalive * 1000)) }
+  /// `--keepalive` in whole milliseconds, as the player's core takes it.
+  var keepaliveMillis: Int64 { Int64(keepalive * 1_000) }
+
+  var keepaliveInterval: Duration { .milliseconds(keepaliveMillis) }
 }
 
 /// A server found and trusted: where to connect, the TLS context that trusts it, and the
