@@ -221,12 +221,13 @@ let package = Package(
     .testTarget(
       name: "RoshamboPlayerTests",
       dependencies: ["RoshamboPlayer", "RoshamboGame", "RoshamboProtocol"]),
-    // The client: connection, replica store, bots, terminal screen.
+    // The client: connection, replica store, bots, terminal screen, and what each
+    // `roshambo` command runs once its flags are parsed.
     .target(
       name: "RoshamboClient",
       dependencies: [
         "RoshamboPlayer", "Redux", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS", "RoshamboCrypto",
-        "RoshamboDiscovery", "RoshamboJSON",
+        "RoshamboDiscovery", "RoshamboJSON", "Sysexits",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -242,12 +243,13 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     // Many bot pairs in one process, for loading a server and measuring it, and the
-    // arena's tables of bots on a server.
+    // arena's tables of bots on a server (the server's core, for an arena's own server);
+    // the runs of `roshambo load` and `roshambo arena`.
     .target(
       name: "RoshamboLoad",
       dependencies: [
-        "RoshamboClient", "RoshamboArena", "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
-        "RoshamboJSON",
+        "RoshamboClient", "RoshamboArena", "RoshamboServer", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboTLS", "RoshamboJSON", "Sysexits",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -256,11 +258,8 @@ let package = Package(
       name: "roshambo",
       dependencies: [
         "RoshamboClient", "RoshamboServer", "RoshamboLoad", "RoshamboArena", "RoshamboTLS",
-        "RoshamboGame", "RoshamboProtocol", "RoshamboJSON", "Sysexits",
+        "RoshamboGame", "RoshamboProtocol", "Sysexits",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       plugins: ["SourceCommitPlugin"]),
     .testTarget(

@@ -1,13 +1,7 @@
 import ArgumentParser
-import Foundation
-import NIOConcurrencyHelpers
-import NIOCore
 import RoshamboArena
 import RoshamboClient
 import RoshamboLoad
-import RoshamboServer
-import RoshamboTLS
-import Sysexits
 
 struct Arena: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -95,113 +89,11 @@ struct Arena: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let bots = try self.bots.map { try ArenaBot(argument: $0) }
-    let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-    let test = SequentialTest.Parameters(margin: margin, alpha: alpha, beta: beta)
-    let schedule = ArenaSchedule(
-      bots: bots.count, roundsPerGame: rounds, games: games, seed: seed)
-    let own = server.host == nil
-    let jobs = self.jobs ?? (own ? 8 : 4)
-    let runner = ArenaRunner(bots: bots, schedule: schedule, test: test, jobs: jobs)
-    let target: ResolvedServer
-    var local: LocalServer?
-    if own {
-      let files = DevelopmentCertificates.Files(directory: "certs")
-      if !files.serverFilesExist { try DevelopmentCertificates.create(in: files.directory) }
-      do {
-        local = try await LocalServer.start(
-          certificate: files.serverCertificate, key: files.serverKey
-        ) { configuration in
-          // This server is the arena's alone: its bots send as fast as it answers.
-          configuration.limits.framesPerSecond = .max
-          configuration.limits.frameBurst = .max
-          configuration.limits.maxConnectionsPerAddress = 4 * jobs + 64
-          configuration.roomSettings.bestOf = bestOf
-        }
-      } catch let failure as LocalServer.Failure {
-        complain(failure.description)
-        throw ExitCode(ExitStatus.unavailable)
-      }
-      target = ResolvedServer(
-        host: "127.0.0.1", port: local!.port,
-        tls: try server.clientTLS(trust: .caFile(files.caCertificate)))
-    } else {
-      target = try await server.resolve()
-    }
-    let settings = ArenaResult.Settings(
-      roundsPerGame: rounds, games: games, seed: seed, test: test, jobs: jobs,
-      bestOf: own ? bestOf : nil,
-      server: own
-        ? "a server of its own"
-        : DiscoveredServer.address(host: target.host, port: target.port))
-    let progress = ArenaProgressLine()
-    let result: ArenaResult
-    do {
-      result = try await runner.run(
-        host: target.host, port: target.port, tls: target.tls, settings: settings
-      ) { progress.show($0) }
-    } catch let failure as ArenaFailure {
-      progress.clear()
-      await local?.stop()
-      complain("the arena stopped: \(failure.description)")
-      throw ExitCode(ExitStatus.failure)
-    }
-    progress.clear()
-    await local?.stop()
-    if let json {
-      let text = result.json + "\n"
-      if json == "-" {
-        FileHandle.standardOutput.write(Data(text.utf8))
-        return
-      }
-      do {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: json))
-      } catch {
-        complain("could not write \(json): \(error.localizedDescription)")
-        throw ExitCode(ExitStatus.failure)
-      }
-    }
-    print(ArenaReport(result).text, terminator: "")
-  }
-}
-
-/// The arena's progress on standard error: one line redrawn in place on a terminal, a
-/// plain line every 5 s otherwise.
-///
-/// Invariant: once ``clear()`` has run nothing more is written. (`@unchecked Sendable`:
-/// its state is kept under its lock.)
-final class ArenaProgressLine: @unchecked Sendable {
-  private struct State {
-    var lastPlain: Double = 0
-    var shown = false
-    var cleared = false
-  }
-
-  private let state = NIOLockedValueBox(State())
-  private let terminal = isatty(STDERR_FILENO) == 1
-
-  func show(_ progress: ArenaProgress) {
-    state.withLockedValue { state in
-      guard !state.cleared else { return }
-      if terminal {
-        let width = min(Terminal.size.columns > 0 ? Terminal.size.columns : 80, 120) - 1
-        write("\r" + progress.line(width: width) + "\u{1B}[K")
-        state.shown = true
-      } else if progress.seconds - state.lastPlain >= 5 {
-        state.lastPlain = progress.seconds
-        write("roshambo arena: " + progress.line(width: 200) + "\n")
-      }
-    }
-  }
-
-  func clear() {
-    state.withLockedValue { state in
-      if state.shown, !state.cleared { write("\r\u{1B}[K") }
-      state.cleared = true
-    }
-  }
-
-  private func write(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    try await ArenaRun(
+      bots: try bots.map { try ArenaBot(argument: $0) }, roundsPerGame: rounds, games: games,
+      seed: seed, test: SequentialTest.Parameters(margin: margin, alpha: alpha, beta: beta),
+      jobs: jobs, bestOf: bestOf, ownServer: server.host == nil, access: server.access(),
+      json: json
+    ).run()
   }
 }

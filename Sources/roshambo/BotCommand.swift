@@ -1,15 +1,6 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
 import RoshamboGame
-import RoshamboJSON
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 struct BotCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -124,7 +115,7 @@ struct BotCommand: AsyncParsableCommand {
     let limits = BotProgramSession.Limits(
       pick: .milliseconds(pickMs ?? 2000), bank: .milliseconds(bankMs ?? 30_000))
     try await BotPlayer(
-      server: server, fleet: fleet,
+      access: server.access(fleet: fleet),
       settings: BotPlay.Settings(
         name: name ?? Bot.randomName(), strategy: strategy?.strategy ?? .random,
         program: exec.map { BotPlay.Program(command: $0, limits: limits) }, matches: matches,

@@ -1,15 +1,6 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
 import RoshamboGame
-import RoshamboJSON
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 /// `roshambo challenge NAME`: challenges someone in the lobby and plays the match on the
 /// screen once they accept.
@@ -50,7 +41,7 @@ struct Challenge: AsyncParsableCommand {
 
   func run() async throws {
     try await ChallengeMatch(
-      server: server, name: try playerName(name), opponent: opponent, ruleset: ruleset,
+      access: server.access(), name: try playerName(name), opponent: opponent, ruleset: ruleset,
       fair: fair, wait: .seconds(wait)
     ).run()
   }

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import RoshamboClient
-import RoshamboTLS
-import Sysexits
 
 /// Where Agones' allocator service is and how to talk to it: the options `play`, `watch`
 /// and `bot` take to find their server in a fleet rather than by `--host` or on the
@@ -57,7 +55,7 @@ struct FleetOptions: ParsableArguments {
       }
       return
     }
-    guard Self.address(allocator) != nil else {
+    guard FleetAllocator.address(allocator) != nil else {
       throw ValidationError(
         "--allocator \(allocator) is not an https://HOST[:PORT] address (the allocator "
           + "service speaks HTTPS only).")
@@ -81,58 +79,11 @@ struct FleetOptions: ParsableArguments {
     }
   }
 
-  /// `https://HOST[:PORT][/]` as host and port, or nil.
-  static func address(_ text: String) -> (host: String, port: Int)? {
-    guard text.hasPrefix("https://") else { return nil }
-    var rest = Substring(text.dropFirst("https://".count))
-    if rest.hasSuffix("/") { rest = rest.dropLast() }
-    guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@") else { return nil }
-    var host = rest
-    var port = 443
-    if rest.hasPrefix("[") {
-      guard let close = rest.firstIndex(of: "]") else { return nil }
-      host = rest[rest.index(after: rest.startIndex)..<close]
-      let after = rest[rest.index(after: close)...]
-      if !after.isEmpty {
-        guard after.hasPrefix(":"), let number = Int(after.dropFirst()) else { return nil }
-        port = number
-      }
-    } else if let colon = rest.lastIndex(of: ":") {
-      guard let number = Int(rest[rest.index(after: colon)...]) else { return nil }
-      host = rest[..<colon]
-      port = number
-    }
-    guard !host.isEmpty, (1...65_535).contains(port) else { return nil }
-    return (String(host), port)
-  }
-
-  /// Asks the allocator for the server for `purpose`; says which it chose. Throws an
-  /// exit code after saying why there is none.
-  func allocate(_ purpose: FleetAllocation.Purpose) async throws -> (host: String, port: Int) {
-    guard let allocator, let (host, port) = Self.address(allocator), let allocatorCa else {
-      throw ExitCode(ExitStatus.usage)
-    }
-    let tls: TLSContext
-    do {
-      tls = try TLSContext(
-        .client(
-          trust: .caFile(allocatorCa), certificateChainFile: allocatorCert,
-          privateKeyFile: allocatorKey))
-    } catch let error as TLSError {
-      complain(error.message)
-      throw ExitCode(ExitStatus.dataError)
-    }
-    let allocation = FleetAllocation(purpose: purpose, namespace: namespace, fleet: fleet)
-    do {
-      let chosen = try await AllocatorClient.allocate(allocation, host: host, port: port, tls: tls)
-      complain(
-        "the allocator chose the server \(chosen.gameServerName) at "
-          + DiscoveredServer.address(host: chosen.host, port: chosen.port))
-      return (chosen.host, chosen.port)
-    } catch {
-      complain(error.message)
-      if case .watch = purpose, error.kind == .noServer { throw ExitCode(ExitStatus.failure) }
-      throw ExitCode(ExitStatus.unavailable)
-    }
+  /// The allocator as the client library takes it (nil without `--allocator`).
+  var allocatorSettings: FleetAllocator? {
+    guard let allocator, let allocatorCa else { return nil }
+    return FleetAllocator(
+      address: allocator, ca: allocatorCa, certificate: allocatorCert, key: allocatorKey,
+      namespace: namespace, fleet: fleet)
   }
 }

@@ -1,14 +1,6 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
 import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 struct Load: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -47,49 +39,8 @@ struct Load: AsyncParsableCommand {
 
   func run() async throws {
     try await LoadTrial(
-      server: server, rooms: rooms, duration: duration, paceMs: paceMs, threads: threads,
+      access: server.access(), rooms: rooms, duration: duration, paceMs: paceMs, threads: threads,
       fair: fair
     ).run()
-  }
-}
-
-/// `roshambo load`: many bot pairs in this process against one server, then the
-/// throughput, the latency of a pick's round trip and the errors.
-struct LoadTrial {
-  var server: ServerOptions
-  var rooms: Int
-  /// Seconds to measure, after every bot is seated.
-  var duration: Double
-  var paceMs: Int
-  var threads: Int
-  var fair: Bool
-
-  func run() async throws {
-    let target = try await server.resolve()
-    let report: LoadReport
-    do {
-      report = try await LoadGenerator.run(
-        host: target.host, port: target.port, tls: target.tls, rooms: rooms, seconds: duration,
-        paceMillis: Int64(paceMs), threads: threads, fair: fair)
-    } catch {
-      complain(
-        "\(DiscoveredServer.address(host: target.host, port: target.port)): \(error)"
-      )
-      throw ExitCode(ExitStatus.unavailable)
-    }
-    func ms(_ micros: Double) -> String { String(format: "%.2f ms", micros / 1000) }
-    print("connections: \(report.connections) (\(rooms) rooms)")
-    print(
-      String(
-        format: "throughput: %.0f picks/s (%d picks in %.1f s)", report.picksPerSecond,
-        report.picks, report.seconds))
-    print(
-      "latency: p50 \(ms(report.percentile(0.5))), p90 \(ms(report.percentile(0.9))), "
-        + "p99 \(ms(report.percentile(0.99))), max \(ms(report.latencies.last ?? .nan))")
-    print(
-      "errors: "
-        + (report.errors.isEmpty
-          ? "none" : report.errors.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))
-    )
   }
 }

@@ -1,15 +1,5 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboJSON
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 /// `roshambo lobby`: on a terminal, the lobby screen (challenge, accept, watch, quick
 /// match, and back after each match); piped, the lobby as it changes, as plain lines or
@@ -50,9 +40,12 @@ struct Lobby: AsyncParsableCommand {
 
   func run() async throws {
     if Terminal.isInteractive, !json {
-      try await Party(server: server, name: try playerName(name)).run()
+      try await Party(access: server.access(), name: try playerName(name)).run()
     } else {
-      try await LobbyFeed(server: server, name: name, json: json).run()
+      let name = self.name
+      try await LobbyPrinter(
+        access: server.access(), name: { try playerName(name) }, mode: .changes(json: json)
+      ).run()
     }
   }
 }

@@ -1,14 +1,6 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
+import RoshamboServer
 
 struct Play: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -69,9 +61,13 @@ struct Play: AsyncParsableCommand {
   }
 
   func run() async throws {
+    let versusBot = MatchPlayer.VersusBot(strategy: strategy.strategy) { certificate, key in
+      let server = try await LocalServer.start(certificate: certificate, key: key)
+      return (server.port, { await server.stop() })
+    }
     try await MatchPlayer(
-      server: server, fleet: fleet, name: name, room: room, vsBot: vsBot, fair: fair,
-      strategy: strategy.strategy, saveRecord: record.saveRecord
+      access: server.access(fleet: fleet), name: try playerName(name), room: room, fair: fair,
+      saveRecord: record.saveRecord, versusBot: vsBot ? versusBot : nil
     ).run()
   }
 }

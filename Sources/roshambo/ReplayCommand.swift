@@ -1,15 +1,5 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboJSON
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 struct Replay: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -53,8 +43,10 @@ struct Replay: AsyncParsableCommand {
   }
 
   func run() async throws {
+    let name = self.name
     try await RecordReplay(
-      source: source, server: server, name: name, speed: speed, verify: verify, paused: paused
+      source: source, access: server.access(), name: { try playerName(name) }, speed: speed,
+      verify: verify, paused: paused
     ).run()
   }
 }

@@ -1,13 +1,8 @@
 import ArgumentParser
 import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
 import RoshamboGame
-import RoshamboLoad
 import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
 import Sysexits
 
 @main
@@ -31,6 +26,23 @@ struct RoshamboCommand: AsyncParsableCommand {
       Replay.self, Verify.self, Load.self, Arena.self,
     ],
     defaultSubcommand: Lobby.self)
+
+  /// Runs the command parsed, as `AsyncParsableCommand.main` does, and ends the program
+  /// with the status of a ``CommandExit`` its run throws (the library has said why).
+  static func main() async {
+    do {
+      var command = try await asyncParseAsRoot()
+      if var command = command as? AsyncParsableCommand {
+        try await command.run()
+      } else {
+        try command.run()
+      }
+    } catch let exit as CommandExit {
+      Self.exit(withError: ExitCode(exit.status))
+    } catch {
+      Self.exit(withError: error)
+    }
+  }
 }
 
 /// The strategies, by the names `--strategy` takes.
@@ -38,6 +50,9 @@ extension BotStrategy: ExpressibleByArgument {}
 
 /// The rulesets, by the names `--ruleset` takes.
 extension Ruleset.ID: ExpressibleByArgument {}
+
+/// A match number or a record file, as `replay` takes it.
+extension RecordSource: ExpressibleByArgument {}
 
 /// What `--strategy` takes: a strategy's name, or `list` to print every strategy with what
 /// it does and exit (help lists every name; a name not among them is refused with the
@@ -79,27 +94,6 @@ enum StrategyChoice: ExpressibleByArgument, Equatable {
   }
 }
 
-/// One line on standard error; text from the network in it is made safe first.
-func complain(_ message: String) {
-  let paragraph = Paragraph.forStandardError("roshambo: \(TerminalText.sanitized(message))")
-  FileHandle.standardError.write(Data((paragraph + "\n").utf8))
-}
-
-/// Lines on standard error, each made safe on its own (so a newline in text from the
-/// network can still not start a line that looks like this program's).
-func complain(lines: [String]) {
-  let safe = lines.map { TerminalText.sanitized($0) }
-  let paragraphs = ("roshambo: " + safe.joined(separator: "\n")).split(
-    separator: "\n", omittingEmptySubsequences: false
-  ).map { Paragraph.forStandardError(String($0)) }
-  FileHandle.standardError.write(Data((paragraphs.joined(separator: "\n") + "\n").utf8))
-}
-
-/// How a session gets a new connection after one drops.
-func reconnector(_ server: ResolvedServer) -> @Sendable () async throws -> ServerConnection {
-  { try await server.connect() }
-}
-
 /// `--save-record DIR`, for the commands that play or watch.
 struct RecordOptions: ParsableArguments {
   @Option(
@@ -110,36 +104,6 @@ struct RecordOptions: ParsableArguments {
         with `roshambo verify MINE --compare THEIRS`.
         """, valueName: "dir"))
   var saveRecord: String?
-}
-
-/// Says what ended a conversation with the server, and the exit status for it: 76 for a
-/// server that broke the protocol, 1 for a refusal or a lost connection.
-func exitCode(after error: any Error) -> ExitCode {
-  switch error {
-  case let exit as ExitCode:
-    return exit
-  case let violation as ProtocolViolation:
-    complain(violation.description)
-    return ExitCode(ExitStatus.protocolViolation)
-  case let refused as LobbyClient.Refused:
-    complain(refused.description)
-    return ExitCode(ExitStatus.failure)
-  case let silent as NoAnswer:
-    complain(silent.description)
-    return ExitCode(ExitStatus.failure)
-  default:
-    complain(ConnectionFailure.ended(error))
-    return ExitCode(ExitStatus.failure)
-  }
-}
-
-/// Connects, saying what to do when it fails.
-func connect(_ server: ResolvedServer, options: ServerOptions) async throws -> ServerConnection {
-  do {
-    return try await options.resolver.connect(server)
-  } catch let failure as ResolutionFailure {
-    throw ExitCode(failure)
-  }
 }
 
 /// The player's name when `--name` is not given: the login name (``LoginName``), else

@@ -98,8 +98,13 @@ struct ServerOptions: ParsableArguments {
   /// `--keepalive` in whole milliseconds, as the player's core takes it.
   var keepaliveMillis: Int64 { Int64(keepalive * 1_000) }
 
-  var keepaliveInterval: Duration { .milliseconds(keepaliveMillis) }
+  /// These flags as the client library takes them, with the fleet's allocator if `fleet`
+  /// names one.
+  func access(fleet: FleetOptions? = nil) -> ServerAccess {
+    ServerAccess(
+      settings: ServerSettings(
+        host: host, port: port, ca: ca, pin: pin, acceptNew: acceptNew, identity: identity,
+        tlsSeconds: tlsSeconds, verbose: verbose),
+      keepaliveMillis: keepaliveMillis, allocator: fleet?.allocatorSettings)
+  }
 }
-
-/// A server found and trusted: where to connect, the TLS context that trusts it, and the
-/// known_servers line it was trusted by, if any (for the changed-identity message).

@@ -1,14 +1,6 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboLoad
 import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 struct Servers: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -32,29 +24,5 @@ struct Servers: AsyncParsableCommand {
 
   func run() async throws {
     try await ServerListing(timeout: timeout).run()
-  }
-}
-
-/// `roshambo servers`: the servers announcing themselves on the local network, one line
-/// each.
-struct ServerListing {
-  /// Seconds to listen.
-  var timeout: Double
-
-  func run() async throws {
-    let found: [DiscoveredServer]
-    do {
-      found = try await ServerDiscovery.find(timeout: .milliseconds(Int64(timeout * 1000)))
-    } catch {
-      complain("cannot listen for servers: \(error); use --host to name one.")
-      throw ExitCode(ExitStatus.unavailable)
-    }
-    for server in found { print(TerminalText.sanitized(server.line)) }
-    if found.isEmpty {
-      complain(
-        "no server announced itself within \(timeout) s; check that roshambo-server runs on "
-          + "this network without --no-announce, and that the network passes multicast.")
-      throw ExitCode(ExitStatus.failure)
-    }
   }
 }

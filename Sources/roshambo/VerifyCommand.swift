@@ -1,15 +1,5 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboJSON
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 struct Verify: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

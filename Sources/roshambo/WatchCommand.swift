@@ -1,14 +1,5 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 struct Watch: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Watch a room as a spectator.")
@@ -25,6 +16,6 @@ struct Watch: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await RoomWatcher(server: server, fleet: fleet, room: room).run()
+    try await RoomWatcher(access: server.access(fleet: fleet), room: room).run()
   }
 }

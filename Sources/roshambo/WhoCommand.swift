@@ -1,15 +1,5 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 import RoshamboClient
-import RoshamboGame
-import RoshamboJSON
-import RoshamboLoad
-import RoshamboProtocol
-import RoshamboTLS
-import ServiceLifecycle
-import Sysexits
 
 /// `roshambo who`: one snapshot of the lobby, as plain lines.
 struct Who: AsyncParsableCommand {
@@ -31,6 +21,8 @@ struct Who: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await LobbySnapshot(server: server, name: name).run()
+    let name = self.name
+    try await LobbyPrinter(access: server.access(), name: { try playerName(name) }, mode: .once)
+      .run()
   }
 }

@@ -1,17 +1,16 @@
 import Logging
-import RoshamboServer
 import ServiceLifecycle
 
-/// The server `roshambo play --vs-bot` plays on: the server's core run inside this
-/// program, on 127.0.0.1 with a free port, no journal and no LAN announcement. The player
-/// still plays over a real TLS connection; the program links no database, so `swift run
-/// roshambo` on a fresh clone builds no server executable first.
+/// The server `roshambo play --vs-bot` and the arena's own run play on: the server's core
+/// run inside another program, on 127.0.0.1 with a free port, no journal and no LAN
+/// announcement. The players still play over a real TLS connection; the core links no
+/// database, so `swift run roshambo` on a fresh clone builds no server executable first.
 ///
 /// Invariant: once ``start(certificate:key:)`` returns, the server is listening on
 /// ``port`` and its service group runs; ``stop()`` shuts the group down (it keeps
 /// nothing, so at once) and returns once it has.
-final class LocalServer: Sendable {
-  let port: Int
+public final class LocalServer: Sendable {
+  public let port: Int
   private let group: ServiceGroup
   /// The group's run, on a task of its own beside the game's screen.
   private let running: Task<Void, Never>
@@ -24,14 +23,14 @@ final class LocalServer: Sendable {
   }
 
   /// What went wrong starting the server, in the player's words.
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
   }
 
   /// Starts the server with the certificate and key given, its configuration changed by
   /// `adjust` (the arena's own server lifts the rate limit; `play --vs-bot`'s changes
   /// nothing).
-  static func start(
+  public static func start(
     certificate: String, key: String, adjust: (inout ServerConfiguration) -> Void = { _ in }
   ) async throws -> LocalServer {
     var configuration = ServerConfiguration(
@@ -52,7 +51,7 @@ final class LocalServer: Sendable {
   }
 
   /// Stops the server.
-  func stop() async {
+  public func stop() async {
     await group.triggerGracefulShutdown()
     await running.value
   }
