@@ -11,6 +11,9 @@ import Sysexits
 ///
 /// Invariant: it only looks: it never challenges, accepts or takes a seat.
 public struct LobbyPrinter: Sendable {
+  /// How much of the lobby is printed, and how.
+  ///
+  /// Invariant: only `changes` prints more than one view.
   public enum Mode: Sendable, Equatable {
     /// One view as plain lines, given up on after 10 s without one.
     case once

@@ -9,6 +9,9 @@ import Sysexits
 /// is asked for (a bot's match here has none to take back).
 public struct MatchPlayer: Sendable {
   /// A bot to play here, on a server this program runs for the match (`--vs-bot`).
+  ///
+  /// Invariant: the server it starts is started once a run, and stopped once the match
+  /// on the screen has ended.
   public struct VersusBot: Sendable {
     /// Starts the server on 127.0.0.1 with the certificate and key given: its port and
     /// how to stop it. (The client links no server: the program hands this in.)
