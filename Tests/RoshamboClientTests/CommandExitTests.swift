@@ -1,5 +1,6 @@
 import Foundation
 import RoshamboClient
+import RoshamboGame
 import RoshamboProtocol
 import Sysexits
 import Testing
@@ -133,6 +134,38 @@ struct CommandExitTests {
     #expect(RecordSource.exit(readingFailed: "a.json", readable: true).status == 65)
     #expect(RecordSource.exit(readingFailed: "-", readable: false).status == 65)
     #expect(RecordSource.exit(readingFailed: "a.json", readable: false).status == 66)
+  }
+
+  @Test("a record replay refuses: one kept without rounds, one by rules it does not know")
+  func cannotReplay() {
+    let unknownRules = FinishedMatch(
+      room: "duel", finishedAt: 3_000, ruleset: "chess\u{1B}[2J", bestOf: 3,
+      players: ["eve", "bob"], scores: [2, 0], winner: "eve", forfeit: false, fair: false,
+      rounds: [])
+    #expect(
+      RecordReplay.cannotReplay(unknownRules, title: "match 4")
+        == "match 4 is played by rules this release does not know (chess^[[2J).")
+    var noRounds = unknownRules
+    noRounds.rounds = nil
+    #expect(
+      RecordReplay.cannotReplay(noRounds, title: "final.json")
+        == "final.json has no rounds to replay (it was kept before rounds were).")
+  }
+
+  @Test("the lobby as a JSON line: its seq, then the lobby as the protocol writes it")
+  func lobbyJSONLine() throws {
+    let view = LobbyView(
+      people: [LobbyView.Person(name: "ann", status: .idle, room: nil, takesChallenges: true)],
+      peopleCount: 1, rooms: [], roomCount: 0, leaders: [])
+    let line = LobbyPrinter.jsonLine(seq: 42, view: view)
+    #expect(line.hasPrefix(#"{"seq":42,"lobby":{"#))
+    #expect(line.hasSuffix("}}"))
+    #expect(!line.contains("\n"))
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    let lobby = try #require(object["lobby"] as? [String: Any])
+    let people = try #require(lobby["people"] as? [[String: Any]])
+    #expect(people.map { $0["name"] as? String } == ["ann"])
   }
 
   @Test("load's report: connections, throughput, latency percentiles in ms, errors sorted")
