@@ -67,14 +67,14 @@ extension LobbyState {
   /// Applies `action` if the rules allow it and returns nil, or returns why not.
   @discardableResult
   public mutating func apply(_ action: LobbyAction) -> Refusal? {
-    if let refusal = refusal(for: action) { return refusal }
-    applyAccepted(action)
-    return nil
+    guard case .failure(let refusal) = reduce(action) else { return nil }
+    return refusal
   }
 
   /// Applies `action` if the rules allow it and returns what it did, or returns why not
   /// and changes nothing.
   public mutating func reduce(_ action: LobbyAction) -> Result<[LobbyEvent], Refusal> {
+    if case .tournament(let action) = action { return reduce(action) }
     if let refusal = refusal(for: action) { return .failure(refusal) }
     return .success(applyAccepted(action))
   }

@@ -26,21 +26,38 @@ extension LobbyState {
       }
       return nil
     case .startRound(let tokens, _):
-      guard let tournament, tournament.phase != .finished, tournament.roundIsOver else {
-        return .stale("no tournament round to start")
-      }
-      guard tournament.entrants.count >= 2 else {
-        return .tournamentClosed("A tournament needs at least two players.")
-      }
-      let next = tournament.nextRound()
-      guard !next.isEmpty else { return .stale("every round is played") }
-      for pairing in next where !pairing.isBye {
-        guard let room = pairing.room, rooms[room] == nil,
-          pairing.players.allSatisfy({ tokens[$0] != nil })
-        else { return .stale("a round's rooms or tokens do not fit") }
-      }
-      return nil
+      guard case .failure(let refusal) = roundToStart(tokens: tokens) else { return nil }
+      return refusal
     }
+  }
+
+  /// The pairings `.startRound` with `tokens` seats, or why no round may start now.
+  private func roundToStart(tokens: [String: String]) -> Result<[Tournament.Pairing], Refusal> {
+    guard let tournament, tournament.phase != .finished, tournament.roundIsOver else {
+      return .failure(.stale("no tournament round to start"))
+    }
+    guard tournament.entrants.count >= 2 else {
+      return .failure(.tournamentClosed("A tournament needs at least two players."))
+    }
+    let next = tournament.nextRound()
+    guard !next.isEmpty else { return .failure(.stale("every round is played")) }
+    for pairing in next where !pairing.isBye {
+      guard let room = pairing.room, rooms[room] == nil,
+        pairing.players.allSatisfy({ tokens[$0] != nil })
+      else { return .failure(.stale("a round's rooms or tokens do not fit")) }
+    }
+    return .success(next)
+  }
+
+  /// Applies tournament `action` if the rules allow it and returns what it did, or
+  /// returns why not and changes nothing. A round is paired once: the pairings the check
+  /// made are the ones seated.
+  mutating func reduce(_ action: TournamentAction) -> Result<[LobbyEvent], Refusal> {
+    if case .startRound(let tokens, let at) = action {
+      return roundToStart(tokens: tokens).map { startRound($0, tokens: tokens, at: at) }
+    }
+    if let refusal = refusal(for: action) { return .failure(refusal) }
+    return .success(applyAccepted(action))
   }
 
   /// Changes the lobby for a tournament action the rules accept.
@@ -62,32 +79,39 @@ extension LobbyState {
       tournament!.withdrawn.append(name)
       return [.tournament(.withdrew(name))]
     case .startRound(let tokens, let at):
-      var events: [LobbyEvent] = []
-      tournament!.phase = .running
-      let pairings = tournament!.nextRound()
-      tournament!.rounds.append(pairings)
-      let round = tournament!.rounds.count
-      for pairing in pairings where !pairing.isBye {
-        let name = pairing.room!
-        rooms[name] = RoomState(name: name, settings: tournament!.settings)
-        events.append(.opened(name))
-        for player in pairing.players {
-          for event in rooms[name]!.applyAccepted(
-            .playerJoined(name: player, token: tokens[player]!, at: at))
-          {
-            events.append(.room(name, event))
-          }
+      return startRound(tournament!.nextRound(), tokens: tokens, at: at)
+    }
+  }
+
+  /// Starts the round of `pairings` (the tournament's next round): each match's room
+  /// opened with its players seated under their `tokens`.
+  private mutating func startRound(
+    _ pairings: [Tournament.Pairing], tokens: [String: String], at: Int64
+  ) -> [LobbyEvent] {
+    var events: [LobbyEvent] = []
+    tournament!.phase = .running
+    tournament!.rounds.append(pairings)
+    let round = tournament!.rounds.count
+    for pairing in pairings where !pairing.isBye {
+      let name = pairing.room!
+      rooms[name] = RoomState(name: name, settings: tournament!.settings)
+      events.append(.opened(name))
+      for player in pairing.players {
+        for event in rooms[name]!.applyAccepted(
+          .playerJoined(name: player, token: tokens[player]!, at: at))
+        {
+          events.append(.room(name, event))
         }
       }
-      events.append(.tournament(.roundPaired(round)))
-      // A round of byes alone (no match) is over at once; a round whose last match is a
-      // walkover ends with it.
-      if tournament!.roundIsOver { events.append(contentsOf: endOfRound(after: nil)) }
-      for pairing in pairings where !pairing.isBye {
-        walkOver(pairing, at: at, &events)
-      }
-      return events
     }
+    events.append(.tournament(.roundPaired(round)))
+    // A round of byes alone (no match) is over at once; a round whose last match is a
+    // walkover ends with it.
+    if tournament!.roundIsOver { events.append(contentsOf: endOfRound(after: nil)) }
+    for pairing in pairings where !pairing.isBye {
+      walkOver(pairing, at: at, &events)
+    }
+    return events
   }
 
   /// The match of `pairing`, just paired at `at`, is given up by each of its players who

@@ -6,7 +6,7 @@ import RoshamboProtocol
 /// the server's name, and where new resume tokens come from.
 ///
 /// Invariant: nothing here changes while the hub runs.
-package struct HubConfiguration: Sendable {
+package struct HubConfiguration: Sendable, Equatable {
   /// Whether a journal keeps what is accepted (without one nothing is committed).
   package var hasJournal: Bool
   /// Actions between two snapshots of the journal (at least 10 per room).
@@ -49,7 +49,7 @@ package struct HubConfiguration: Sendable {
 
 /// How the server runs its tournament: which kind it opens, how its matches are played,
 /// when entries close, the pause between rounds.
-package struct TournamentPlan: Sendable {
+package struct TournamentPlan: Sendable, Equatable {
   package var kind: Tournament.Kind?
   package var settings: RoomState.Settings
   /// Start once this many have entered (0: by the timer only).

@@ -80,7 +80,8 @@ extension HubCore {
 
   /// Carries out what the board decided: each side still following is told (a decline
   /// `forTheEvening` saying so), timers start and stop, and an accepted challenge seats
-  /// both.
+  /// both once this is done (a follow-up: seating them settles again what their leaving
+  /// the lobby ends, which must not run inside this).
   mutating func settle(
     _ result: Result<[ChallengeBoard.Event], Refusal>, origin: Origin? = nil,
     forTheEvening: Bool = false
@@ -101,7 +102,7 @@ extension HubCore {
         schedule(.challengeExpiry(id: challenge.id), at: challenge.expiresAt)
       case .accepted:
         cancel(.challengeExpiry(id: challenge.id))
-        seat(challenge, origin: origin)
+        queue(.seatChallenge(challenge, origin: origin))
       case .declined, .expired, .withdrawn:
         cancel(.challengeExpiry(id: challenge.id))
       }
@@ -112,7 +113,7 @@ extension HubCore {
   /// Seats both sides of an accepted challenge in a new room: the challenger in seat 1.
   /// Each stops following the lobby and gets a `welcome` (with a token to resume), then
   /// the room's state, as a player who joined.
-  private mutating func seat(_ challenge: ChallengeBoard.Challenge, origin: Origin?) {
+  mutating func seat(_ challenge: ChallengeBoard.Challenge, origin: Origin?) {
     let sides = [challenge.from, challenge.to].compactMap { state.sessions.followers[$0.id] }
     guard sides.count == 2 else { return }
     var settings = state.lobby.defaults

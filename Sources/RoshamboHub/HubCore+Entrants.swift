@@ -11,9 +11,10 @@ extension HubCore {
     if let follower = state.sessions.followers[origin.link.id], follower.identity == nil {
       reply(
         origin.link,
-        .notPlaying(
-          "Entering the tournament needs a player identity, which this client did not "
-            + "present; upgrade to roshambo 1.3 or later."),
+        .needsUpgrade(
+          .notPlaying,
+          "Entering the tournament needs a player identity, which this client did not present",
+          to: RoshamboVersion.presentsIdentitySince),
         re: origin.re)
       return
     }
@@ -28,10 +29,9 @@ extension HubCore {
     if !withdraw, state.lobby.tournament?.settings.fair == true, !follower.playsFair {
       reply(
         origin.link,
-        ProtocolError(
-          code: .fairRoom,
-          message: "This tournament plays fair (commit–reveal) and this client cannot; "
-            + "upgrade to roshambo 1.2 or later."),
+        .needsUpgrade(
+          .fairRoom, "This tournament plays fair (commit–reveal) and this client cannot",
+          to: RoshamboVersion.playsFairSince),
         re: origin.re)
       return
     }

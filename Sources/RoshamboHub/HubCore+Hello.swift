@@ -93,10 +93,9 @@ extension HubCore {
     if hello.fair == nil, state.lobby.settingsForJoin(requested: hello.room, fair: false).fair {
       reply(
         link,
-        ProtocolError(
-          code: .fairRoom,
-          message: "Room \(target) plays fair (commit–reveal) and this client cannot; "
-            + "upgrade to roshambo 1.2 or later, or join another room."),
+        .needsUpgrade(
+          .fairRoom, "Room \(target) plays fair (commit–reveal) and this client cannot",
+          to: RoshamboVersion.playsFairSince, otherwise: "or join another room"),
         re: hello.id)
       return
     }

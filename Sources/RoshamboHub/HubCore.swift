@@ -27,6 +27,9 @@ package struct HubCore {
     /// `name` finished the match in `room`: called to another seat waiting for them, after
     /// that match's last state, not before.
     case callToWaitingSeat(name: String, finished: String)
+    /// Challenge `challenge` was accepted: both sides are seated in a new room, after the
+    /// board's change is settled (seating them settles their departure from the board).
+    case seatChallenge(ChallengeBoard.Challenge, origin: Origin?)
   }
 
   /// `journaledThrough` is the number of the journal's last row (0 without a journal).
@@ -118,6 +121,8 @@ package struct HubCore {
     case .tournament(let event): tournamentFollowUp(event)
     case .callToWaitingSeat(let name, let finished):
       callToWaitingSeat(name, after: finished)
+    case .seatChallenge(let challenge, let origin):
+      seat(challenge, origin: origin)
     }
   }
 

@@ -88,6 +88,17 @@ public struct ProtocolError: Error, Sendable, Equatable {
   public static func rateLimited(_ message: String, fatal: Bool) -> ProtocolError {
     ProtocolError(code: .rateLimited, message: message, fatal: fatal)
   }
+
+  /// A refusal because the client is older than `release`, the first that can do what
+  /// was asked: `reason`, then the advice to upgrade to it, then `otherwise` (what else
+  /// the person may do), if any. The one wording of that advice on the wire.
+  public static func needsUpgrade(
+    _ code: ErrorCode, _ reason: String, to release: String, otherwise: String? = nil
+  ) -> ProtocolError {
+    let advice = "upgrade to roshambo \(release) or later"
+    return ProtocolError(
+      code: code, message: "\(reason); \(advice)\(otherwise.map { ", \($0)" } ?? "").")
+  }
 }
 
 /// The protocol's fixed numbers.

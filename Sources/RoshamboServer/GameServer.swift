@@ -168,35 +168,9 @@ public final class GameServer: Sendable {
       nameOffers = offers
       let restored = lastRow
       hub = try await hubLoop.submit {
-        var settings = HubConfiguration(hasJournal: journalThread != nil)
-        settings.compactionInterval = max(1, configuration.journalCompactionInterval)
-        settings.retryMillis = configuration.journalRetryMillis
-        settings.challengeLifetimeMillis = configuration.challengeLifetimeMillis
-        settings.serverName = configuration.announceName
-        settings.frameRate = FrameRate(
-          perSecond: configuration.limits.framesPerSecond, burst: configuration.limits.frameBurst)
-        settings.tellsNews = configuration.news != nil
-        settings.ratingRule = RatingRule(ratesSameAddress: configuration.ratesSameAddress)
-        settings.namesPerIdentity = max(1, configuration.namesPerIdentity)
-        settings.nameLapseMillis = configuration.nameLapseMillis
-        settings.newIdentitiesPerAddress = max(0, configuration.newIdentitiesPerAddress)
-        settings.sharesNames = offers != nil
-        settings.logLevel =
-          switch logger.logLevel {
-          case .trace, .debug: .debug
-          case .info: .info
-          case .notice: .notice
-          case .warning, .error: .error
-          case .critical: .critical
-          }
-        settings.tournament = TournamentPlan(
-          kind: configuration.tournament,
-          settings: configuration.tournamentSettings ?? configuration.roomSettings,
-          players: configuration.tournamentPlayers,
-          startMillis: configuration.tournamentStartMillis,
-          pauseMillis: configuration.tournamentPauseMillis,
-          nextMillis: configuration.tournamentNextMillis,
-          entriesPerAddress: max(0, configuration.tournamentEntriesPerAddress))
+        let settings = HubConfiguration(
+          server: configuration, hasJournal: journalThread != nil, sharesNames: offers != nil,
+          logLevel: logger.logLevel)
         let hub = HubDriver(
           loop: hubLoop,
           core: HubCore(lobby: saved, journaledThrough: restored, configuration: settings),

@@ -120,9 +120,11 @@ struct HubCoreLobbyTests {
   func challengeAccepted() {
     var hub = following()
     challenge(&hub)
+    // The board's change is settled first (its flush asked for), then the seating, a
+    // follow-up of the same input: the room opened (the action counted), then the log.
     #expect(
       hub.say(bob, .accept(challenge: 1, id: 4)) == [
-        "cancel challenge 1", "count actionAccepted", "schedule flush +0", "log challenge accepted",
+        "cancel challenge 1", "schedule flush +0", "count actionAccepted", "log challenge accepted",
       ])
     #expect(hub.flush() == ["commit 1"])
     #expect(
