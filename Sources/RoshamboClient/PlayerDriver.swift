@@ -7,13 +7,14 @@ import RoshamboProtocol
 /// for; it turns what happens into ``PlayerInput`` values and carries out every
 /// ``PlayerOutput`` in order. It decides nothing about the session or the match.
 ///
-/// Invariants: the core is handled on the main actor, one input at a time (what an
-/// output causes is queued and handled after the current input's outputs); the events of
-/// a connection the core closed, or one replaced, never reach it.
+/// Invariants: the core is handled on the main actor by a ``PlayerRunner`` (this driver
+/// is its world), one input at a time; the events of a connection the core closed, or one
+/// replaced, never reach it.
 @MainActor
-public final class PlayerDriver {
+public final class PlayerDriver: @MainActor PlayerWorld {
   /// The core and everything it holds; read it freely.
-  public private(set) var core: PlayerCore
+  public var core: PlayerCore { runner.core }
+  private var runner: PlayerRunner<PlayerDriver>
   private let connect: @Sendable () async throws -> ServerConnection
   /// A connection made before the driver, used for the first `connect`.
   private var initial: ServerConnection?
@@ -24,8 +25,6 @@ public final class PlayerDriver {
   private var generation = 0
   private var pending: Task<Void, Never>?
   private var timers: [PlayerTimer: Task<Void, Never>] = [:]
-  private var queue: [PlayerInput] = []
-  private var handling = false
   private var waiting: [CheckedContinuation<PlayerEnd, Never>] = []
   /// Those waiting until a lobby follower is seated, or the session ends (nil).
   private var waitingForSeat: [CheckedContinuation<PlayerEnd?, Never>] = []
@@ -52,7 +51,7 @@ public final class PlayerDriver {
     configuration: PlayerConfiguration, connection: ServerConnection? = nil,
     connect: @escaping @Sendable () async throws -> ServerConnection
   ) {
-    self.core = PlayerCore(configuration: configuration)
+    self.runner = PlayerRunner(PlayerCore(configuration: configuration))
     self.initial = connection
     self.connect = connect
   }
@@ -106,16 +105,13 @@ public final class PlayerDriver {
   )
 
   private func handle(_ input: PlayerInput) {
-    queue.append(input)
-    guard !handling else { return }
-    handling = true
-    defer { handling = false }
-    while !queue.isEmpty {
-      for output in core.handle(queue.removeFirst(), now: Self.now()) { perform(output) }
-    }
+    runner.handle(input, in: self)
   }
 
-  private func perform(_ output: PlayerOutput) {
+  /// The core's clock (``now()``).
+  package var now: Int64 { Self.now() }
+
+  package func perform(_ output: PlayerOutput, state: PlayerState) {
     switch output {
     case .connect:
       if let initial {
@@ -188,7 +184,7 @@ public final class PlayerDriver {
         for continuation in waiting { continuation.resume(returning: nil) }
       }
     case .show:
-      changed?(core.state)
+      changed?(state)
     case .ended(let end):
       generation += 1
       let open = [connection, initial].compactMap { $0 }

@@ -150,7 +150,9 @@ extension HubCore {
   /// here any more. Its players play on under it until they leave, as under a name
   /// nobody holds.
   mutating func fleetNamesRead(_ rows: [FleetName]) {
-    for row in rows { state.fleetNames[row.folded] = row.released ? nil : row }
+    // A release is kept too: a failed journal write may lose its yield, made again when
+    // play resumes (``yieldToFleet(_:)``); ``heldInFleet(_:)`` reads it as holding nothing.
+    for row in rows { state.fleetNames[row.folded] = row }
     yieldToFleet(rows)
   }
 

@@ -142,7 +142,7 @@ final class ArenaTable {
 ///
 /// Invariant: every frame it sends is one its core returned; it picks at most once per
 /// round of a match, and asks for nothing once it has begun to leave.
-final class ArenaSeat: ChannelInboundHandler {
+final class ArenaSeat: ChannelInboundHandler, PlayerWorld {
   typealias InboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
 
@@ -153,11 +153,10 @@ final class ArenaSeat: ChannelInboundHandler {
   let picker: any SeatPicker
   private unowned let table: ArenaTable
   private var context: ChannelHandlerContext?
-  private var core: PlayerCore
+  private var runner: PlayerRunner<ArenaSeat>
+  private var core: PlayerCore { runner.core }
   /// The core's timers, scheduled on the channel's event loop.
   private var timers: [PlayerTimer: Scheduled<Void>] = [:]
-  private var handling = false
-  private var queue: [PlayerInput] = []
   private var seat: Seat?
   private var lastView: RoomView?
   /// The current match's rounds, oldest first.
@@ -184,9 +183,10 @@ final class ArenaSeat: ChannelInboundHandler {
     // to hold on a server with identities; 24 characters at most, as the name rule says).
     let shown = String(
       name.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }.prefix(18))
-    self.core = PlayerCore(
-      configuration: PlayerConfiguration(
-        name: "arena-" + shown, room: room, reconnects: false))
+    self.runner = PlayerRunner(
+      PlayerCore(
+        configuration: PlayerConfiguration(
+          name: "arena-" + shown, room: room, reconnects: false)))
   }
 
   func channelActive(context: ChannelHandlerContext) {
@@ -198,21 +198,14 @@ final class ArenaSeat: ChannelInboundHandler {
   }
 
   /// Milliseconds on the event loop's clock (the core's).
-  static func clockMillis() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
+  var now: Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
 
-  /// Hands `input` to the core and carries out what it returns; what that causes is
-  /// handled after, in order.
+  /// Hands `input` to the core (this seat is its runner's world).
   private func handle(_ input: PlayerInput) {
-    queue.append(input)
-    guard !handling else { return }
-    handling = true
-    defer { handling = false }
-    while !queue.isEmpty {
-      for output in core.handle(queue.removeFirst(), now: Self.clockMillis()) { perform(output) }
-    }
+    runner.handle(input, in: self)
   }
 
-  private func perform(_ output: PlayerOutput) {
+  func perform(_ output: PlayerOutput, state: PlayerState) {
     switch output {
     case .send(let message):
       guard let context else { return }

@@ -128,6 +128,8 @@ public struct ClientReducer: EffectReducer {
         "The server cheated: \(reason). The match is stopped; the evidence is in \(path)."
     case .rematch:
       state.context.notice = nil
+      // Asked once, as the view shows, is asked: the server refuses a second ask.
+      if let seat = state.seat, state.view?.rematch.contains(seat) == true { break }
       effects.append(.send(.rematch))
     case .quit:
       state.context.notice = nil

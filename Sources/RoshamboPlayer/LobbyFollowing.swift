@@ -9,9 +9,10 @@ import RoshamboProtocol
 /// Invariants: views reach the player only with a rising `seq`; a challenge notice only
 /// when this follower takes challenges and is its challenger or the one challenged; a
 /// seat only after a challenge it is in was accepted, while the lobby lists it among the
-/// entrants of a tournament under way, after it asked to enter one, or (an entrant coming
-/// back) in a tournament's room as the answer to its `hello`. Anything else ends the
-/// connection as the server breaking the protocol.
+/// entrants of a tournament under way, after it asked to enter one, or, as the answer to
+/// its `hello`, in a seat the server held for this person (a tournament's round paired, or
+/// a challenge accepted, while they were away). Anything else ends the connection as the
+/// server breaking the protocol.
 public struct LobbyFollowing: Equatable, Sendable {
   /// What one message from the server means.
   public enum Step: Equatable, Sendable {
@@ -151,10 +152,10 @@ public struct LobbyFollowing: Equatable, Sendable {
   /// Whether the server may seat this follower in `room` now.
   private func mayBeSeated(in room: String) -> Bool {
     guard takesChallenges else { return false }
-    // The last case: an entrant coming back while their tournament match waits for them
-    // is seated at once, before any view.
-    return !accepted.isEmpty || listedEntrant || entered
-      || (!followed && Tournament.isTournamentRoom(room))
+    // The last case: someone coming back while a match of theirs waits for them (a
+    // tournament's round paired, a challenge accepted, as their connection dropped) is
+    // seated in it at once, before any view.
+    return !accepted.isEmpty || listedEntrant || entered || !followed
   }
 }
 

@@ -489,7 +489,9 @@ public struct PlayerCore: Sendable {
     case .makeCommitment(let weapon):
       emit(.makeNonce(weapon))
     case .keepSeat(let room, let token):
-      guard state.keptSeat != .kept(room: room, token: token) else { return }
+      // A player who left keeps no seat, whatever the server says before the close (a
+      // rematch's first state): a program started again would ask for a seat given up.
+      guard !state.quitting, state.keptSeat != .kept(room: room, token: token) else { return }
       state.keptSeat = .kept(room: room, token: token)
       emit(.keepSeat(room: room, token: token))
     case .forgetSeat:

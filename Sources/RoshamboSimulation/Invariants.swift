@@ -162,7 +162,7 @@ extension Simulation {
       now - last.since > Self.lobbyCopyBound
     else { return }
     for (index, player) in players.enumerated() {
-      guard case .following(let lobby) = player.mode, let id = player.connection,
+      guard let lobby = player.program?.state.lobby, let id = player.connection,
         let connection = connections[id], connection.open, connection.generation == hubGeneration,
         connection.openedAt <= last.since, connection.readsFrom <= last.since,
         connection.cutUntil <= last.since, connection.writable, connection.statesSkipped == 0,

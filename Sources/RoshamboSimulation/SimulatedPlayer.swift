@@ -2,14 +2,15 @@ import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
 
-/// One person at the party, made of the real client's parts: ``ServerIntake`` checks
-/// every message against the view contract, ``ClientReducer`` keeps the replica (with
-/// fair-play verification) and returns its effects, ``BotStrategy`` picks, and
-/// ``LobbyClient/Requests`` words the lobby's requests. What a person decides (to
-/// rematch, to challenge, to go away for a while) comes from the simulation's seed.
+/// One person at the party: who they are, what their program keeps on disk (a seat's
+/// token, as ``SeatMemory`` does), and the program they run now, if any
+/// (``SimulatedProgram``: the real ``PlayerCore`` run by the real ``PlayerRunner``). What a
+/// person decides (to pick, to rematch, to challenge, to go away for a while) comes from
+/// the simulation's seed and becomes one of the core's commands; everything the program
+/// sends, when and how often, is the core's.
 ///
-/// Invariant: a player sends only what the real client would send in its state: a pick
-/// only when the reducer takes it, a resume only with a token the server gave.
+/// Invariant: a person runs at most one program at a time, and its connection is the
+/// only one of theirs the simulation reads for them.
 struct SimulatedPlayer {
   enum Kind: Equatable {
     /// Plays quick match.
@@ -20,56 +21,21 @@ struct SimulatedPlayer {
     case watcher
   }
 
-  /// Where this person is.
-  enum Mode {
-    case away
-    /// Connected (or connecting) as a player in a room: the replica of the room.
-    case playing(Replica)
-    /// Connected (or connecting) to the lobby.
-    case following(Lobby)
-  }
-
-  struct Replica {
-    var state = ClientState()
-    var welcomed = false
-    var firstAfterWelcome = false
-    var nextID = 10
-  }
-
-  struct Lobby {
-    var requests: LobbyClient.Requests
-    /// The lobby as whole views and patches made it (the client's own ``LobbyReplica``).
-    var replica = LobbyReplica()
-    var view: LobbyView? { replica.view }
-    /// Challenges waiting for this person's answer.
-    var pending: [Int] = []
-  }
-
-  /// What a message or a decision calls for.
-  struct Reaction {
-    var send: [ClientMessage] = []
-    /// Close the connection (after sending).
-    var close = false
-    /// Back to the lobby at once (the screen's way out of a match).
-    var backToLobby = false
-    /// Something the real client would call a broken contract or a cheat.
-    var violation: String?
-    /// The lobby's copy fell out of step with the server's and asked for the whole view.
-    var resynced = false
-    /// The server refused the person's name (another holds it): the program ends, and the
-    /// person tries again only after a while.
-    var refusedName = false
-  }
-
   let index: Int
   let kind: Kind
   let name: String
   let identity: String
-  var mode = Mode.away
-  /// The connection in use, if any.
-  var connection: Int?
+  /// The program running, if any.
+  var program: SimulatedProgram?
+  /// The connection the program uses now, if any.
+  var connection: Int? { program?.connection }
   /// The seat kept on disk (``SeatMemory``), if any: what a program started again resumes with.
   var token: String?
+  /// Challenges waiting for this person's answer.
+  var pending: [Int] = []
+  /// A challenge this person made or accepted has not ended yet (they wait for the answer,
+  /// or the seat).
+  var challenging = false
   /// When the connection of a seat in a running match dropped (the grace runs from it).
   var droppedInMatchAt: Int64?
   /// When this person's program last lost its connection, and whether they were then
@@ -80,8 +46,14 @@ struct SimulatedPlayer {
   var returnedAt: Int64?
   /// The room a watcher goes to watch next.
   var watchTarget: String?
+  /// The program ended on the way somewhere (a match left for the lobby, the lobby left
+  /// to watch): the next one starts at once.
+  var comesBackSoon = false
   /// Refused their name, the person does not start the program again before then.
   var awayUntil: Int64 = 0
+  /// Numbers the times the person was told to look at the screen next: only the latest
+  /// counts.
+  var look = 0
 
   init(index: Int, kind: Kind) {
     self.index = index
@@ -92,285 +64,134 @@ struct SimulatedPlayer {
     self.identity = String(repeating: "0", count: 64 - hex.count) + hex
   }
 
-  // MARK: - Hello
-
-  /// The `hello` for a new connection: a seat taken back, the lobby, or quick match.
-  mutating func hello(fair: Bool) -> ClientMessage {
-    // A program still running resumes with the token of its session (``ClientSession``
-    // does, the match over or not); one started again, with the seat it kept on disk.
-    if case .playing(var replica) = mode, let token = replica.state.token ?? token {
-      replica.welcomed = false
-      _ = ClientReducer().reduce(into: &replica.state, effectsOf: .connection(.connected))
-      mode = .playing(replica)
-      return .hello(
-        protocol: WireProtocol.version, name: name, role: .player, room: nil, resume: token,
-        fair: true, keepalive: 3, id: 1)
+  /// What the next program is, as its command line would make it: a seat kept on disk
+  /// taken back first, a room to watch, the lobby, or quick match.
+  func nextProgram(fair: Bool) -> PlayerConfiguration {
+    if let token {
+      return PlayerConfiguration(name: name, fair: true, resume: token)
     }
     if kind == .watcher, let room = watchTarget {
-      watchTarget = nil
-      var replica = Replica()
-      _ = ClientReducer().reduce(into: &replica.state, effectsOf: .connection(.connected))
-      mode = .playing(replica)
-      return .hello(
-        protocol: WireProtocol.version, name: name, role: .spectator, room: room, resume: nil,
-        fair: true, keepalive: 3, id: 1)
+      return PlayerConfiguration(name: name, room: room, role: .spectator, fair: true)
     }
     if kind == .lobby || kind == .watcher {
-      var lobby = Lobby(
-        requests: LobbyClient.Requests(
-          name: name, takesChallenges: kind == .lobby, entrant: kind == .lobby))
-      let hello = lobby.requests.hello(keepalive: .seconds(15))
-      mode = .following(lobby)
-      return hello
+      return PlayerConfiguration(
+        name: name, role: .lobby, fair: true, takesChallenges: kind == .lobby)
     }
-    mode = .playing(Replica())
-    token = nil
-    return .hello(
-      protocol: WireProtocol.version, name: name, role: .player, room: nil, resume: nil,
-      fair: fair ? true : nil, keepalive: 3, id: 1)
+    return PlayerConfiguration(name: name, fair: fair)
   }
 
-  // MARK: - From the server
+  /// Whether this person plays in a tournament not over, as their screen shows: seated
+  /// in one of its rooms, or entered in it (by their request, or as its standings list).
+  func inTournament(_ state: PlayerState) -> Bool {
+    if case .seated = state.phase, let room = state.match.room {
+      return Tournament.isTournamentRoom(room)
+    }
+    guard let lobby = state.lobby else { return false }
+    guard let tournament = lobby.replica.view?.tournament, tournament.phase != .finished else {
+      return lobby.entered
+    }
+    return lobby.entered || tournament.standings.contains { $0.name == name }
+  }
 
-  mutating func receive(_ message: ServerMessage, random: inout SimulationRandom) -> Reaction {
-    switch mode {
-    case .away:
-      return Reaction()
-    case .playing(var replica):
-      let reaction = receive(message, replica: &replica, random: &random)
-      if case .playing = mode { mode = .playing(replica) }
-      return reaction
-    case .following(var lobby):
-      switch message {
-      case .lobby, .lobbyPatch:
-        if lobby.replica.receive(message) == .resync {
-          var reaction = Reaction(resynced: true)
-          reaction.send.append(lobby.requests.resync())
-          mode = .following(lobby)
-          return reaction
-        }
-      case .challenge(let notice):
-        if notice.status == .pending, notice.to == name {
-          lobby.pending.append(notice.id)
-        } else {
-          lobby.pending.removeAll { $0 == notice.id }
-        }
-      case .welcome(let room, let seat, let token, _):
-        // Seated from the lobby (a challenge accepted, a tournament round): the same
-        // connection now carries the room.
-        var replica = Replica()
-        replica.welcomed = true
-        replica.firstAfterWelcome = true
-        var reaction = Reaction()
-        let effects = reduce(&replica, .welcome(room: room, seat: seat, token: token))
-        perform(effects, on: &replica, into: &reaction, random: &random)
-        mode = .playing(replica)
-        return reaction
-      case .error(let error, _) where error.fatal || lobby.replica.view == nil:
-        // Refused before the first view (the server could not save the hello, say): the
-        // real `LobbyClient` closes and says so; the person is not back yet.
-        returnedAt = nil
-        mode = .away
-        return Reaction(close: true, refusedName: error.code == .nameTaken)
-      default:
-        break
+  /// What this person asks of their program when they look at its screen (nil: nothing
+  /// now); `watch`: the room a watcher goes to watch, which ends the lobby's program.
+  mutating func decide(
+    _ state: PlayerState, random: inout SimulationRandom
+  ) -> PlayerCommand? {
+    switch state.phase {
+    case .seated:
+      let match = state.match
+      guard let view = match.view else { return nil }
+      guard kind != .watcher, let seat = match.seat else {
+        // A match watched to its end (or a while): the person goes away for a while.
+        guard view.phase != .choosing || random.chance(0.05) else { return nil }
+        return .leave
       }
-      mode = .following(lobby)
-      return Reaction()
-    }
-  }
-
-  private mutating func receive(
-    _ message: ServerMessage, replica: inout Replica, random: inout SimulationRandom
-  ) -> Reaction {
-    var reaction = Reaction()
-    let outcome = ServerIntake.outcome(
-      of: message, state: replica.state, welcomed: replica.welcomed,
-      firstAfterWelcome: replica.firstAfterWelcome)
-    switch outcome {
-    case .violation(let why):
-      reaction.violation = "the client's contract check: \(why)"
-      return reaction
-    case .pong:
-      return reaction
-    case .action(let action):
-      switch message {
-      case .welcome:
-        replica.welcomed = true
-        replica.firstAfterWelcome = true
-      case .state:
-        replica.firstAfterWelcome = false
-      case .error(let error, _):
-        if error.code == .badToken {
-          token = nil
-          mode = .away
-          reaction.close = true
-          return reaction
-        }
-        if error.fatal {
-          mode = .away
-          reaction.close = true
-          reaction.refusedName = error.code == .nameTaken
-          return reaction
-        }
-      default:
-        break
+      if match.isMyMove {
+        return .pick(
+          BotStrategy.random.pick(
+            history: view.history, seat: seat, ruleset: Ruleset.named(view.ruleset),
+            random: &random))
       }
-      let effects = reduce(&replica, action)
-      perform(effects, on: &replica, into: &reaction, random: &random)
-    }
-    return reaction
-  }
-
-  // MARK: - Decisions
-
-  /// What this person does when they next look at their screen.
-  mutating func decide(random: inout SimulationRandom, fair: Bool) -> Reaction {
-    var reaction = Reaction()
-    switch mode {
-    case .away:
-      break
-    case .playing(var replica):
+      guard view.phase == .over else { return nil }
+      // A tournament's match has no rematch: its player goes back to the lobby for the
+      // next round.
+      if Tournament.isTournamentRoom(view.room) {
+        comesBackSoon = true
+        return .leave
+      }
+      if random.chance(0.5), view.player(seat.opponent)?.left != true { return .rematch }
+      // Enough for now: the person closes the program and comes back later.
+      return .leave
+    case .following(_, let lobby):
+      guard let view = lobby.replica.view else { return nil }
       if kind == .watcher {
-        // A match watched to its end (or a while): back to the lobby.
-        if replica.state.view?.phase != .choosing || random.chance(0.05) {
-          mode = .away
-          reaction.close = true
-        }
-        return reaction
+        let playing = view.rooms.filter { $0.phase == .choosing }
+        guard let room = playing.randomElement(using: &random) else { return nil }
+        watchTarget = room.name
+        comesBackSoon = true
+        return .leave
       }
-      guard replica.welcomed, let view = replica.state.view, let seat = replica.state.seat else {
-        break
+      if let challenge = pending.first {
+        pending.removeFirst()
+        guard random.chance(0.7) else { return .decline(challenge, forTheEvening: false) }
+        challenging = true
+        return .accept(challenge)
       }
-      if replica.state.isMyMove {
-        let weapon = BotStrategy.random.pick(
-          history: view.history, seat: seat, ruleset: Ruleset.named(view.ruleset),
-          random: &random)
-        let effects = reduce(&replica, .choose(weapon))
-        perform(effects, on: &replica, into: &reaction, random: &random)
-      } else if view.phase == .over {
-        if random.chance(0.5), view.player(seat.opponent)?.left != true {
-          let effects = reduce(&replica, .rematch)
-          perform(effects, on: &replica, into: &reaction, random: &random)
-        } else {
-          let effects = reduce(&replica, .quit)
-          perform(effects, on: &replica, into: &reaction, random: &random)
-          reaction.close = true
-          token = nil
-          mode = .away
-          return reaction
-        }
-      }
-      mode = .playing(replica)
-    case .following(var lobby):
-      if kind == .watcher {
-        let playing = lobby.view?.rooms.filter { $0.phase == .choosing } ?? []
-        if let room = playing.randomElement(using: &random) {
-          watchTarget = room.name
-          mode = .away
-          reaction.close = true
-          return reaction
-        }
-        mode = .following(lobby)
-        return reaction
-      }
-      if let challenge = lobby.pending.first {
-        lobby.pending.removeFirst()
-        reaction.send.append(
-          random.chance(0.7)
-            ? lobby.requests.accept(challenge)
-            : lobby.requests.decline(challenge, forTheEvening: false))
-      } else if let view = lobby.view, random.chance(0.3) {
+      if !challenging, random.chance(0.3) {
         let others = view.people.filter {
           $0.status == .idle && $0.takesChallenges && $0.name != name
         }
-        if let other = others.randomElement(using: &random) {
-          reaction.send.append(
-            lobby.requests.challenge(other.name, fair: fair && random.chance(0.3)))
-        }
-      } else if let tournament = lobby.view?.tournament, tournament.phase == .entry,
+        guard let other = others.randomElement(using: &random) else { return nil }
+        challenging = true
+        return .challenge(other.name, fair: random.chance(0.3))
+      }
+      if let tournament = view.tournament, tournament.phase == .entry, !lobby.entered,
         random.chance(0.2)
       {
-        reaction.send.append(lobby.requests.enterTournament())
+        return .enterTournament
       }
-      mode = .following(lobby)
+      return nil
+    default:
+      return nil
     }
-    return reaction
+  }
+}
+
+/// A person's program: the real ``PlayerCore`` run by the real ``PlayerRunner``, with the
+/// simulation as its world (its connections, its timers on the virtual clock, its nonces
+/// from the seed, its kept seat). It asks the simulation for everything and decides
+/// nothing itself.
+///
+/// Invariant: a timer it scheduled fires only while it is its person's program and the
+/// schedule is its latest for that timer.
+final class SimulatedProgram: PlayerWorld {
+  unowned let simulation: Simulation
+  let person: Int
+  /// Numbers the person's programs: a timer of one that ended is stale.
+  let serial: Int
+  private(set) var runner: PlayerRunner<SimulatedProgram>
+  /// The connection the core has now, if any.
+  var connection: Int?
+  /// Each timer's latest schedule; an event of an earlier one is stale.
+  var timerGenerations: [PlayerTimer: Int] = [:]
+
+  init(simulation: Simulation, person: Int, serial: Int, configuration: PlayerConfiguration) {
+    self.simulation = simulation
+    self.person = person
+    self.serial = serial
+    self.runner = PlayerRunner(PlayerCore(configuration: configuration))
   }
 
-  /// The connection dropped (or the server closed it, at `seatWaitingSince`): a seat in a
-  /// running match starts its grace on the server.
-  mutating func lostConnection(at now: Int64, seatWaitingSince: Int64) {
-    connection = nil
-    droppedAt = seatWaitingSince
-    returnedAt = nil
-    guard case .playing(var replica) = mode else {
-      if case .following = mode { mode = .away }
-      return
-    }
-    if token != nil, replica.state.view?.phase == .choosing {
-      droppedInMatchAt = droppedInMatchAt ?? seatWaitingSince
-    }
-    _ = ClientReducer().reduce(
-      into: &replica.state, effectsOf: .connection(.reconnecting(attempt: 1)))
-    replica.welcomed = false
-    mode = token == nil && replica.state.token == nil ? .away : .playing(replica)
+  var state: PlayerState { runner.core.state }
+
+  func handle(_ input: PlayerInput) {
+    runner.handle(input, in: self)
   }
 
-  // MARK: - The reducer and its effects
+  var now: Int64 { simulation.now }
 
-  private func reduce(_ replica: inout Replica, _ action: ClientAction) -> [ClientEffect] {
-    ClientReducer().reduce(into: &replica.state, effectsOf: action)
-  }
-
-  private mutating func perform(
-    _ effects: [ClientEffect], on replica: inout Replica, into reaction: inout Reaction,
-    random: inout SimulationRandom
-  ) {
-    for effect in effects {
-      switch effect {
-      case .send(let message):
-        replica.nextID += 1
-        let id = replica.nextID
-        switch message {
-        case .choose(let round, let weapon):
-          reaction.send.append(.choose(round: round, weapon: weapon, id: id))
-        case .commit(let round, let digest):
-          reaction.send.append(.commit(round: round, digest: digest, id: id))
-        case .reveal(let round, let weapon, let nonce):
-          reaction.send.append(.reveal(round: round, weapon: weapon, nonce: nonce, id: id))
-        case .rematch:
-          reaction.send.append(.rematch(id: nil))
-        }
-      case .makeCommitment(let weapon):
-        let more = ClientReducer().reduce(
-          into: &replica.state, effectsOf: .commit(weapon, nonce: random.hex32()))
-        perform(more, on: &replica, into: &reaction, random: &random)
-      case .keepSeat(_, let token):
-        self.token = token
-        droppedInMatchAt = nil
-      case .forgetSeat:
-        token = nil
-      case .matchReady:
-        // The screen goes back to the lobby (a spectator, or a match that is over), which
-        // seats them in their tournament match.
-        if kind != .quickMatch,
-          replica.state.seat == nil || replica.state.view?.phase == .over
-        {
-          // The screen quits as on `q`: the seat is given up with `leave`.
-          let more = ClientReducer().reduce(into: &replica.state, effectsOf: .quit)
-          perform(more, on: &replica, into: &reaction, random: &random)
-          token = nil
-          reaction.close = true
-          reaction.backToLobby = true
-        }
-      case .saveRecord:
-        break
-      case .keepEvidence:
-        reaction.violation = "fair play flagged an honest round (the client kept evidence)"
-      case .leave:
-        reaction.send.append(.leave(id: nil))
-      }
-    }
+  func perform(_ output: PlayerOutput, state: PlayerState) {
+    simulation.program(self, performs: output, state: state)
   }
 }

@@ -7,7 +7,7 @@ import RoshamboProtocol
 /// the virtual clock (the hello deadline, the idle limit, the silence limit a client's
 /// promised pings set, the rate), the real ``ConnectionBacklogs`` for a peer that does
 /// not read (a socket buffer of ``socketBuffer`` bytes, then the backlog, then the stall
-/// limit), and the client's ``Keepalive`` at the other end.
+/// limit); the client's end is its program's (``SimulatedProgram``).
 extension Simulation {
   /// What a connection's timers are for.
   enum ConnectionTimer: Equatable {
@@ -19,8 +19,6 @@ extension Simulation {
     case silence
     /// The server's stall limit for a peer that does not read.
     case stall
-    /// The client's keepalive.
-    case keepalive
     /// The client's program reads again (its terminal was paused).
     case resumeReading
   }
@@ -32,33 +30,20 @@ extension Simulation {
   /// The socket takes frames again once this little is waiting.
   static let socketLowWater = 4 * 1_024
 
-  /// A new connection from person `index`, to say `hello`: TLS done at once, the
-  /// server's timers started, the client's keepalive running at the interval the hello
-  /// promises. Returns its id.
-  func connect(_ index: Int, hello: ClientMessage) -> Int {
+  /// A new connection from person `index`'s program: TLS done at once, the server's
+  /// timers started. Returns its id.
+  func connect(_ index: Int) -> Int {
     let id = nextConnection
     nextConnection += 1
-    var promised: Int64 = 3
-    var role = ClientMessage.Role.player
-    if case .hello(_, _, let helloRole, _, _, _, _, let keepalive, _, _) = hello {
-      promised = Int64(keepalive ?? 3)
-      role = helloRole
-    }
-    // A match's session takes a server silent for two intervals for lost
-    // (``ClientSession``); the lobby's follower, for three (``LobbyClient``).
-    let interval = promised * 1_000
-    let silence = role == .lobby ? max(3 * interval, 3_000) : 2 * interval
     var connection = Connection(
       id: id, player: index, generation: hubGeneration,
-      server: ConnectionStateMachine(limits: limits, admission: .admitted),
-      keepalive: Keepalive(intervalMillis: interval, silenceLimitMillis: silence, now: now))
+      server: ConnectionStateMachine(limits: limits, admission: .admitted))
     connection.lastRead = now
     connection.openedAt = now
     _ = connection.server.handshakeCompleted(identity: players[index].identity)
     connections[id] = connection
     schedule(.hello, id, at: now + limits.helloTimeoutSeconds * 1_000)
     schedule(.idle, id, at: now + limits.idleTimeoutSeconds * 1_000)
-    schedule(.keepalive, id, at: now + interval)
     return id
   }
 
@@ -137,11 +122,7 @@ extension Simulation {
 
   func connectionTimerFired(_ timer: ConnectionTimer, _ id: Int) {
     // The client's timers run on whatever the server did; the server's die with it.
-    switch timer {
-    case .keepalive: return clientKeepalive(id)
-    case .resumeReading: return clientReadsAgain(id)
-    default: break
-    }
+    if timer == .resumeReading { return clientReadsAgain(id) }
     guard let connection = connections[id], connection.generation == hubGeneration else {
       return
     }
@@ -170,7 +151,7 @@ extension Simulation {
         counts["closed for not reading", default: 0] += 1
         serverCloses(id)
       }
-    case .keepalive, .resumeReading:
+    case .resumeReading:
       break
     }
   }
@@ -242,27 +223,6 @@ extension Simulation {
   }
 
   // MARK: - The client's end
-
-  /// The client's keepalive is due: a ping, a server taken for lost, or a later look.
-  private func clientKeepalive(_ id: Int) {
-    guard var connection = connections[id], players[connection.player].connection == id else {
-      return
-    }
-    let step = connection.keepalive.step(at: now)
-    connection.keepalive.pingSent(id: nil)
-    connections[id] = connection
-    switch step {
-    case .ping:
-      send([.ping(id: nil)], on: id, isPing: true)
-      schedule(.keepalive, id, at: now + connection.keepalive.intervalMillis)
-    case .lost:
-      trace.note("\(now - start) P\(connection.player) takes c\(id) for lost")
-      counts["server taken for lost", default: 0] += 1
-      close(id, player: connection.player, comeBackAfter: random.int(300...3_000))
-    case .wait(let until):
-      schedule(.keepalive, id, at: until)
-    }
-  }
 
   /// The person's terminal was paused: the frames that waited in the socket are read now,
   /// in order.
@@ -338,7 +298,7 @@ extension Simulation {
     // A seat in a match already over is nothing to come back to (the journal has the
     // room as it was before this grace ended).
     if let room, journal.lobby.rooms[room]?.phase == .over { return }
-    if case .playing(let replica) = player.mode, let elsewhere = replica.state.view,
+    if let elsewhere = player.program?.state.match.view,
       elsewhere.room != room, elsewhere.phase == .choosing
     {
       return

@@ -7,67 +7,194 @@ import RoshamboProtocol
 /// order per connection, decisions, and the faults the network and people bring.
 extension Simulation {
   func wakeUp(_ index: Int) {
-    var player = players[index]
-    if player.connection == nil {
-      guard now >= player.awayUntil else { return }
-      guard runner != nil else {
-        // The server is down: the program tries again shortly.
-        wake(index, after: random.int(1_000...4_000))
-        return
-      }
-      // Someone away for a while comes back (a seat held, or the lobby, or quick match).
-      let hello = player.hello(fair: random.chance(0.3))
-      players[index] = player
-      let id = connect(index, hello: hello)
-      players[index].connection = id
-      trace.note("\(now - start) P\(index) connects c\(id)")
-      send([hello], on: id)
+    guard let program = players[index].program else {
+      guard now >= players[index].awayUntil else { return }
+      // Someone away for a while starts the program again (a seat kept on disk, the
+      // lobby, a room to watch, or quick match).
+      startProgram(index)
       wake(index, after: random.int(500...3_000))
       return
     }
-    if let id = player.connection, let connection = connections[id], connection.readsFrom > now {
+    if let id = program.connection, let connection = connections[id], connection.readsFrom > now {
       // The terminal is paused: the person waits for it.
       wake(index, after: connection.readsFrom - now + random.int(100...2_000))
       return
     }
-    let reaction = player.decide(random: &random, fair: true)
-    players[index] = player
-    react(reaction, player: index)
-    if case .following = players[index].mode, random.chance(0.01) {
+    if let command = players[index].decide(program.state, random: &random) {
+      trace.note("\(now - start) P\(index) \(command.traceName)")
+      program.handle(.command(command))
+    }
+    if program.state.lobby != nil, random.chance(0.01) {
       pauseReading(index, for: random.int(5_000...90_000))
     }
-    if players[index].connection != nil {
-      // Mostly at the screen; now and then away from it for minutes, the program running.
-      wake(
-        index, after: random.chance(0.05) ? random.int(20_000...600_000) : random.int(300...4_000))
+    if players[index].program === program {
+      // Mostly at the screen; now and then away from it for minutes, the program running,
+      // but not while their tournament runs (its bound is for entrants who are present).
+      let away = !players[index].inTournament(program.state) && random.chance(0.02)
+      wake(index, after: away ? random.int(20_000...600_000) : random.int(300...4_000))
     }
   }
 
+  /// Person `index` starts their program.
+  func startProgram(_ index: Int) {
+    programSerial += 1
+    let configuration = players[index].nextProgram(fair: random.chance(0.3))
+    if configuration.role == .spectator { players[index].watchTarget = nil }
+    players[index].comesBackSoon = false
+    players[index].pending = []
+    players[index].challenging = false
+    let program = SimulatedProgram(
+      simulation: self, person: index, serial: programSerial, configuration: configuration)
+    players[index].program = program
+    trace.note("\(now - start) P\(index) starts program \(programSerial) (\(configuration.role))")
+    program.handle(.start)
+  }
+
+  /// What person `index`'s program asks for, carried out in the virtual world (the
+  /// terminal program's `PlayerDriver` carries out the same outputs on real sockets).
+  func program(_ program: SimulatedProgram, performs output: PlayerOutput, state: PlayerState) {
+    let index = program.person
+    guard players[index].program === program, failure == nil else { return }
+    switch output {
+    case .connect:
+      guard runner != nil else {
+        program.handle(.connectFailed("the server does not answer"))
+        return
+      }
+      let id = connect(index)
+      program.connection = id
+      trace.note("\(now - start) P\(index) connects c\(id)")
+      program.handle(.connected)
+    case .send(let message):
+      guard let id = program.connection else { return }
+      if case .lobbyResync = message { checkResync(on: id, by: index) }
+      send([message], on: id)
+    case .close:
+      guard let id = program.connection else { return }
+      program.connection = nil
+      if case .reconnecting = state.phase {
+        trace.note("\(now - start) P\(index) takes c\(id) for lost")
+        counts["server taken for lost", default: 0] += 1
+      }
+      close(id, player: index)
+    case .schedule(let timer, let at):
+      timerSerial += 1
+      program.timerGenerations[timer] = timerSerial
+      queue.schedule(
+        .programTimer(
+          player: index, program: program.serial, timer: timer, generation: timerSerial),
+        at: max(now, at))
+    case .cancel(let timer):
+      program.timerGenerations[timer] = nil
+    case .makeNonce(let weapon):
+      program.handle(.nonce(random.hex32(), for: weapon))
+    case .keepSeat(_, let token):
+      players[index].token = token
+      players[index].droppedInMatchAt = nil
+    case .forgetSeat:
+      players[index].token = nil
+    case .keepEvidence:
+      fail(
+        "the real client finds nothing wrong",
+        "P\(index): fair play flagged an honest round (the client kept evidence)")
+    case .say(let line):
+      fail("the real client keeps to the server's rate", "P\(index)'s program said: \(line)")
+    case .matchReady:
+      // The screen goes back to the lobby (from watching, or from a match that is over),
+      // which seats them in their tournament match: it quits as on `q`.
+      if players[index].kind != .quickMatch,
+        state.match.seat == nil || state.match.view?.phase == .over
+      {
+        players[index].comesBackSoon = true
+        program.handle(.command(.leave))
+      }
+    case .lobby(let news):
+      switch news {
+      case .challenge(let notice):
+        if notice.status == .pending, notice.to == players[index].name {
+          players[index].pending.append(notice.id)
+        } else {
+          players[index].pending.removeAll { $0 == notice.id }
+        }
+        if notice.status != .pending {
+          players[index].challenging = false
+        }
+      case .refused:
+        players[index].challenging = false
+      case .seated:
+        players[index].pending = []
+        players[index].challenging = false
+      default:
+        break
+      }
+    case .saveRecord, .show:
+      break
+    case .ended(let end):
+      programEnded(program, end)
+    }
+  }
+
+  /// Person `index`'s program ended: what is open is closed, and the person starts it
+  /// again after a while (soon when it ended on the way somewhere).
+  private func programEnded(_ program: SimulatedProgram, _ end: PlayerEnd) {
+    let index = program.person
+    if let id = program.connection {
+      program.connection = nil
+      close(id, player: index)
+    }
+    players[index].program = nil
+    players[index].pending = []
+    trace.note("\(now - start) P\(index) program ends: \(end.reason)")
+    var back = players[index].comesBackSoon ? random.int(300...3_000) : random.int(5_000...120_000)
+    switch end {
+    case .left:
+      break
+    case .refused(let error) where error.code == .nameTaken:
+      // The program said the name is another's and ended; the person tries again later.
+      counts["refused their name", default: 0] += 1
+      players[index].awayUntil = now + random.int(60_000...300_000)
+      back = players[index].awayUntil - now
+    case .refused(let error) where error.code == .badToken:
+      players[index].token = nil
+      back = random.int(300...3_000)
+    case .refused, .closed, .gaveUp, .couldNotConnect:
+      counts["program ended: \(end.kindName)", default: 0] += 1
+      back = random.int(1_000...30_000)
+    case .brokeProtocol(let why), .cheated(let why):
+      fail("the real client finds nothing wrong", "P\(index): \(why)")
+    }
+    wake(index, after: back)
+  }
+
+  /// A program's timer came due: handed to its core if it is still that program's latest.
+  func programTimerFired(
+    player index: Int, program serial: Int, _ timer: PlayerTimer, _ generation: Int
+  ) {
+    guard let program = players[index].program, program.serial == serial,
+      program.timerGenerations[timer] == generation
+    else { return }
+    program.timerGenerations[timer] = nil
+    program.handle(.timerFired(timer))
+  }
+
   func toClient(_ id: Int, _ bytes: [UInt8]?) {
-    guard var connection = connections[id] else { return }
+    guard let connection = connections[id] else { return }
     let index = connection.player
-    guard players[index].connection == id else { return }
+    guard let program = players[index].program, program.connection == id else { return }
     if connection.readsFrom > now {
       connections[id]?.unreadByProgram.append(bytes)
       return
     }
-    if let bytes {
-      socketRead(bytes.count, on: id)
-      connection = connections[id] ?? connection
-      var pong: Int?? = nil
-      if bytes.count < 64, case .pong(let pingID)? = try? ServerMessage.decode(bytes) {
-        pong = .some(pingID)
-      }
-      connections[id]?.keepalive.heard(at: now, pong: pong)
-    }
     guard let bytes else {
       // The server closed it (or died): the program notices and comes back.
       trace.note("\(now - start) P\(index) sees c\(id) close")
-      lostConnection(index, serverClosedAt: connections[id]?.serverClosedAt)
+      lostConnection(index, serverClosedAt: connection.serverClosedAt)
       connections[id]?.open = false
-      wake(index, after: random.int(500...5_000))
+      program.connection = nil
+      program.handle(.closed(nil))
       return
     }
+    socketRead(bytes.count, on: id)
     let message: ServerMessage
     do {
       message = try ServerMessage.decode(bytes)
@@ -77,55 +204,32 @@ extension Simulation {
     }
     trace.note("\(now - start) P\(index) ←c\(id) \(message.traceName)")
     checkReceived(message, by: index, generation: connection.generation)
-    var player = players[index]
-    let wasFollowing = if case .following = player.mode { true } else { false }
-    let reaction = player.receive(message, random: &random)
-    players[index] = player
-    if wasFollowing, case .playing = player.mode {
-      // Seated from the lobby: the match's session pings every 3 s from now on.
-      connections[id]?.keepalive = Keepalive(
-        intervalMillis: 3_000, silenceLimitMillis: 6_000, now: now)
+    if case .error(let error, _) = message {
+      counts["told \(error.code.rawValue)", default: 0] += 1
     }
-    if reaction.resynced { checkResync(on: id, by: index) }
-    react(reaction, player: index)
-  }
-
-  func react(_ reaction: SimulatedPlayer.Reaction, player index: Int) {
-    if let violation = reaction.violation {
-      fail("the real client finds nothing wrong", "P\(index): \(violation)")
-      return
-    }
-    guard let id = players[index].connection else { return }
-    send(reaction.send, on: id)
-    if reaction.refusedName {
-      // The program said the name is another's and ended; the person tries again later.
-      counts["refused their name", default: 0] += 1
-      players[index].awayUntil = now + random.int(60_000...300_000)
-      wake(index, after: players[index].awayUntil - now)
-    }
-    if reaction.close {
-      let soon = players[index].watchTarget != nil || reaction.backToLobby
-      close(
-        id, player: index,
-        comeBackAfter: soon ? random.int(300...3_000) : random.int(5_000...300_000))
-      if reaction.backToLobby { players[index].mode = .away }
-    }
+    program.handle(.message(message))
   }
 
   /// Person `index`'s program lost its connection (noting whether they were entered in a
-  /// tournament still taking entries).
+  /// tournament still taking entries, and whether a seat in a running match starts its
+  /// grace).
   func lostConnection(_ index: Int, serverClosedAt: Int64? = nil) {
+    let since = serverClosedAt ?? now
+    players[index].droppedAt = since
+    players[index].returnedAt = nil
+    let match = players[index].program?.state.match
+    if players[index].token ?? match?.token != nil, match?.view?.phase == .choosing {
+      players[index].droppedInMatchAt = players[index].droppedInMatchAt ?? since
+    }
     let tournament = hub?.state.lobby.tournament
-    players[index].lostConnection(at: now, seatWaitingSince: serverClosedAt ?? now)
     players[index].enteredWhenDropped =
       tournament?.phase == .entry && tournament?.entrants.contains(players[index].name) == true
   }
 
   /// Frames from a person to the server, each after the last one on the connection.
-  func send(_ messages: [ClientMessage], on id: Int, isPing: Bool = false) {
+  func send(_ messages: [ClientMessage], on id: Int) {
     for message in messages {
       guard var connection = connections[id], connection.open else { return }
-      if !isPing { connection.keepalive.sent(at: now) }
       let at = max(now + random.int(1...15), connection.toServerAt, connection.cutUntil)
       connection.toServerAt = at
       connections[id] = connection
@@ -133,15 +237,15 @@ extension Simulation {
     }
   }
 
-  /// The person's side closes the connection; they come back after a while.
-  func close(_ id: Int, player index: Int, comeBackAfter delay: Int64) {
+  /// The person's program closes the connection: the server sees it after the frames
+  /// sent before it.
+  func close(_ id: Int, player index: Int) {
     guard var connection = connections[id] else { return }
     connection.open = false
     connections[id] = connection
     let at = max(now + random.int(1...15), connection.toServerAt, connection.cutUntil)
     queue.schedule(.serverSeesClose(connection: id), at: at)
     lostConnection(index)
-    wake(index, after: delay)
   }
 
   // MARK: - Faults
@@ -177,10 +281,18 @@ extension Simulation {
     connections[id]?.open = false
     queue.schedule(.serverSeesClose(connection: id), at: now + random.int(1...2_000))
     let index = connection.player
-    if players[index].connection == id {
-      lostConnection(index)
-      let back = random.chance(0.8) ? random.int(500...20_000) : random.int(20_000...120_000)
-      wake(index, after: back)
+    guard let program = players[index].program, program.connection == id else { return }
+    lostConnection(index)
+    program.connection = nil
+    if random.chance(0.8) {
+      // The program notices and reaches the server again, under its reconnect policy.
+      program.handle(.closed("the connection was reset"))
+    } else {
+      // The program went with it (a laptop's lid closed, a terminal closed): the person
+      // starts it again after a while, with the seat it kept on disk.
+      trace.note("\(now - start) P\(index) program \(program.serial) gone")
+      players[index].program = nil
+      wake(index, after: random.int(20_000...120_000))
     }
   }
 
@@ -208,6 +320,39 @@ extension ServerMessage {
     case .challenge(let notice): "challenge \(notice.id) \(notice.status)"
     case .pong: "pong"
     default: "\(self)".prefix(while: { $0 != "(" }).description
+    }
+  }
+}
+
+extension PlayerCommand {
+  /// The command, for the trace.
+  var traceName: String {
+    switch self {
+    case .pick: "picks"
+    case .rematch: "asks for a rematch"
+    case .leave: "leaves"
+    case .hangUp: "hangs up"
+    case .challenge(let name, _, let fair): "challenges \(name)\(fair ? " (fair)" : "")"
+    case .accept(let id): "accepts \(id)"
+    case .decline(let id, _): "declines \(id)"
+    case .askRecord(let match): "asks for record \(match)"
+    case .enterTournament: "enters the tournament"
+    case .withdrawFromTournament: "withdraws"
+    }
+  }
+}
+
+extension PlayerEnd {
+  /// The kind of end, for the counts.
+  var kindName: String {
+    switch self {
+    case .left: "left"
+    case .refused: "refused"
+    case .brokeProtocol: "broke the protocol"
+    case .cheated: "cheated"
+    case .gaveUp: "gave up"
+    case .closed: "closed"
+    case .couldNotConnect: "could not connect"
     }
   }
 }

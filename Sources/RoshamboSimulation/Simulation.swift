@@ -6,8 +6,9 @@ import RoshamboProtocol
 
 /// A whole LAN party in one thread on a virtual clock: the real ``HubCore`` run by the
 /// real ``HubRunner`` (this simulation is its ``HubWorld``), a journal under the real
-/// one's contract (``SimulatedJournal``), people made of the real client's parts
-/// (``SimulatedPlayer``), and a network between them that carries the real encoded
+/// one's contract (``SimulatedJournal``), people whose programs are the real
+/// ``PlayerCore`` run by the real ``PlayerRunner`` (``SimulatedPlayer``,
+/// ``SimulatedProgram``), and a network between them that carries the real encoded
 /// frames, with delays, dropped connections, hosts cut off for a while, a
 /// full disk, and the server killed and started again at any step. After every step the
 /// invariants (``Simulation/checkInvariants()``) are checked; the first that fails ends
@@ -31,6 +32,8 @@ public final class Simulation {
   /// Each timer's generation: a timer replaced or cancelled leaves a stale event.
   var timerGenerations: [HubTimer: Int] = [:]
   var timerSerial = 0
+  /// Numbers the people's programs.
+  var programSerial = 0
   var journal: SimulatedJournal
   /// The commit asked for and not yet answered (lost in a crash).
   var commitInFlight: JournalCommit?
@@ -71,8 +74,6 @@ public final class Simulation {
     var cutUntil: Int64 = 0
     /// The server's end: the real connection state machine.
     var server: ConnectionStateMachine
-    /// The client's end: when it pings.
-    var keepalive: Keepalive
     /// When the server last read a frame from it.
     var lastRead: Int64 = 0
     /// Whether the hub was handed anything from it (it is then told when it closes).
@@ -100,7 +101,8 @@ public final class Simulation {
     case connectionTimer(ConnectionTimer, connection: Int)
     case serverSeesClose(connection: Int)
     case toClient(connection: Int, bytes: [UInt8]?)
-    case wake(player: Int)
+    case wake(player: Int, look: Int)
+    case programTimer(player: Int, program: Int, timer: PlayerTimer, generation: Int)
     case crash
     case restart
     case disk(full: Bool)
@@ -120,7 +122,8 @@ public final class Simulation {
     public var description: String { "\(invariant): \(detail) (step \(step), at +\(at) ms)" }
   }
 
-  public init(_ configuration: SimulationConfiguration) {
+  /// An evening of `configuration`, keeping the last `traceLines` steps to print.
+  public init(_ configuration: SimulationConfiguration, traceLines: Int = 400) {
     self.configuration = configuration
     self.random = SimulationRandom(seed: configuration.seed)
     self.start = now
@@ -128,7 +131,7 @@ public final class Simulation {
     let defaults = RoomState.Settings(bestOf: 3)
     self.grace = defaults.graceMillis
     self.journal = SimulatedJournal(defaults: defaults)
-    self.trace = Trace()
+    self.trace = Trace(keep: max(1, traceLines))
     var settings = HubConfiguration(hasJournal: true)
     settings.tokenSeed = configuration.seed &+ 1
     settings.compactionInterval = 1_000_000
@@ -199,8 +202,13 @@ public final class Simulation {
       if connection.forwarded { handle(.closed(peer(connection))) }
     case .toClient(let id, let bytes):
       toClient(id, bytes)
-    case .wake(let index):
+    case .wake(let index, let look):
+      // Only the person's latest look is theirs: they look again once, not on every
+      // schedule made meanwhile.
+      guard players[index].look == look else { return }
       wakeUp(index)
+    case .programTimer(let index, let program, let timer, let generation):
+      programTimerFired(player: index, program: program, timer, generation)
     case .crash:
       crash()
     case .restart:
@@ -228,8 +236,10 @@ public final class Simulation {
       identity: players[connection.player].identity)
   }
 
-  /// A person looks at their screen again `delay` ms from now.
+  /// A person looks at their screen again `delay` ms from now (and not at any time
+  /// asked for before).
   func wake(_ index: Int, after delay: Int64) {
-    queue.schedule(.wake(player: index), at: now + max(0, delay))
+    players[index].look += 1
+    queue.schedule(.wake(player: index, look: players[index].look), at: now + max(0, delay))
   }
 }

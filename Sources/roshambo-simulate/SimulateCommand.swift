@@ -35,6 +35,9 @@ struct SimulateCommand: ParsableCommand {
   @Flag(help: "Print the steps before a failure (inputs, outputs, times).")
   var trace = false
 
+  @Option(help: "How many of the last steps --trace prints.")
+  var traceLines = 400
+
   func validate() throws {
     guard SimulationConfiguration.Faults(list: faults) != nil else {
       throw ValidationError(
@@ -43,6 +46,7 @@ struct SimulateCommand: ParsableCommand {
     guard players >= 2 else { throw ValidationError("--players: a party needs at least 2 people") }
     guard hours > 0 else { throw ValidationError("--hours: must be more than 0") }
     guard seeds >= 1 else { throw ValidationError("--seeds: at least 1") }
+    guard traceLines >= 1 else { throw ValidationError("--trace-lines: at least 1") }
   }
 
   func run() throws {
@@ -53,7 +57,7 @@ struct SimulateCommand: ParsableCommand {
     for offset in 0..<seeds {
       let configuration = SimulationConfiguration(
         seed: seed &+ UInt64(offset), hours: hours, players: players, faults: faults)
-      let simulation = Simulation(configuration)
+      let simulation = Simulation(configuration, traceLines: traceLines)
       let failure = simulation.run()
       simulated += simulation.simulatedMillis
       if let failure {

@@ -104,6 +104,22 @@ struct ClientEffectsTests {
     #expect(ClientReducer().reduce(into: &state, effectsOf: .quit) == [.leave])
   }
 
+  @Test("a rematch asked once, as the view shows, is not asked again")
+  func rematchAskedOnce() {
+    var room = RoomState(name: "den")
+    room.apply(.playerJoined(name: "Alice", token: "a", at: 0))
+    room.apply(.playerJoined(name: "Bob", token: "b", at: 0))
+    for (a, b) in [(Weapon.rock, Weapon.scissors), (.paper, .rock)] {
+      room.apply(.chose(seat: .one, round: room.round, weapon: a, at: 1))
+      room.apply(.chose(seat: .two, round: room.round, weapon: b, at: 1))
+    }
+    var state = Self.seated(in: room.view(for: .one))
+    #expect(ClientReducer().reduce(into: &state, effectsOf: .rematch) == [.send(.rematch)])
+    room.apply(.rematchRequested(seat: .one, at: 2))
+    _ = ClientReducer().reduce(into: &state, effectsOf: .synced(view: room.view(for: .one), seq: 2))
+    #expect(ClientReducer().reduce(into: &state, effectsOf: .rematch) == [])
+  }
+
   @Test("a fair round broken off by the server: the evidence is kept, once")
   func brokenOffRound() {
     var state = Self.seated(in: Self.playing(fair: true))

@@ -86,6 +86,24 @@ struct HubFleetNameTests {
     #expect(hub.state.lobby.names.holder(of: "Mal") == Self.mallory.identity)
   }
 
+  @Test("a release read while the journal cannot be written is applied again when play resumes")
+  func releaseLostWithAFailedWrite() {
+    var hub = Self.fleetHub()
+    _ = HubNameLimitTests.arrive(&hub, Self.ann, as: "Ann")
+    _ = hub.settle()
+    let durable = hub.state.lobby
+    // The release is read; the commit that would make the yield durable fails.
+    _ = hub.handle(.fleetNamesRead([Self.row("Ann", Self.ann, hub, released: true)]))
+    _ = hub.flush()
+    _ = hub.handle(.committed(.failure(JournalFailure("disk full")), onJournalThread: false))
+    _ = hub.handle(.reloaded(.success((durable, 0))))
+    #expect(hub.state.lobby.names.holder(of: "Ann") == Self.ann.identity)
+    // Writes succeed again: the release is applied again.
+    _ = hub.fire(.probe)
+    _ = hub.handle(.probed(succeeded: true))
+    #expect(hub.state.lobby.names.holder(of: "Ann") == nil)
+  }
+
   @Test("a fleet holder who has not used the name for the lapse keeps it nowhere")
   func lapsed() {
     var hub = Self.fleetHub()

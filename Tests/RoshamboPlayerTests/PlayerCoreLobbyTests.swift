@@ -136,6 +136,38 @@ struct PlayerCoreLobbyTests {
     #expect(outputs.contains(.lobby(.seated(room: "t1-r1-1"))))
   }
 
+  @Test("a seat held while the connection was lost is the answer to the next lobby hello")
+  func challengeThenLostThenSeated() {
+    let welcome = ServerMessage.welcome(room: "duel-1", seat: .one, token: "t", rate: nil)
+    // Alice challenged Bob and lost the connection before hearing of it; Bob accepted.
+    var asked = Self.following()
+    _ = asked.handle(.command(.challenge("Bob", fair: false)), now: 100)
+    _ = asked.handle(.closed(nil), now: 1_000)
+    _ = asked.handle(.timerFired(.reconnect), now: 1_250)
+    _ = asked.handle(.connected, now: 1_300)
+    #expect(asked.handle(.message(welcome), now: 1_310).contains(.lobby(.seated(room: "duel-1"))))
+    // Alice heard Bob's challenge and accepted it; the connection was lost before the news.
+    var heard = Self.following()
+    let fromBob = ChallengeNotice(
+      id: 7, status: .pending, from: "Bob", to: "Alice", bestOf: 3, ruleset: .classic,
+      fair: false, expires: 40_000)
+    _ = heard.handle(.message(.challenge(fromBob)), now: 100)
+    _ = heard.handle(.command(.accept(7)), now: 150)
+    _ = heard.handle(.closed(nil), now: 1_000)
+    _ = heard.handle(.timerFired(.reconnect), now: 1_250)
+    _ = heard.handle(.connected, now: 1_300)
+    #expect(heard.handle(.message(welcome), now: 1_310).contains(.lobby(.seated(room: "duel-1"))))
+    // Once the lobby was shown on this connection, a welcome nothing asked for is a lie.
+    var shown = Self.following()
+    _ = shown.handle(.message(.challenge(fromBob)), now: 100)
+    var ended = fromBob
+    ended.status = .declined
+    _ = shown.handle(.message(.challenge(ended)), now: 150)
+    #expect(
+      shown.handle(.message(welcome), now: 200).last
+        == .ended(.brokeProtocol("a room's message to a connection following the lobby")))
+  }
+
   @Test("a lost lobby is reached again under the policy, said on the screen, and followed anew")
   func lostAndBack() {
     var core = Self.following()

@@ -66,6 +66,19 @@ struct PlayerCoreTests {
     #expect(core.state.match.view == view)
   }
 
+  @Test("a player who left keeps no seat, whatever state comes before the close")
+  func leftKeepsNoSeat() {
+    var core = Self.seated()
+    let left = core.handle(.command(.leave), now: 100)
+    #expect(left.contains(.forgetSeat))
+    #expect(left.contains(.send(.leave(id: nil))))
+    // A rematch's first state, sent before the server read the leave.
+    var room = Self.room()
+    room.apply(.chose(seat: .two, round: 1, weapon: .rock, at: 0))
+    let outputs = core.handle(.message(.state(seq: 2, view: room.view(for: .one))), now: 120)
+    #expect(!outputs.contains { if case .keepSeat = $0 { true } else { false } })
+  }
+
   @Test("a refused hello ends the session with the server's words")
   func refusedHello() {
     var core = PlayerCore(configuration: PlayerConfiguration(name: "Alice", room: "den"))
