@@ -204,7 +204,7 @@ let package = Package(
       dependencies: [
         "RoshamboServer", "RoshamboHub", "RoshamboConnections", "RoshamboOperations", "RoshamboJournal",
         "RoshamboJournalFormat", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
-        "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS", "GameFixtures",
+        "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS", "GameFixtures", "ClientFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -262,12 +262,18 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       plugins: ["SourceCommitPlugin"]),
+    // A follower of the lobby on a real connection, made of the real client's driver, for
+    // the tests that watch or answer the lobby while they run servers and programs.
+    .target(
+      name: "ClientFixtures",
+      dependencies: ["RoshamboClient", "RoshamboGame", "RoshamboProtocol"],
+      path: "Tests/ClientFixtures"),
     .testTarget(
       name: "RoshamboClientTests",
       dependencies: [
         "RoshamboClient", "RoshamboLoad", "RoshamboArena", "RoshamboServer", "RoshamboJournal",
         "RoshamboGame", "RoshamboProtocol", "RoshamboTLS",
-        "ReduxTesting", "GameFixtures", "ProcessFixtures",
+        "ReduxTesting", "GameFixtures", "ProcessFixtures", "ClientFixtures",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),

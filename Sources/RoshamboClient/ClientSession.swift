@@ -139,10 +139,6 @@ public final class ClientSession {
     driver.command(.hangUp)
   }
 
-  /// The keepalive's clock: milliseconds since the program's first session.
-  nonisolated static let epoch = ContinuousClock.now
-  nonisolated static func clockMillis() -> Int64 { (ContinuousClock.now - epoch).milliseconds }
-
   /// Plays until the session ends for good: the player quit, the server refused fatally,
   /// or reconnecting gave up. Returns why it closed (nil for a clean close) and the
   /// server's fatal error, if any.
@@ -219,26 +215,10 @@ extension Duration {
   }
 }
 
-/// The server stopped answering: nothing came, not even a `pong`, for this long.
-public struct ServerSilent: Error, CustomStringConvertible {
-  public let seconds: Int
-  public var description: String {
-    "the server stopped answering (nothing for \(seconds) s, pings unanswered)"
-  }
-}
-
 /// Reconnecting was given up.
 public struct ReconnectFailed: Error, CustomStringConvertible {
   public let message: String
   public var description: String { message }
-}
-
-/// The server closed the connection because nothing came from this client for a while (it
-/// was stopped, or the machine slept): a lost connection, which is taken back.
-struct ServerTimedOut: Error, CustomStringConvertible {
-  var description: String {
-    "the server heard nothing from this terminal for a while (was it stopped, or asleep?)"
-  }
 }
 
 extension Duration {

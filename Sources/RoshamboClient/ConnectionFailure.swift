@@ -92,7 +92,6 @@ public struct ConnectionFailure: Error, Sendable, CustomStringConvertible {
     case let error as ServerCheated: error.message
     case let error as ReconnectFailed: error.message
     case let error as ConnectionLost: error.message
-    case let error as ServerSilent: error.description
     case let error as NoAnswer: error.description
     default: "the connection to the server was lost (the server stopped, or the network dropped)"
     }

@@ -173,10 +173,8 @@ public struct ConnectionStateMachine: Sendable {
     switch (state, message) {
     case (.awaitingHello, .hello):
       state = .joined
-      if case .hello(_, _, _, _, _, _, _, let keepalive, _, _) = message {
-        silenceLimitSeconds = ClientMessage.keepaliveLimit(
-          for: keepalive, idleLimit: limits.idleTimeoutSeconds)
-      }
+      silenceLimitSeconds = ClientMessage.keepaliveLimit(
+        for: message.promisedKeepalive, idleLimit: limits.idleTimeoutSeconds)
       return .forward(message)
     case (.awaitingHello, _):
       return refuse(.helloFirst(), re: message.id)

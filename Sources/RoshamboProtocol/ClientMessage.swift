@@ -68,6 +68,13 @@ public enum ClientMessage: Sendable, Equatable {
     }
   }
 
+  /// The pings a `hello` promises, one at least every this many seconds; nil for a hello
+  /// that promises none, and for every other message.
+  public var promisedKeepalive: Int? {
+    guard case .hello(_, _, _, _, _, _, _, let keepalive, _, _) = self else { return nil }
+    return keepalive
+  }
+
   // MARK: - Decoding
 
   /// The fields any client message may carry, each read only if it has its type.

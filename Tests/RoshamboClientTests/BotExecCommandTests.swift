@@ -1,3 +1,4 @@
+import ClientFixtures
 import Foundation
 import ProcessFixtures
 import RoshamboClient
@@ -157,8 +158,8 @@ struct BotExecCommandTests {
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
     var seen = false
     let deadline = ContinuousClock.now + .seconds(60)
-    try await LobbyClient.follow(connection, name: "Watcher") { event in
-      if case .view(_, let view) = event {
+    await LobbyFollower.follow(connection, name: "Watcher") { news, _ in
+      if case .view(_, let view) = news {
         seen = view.people.contains {
           $0.name == name && $0.takesChallenges && $0.status == .idle
         }

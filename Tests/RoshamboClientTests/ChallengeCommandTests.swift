@@ -1,3 +1,4 @@
+import ClientFixtures
 import Foundation
 import ProcessFixtures
 import RoshamboClient
@@ -18,8 +19,8 @@ struct ChallengeCommandTests {
     let connection = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
     var seen = false
     let deadline = ContinuousClock.now + .seconds(10)
-    try await LobbyClient.follow(connection, name: "Watcher") { event in
-      if case .view(_, let view) = event {
+    await LobbyFollower.follow(connection, name: "Watcher") { news, _ in
+      if case .view(_, let view) = news {
         seen = view.people.contains { $0.name == name && $0.takesChallenges }
       }
       return !seen && ContinuousClock.now < deadline
@@ -102,9 +103,11 @@ struct ChallengeCommandTests {
       let carol = try await ServerConnection.connect(
         host: "127.0.0.1", port: server.port, tls: tls)
       let declining = Task {
-        try await LobbyClient.follow(carol, name: "Carol", takesChallenges: true) { event in
-          guard case .challenge(let notice) = event else { return true }
-          if notice.status == .pending { carol.send(.decline(challenge: notice.id, id: 2)) }
+        await LobbyFollower.follow(carol, name: "Carol", takesChallenges: true) { news, driver in
+          guard case .challenge(let notice) = news else { return true }
+          if notice.status == .pending {
+            await driver.command(.decline(notice.id, forTheEvening: false))
+          }
           return notice.status == .pending
         }
       }
@@ -112,7 +115,7 @@ struct ChallengeCommandTests {
       let bob = try await run(["challenge", "Carol", "--name", "Bob"], port: server.port)
       #expect(bob.status == 1)
       #expect(bob.printed.contains("the challenge to Carol ended: declined"), "\(bob.printed)")
-      _ = try await declining.value
+      #expect(await declining.value == .stopped)
     }
   }
 }

@@ -39,35 +39,49 @@ struct LobbyMachinesTests {
       pairings: [], champion: champion)
   }
 
-  // MARK: - LobbyClient's requests
+  // MARK: - A lobby follower's requests
 
-  @Test("the lobby's requests: hello first, then each request with the next id")
-  func requestsNumbered() {
-    var requests = LobbyClient.Requests(name: "Bob", takesChallenges: true, entrant: false)
-    let got1 = requests.hello(keepalive: .milliseconds(1500))
+  /// What `outputs` send, in order.
+  static func sent(_ outputs: [PlayerOutput]) -> [ClientMessage] {
+    outputs.compactMap {
+      guard case .send(let message) = $0 else { return nil }
+      return message
+    }
+  }
+
+  @Test("a lobby follower's requests: hello first, then each request with the next id")
+  func followerRequestsNumbered() {
+    var core = PlayerCore(
+      configuration: PlayerConfiguration(
+        name: "Bob", role: .lobby, fair: true, keepaliveMillis: 1_500, takesChallenges: true))
+    _ = core.handle(.start, now: 0)
     #expect(
-      got1
-        == .hello(
+      Self.sent(core.handle(.connected, now: 0)) == [
+        .hello(
           protocol: WireProtocol.version, name: "Bob", role: .lobby, room: nil, resume: nil,
-          fair: true, challenges: true, keepalive: 2, patches: true, id: 1))
-    let got2 = requests.challenge("Carol", fair: true)
+          fair: true, challenges: true, keepalive: 2, patches: true, id: 1)
+      ])
+    _ = core.handle(.message(.lobby(seq: 1, view: Self.view([Self.person("Bob")]))), now: 10)
+    let commands: [PlayerCommand] = [
+      .challenge("Carol", fair: true), .accept(9), .decline(9, forTheEvening: true),
+      .enterTournament, .askRecord(12),
+    ]
+    var sent: [ClientMessage] = []
+    for (index, command) in commands.enumerated() {
+      sent += Self.sent(core.handle(.command(command), now: 100 * Int64(index + 1)))
+    }
     #expect(
-      got2
-        == .challenge(name: "Carol", bestOf: nil, ruleset: nil, fair: true, id: 2))
-    let got3 = requests.accept(9)
-    #expect(got3 == .accept(challenge: 9, id: 3))
-    let got4 = requests.decline(9, forTheEvening: true)
-    #expect(got4 == .decline(challenge: 9, block: true, id: 4))
-    #expect(!requests.entrant)
-    let got5 = requests.enterTournament()
-    #expect(got5 == .enter(id: 5))
-    #expect(requests.entrant)
-    let got6 = requests.record(of: 12)
-    #expect(got6 == .match(match: 12, id: 6))
-    var reader = LobbyClient.Requests(name: "Dave", takesChallenges: false, entrant: false)
-    let got7 = reader.hello(keepalive: nil)
+      sent == [
+        .challenge(name: "Carol", bestOf: nil, ruleset: nil, fair: true, id: 2),
+        .accept(challenge: 9, id: 3),
+        .decline(challenge: 9, block: true, id: 4),
+        .enter(id: 5),
+        .match(match: 12, id: 6),
+      ])
+    let reader = PlayerConfiguration(
+      name: "Dave", role: .lobby, fair: true, takesChallenges: false, promisesKeepalive: false)
     #expect(
-      got7
+      reader.greeting(id: 1)
         == .hello(
           protocol: WireProtocol.version, name: "Dave", role: .lobby, room: nil, resume: nil,
           fair: true, patches: true, id: 1))

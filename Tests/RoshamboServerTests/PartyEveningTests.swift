@@ -1,3 +1,4 @@
+import ClientFixtures
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -49,10 +50,10 @@ struct PartyEveningTests {
       let alice = try await connection(port: port)
       let seen = NIOLockedValueBox<(mute: Bool, muteGone: Bool)>((false, false))
       let following = Task {
-        try await LobbyClient.follow(
-          alice, name: "Alice", takesChallenges: true, keepalive: .milliseconds(200)
-        ) { event in
-          guard case .view(_, let view) = event else { return true }
+        await LobbyFollower.follow(
+          alice, name: "Alice", takesChallenges: true, keepaliveMillis: 200
+        ) { news, _ in
+          guard case .view(_, let view) = news else { return true }
           let mute = view.people.contains { $0.name == "Mute" }
           return seen.withLockedValue {
             if mute { $0.mute = true } else if $0.mute { $0.muteGone = true }
@@ -67,7 +68,7 @@ struct PartyEveningTests {
           id: 1))
       await mute.waitUntilClosed()
       // Alice, idle longer than Mute, is still there to see Mute go.
-      _ = try await following.value
+      #expect(await following.value == .stopped)
       #expect(seen.withLockedValue { $0.muteGone })
       await alice.close()
     }
@@ -102,11 +103,12 @@ struct PartyEveningTests {
       }
       let again = try await ServerConnection.connect(
         host: "127.0.0.1", port: server.port, tls: TestCertificates.client(as: "Bob"))
-      let seated = try await LobbyClient.follow(again, name: "Bob", takesChallenges: true) {
-        _ in true
+      let seated = await LobbyFollower.follow(again, name: "Bob", takesChallenges: true) {
+        _, _ in true
       }
-      #expect(seated?.room == room)
-      #expect(seated?.seat == .two || seated?.seat == .one)
+      #expect(
+        seated == .seated(room: room, seat: .two) || seated == .seated(room: room, seat: .one),
+        "\(seated)")
       await again.close()
       await clients[0].close()
     }

@@ -35,8 +35,6 @@ public struct CommandExit: Error, Equatable, Sendable {
       (nil, exit)
     case let violation as ProtocolViolation:
       (violation.description, CommandExit(ExitStatus.protocolViolation))
-    case let refused as LobbyClient.Refused:
-      (refused.description, CommandExit(ExitStatus.failure))
     case let silent as NoAnswer:
       (silent.description, CommandExit(ExitStatus.failure))
     default:
