@@ -233,13 +233,17 @@ public struct Tournament: Sendable, Equatable {
 
   /// Players in order of the standings; each takes the next one below not met yet (a
   /// search that backtracks, so no rematch while a pairing without one exists); with an
-  /// odd count the lowest-ranked player who has had no bye gets one.
+  /// odd count the lowest-ranked player still playing who has had no bye gets one (one who
+  /// withdrew only when nobody else can: their matches are walkovers, a bye a free win).
   private func swissPairs() -> [[String]] {
     var ranked = standings.map(\.name)
     var pairs: [[String]] = []
     if ranked.count % 2 == 1 {
       let hadBye = Set(rounds.flatMap { $0.filter(\.isBye).flatMap(\.players) })
-      let bye = ranked.last { !hadBye.contains($0) } ?? ranked.last!
+      let playing = ranked.filter { !withdrawn.contains($0) }
+      let bye =
+        playing.last { !hadBye.contains($0) } ?? ranked.last { !hadBye.contains($0) }
+        ?? ranked.last!
       ranked.removeAll { $0 == bye }
       pairs.append([bye])
     }

@@ -119,6 +119,19 @@ struct TournamentTests {
     }
   }
 
+  @Test("Swiss: a player who withdrew gets no bye while someone still playing can have it")
+  func swissByeNotToTheWithdrawn() {
+    var tournament = Tournament(kind: .swiss, settings: Self.settings)
+    tournament.entrants = ["p1", "p2", "p3", "p4", "p5"]
+    tournament.phase = .running
+    tournament.withdrawn = ["p5"]
+    let round = tournament.nextRound()
+    let byes = round.filter(\.isBye).flatMap(\.players)
+    #expect(byes == ["p4"])
+    // p5 is paired (a walkover to the opponent), not left out.
+    #expect(round.contains { !$0.isBye && $0.players.contains("p5") })
+  }
+
   @Test("Swiss, 2 to 20 players: ⌈log2 n⌉ rounds, no rematch from 6 players on, byes spread")
   func swiss() async {
     await propertyCheck(count: 100, input: Gen.int(in: 2...20), Gen.int(in: 0...Int(Int32.max))) {
