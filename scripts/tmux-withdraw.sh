@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Going home in the middle of a tournament, in real terminals (tmux): Alice, Bob and
 # Carol enter a round robin; Alice, with the bye in round 1, quits the lobby: the first q
-# asks, the second withdraws her and leaves. Her later matches are walkovers at once
+# asks, another key stays, and Ctrl-C withdraws her and leaves (as q twice would). Her later matches are walkovers at once
 # (not after the 30 s grace): Bob's and Carol's screens say she withdrew, and the
 # tournament finishes without her. Exits non-zero on the first screen that is not as
 # expected, printing it. Needs `swift build` first, and tmux.
@@ -32,12 +32,15 @@ expect_screen Bob "Room cup-1-1-1"
 expect_screen Carol "Room cup-1-1-1"
 expect_screen Alice "You have a bye in round 1"
 
-echo "tmux-withdraw: Alice goes home: q asks, q again withdraws her and leaves"
+echo "tmux-withdraw: Alice goes home: q asks, another key stays, Ctrl-C withdraws her and leaves"
 press Alice q
 expect_screen Alice "Leaving withdraws you from the tournament"
 refuse_screen Alice "EXIT="
-press Alice q
-expect_screen Alice "EXIT=0"
+press Alice x
+expect_screen Alice "You stay in the lobby and in the tournament."
+refuse_screen Alice "EXIT="
+press Alice C-c
+expect_screen Alice "EXIT=130"
 
 echo "tmux-withdraw: Bob beats Carol; round 2 (Alice against Bob) is Bob's at once"
 press Bob r

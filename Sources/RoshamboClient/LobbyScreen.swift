@@ -256,12 +256,15 @@ public final class LobbyScreen {
     }
   }
 
-  /// Ctrl-C quits the lobby (exit 130); SIGTERM and SIGHUP likewise with their numbers.
-  /// A resize redraws.
+  /// Ctrl-C quits the lobby (exit 130); SIGTERM and SIGHUP (a terminal closed) likewise
+  /// with their numbers. Someone in a tournament who leaves so is going home: they are
+  /// withdrawn first, as with q twice, so that nobody waits out a grace for them. A
+  /// resize redraws.
   private func received(signal number: Int32) {
     if number == SIGWINCH {
       draw(store.state)
     } else {
+      if store.state.isInTournament, !reconnecting { driver.command(.withdrawFromTournament) }
       finish(.signalled(number))
     }
   }
