@@ -115,7 +115,41 @@ struct ChallengeCommandTests {
       let bob = try await run(["challenge", "Carol", "--name", "Bob"], port: server.port)
       #expect(bob.status == 1)
       #expect(bob.printed.contains("the challenge to Carol ended: declined"), "\(bob.printed)")
+      #expect(!bob.printed.contains("Your lobby is open"), "\(bob.printed)")
       #expect(await declining.value == .stopped)
+    }
+  }
+
+  @Test("a challenge while the same person's lobby is open elsewhere says it closes it there")
+  func lobbyOpenElsewhere() async throws {
+    try await withTestServer { server in
+      let tls = try ClientTestCertificates.clientTLS()
+      let carol = try await ServerConnection.connect(
+        host: "127.0.0.1", port: server.port, tls: tls)
+      let declining = Task {
+        await LobbyFollower.follow(carol, name: "Carol", takesChallenges: true) { news, driver in
+          guard case .challenge(let notice) = news else { return true }
+          if notice.status == .pending {
+            await driver.command(.decline(notice.id, forTheEvening: false))
+          }
+          return notice.status == .pending
+        }
+      }
+      try await waitForPerson("Carol", port: server.port)
+      // Dana's lobby (a bot waiting for challenges, with this machine's identity) is open.
+      let (lobby, lobbyPipe) = try startRoshambo(
+        ["bot", "--lobby", "--name", "Dana", "--matches", "1"], port: server.port)
+      try await waitForPerson("Dana", port: server.port)
+      // With no terminal to ask on, the challenge goes on and says what it does.
+      let dana = try await run(["challenge", "Carol", "--name", "Dana"], port: server.port)
+      #expect(
+        dana.printed.contains(
+          "Your lobby is open in another terminal; challenging from here closes it there."),
+        "\(dana.printed)")
+      #expect(dana.printed.contains("the challenge to Carol ended: declined"), "\(dana.printed)")
+      #expect(await declining.value == .stopped)
+      let (status, printed) = await finish(lobby, lobbyPipe)
+      #expect(status != 0, "the replaced lobby ended: \(printed)")
     }
   }
 }

@@ -13,6 +13,25 @@ import Testing
 struct CommandExitTests {
   struct Unknown: Error {}
 
+  @Test("a lobby open elsewhere: the same name, following, taking challenges, free")
+  func lobbyOpenElsewhere() {
+    func view(_ people: [LobbyView.Person]) -> LobbyView {
+      LobbyView(
+        people: people, peopleCount: people.count, rooms: [], roomCount: 0, leaders: [],
+        tournament: nil)
+    }
+    let open = LobbyView.Person(name: "Dana", status: .idle, room: nil, takesChallenges: true)
+    #expect(ChallengeMatch.lobbyOpen(in: view([open]), name: "Dana"))
+    // A look (taking no challenges) replaces nothing; a match is not a lobby screen.
+    var look = open
+    look.takesChallenges = false
+    #expect(!ChallengeMatch.lobbyOpen(in: view([look]), name: "Dana"))
+    var playing = open
+    playing.status = .playing
+    #expect(!ChallengeMatch.lobbyOpen(in: view([playing]), name: "Dana"))
+    #expect(!ChallengeMatch.lobbyOpen(in: view([open]), name: "Erin"))
+  }
+
   @Test("each way resolving the server stops has its own status")
   func resolutionFailures() {
     let statuses = [

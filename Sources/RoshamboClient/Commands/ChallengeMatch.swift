@@ -1,5 +1,6 @@
 import Foundation
 import RoshamboGame
+import RoshamboProtocol
 import Sysexits
 
 /// `roshambo challenge`: challenges `opponent` from the lobby as soon as they are free,
@@ -31,6 +32,14 @@ public struct ChallengeMatch: Sendable {
 
   public func run() async throws {
     let resolved = try await access.resolve()
+    // A lobby that takes challenges replaces another of the same person's: look first,
+    // and ask before closing the one open in another terminal.
+    if let view = try? await look(resolved), Self.lobbyOpen(in: view, name: name) {
+      guard takeOver(interactive: ServerAccess.interactive) else {
+        print("Nothing was sent: your lobby stays open in the other terminal; challenge from there.")
+        throw CommandExit(ExitStatus.failure)
+      }
+    }
     let seats = await access.seatMemory(resolved, name: name)
     let driver = try await seat(
       resolved, goal: .challenge(opponent, ruleset: ruleset, fair: fair), seats: seats)
@@ -40,6 +49,55 @@ public struct ChallengeMatch: Sendable {
       return Task { @MainActor in await screen.playSeated() }
     }.value
     try CommandExit.unlessSuccess(ExitStatus.of(ending))
+  }
+
+  /// Whether `view` shows `name`'s lobby open (following and taking challenges): a lobby
+  /// screen of the same person in another terminal, which this command's lobby would close.
+  public static func lobbyOpen(in view: LobbyView, name: String) -> Bool {
+    let me = (try? PlayerName.normalize(name).get()) ?? name
+    return view.people.contains { $0.name == me && $0.takesChallenges && $0.status == .idle }
+  }
+
+  /// The question before closing the person's other lobby; on no terminal, the challenge
+  /// goes on and says so. Returns whether to go on.
+  private func takeOver(interactive: Bool) -> Bool {
+    let said = "Your lobby is open in another terminal; challenging from here closes it there."
+    guard interactive else {
+      print(said)
+      return true
+    }
+    print(said + " Go on? [y/N] ", terminator: "")
+    fflush(nil)
+    let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+    return answer == "y" || answer == "yes"
+  }
+
+  /// The lobby as the server has it now, seen by a look that takes no challenges (so it
+  /// replaces nothing), on a connection of its own.
+  private func look(_ server: ResolvedServer) async throws -> LobbyView? {
+    let connection = try await access.connect(server)
+    let name = self.name
+    let keepaliveMillis = access.keepaliveMillis
+    let seen = await MainActor.run { () -> Task<LobbyView?, Never> in
+      let driver = PlayerDriver(
+        configuration: PlayerConfiguration(
+          name: name, role: .lobby, fair: true, keepaliveMillis: keepaliveMillis,
+          reconnects: false),
+        connection: connection, connect: { throw CancellationError() })
+      var view: LobbyView?
+      driver.lobbyNews = { [weak driver] news in
+        guard case .view(_, let shown) = news, view == nil else { return }
+        view = shown
+        driver?.command(.leave)
+      }
+      return Task { @MainActor in
+        _ = await driver.follow()
+        return view
+      }
+    }
+    return try await connection.answering("the lobby", within: .seconds(10)) {
+      await seen.value
+    }
   }
 
   /// Waits in the lobby for what `goal` says (``HeadlessLobby``), on a connection of its
