@@ -36,7 +36,8 @@ public struct ChallengeMatch: Sendable {
     // and ask before closing the one open in another terminal.
     if let view = try? await look(resolved), Self.lobbyOpen(in: view, name: name) {
       guard takeOver(interactive: ServerAccess.interactive) else {
-        print("Nothing was sent: your lobby stays open in the other terminal; challenge from there.")
+        print(
+          "Nothing was sent: your lobby stays open in the other terminal; challenge from there.")
         throw CommandExit(ExitStatus.failure)
       }
     }
