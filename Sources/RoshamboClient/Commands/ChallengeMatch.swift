@@ -36,8 +36,10 @@ public struct ChallengeMatch: Sendable {
     // and ask before closing the one open in another terminal.
     if let view = try? await look(resolved), Self.lobbyOpen(in: view, name: name) {
       guard takeOver(interactive: ServerAccess.interactive) else {
-        print(
-          "Nothing was sent: your lobby stays open in the other terminal; challenge from there.")
+        let kept =
+          "Nothing was sent: your lobby stays open in the other terminal. Challenge from "
+          + "there: c on the person."
+        print(Paragraph.standardOutputWidth.map { Paragraph.wrapped(kept, width: $0) } ?? kept)
         throw CommandExit(ExitStatus.failure)
       }
     }
@@ -67,7 +69,8 @@ public struct ChallengeMatch: Sendable {
       print(said)
       return true
     }
-    print(said + " Go on? [y/N] ", terminator: "")
+    print(Paragraph.standardOutputWidth.map { Paragraph.wrapped(said, width: $0) } ?? said)
+    print("Go on? [y/N] ", terminator: "")
     fflush(nil)
     let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
     return answer == "y" || answer == "yes"
