@@ -6,7 +6,7 @@ import RoshamboProtocol
 /// the server may seat it. It reads each message the server sends and says what it means
 /// (``Step``); the ``PlayerCore`` that holds it sends, shows and ends.
 ///
-/// Invariants: views reach the player only with a rising `seq`; a challenge notice only
+/// Invariants: views reach the player only with a `seq` that never goes back; a challenge notice only
 /// when this follower takes challenges and is its challenger or the one challenged; a
 /// seat only after a challenge it is in was accepted, while the lobby lists it among the
 /// entrants of a tournament under way, after it asked to enter one, or, as the answer to
@@ -99,7 +99,9 @@ public struct LobbyFollowing: Equatable, Sendable {
     case .lobbyPatch, .pong:
       return .nothing
     case .lobby(let seq, let view):
-      if let last = self.seq, seq <= last {
+      // A view again at the same seq (the server refreshing a follower after a refusal)
+      // is the same view; one going back is a lie.
+      if let last = self.seq, seq < last {
         return .violation("lobby views went from seq \(last) to \(seq)")
       }
       self.seq = seq
