@@ -104,6 +104,20 @@ struct ClientEffectsTests {
     #expect(ClientReducer().reduce(into: &state, effectsOf: .quit) == [.leave])
   }
 
+  @Test("a pick the server refused as unable to save is sent again once a view shows it missing")
+  func pickRefusedUnsavedSentAgain() {
+    var state = Self.seated(in: Self.playing())
+    #expect(
+      ClientReducer().reduce(into: &state, effectsOf: .choose(.paper))
+        == [.send(.choose(round: 1, weapon: .paper))])
+    let unavailable = ProtocolError(code: .unavailable, message: "The server cannot save.")
+    #expect(ClientReducer().reduce(into: &state, effectsOf: .serverError(unavailable)) == [])
+    // Play resumes: the room as the server's journal held it, the pick not there.
+    let next = ClientReducer().reduce(
+      into: &state, effectsOf: .synced(view: Self.playing(), seq: 2))
+    #expect(next.contains(.send(.choose(round: 1, weapon: .paper))), "\(next)")
+  }
+
   @Test("a rematch asked once, as the view shows, is not asked again")
   func rematchAskedOnce() {
     var room = RoomState(name: "den")
