@@ -257,14 +257,17 @@ public final class LobbyScreen {
   }
 
   /// Ctrl-C quits the lobby (exit 130); SIGTERM and SIGHUP (a terminal closed) likewise
-  /// with their numbers. Someone in a tournament who leaves so is going home: they are
-  /// withdrawn first, as with q twice, so that nobody waits out a grace for them. A
-  /// resize redraws.
+  /// with their numbers. Someone in a tournament who presses Ctrl-C is going home: they
+  /// are withdrawn first, as with q twice, so that nobody waits out a grace for them; a
+  /// closed terminal keeps the entry for the grace (``LobbyScreenState/withdrawsWhenSignalled(_:)``).
+  /// A resize redraws.
   private func received(signal number: Int32) {
     if number == SIGWINCH {
       draw(store.state)
     } else {
-      if store.state.isInTournament, !reconnecting { driver.command(.withdrawFromTournament) }
+      if store.state.withdrawsWhenSignalled(number), !reconnecting {
+        driver.command(.withdrawFromTournament)
+      }
       finish(.signalled(number))
     }
   }

@@ -1,3 +1,4 @@
+import Foundation
 import Redux
 import RoshamboGame
 import RoshamboProtocol
@@ -124,6 +125,15 @@ public struct LobbyScreenState: Equatable, Sendable {
   public var quitStep: QuitStep {
     guard isInTournament else { return .leave }
     return leaveAsked ? .withdrawAndLeave : .ask
+  }
+
+  /// Whether signal `number` ending the program withdraws this person from their
+  /// tournament first: Ctrl-C (SIGINT) is someone going home, as q twice is; a closed
+  /// terminal (SIGHUP) or SIGTERM is a drop, like a lost connection, and the server keeps
+  /// the entry (or the seat) for its grace, so that running `roshambo` again in time finds
+  /// it.
+  public func withdrawsWhenSignalled(_ number: Int32) -> Bool {
+    isInTournament && number == SIGINT
   }
 
   /// What this person is told when q asks first.

@@ -1,3 +1,4 @@
+import Foundation
 import RoshamboClient
 import RoshamboGame
 import Testing
@@ -40,6 +41,21 @@ struct LobbyLeavingTests {
     #expect(state.quitStep == .withdrawAndLeave)
     // Entries still open: the same.
     #expect(self.state(Self.view(.entry, entrants: ["Alice"])).quitStep == .ask)
+  }
+
+  @Test(
+    "Ctrl-C in a tournament withdraws before the program ends; a closed terminal or SIGTERM keeps the entry for the grace"
+  )
+  func signals() {
+    let entered = state(Self.view(.entry, entrants: ["Alice", "Bob"]))
+    #expect(entered.withdrawsWhenSignalled(SIGINT))
+    #expect(!entered.withdrawsWhenSignalled(SIGHUP))
+    #expect(!entered.withdrawsWhenSignalled(SIGTERM))
+    let running = state(Self.view(.running, entrants: ["Alice", "Bob"]))
+    #expect(running.withdrawsWhenSignalled(SIGINT))
+    #expect(!running.withdrawsWhenSignalled(SIGHUP))
+    // Not entered: nothing to withdraw from.
+    #expect(!state(Self.view(.entry, entrants: ["Bob"])).withdrawsWhenSignalled(SIGINT))
   }
 
   @Test("any other key than q stays, and the next q asks again")
