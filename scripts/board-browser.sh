@@ -36,13 +36,17 @@ fail() {
 
 "$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --no-announce \
   --log-level error --best-of 3 --tournament single-elimination --tournament-players 5 \
-  --tournament-pause 2 --tournament-entries-per-address 0 --board 0 > server.out 2>&1 &
+  --tournament-pause 8 --tournament-entries-per-address 0 --rated-same-address \
+  --board 0 > server.out 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "party's board on" server.out && break; sleep 0.1; done
 port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
 board="$(grep -o "board on http://127.0.0.1:[0-9]*" server.out | cut -d: -f3)"
 [ -n "$port" ] && [ -n "$board" ] || fail "the server did not start"
-url="http://127.0.0.1:$board/"
+# `?events=3`: the page stops after the whole view and two patches (each checked against
+# its fingerprint by the page), so that the headless browser's network goes idle and it
+# dumps or shoots the page as it stands.
+url="http://127.0.0.1:$board/?events=3"
 
 # A bot that thinks for a moment before each pick, so that matches last long enough to be
 # seen being played.
@@ -57,8 +61,9 @@ BOT
 bot() { # name, then roshambo bot's flags
   local name="$1"
   shift
+  # Each its own identity (made on first use), so that their matches are rated.
   "$bin/roshambo" bot --host 127.0.0.1 --port "$port" --ca certs/ca.pem --name "$name" \
-    --exec "sh $work/slow.sh" "$@" > "bot-${#pids[@]}.out" 2>&1 &
+    --identity "$work/identity-${#pids[@]}.pem" --exec "sh $work/slow.sh" "$@" > "bot-${#pids[@]}.out" 2>&1 &
   pids+=($!)
 }
 bot Dora --room den --matches 50
@@ -66,7 +71,7 @@ bot Ezra --room den --matches 50
 for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournament; done
 
 dom() {
-  "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  timeout 30 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --virtual-time-budget=3000 --dump-dom "$url" > dom.html 2>/dev/null || true
 }
 # Polls the page until `grep -E` finds every pattern given, or 90 tries.
@@ -76,14 +81,14 @@ wait_for() {
   for _ in $(seq 90); do
     dom
     local all=1
-    for pattern in "$@"; do grep -qE -- "$pattern" dom.html || { all=0; break; }; done
+    for pattern in 'data-snapshot="done"' "$@"; do grep -qE -- "$pattern" dom.html || { all=0; break; }; done
     [ "$all" = 1 ] && { echo "board-browser: the page shows $what"; return 0; }
     sleep 0.5
   done
   fail "the page never showed $what"
 }
 shot() { # width height file
-  "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  timeout 30 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --virtual-time-budget=3000 --window-size="$1,$2" --screenshot="$3" "$url" \
     > /dev/null 2>&1 || fail "no screenshot at $1×$2"
   [ -s "$3" ] || fail "the screenshot at $1×$2 is empty"
@@ -103,4 +108,5 @@ shot 1280 720 "$shots/board-1280x720.png"
 grep -qF '&lt;img src=x onerror=f()&gt;' dom.html || fail "the markup name is not shown as text"
 if grep -qE '<img[ >]' dom.html; then fail "a name became an <img> element"; fi
 grep -qE 'class="banner"[^>]* hidden' dom.html || fail "the banner shows while the stream is up"
+if grep -q 'data-resyncs' dom.html; then fail "a patch did not match its fingerprint in the page"; fi
 echo "board-browser: ok (screenshots in $shots)"

@@ -101,6 +101,10 @@ extension BoardPage {
         return node;
       }
 
+      // `?events=N`: stop after N messages (a snapshot: a headless browser's dump or
+      // screenshot waits for the page's network to be idle).
+      const stopAfter = Number(new URLSearchParams(location.search).get("events")) || 0;
+      let messages = 0;
       let view = null;
       let seq = -1;
       let source = null;
@@ -121,7 +125,14 @@ extension BoardPage {
           delete document.body.dataset.closing;
           banner(null);
         };
-        source.onmessage = (event) => receive(JSON.parse(event.data));
+        source.onmessage = (event) => {
+          receive(JSON.parse(event.data));
+          messages += 1;
+          if (stopAfter > 0 && messages >= stopAfter) {
+            source.close();
+            document.body.dataset.snapshot = "done";
+          }
+        };
         source.addEventListener("closing", () => {
           document.body.dataset.closing = "true";
           banner("The server is closing: reconnecting… (the board comes back by itself)");
