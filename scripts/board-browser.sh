@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The party's board in a real browser (issue 52): starts roshambo-server with --board, a
-# five-player single-elimination tournament of bots (one named with markup), and two bots
-# playing a slow match in a room of their own; then reads the page in Debian's headless
+# five-player single-elimination tournament of bots (one named with markup), and four bots
+# playing slow quick matches with one another (rated); then reads the page in Debian's headless
 # Chromium (--dump-dom, polled until each condition holds) and asserts on its DOM: the
 # bracket with the bye and the champion, a room being played, the leaderboard with its
 # intervals, the markup name shown as text. Screenshots at 1920×1080 and 1280×720 go to
@@ -66,19 +66,20 @@ bot() { # name, then roshambo bot's flags
     --identity "$work/identity-${#pids[@]}.pem" --exec "sh $work/slow.sh" "$@" > "bot-${#pids[@]}.out" 2>&1 &
   pids+=($!)
 }
-bot Dora --room den --matches 50
-bot Ezra --room den --matches 50
+# Four in quick match, paired with one another in turn: rated against three different
+# people each, they are on the leaderboard with their intervals.
+for name in Dora Ezra Fay Gus; do bot "$name" --matches 50; done
 for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournament; done
 
 dom() {
-  timeout 30 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  timeout 20 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --virtual-time-budget=3000 --dump-dom "$url" > dom.html 2>/dev/null || true
 }
 # Polls the page until `grep -E` finds every pattern given, or 90 tries.
 wait_for() {
   local what="$1"
   shift
-  for _ in $(seq 90); do
+  for _ in $(seq 60); do
     dom
     local all=1
     for pattern in 'data-snapshot="done"' "$@"; do grep -qE -- "$pattern" dom.html || { all=0; break; }; done
@@ -88,13 +89,13 @@ wait_for() {
   fail "the page never showed $what"
 }
 shot() { # width height file
-  timeout 30 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  timeout 20 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --virtual-time-budget=3000 --window-size="$1,$2" --screenshot="$3" "$url" \
     > /dev/null 2>&1 || fail "no screenshot at $1×$2"
   [ -s "$3" ] || fail "the screenshot at $1×$2 is empty"
 }
 
-wait_for "a room being played" 'class="room"' 'data-room="den"'
+wait_for "a room being played" 'class="room" data-room="[^"]+"'
 wait_for "the bracket with its bye, while the tournament runs" 'id="bracket"' 'data-bye="true"'
 mkdir -p "$shots"
 shot 1920 1080 "$shots/board-running-1920x1080.png"
