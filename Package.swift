@@ -145,6 +145,18 @@ let package = Package(
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ]),
+    // The party's board (`--board`): a read-only web page over plain HTTP/1.1 (NIOHTTP1)
+    // with the lobby's public view as Server-Sent Events; its files are in the binary.
+    .target(
+      name: "RoshamboBoard",
+      dependencies: [
+        "RoshamboServer", "RoshamboHub", "RoshamboProtocol",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]),
     // The journal's rows and snapshots as bytes, both ways: what the journal writes and
     // replays, without SQLite.
     .target(
@@ -183,7 +195,7 @@ let package = Package(
       name: "roshambo-server",
       dependencies: [
         "RoshamboServer", "RoshamboOperations", "RoshamboJournal", "RoshamboHistory", "Sysexits",
-        "RoshamboTLS", "RoshamboGame", "RoshamboProtocol",
+        "RoshamboTLS", "RoshamboGame", "RoshamboProtocol", "RoshamboBoard",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -204,7 +216,7 @@ let package = Package(
       dependencies: [
         "RoshamboServer", "RoshamboHub", "RoshamboConnections", "RoshamboOperations", "RoshamboJournal",
         "RoshamboJournalFormat", "RoshamboHistory", "RoshamboProtocol", "RoshamboTLS", "RoshamboGame", "RoshamboClient",
-        "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS", "GameFixtures", "ClientFixtures",
+        "RoshamboDiscovery", "ProcessFixtures", "PowerCutVFS", "GameFixtures", "ClientFixtures", "RoshamboBoard",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),

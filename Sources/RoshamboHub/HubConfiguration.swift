@@ -41,6 +41,9 @@ package struct HubConfiguration: Sendable, Equatable {
   /// holders do (``HubOutput/offerNames(_:)``) and yields to the fleet's holders
   /// (``HubInput/fleetNamesRead(_:)``).
   package var sharesNames = false
+  /// Whether a board watches the lobby (`roshambo-server --board`): views to all are made
+  /// as for one more follower, and each goes whole to ``Delivery/boardID`` too.
+  package var feedsBoard = false
 
   package init(hasJournal: Bool) {
     self.hasJournal = hasJournal

@@ -67,6 +67,11 @@ extension HubCore {
         paced.links += links.count
         deliveries.append(
           Delivery(to: links.map(\.id), payload: payload, kind: .state, spread: true))
+      case .board(let seq, let view):
+        guard let payload = payload(.lobby(seq: seq, view: view), room: nil) else { continue }
+        var delivery = Delivery(to: [Delivery.boardID], payload: payload, kind: .state)
+        delivery.sentLobbyView = SentLobbyView(seq: seq, view: view, message: payload)
+        deliveries.append(delivery)
       case .afterLobbyViews(let link, let message):
         guard state.sessions.followers[link.id] != nil, let payload = payload(message, room: nil)
         else { continue }

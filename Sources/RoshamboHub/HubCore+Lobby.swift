@@ -9,7 +9,9 @@ extension HubCore {
   /// lobby that flight makes durable and goes out with it, never before.
   mutating func queueLobbyView() {
     if let due = state.feed.resyncsDue(now: now) { scheduleLobbyView(at: due) }
-    switch state.feed.decide(now: now, followers: state.sessions.followers.count) {
+    // The board, when one watches, counts as one more follower.
+    let followers = state.sessions.followers.count + (configuration.feedsBoard ? 1 : 0)
+    switch state.feed.decide(now: now, followers: followers) {
     case .nothing:
       break
     case .everyone(let seq):
@@ -47,6 +49,7 @@ extension HubCore {
           state.outbox.append(.lobby(seq: seq, view, to: links, toAll: true))
         }
       }
+      if configuration.feedsBoard { state.outbox.append(.board(seq: seq, view)) }
       state.feed.sent = view
       sendNoticesAfterFirstView(to: nil)
     case .newcomers(let links, let seq):

@@ -218,6 +218,11 @@ package struct HubCore {
   /// After a restart no connection is attached: every seat that was connected starts its
   /// grace now, spectators are gone, and every deadline and grace is scheduled again.
   private mutating func start(releasing: [String]) {
+    // A board has the lobby from the start, whoever follows it.
+    if configuration.feedsBoard {
+      state.feed.lobbyChanged()
+      scheduleFlush()
+    }
     resumeTournament()
     readLeaders()
     reconcile()

@@ -102,10 +102,32 @@ package struct Delivery: Equatable, Sendable {
   package var kind: Kind
   /// A lobby view: written a slice at a time, conflated like a state.
   package var spread = false
+  /// The view to every follower, for the board (only in a delivery to ``boardID``).
+  package var sentLobbyView: SentLobbyView?
+
+  /// The id a delivery for the board is addressed to: no connection's (theirs count up
+  /// from 1).
+  package static let boardID = -1
 
   /// Whether it may still go out when the commit it waited for failed: errors and
   /// closes say nothing of what was not saved.
   var survivesFailedCommit: Bool { payload == nil || kind == .error }
+}
+
+/// A lobby view as it went to every follower of the lobby: its `seq`, the view, and the
+/// `lobby` message's bytes exactly as the followers got them.
+///
+/// Invariant: `message` is `ServerMessage.lobby(seq: seq, view: view)` encoded.
+package struct SentLobbyView: Equatable, Sendable {
+  package var seq: Int
+  package var view: LobbyView
+  package var message: [UInt8]
+
+  package init(seq: Int, view: LobbyView, message: [UInt8]) {
+    self.seq = seq
+    self.view = view
+    self.message = message
+  }
 }
 
 /// Actions to make durable in one transaction, with the matches they finished.

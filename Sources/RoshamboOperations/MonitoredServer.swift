@@ -82,12 +82,15 @@ public final class MonitoredServer: Sendable {
     server.services(alongside: alongside, observers: observers, farewells: farewells)
   }
 
-  /// One `ServiceGroup` running ``services(alongside:)``.
+  /// One `ServiceGroup` running ``services(alongside:)``, with `watching` (the board)
+  /// among the parts that watch the game: they stop after the drain, before the hub.
   public func serviceGroup(
-    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = [], logger: Logger
+    alongside: [ServiceGroupConfiguration.ServiceConfiguration] = [],
+    watching: [(name: String, service: any Service)] = [], logger: Logger
   ) -> ServiceGroup {
     server.serviceGroup(
-      alongside: alongside, observers: observers, farewells: farewells, logger: logger)
+      alongside: alongside, observers: observers + watching, farewells: farewells,
+      logger: logger)
   }
 
   private var observers: [(name: String, service: any Service)] {

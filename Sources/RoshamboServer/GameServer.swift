@@ -303,6 +303,14 @@ public final class GameServer: Sendable {
     }
   }
 
+  /// Hands `sink` every lobby view the followers get whole or as a patch, as it goes to
+  /// them (on the hub's loop), starting with the last one made: the board's feed. Only a
+  /// server configured with ``ServerConfiguration/feedsBoard`` makes views with nobody
+  /// following.
+  package func watchLobby(_ sink: @escaping @Sendable (SentLobbyView) -> Void) {
+    hub.execute { $0.board = sink }
+  }
+
   /// Why the server does not take players now (nil: it does), asked of the hub's loop.
   package func unreadiness() -> EventLoopFuture<String?> {
     hub.submit { $0.unreadiness }

@@ -106,6 +106,9 @@ public struct ServerConfiguration: Sendable {
   }
   private var operationsHost: String?
   private var operationsPort = 0
+  /// Whether a board (`--board`) watches the lobby: the hub makes its views as for one
+  /// more follower, and ``GameServer/watchLobby(_:)`` hands each to it.
+  public var feedsBoard = false
   /// The shared history finished matches are shipped to (needs a data directory: the
   /// journal keeps each match until the history has it); nil: none, the journal's own.
   public var historyAddress: HistoryAddress?

@@ -15,6 +15,12 @@ import RoshamboTLS
 extension ServeOptions {
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+    if let board, !(0...65_535).contains(board) {
+      throw ValidationError("--board must be a port from 0 to 65535, not \(board).")
+    }
+    guard (1...4_096).contains(boardViewers) else {
+      throw ValidationError("--board-viewers must be 1 to 4096, not \(boardViewers).")
+    }
     guard bestOf >= 1, bestOf <= 99, bestOf % 2 == 1 else {
       throw ValidationError("--best-of must be an odd number from 1 to 99, not \(bestOf).")
     }
@@ -150,6 +156,7 @@ extension ServeOptions {
       }
     }
     configuration.operationsAddress = metricsAddress.map { ($0.host, $0.port) }
+    configuration.feedsBoard = board != nil
     configuration.historyAddress = try historyURL.map { url in
       do {
         return try HistoryAddress(parsing: url)
@@ -171,12 +178,17 @@ extension ServeOptions {
   func application(logger: Logger) throws -> ServerApplication {
     let configuration = try configuration()
     let development = DevelopmentCertificates.Files(directory: "certs")
+    var banner = ServerBanner(configuration, caFile: cert == nil ? development.caCertificate : nil)
+    banner.boardHost = board == nil ? nil : boardHost ?? host
     return ServerApplication(
       configuration: configuration, logger: logger, storage: JournalStorage.shippingHistory,
-      banner: ServerBanner(configuration, caFile: cert == nil ? development.caCertificate : nil),
+      banner: banner,
       developmentCertificates: cert == nil && key == nil ? development : nil,
       journalToRecover: recover ? dataDir : nil,
-      stopsWhenStandardInputCloses: ephemeral)
+      stopsWhenStandardInputCloses: ephemeral,
+      board: board.map {
+        ServerApplication.Board(host: boardHost ?? host, port: $0, viewers: boardViewers)
+      })
   }
 
   /// Sends this process's log lines at `--log-level` and above to standard error, and

@@ -112,6 +112,24 @@ struct ServeOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
+      "Show the party on a web page on this port (off by default): http://HOST:PORT/.",
+      discussion: """
+        A read-only board for a TV or a laptop's browser: the tournament's bracket, the \
+        matches being played, the leaderboard, live. Plain HTTP on a port of its own; it \
+        shows only what any lobby follower sees. See docs/OPERATIONS.md.
+        """, valueName: "port"))
+  var board: Int?
+
+  @Option(
+    help: ArgumentHelp(
+      "The address the board listens on (by default --host's).", valueName: "host"))
+  var boardHost: String?
+
+  @Option(help: "Browsers that may watch the board at once; more are refused until one leaves.")
+  var boardViewers = 32
+
+  @Option(
+    help: ArgumentHelp(
       "Ship every finished match to a PostgreSQL database shared by a fleet of servers.",
       discussion: """
         postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require] (the password \

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import NIOCore
+import RoshamboBoard
 import RoshamboJournal
 import RoshamboOperations
 import RoshamboServer
@@ -32,6 +33,15 @@ struct ServerApplication: Sendable {
   var journalToRecover: String?
   /// Whether standard input reaching its end stops the server (`--ephemeral`).
   var stopsWhenStandardInputCloses: Bool
+  /// Where the party's board is shown (`--board`), if anywhere.
+  var board: Board?
+
+  /// The board's address and how many browsers may watch it.
+  struct Board: Sendable, Equatable {
+    var host: String
+    var port: Int
+    var viewers: Int
+  }
 
   func run() async throws {
     try makeCertificatesIfMissing()
@@ -41,6 +51,7 @@ struct ServerApplication: Sendable {
     try recoverJournalIfAsked(configuration)
     let monitored = try await bind(configuration)
     let (server, operations) = (monitored.server, monitored.operations)
+    let boardServer = try await startBoard(for: monitored)
     let (banner, logger) = (self.banner, self.logger)
     let drainLimits = (
       terminate: configuration.drainLimitOnTerminate,
@@ -56,7 +67,8 @@ struct ServerApplication: Sendable {
       for warning in server.warnings { logger.warning("\(warning)") }
       let listening = ServerBanner.Listening(
         port: server.port, code: server.code, fingerprint: server.fingerprint,
-        operationsPort: operations?.port, isAnnouncing: server.isAnnouncing)
+        operationsPort: operations?.port, isAnnouncing: server.isAnnouncing,
+        boardPort: boardServer?.port)
       for line in banner.lines(listening, localAddresses: LocalNetwork.addresses) {
         print(line)
       }
@@ -69,8 +81,26 @@ struct ServerApplication: Sendable {
     if stopsWhenStandardInputCloses {
       alongside.append(.init(service: StandardInputClosed(server: server)))
     }
-    try await monitored.serviceGroup(alongside: alongside, logger: logger).run()
+    let watching = boardServer.map { [(name: "board", service: $0 as any Service)] } ?? []
+    try await monitored.serviceGroup(alongside: alongside, watching: watching, logger: logger)
+      .run()
     print("roshambo-server stopped")
+  }
+
+  /// Binds the board when asked for, or says why it cannot (and stops the server).
+  private func startBoard(for monitored: MonitoredServer) async throws -> BoardServer? {
+    guard let board else { return nil }
+    do {
+      return try await BoardServer.start(
+        host: board.host, port: board.port, viewers: board.viewers, server: monitored.server,
+        logger: logger)
+    } catch {
+      await monitored.server.discard(logger: logger)
+      complain(
+        "cannot show the board on \(board.host):\(board.port): \(error); pick another port "
+          + "with --board (0 picks a free one).")
+      throw ExitCode(ExitStatus.unavailable)
+    }
   }
 
   /// Makes the development certificates (and the game's own CA) on first start, then

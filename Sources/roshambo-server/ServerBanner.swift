@@ -19,6 +19,8 @@ struct ServerBanner: Sendable, Equatable {
     var operationsPort: Int?
     /// Whether the server announces itself on the local network.
     var isAnnouncing: Bool
+    /// The board's port, when there is one.
+    var boardPort: Int? = nil
   }
 
   var host: String
@@ -26,6 +28,8 @@ struct ServerBanner: Sendable, Equatable {
   var roomSettings: RoomState.Settings
   /// Where the operations endpoint listens, when asked for.
   var operationsHost: String?
+  /// Where the board listens, when asked for (set by the application).
+  var boardHost: String?
   /// The name announced on the local network, when asked for.
   var announceName: String?
   /// The CA certificate players are given, or nil for a certificate of the host's own
@@ -58,6 +62,10 @@ struct ServerBanner: Sendable, Equatable {
       lines.append(
         "operations on http://\(Self.bracketed(operationsHost)):\(port) (/metrics, /livez, /readyz)"
       )
+    }
+    if let boardHost, let port = listening.boardPort {
+      lines.append(
+        "the party's board on http://\(Self.bracketed(boardHost)):\(port)/ (open it on the TV)")
     }
     if let announceName, listening.isAnnouncing {
       lines.append(

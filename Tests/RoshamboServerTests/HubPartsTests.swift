@@ -60,6 +60,7 @@ struct HubPartsTests {
       case .lobby(let seq, _, let to, _): "lobby \(seq) to \(to.map { "\($0.map(\.id))" } ?? "all")"
       case .lobbyPatch(let seq, _, _, _, let to): "lobby patch \(seq) to \(to.map(\.id))"
       case .afterLobbyViews(let link, _): "after lobby views \(link.id)"
+      case .board(let seq, _): "board \(seq)"
       }
     }
   }

@@ -22,6 +22,7 @@ extension HubConfiguration {
     nameLapseMillis = server.nameLapseMillis
     newIdentitiesPerAddress = max(0, server.newIdentitiesPerAddress)
     self.sharesNames = sharesNames
+    feedsBoard = server.feedsBoard
     self.logLevel =
       switch logLevel {
       case .trace, .debug: .debug

@@ -35,6 +35,13 @@ final class HubDriver: HubWorld {
   private var committingActions = 0
   /// Where the host's sentences go (``HostNews``), if anywhere.
   var hostNews: (@Sendable (String) -> Void)?
+  /// Where each view to every follower goes for the board (`--board`), if anywhere.
+  var board: (@Sendable (SentLobbyView) -> Void)? {
+    didSet { if let board, let lastBoardView { board(lastBoardView) } }
+  }
+  /// The last view to every follower made for the board: a board that comes after it
+  /// starts from it.
+  private var lastBoardView: SentLobbyView?
   /// Where the name offers for the fleet's name book wait, in a fleet.
   var nameOffers: FleetNameOffers?
   /// How long the loop stalls and what ran in the stalls, when asked for.
@@ -160,6 +167,11 @@ final class HubDriver: HubWorld {
 
   func deliver(_ deliveries: [Delivery]) {
     timed(.send) { writer.deliver(deliveries, links: links) }
+    for delivery in deliveries {
+      guard let view = delivery.sentLobbyView else { continue }
+      lastBoardView = view
+      board?(view)
+    }
   }
 
   func cancel(_ timer: HubTimer) {

@@ -1,0 +1,419 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import RoshamboGame
+import RoshamboOperations
+import RoshamboProtocol
+import Testing
+
+@testable import RoshamboBoard
+@testable import RoshamboHub
+@testable import RoshamboServer
+
+/// The party's board (`--board`): what it answers (as values), and over a real socket the
+/// page with its headers, the refusals, and the event stream against the lobby's
+/// followers' own bytes.
+@Suite("Server: the party's board")
+struct BoardTests {
+  // MARK: - Values
+
+  @Test("only GET is answered; the page, its files and the stream by path; big headers refused")
+  func routes() {
+    #expect(BoardRoute(method: "GET", uri: "/", headerBytes: 40) == .asset(.page))
+    #expect(BoardRoute(method: "GET", uri: "/board.js?v=1", headerBytes: 40) == .asset(.script))
+    #expect(BoardRoute(method: "GET", uri: "/board.css", headerBytes: 40) == .asset(.style))
+    #expect(BoardRoute(method: "GET", uri: "/events", headerBytes: 40) == .events)
+    #expect(BoardRoute(method: "GET", uri: "/../etc/passwd", headerBytes: 40) == .notFound)
+    #expect(BoardRoute(method: "POST", uri: "/", headerBytes: 40) == .methodNotAllowed)
+    #expect(BoardRoute(method: "HEAD", uri: "/", headerBytes: 40) == .methodNotAllowed)
+    #expect(
+      BoardRoute(method: "GET", uri: "/", headerBytes: BoardRoute.maxHeaderBytes + 1)
+        == .headersTooLarge)
+  }
+
+  @Test("at most `capacity` viewers; one whose connection cannot take more is dropped")
+  func viewers() {
+    var viewers = BoardViewers(capacity: 2)
+    let admitted = [viewers.admit(1), viewers.admit(2), viewers.admit(3)]
+    #expect(admitted == [true, true, false], "the third finds the board full")
+    let deliveries = [
+      viewers.deliver(to: 1, writable: true), viewers.deliver(to: 2, writable: false),
+    ]
+    #expect(deliveries == [.write, .drop], "a stalled viewer goes")
+    #expect(viewers.open == [1])
+    let again = viewers.admit(3)
+    #expect(again, "its place is free again")
+    viewers.leave(1)
+    #expect(viewers.open == [3])
+    let gone = viewers.deliver(to: 1, writable: true)
+    #expect(gone == .drop, "a viewer gone is written nothing")
+  }
+
+  @Test("the stream: the followers' whole view first, then patches that apply, with their hash")
+  func feed() throws {
+    var feed = BoardFeed()
+    #expect(feed.welcome == nil)
+    let empty = LobbyView(people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [])
+    var busy = empty
+    busy.people = [.init(name: "Alice", status: .waiting, room: "den")]
+    busy.peopleCount = 1
+    let first = sent(seq: 1, empty)
+    let whole = feed.received(first)
+    #expect(whole == BoardFeed.event(first.message), "the first view goes whole")
+    #expect(feed.welcome == BoardFeed.event(first.message))
+    let event = feed.received(sent(seq: 3, busy))
+    let message = try ServerMessage.decode(Array(try data(of: event).utf8))
+    guard case .lobbyPatch(let seq, let base, let hash, let patch) = message else {
+      Issue.record("expected a patch, got \(message)")
+      return
+    }
+    #expect((seq, base) == (3, 1), "from the view the viewers have, whatever was lost between")
+    #expect(hash == busy.fingerprint)
+    #expect(empty.applying(patch) == busy)
+    #expect(feed.welcome == BoardFeed.event(sent(seq: 3, busy).message), "a newcomer: whole")
+  }
+
+  func sent(seq: Int, _ view: LobbyView) -> SentLobbyView {
+    SentLobbyView(
+      seq: seq, view: view, message: ServerMessage.lobby(seq: seq, view: view).encoded())
+  }
+
+  /// The `data:` line of one event.
+  func data(of event: [UInt8]) throws -> String {
+    let text = String(decoding: event, as: UTF8.self)
+    let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("data: ") })
+    return String(line.dropFirst("data: ".count))
+  }
+
+  // MARK: - Over a socket
+
+  @Test("GET / is the page, its script a file of its own, under a CSP that forbids inline script")
+  func page() async throws {
+    try await withBoard { _, board in
+      let page = try await boardRequest(port: board.port, "GET / HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(page.status == 200)
+      #expect(page.headers["content-security-policy"] == "default-src 'self'; script-src 'self'")
+      #expect(page.headers["x-content-type-options"] == "nosniff")
+      #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+      #expect(page.body.contains(#"<script src="/board.js" defer></script>"#))
+      #expect(!page.body.contains("<script>"), "no inline script")
+      let script = try await boardRequest(
+        port: board.port, "GET /board.js HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(script.status == 200)
+      #expect(script.headers["content-type"] == "text/javascript; charset=utf-8")
+      #expect(!script.body.contains("innerHTML"), "names go in as text only")
+      #expect(script.body.contains("textContent"))
+    }
+  }
+
+  @Test("anything but GET is refused with 405; an unknown path is 404; huge headers 431")
+  func refusals() async throws {
+    try await withBoard { _, board in
+      let post = try await boardRequest(
+        port: board.port, "POST / HTTP/1.1\r\nHost: tv\r\nContent-Length: 2\r\n\r\nhi")
+      #expect(post.status == 405)
+      #expect(post.headers["allow"] == "GET")
+      let missing = try await boardRequest(
+        port: board.port, "GET /admin HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(missing.status == 404)
+      let padding = String(repeating: "a", count: 9_000)
+      let huge = try await boardRequest(
+        port: board.port, "GET / HTTP/1.1\r\nHost: tv\r\nX-Pad: \(padding)\r\n\r\n")
+      #expect(huge.status == 431)
+    }
+  }
+
+  @Test("the stream's first event is the lobby's view, byte for byte what a follower gets")
+  func streamMatchesFollowers() async throws {
+    try await withBoard { server, board in
+      let eve = try await TestClient.connect(port: server.port)
+      eve.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+          id: 1))
+      _ = try await eve.lobby { $0.people.contains { $0.name == "Eve" } }
+      // A change after Eve is in step: it reaches her as a view to every follower.
+      let alice = try await TestClient.connect(port: server.port)
+      try await alice.hello(name: "Alice", room: "den")
+      _ = try await eve.lobby { view in view.rooms.map(\.name) == ["den"] }
+
+      let viewer = try await EventStream.open(port: board.port)
+      let first = try await viewer.nextData()
+      guard case .lobby(let seq, let view) = try ServerMessage.decode(first) else {
+        Issue.record("the first event is not a whole view")
+        return
+      }
+      #expect(view.rooms.map(\.name) == ["den"])
+      let followerFrame = eve.inbox.frames.last { frame in
+        if case .lobby(seq, _) = try? ServerMessage.decode(frame) { return true }
+        return false
+      }
+      #expect(first == followerFrame, "the follower's own bytes")
+      await viewer.close()
+    }
+  }
+
+  @Test("a viewer over the bound is refused with 503; a name with markup is only data")
+  func fullAndMarkup() async throws {
+    try await withBoard(viewers: 1) { server, board in
+      let viewer = try await EventStream.open(port: board.port)
+      _ = try await viewer.nextData()
+      let refused = try await boardRequest(
+        port: board.port, "GET /events HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(refused.status == 503)
+
+      let markup = "<img src=x onerror=f()>"
+      let mallory = try await TestClient.connect(port: server.port)
+      try await mallory.hello(name: markup, room: "den")
+      let event = try await viewer.nextData { String(decoding: $0, as: UTF8.self).contains("img") }
+      let text = String(decoding: event, as: UTF8.self)
+      // In the stream, the name is a JSON string; nothing on the board's page is markup
+      // from data (the page's script sets `textContent` only, checked above).
+      #expect(text.contains(#""name":"<img src=x onerror=f()>""#))
+      await viewer.close()
+    }
+  }
+
+  @Test("when the server stops, its viewers hear that it is closing")
+  func closing() async throws {
+    let server = try await Self.boardFeedingServer()
+    let board = try await BoardServer.start(
+      host: "127.0.0.1", port: 0, viewers: 4, server: server.server, logger: Self.logger)
+    let viewer = try await EventStream.open(port: board.port)
+    _ = try await viewer.nextData()
+    await board.close()
+    let closing = try await viewer.nextData {
+      String(decoding: $0, as: UTF8.self).contains("closing")
+    }
+    #expect(String(decoding: closing, as: UTF8.self) == #"{"type":"closing"}"#)
+    await viewer.close()
+    try await server.stop()
+  }
+
+  static let logger: Logger = {
+    var logger = Logger(label: "test.board")
+    logger.logLevel = .warning
+    return logger
+  }()
+
+  /// A server on 127.0.0.1 whose hub feeds a board, keeping nothing.
+  static func boardFeedingServer() async throws -> ServedServer {
+    var configuration = testConfiguration(dataDirectory: nil)
+    configuration.threads = 2
+    configuration.limits.maxConnectionsPerAddress = 10_000
+    configuration.feedsBoard = true
+    return try await ServedServer.start(configuration, logger: logger)
+  }
+
+  /// Runs `body` with a server that feeds a board, and the board, stopped afterwards.
+  func withBoard(
+    viewers: Int = 4, _ body: (ServedServer, BoardServer) async throws -> Void
+  ) async throws {
+    let server = try await Self.boardFeedingServer()
+    let board: BoardServer
+    do {
+      board = try await BoardServer.start(
+        host: "127.0.0.1", port: 0, viewers: viewers, server: server.server, logger: Self.logger)
+    } catch {
+      try? await server.stop()
+      throw error
+    }
+    do {
+      try await body(server, board)
+    } catch {
+      await board.close()
+      try? await server.stop()
+      throw error
+    }
+    await board.close()
+    try await server.stop()
+  }
+}
+
+/// One answer of the board's port: its status, headers (lower-case names) and body.
+struct BoardAnswer {
+  var status: Int
+  var headers: [String: String]
+  var body: String
+}
+
+/// Sends `request` as it is to 127.0.0.1:`port` and reads the answer to its end (the
+/// board closes after each answer but the stream's).
+func boardRequest(port: Int, _ request: String) async throws -> BoardAnswer {
+  let raw = try await rawExchange(port: port, Array(request.utf8))
+  let parts = raw.components(separatedBy: "\r\n\r\n")
+  let head = parts.first ?? ""
+  var lines = head.components(separatedBy: "\r\n")
+  let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap {
+    Int($0)
+  }
+  lines.removeFirst()
+  var headers: [String: String] = [:]
+  for line in lines {
+    guard let colon = line.firstIndex(of: ":") else { continue }
+    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+      .trimmingCharacters(in: .whitespaces)
+  }
+  return BoardAnswer(
+    status: status ?? 0, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+}
+
+/// Sends `request` to 127.0.0.1:`port` on a thread of its own and returns all it read
+/// until the other side closed.
+func rawExchange(port: Int, _ request: [UInt8]) async throws -> String {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread.detachNewThread {
+      guard let fd = loopbackSocket(port: port) else {
+        return continuation.resume(throwing: POSIXError(.ECONNREFUSED))
+      }
+      defer { close(fd) }
+      var timeout = timeval(tv_sec: 1, tv_usec: 0)
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      var received: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 65_536)
+      // An answer that never ends (a stream, where a refusal was expected) is cut after
+      // 10 s, so the test fails instead of hanging.
+      let deadline = ContinuousClock.now + .seconds(10)
+      while ContinuousClock.now < deadline {
+        let count = recv(fd, &buffer, buffer.count, 0)
+        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { continue }
+        if count <= 0 { break }
+        received += buffer[0..<count]
+      }
+      continuation.resume(returning: String(decoding: received, as: UTF8.self))
+    }
+  }
+}
+
+/// A browser's `EventSource`, as far as a test needs: `GET /events`, then each event's
+/// `data` as it comes.
+final class EventStream: Sendable {
+  private struct State {
+    var buffer: [UInt8] = []
+    var closed = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let channel: any Channel
+  private let state: NIOLockedValueBox<State>
+
+  private init(channel: any Channel, state: NIOLockedValueBox<State>) {
+    self.channel = channel
+    self.state = state
+  }
+
+  static func open(port: Int) async throws -> EventStream {
+    let state = NIOLockedValueBox(State())
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHTTPClientHandlers()
+          try channel.pipeline.syncOperations.addHandler(Reader(state: state))
+        }
+      }
+      .connect(host: "127.0.0.1", port: port).get()
+    var headers = HTTPHeaders([("Host", "tv"), ("Accept", "text/event-stream")])
+    headers.add(name: "Cache-Control", value: "no-cache")
+    let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/events", headers: headers)
+    channel.write(HTTPClientRequestPart.head(head), promise: nil)
+    try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+    return EventStream(channel: channel, state: state)
+  }
+
+  /// The next event's data that satisfies `condition` (events before it are skipped);
+  /// fails if none comes within 10 s or the stream ends.
+  func nextData(where condition: @escaping @Sendable ([UInt8]) -> Bool = { _ in true })
+    async throws -> [UInt8]
+  {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while true {
+      if let data = takeEvent() {
+        if condition(data) { return data }
+        continue
+      }
+      guard !state.withLockedValue(\.closed) else { throw TestClientError.closed("stream ended") }
+      guard ContinuousClock.now < deadline else { throw TestClientError.timeout }
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await self.waitForBytes() }
+        group.addTask {
+          try await Task.sleep(until: deadline)
+          throw TestClientError.timeout
+        }
+        try await group.next()
+        group.cancelAll()
+      }
+    }
+  }
+
+  func close() async {
+    try? await channel.close()
+  }
+
+  /// Removes the next whole event from the buffer (a `retry:` or a comment has no data:
+  /// skipped), returning its data.
+  private func takeEvent() -> [UInt8]? {
+    state.withLockedValue { state in
+      while true {
+        let text = state.buffer
+        guard let end = Self.find([10, 10], in: text) else { return nil }
+        let block = Array(text[..<end])
+        state.buffer.removeFirst(end + 2)
+        let lines = block.split(separator: 10, omittingEmptySubsequences: false)
+        if let data = lines.first(where: { $0.starts(with: Array("data: ".utf8)) }) {
+          return Array(data.dropFirst(6))
+        }
+      }
+    }
+  }
+
+  private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+    guard haystack.count >= needle.count else { return nil }
+    for index in 0...(haystack.count - needle.count)
+    where haystack[index] == needle[0] && Array(haystack[index..<index + needle.count]) == needle {
+      return index
+    }
+    return nil
+  }
+
+  private func waitForBytes() async {
+    await withCheckedContinuation { continuation in
+      let now = state.withLockedValue { state in
+        if state.closed || Self.find([10, 10], in: state.buffer) != nil { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Hands the answer's body (de-chunked by NIO's HTTP client codec) to the buffer.
+  private final class Reader: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    let state: NIOLockedValueBox<State>
+
+    init(state: NIOLockedValueBox<State>) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+      guard case .body(let buffer) = unwrapInboundIn(data) else { return }
+      let waiters = state.withLockedValue { state in
+        state.buffer += Array(buffer: buffer)
+        defer { state.waiters = [] }
+        return state.waiters
+      }
+      for waiter in waiters { waiter.resume() }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+      let waiters = state.withLockedValue { state in
+        state.closed = true
+        defer { state.waiters = [] }
+        return state.waiters
+      }
+      for waiter in waiters { waiter.resume() }
+    }
+  }
+}

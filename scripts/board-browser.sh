@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The party's board in a real browser (issue 52): starts roshambo-server with --board, a
+# five-player single-elimination tournament of bots (one named with markup), and four bots
+# playing slow quick matches with one another (rated); then reads the page in Debian's headless
+# Chromium (--dump-dom, polled until each condition holds) and asserts on its DOM: the
+# bracket with the bye and the champion, a room being played, the leaderboard with its
+# intervals, the markup name shown as text. Screenshots at 1920×1080 and 1280×720 go to
+# .build/board-screenshots/. Run by .ci/run after `swift build`; needs chromium.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$root/.build/debug"
+shots="$root/.build/board-screenshots"
+[ -x "$bin/roshambo-server" ] || { echo "board-browser: run swift build first" >&2; exit 66; }
+browser="$(command -v chromium || command -v chromium-browser || true)"
+if [ -z "$browser" ]; then
+  echo "board-browser: no chromium on this machine; install Debian's (apt-get install -y chromium)" >&2
+  exit 69
+fi
+
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+fail() {
+  echo "board-browser: $*" >&2
+  echo "--- the page's DOM:" >&2
+  cat dom.html >&2 2>/dev/null || true
+  echo "--- the server's output:" >&2
+  cat server.out >&2
+  exit 1
+}
+
+"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --no-announce \
+  --log-level error --best-of 3 --tournament single-elimination --tournament-players 5 \
+  --tournament-pause 8 --tournament-entries-per-address 0 --rated-same-address \
+  --board 0 > server.out 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "party's board on" server.out && break; sleep 0.1; done
+port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
+board="$(grep -o "board on http://127.0.0.1:[0-9]*" server.out | cut -d: -f3)"
+[ -n "$port" ] && [ -n "$board" ] || fail "the server did not start"
+# `?events=3`: the page stops after the whole view and two patches (each checked against
+# its fingerprint by the page), so that the headless browser's network goes idle and it
+# dumps or shoots the page as it stands.
+url="http://127.0.0.1:$board/?events=3"
+
+# A bot that thinks for a moment before each pick, so that matches last long enough to be
+# seen being played.
+cat > slow.sh <<'BOT'
+#!/bin/sh
+while read -r line; do
+  case "$line" in
+    *'"type":"pick"'*) sleep 0.3; shuf -n1 -e rock paper scissors ;;
+  esac
+done
+BOT
+bot() { # name, then roshambo bot's flags
+  local name="$1"
+  shift
+  # Each its own identity (made on first use), so that their matches are rated.
+  "$bin/roshambo" bot --host 127.0.0.1 --port "$port" --ca certs/ca.pem --name "$name" \
+    --identity "$work/identity-${#pids[@]}.pem" --exec "sh $work/slow.sh" "$@" > "bot-${#pids[@]}.out" 2>&1 &
+  pids+=($!)
+}
+# Four in quick match, paired with one another in turn: rated against three different
+# people each, they are on the leaderboard with their intervals.
+for name in Dora Ezra Fay Gus; do bot "$name" --matches 50; done
+for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournament; done
+
+dom() {
+  timeout 20 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --virtual-time-budget=3000 --dump-dom "$url" > dom.html 2>/dev/null || true
+}
+# Polls the page until `grep -E` finds every pattern given, or 90 tries.
+wait_for() {
+  local what="$1"
+  shift
+  for _ in $(seq 60); do
+    dom
+    local all=1
+    for pattern in 'data-snapshot="done"' "$@"; do grep -qE -- "$pattern" dom.html || { all=0; break; }; done
+    [ "$all" = 1 ] && { echo "board-browser: the page shows $what"; return 0; }
+    sleep 0.5
+  done
+  fail "the page never showed $what"
+}
+shot() { # width height file
+  timeout 20 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --virtual-time-budget=3000 --window-size="$1,$2" --screenshot="$3" "$url" \
+    > /dev/null 2>&1 || fail "no screenshot at $1×$2"
+  [ -s "$3" ] || fail "the screenshot at $1×$2 is empty"
+}
+
+wait_for "a room being played" 'class="room" data-room="[^"]+"'
+wait_for "the bracket with its bye, while the tournament runs" 'id="bracket"' 'data-bye="true"'
+mkdir -p "$shots"
+shot 1920 1080 "$shots/board-running-1920x1080.png"
+wait_for "the champion and the leaderboard with intervals" \
+  'id="champion"><span class="crown">Champion</span><span class="who">[^<…]+</span>' \
+  'id="leaderboard"' 'class="bar"'
+shot 1920 1080 "$shots/board-1920x1080.png"
+shot 1280 720 "$shots/board-1280x720.png"
+
+# The name with markup is text: escaped in the DOM, never an element.
+grep -qF '&lt;img src=x onerror=f()&gt;' dom.html || fail "the markup name is not shown as text"
+if grep -qE '<img[ >]' dom.html; then fail "a name became an <img> element"; fi
+grep -qE 'class="banner"[^>]* hidden' dom.html || fail "the banner shows while the stream is up"
+if grep -q 'data-resyncs' dom.html; then fail "a patch did not match its fingerprint in the page"; fi
+echo "board-browser: ok (screenshots in $shots)"
