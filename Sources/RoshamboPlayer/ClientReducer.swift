@@ -26,7 +26,7 @@ public struct ClientReducer: EffectReducer {
       // A new connection replaced a lost one: a pick sent into the lost one may never
       // have arrived, so the first view after it says whether to send it again.
       if status == .connected, case .reconnecting = state.context.connection {
-        state.resumed = true
+        state.checksLostPick = true
       }
       state.context.connection = status
       // Connected (again, after the server closed): it is serving.
@@ -89,7 +89,7 @@ public struct ClientReducer: EffectReducer {
       }
       // The server could not save (its journal's disk, say) and did nothing: a pick it
       // refused so is sent again once a view shows it missing, when play resumes.
-      if error.code == .unavailable, state.context.pendingPick != nil { state.resumed = true }
+      if error.code == .unavailable, state.context.pendingPick != nil { state.checksLostPick = true }
       if error.code == .badToken { effects.append(.forgetSeat) }
       if error.code == .matchReady { effects.append(.matchReady) }
     case .choose(let weapon):
@@ -168,8 +168,8 @@ public struct ClientReducer: EffectReducer {
         effects.append(.keepSeat(room: room, token: token))
       }
     }
-    if state.resumed {
-      state.resumed = false
+    if state.checksLostPick {
+      state.checksLostPick = false
       if let resend = lostPick(state, view: view) { effects.append(.send(resend)) }
     }
     let fair = state.fair

@@ -17,9 +17,11 @@ public struct ClientState: Equatable, Sendable {
   public var pickedRounds: Set<Int> = []
   /// In a fair room: the secrets, what was shown, and the verdicts (``FairPlay``).
   public var fair = FairPlay()
-  /// Set when a new connection replaced a lost one, until the first view on it says
-  /// whether a pick sent into the lost one must be sent again.
-  public var resumed = false
+  /// Whether the next view is checked for a pick this client sent that the server does
+  /// not have, to send it again: set when a new connection replaced a lost one (the pick
+  /// may have gone with it) or the server refused a pick it could not save, cleared by
+  /// that view.
+  public var checksLostPick = false
 
   public init() {}
 }

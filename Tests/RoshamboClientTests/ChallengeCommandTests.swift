@@ -41,6 +41,24 @@ struct ChallengeCommandTests {
     return await finish(process, pipe)
   }
 
+  /// Carol follows the lobby, takes challenges, and declines the first one; the task
+  /// ends (`.stopped`) once she has. Returns when the lobby lists her.
+  func carolDeclines(port: Int) async throws -> Task<LobbyFollower.Outcome, Never> {
+    let tls = try ClientTestCertificates.clientTLS()
+    let carol = try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls)
+    let declining = Task {
+      await LobbyFollower.follow(carol, name: "Carol", takesChallenges: true) { news, driver in
+        guard case .challenge(let notice) = news else { return true }
+        if notice.status == .pending {
+          await driver.command(.decline(notice.id, forTheEvening: false))
+        }
+        return notice.status == .pending
+      }
+    }
+    try await waitForPerson("Carol", port: port)
+    return declining
+  }
+
   @Test("a bot with --lobby takes two challenges from a bot with --challenge; both play both")
   func botsFromTheLobby() async throws {
     try await withTestServer { server in
@@ -98,20 +116,7 @@ struct ChallengeCommandTests {
         nobody.printed.contains("Nobody was not in the lobby free to take a challenge within 1"),
         "\(nobody.printed)")
 
-      // Carol follows the lobby, takes challenges, and declines the first one.
-      let tls = try ClientTestCertificates.clientTLS()
-      let carol = try await ServerConnection.connect(
-        host: "127.0.0.1", port: server.port, tls: tls)
-      let declining = Task {
-        await LobbyFollower.follow(carol, name: "Carol", takesChallenges: true) { news, driver in
-          guard case .challenge(let notice) = news else { return true }
-          if notice.status == .pending {
-            await driver.command(.decline(notice.id, forTheEvening: false))
-          }
-          return notice.status == .pending
-        }
-      }
-      try await waitForPerson("Carol", port: server.port)
+      let declining = try await carolDeclines(port: server.port)
       let bob = try await run(["challenge", "Carol", "--name", "Bob"], port: server.port)
       #expect(bob.status == 1)
       #expect(bob.printed.contains("the challenge to Carol ended: declined"), "\(bob.printed)")
@@ -123,19 +128,7 @@ struct ChallengeCommandTests {
   @Test("a challenge while the same person's lobby is open elsewhere says it closes it there")
   func lobbyOpenElsewhere() async throws {
     try await withTestServer { server in
-      let tls = try ClientTestCertificates.clientTLS()
-      let carol = try await ServerConnection.connect(
-        host: "127.0.0.1", port: server.port, tls: tls)
-      let declining = Task {
-        await LobbyFollower.follow(carol, name: "Carol", takesChallenges: true) { news, driver in
-          guard case .challenge(let notice) = news else { return true }
-          if notice.status == .pending {
-            await driver.command(.decline(notice.id, forTheEvening: false))
-          }
-          return notice.status == .pending
-        }
-      }
-      try await waitForPerson("Carol", port: server.port)
+      let declining = try await carolDeclines(port: server.port)
       // Dana's lobby (a bot waiting for challenges, with this machine's identity) is open.
       let (lobby, lobbyPipe) = try startRoshambo(
         ["bot", "--lobby", "--name", "Dana", "--matches", "1"], port: server.port)

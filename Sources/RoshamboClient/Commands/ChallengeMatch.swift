@@ -82,26 +82,9 @@ public struct ChallengeMatch: Sendable {
     let connection = try await access.connect(server)
     let name = self.name
     let keepaliveMillis = access.keepaliveMillis
-    let seen = await MainActor.run { () -> Task<LobbyView?, Never> in
-      let driver = PlayerDriver(
-        configuration: PlayerConfiguration(
-          name: name, role: .lobby, fair: true, keepaliveMillis: keepaliveMillis,
-          reconnects: false),
-        connection: connection, connect: { throw CancellationError() })
-      var view: LobbyView?
-      driver.lobbyNews = { [weak driver] news in
-        guard case .view(_, let shown) = news, view == nil else { return }
-        view = shown
-        driver?.command(.leave)
-      }
-      return Task { @MainActor in
-        _ = await driver.follow()
-        return view
-      }
-    }
-    return try await connection.answering("the lobby", within: .seconds(10)) {
-      await seen.value
-    }
+    return try await LobbyLook.firstView(
+      on: connection, name: name, keepaliveMillis: keepaliveMillis, within: .seconds(10)
+    ).view
   }
 
   /// Waits in the lobby for what `goal` says (``HeadlessLobby``), on a connection of its

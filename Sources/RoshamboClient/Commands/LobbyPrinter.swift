@@ -7,7 +7,8 @@ import Sysexits
 /// The lobby printed on standard output, as plain lines or JSON lines: one view
 /// (`roshambo who`), or every view until the server closes or the person presses Ctrl-C
 /// (`roshambo lobby`, piped or with `--json`). It follows the lobby on a lobby follower's
-/// ``PlayerDriver`` that takes no challenges and does not reconnect.
+/// ``PlayerDriver`` that takes no challenges and does not reconnect (one view: a
+/// ``LobbyLook``).
 ///
 /// Invariant: it only looks: it never challenges, accepts or takes a seat.
 public struct LobbyPrinter: Sendable {
@@ -46,10 +47,22 @@ public struct LobbyPrinter: Sendable {
   public func run() async throws {
     switch mode {
     case .once:
-      try await follow(within: .seconds(10)) { event in
-        guard case .view(_, let view) = event else { return true }
+      let resolved = try await access.resolve()
+      let connection = try await access.connect(resolved)
+      let name = try self.name()
+      let keepaliveMillis = access.keepaliveMillis
+      let seen: (view: LobbyView?, end: PlayerEnd?)
+      do {
+        seen = try await LobbyLook.firstView(
+          on: connection, name: name, keepaliveMillis: keepaliveMillis, within: .seconds(10))
+      } catch {
+        throw CommandExit.after(error)
+      }
+      if let view = seen.view {
         for line in LobbyText.lines(view) { print(line) }
-        return false
+      } else if let (message, exit) = CommandExit.reason(afterFollowing: seen.end) {
+        StandardError.complain(message)
+        throw exit
       }
     case .changes(let json):
       try await follow { event in
@@ -68,9 +81,7 @@ public struct LobbyPrinter: Sendable {
 
   /// Connects, follows the lobby and hands each piece of news to `each` until it returns
   /// false; a refusal or a broken protocol is said and exits as `roshambo play` does.
-  private func follow(
-    within limit: Duration? = nil, _ each: @escaping @MainActor (LobbyNews) -> Bool
-  ) async throws {
+  private func follow(_ each: @escaping @MainActor (LobbyNews) -> Bool) async throws {
     let resolved = try await access.resolve()
     let connection = try await access.connect(resolved)
     let name = try self.name()
@@ -87,17 +98,7 @@ public struct LobbyPrinter: Sendable {
       }
       return driver
     }
-    let follow = { await driver.follow() }
-    let end: PlayerEnd?
-    do {
-      if let limit {
-        end = try await connection.answering("the lobby", within: limit) { await follow() }
-      } else {
-        end = await follow()
-      }
-    } catch {
-      throw CommandExit.after(error)
-    }
+    let end = await driver.follow()
     if let (message, exit) = CommandExit.reason(afterFollowing: end) {
       StandardError.complain(message)
       throw exit
