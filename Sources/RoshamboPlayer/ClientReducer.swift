@@ -89,7 +89,9 @@ public struct ClientReducer: EffectReducer {
       }
       // The server could not save (its journal's disk, say) and did nothing: a pick it
       // refused so is sent again once a view shows it missing, when play resumes.
-      if error.code == .unavailable, state.context.pendingPick != nil { state.checksLostPick = true }
+      if error.code == .unavailable, state.context.pendingPick != nil {
+        state.checksLostPick = true
+      }
       if error.code == .badToken { effects.append(.forgetSeat) }
       if error.code == .matchReady { effects.append(.matchReady) }
     case .choose(let weapon):
