@@ -20,7 +20,7 @@ fi
 work="$(mktemp -d)"
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do pkill -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -39,7 +39,7 @@ fail() {
   --tournament-pause 8 --tournament-entries-per-address 0 --rated-same-address \
   --board 0 > server.out 2>&1 &
 pids+=($!)
-for _ in $(seq 100); do grep -q "party's board on" server.out && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q "party's board on" server.out 2>/dev/null && break; sleep 0.1; done
 port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
 board="$(grep -o "board on http://127.0.0.1:[0-9]*" server.out | cut -d: -f3)"
 [ -n "$port" ] && [ -n "$board" ] || fail "the server did not start"
@@ -69,9 +69,20 @@ bot() { # name, then roshambo bot's flags
     --identity "$work/identity-${#pids[@]}.pem" --exec "sh $work/slow.sh" "$@" > "bot-${#pids[@]}.out" 2>&1 &
   pids+=($!)
 }
-# Four in quick match, paired with one another in turn: rated against three different
-# people each, they are on the leaderboard with their intervals.
-for name in Dora Ezra Fay Gus; do bot "$name" --matches 50; done
+# Four in quick match, one match at a time, so that each meets whoever waits next: the
+# leaderboard lists those rated against several different people, with their intervals
+# (a bot playing many matches stays in its room, against one opponent).
+quick() { # name
+  local name="$1" identity="$work/identity-quick-$1.pem"
+  (
+    while :; do
+      "$bin/roshambo" bot --host 127.0.0.1 --port "$port" --ca certs/ca.pem --name "$name" \
+        --identity "$identity" --exec "sh $work/slow.sh" --matches 1 >> "quick-$name.out" 2>&1 || sleep 1
+    done
+  ) &
+  pids+=($!)
+}
+for name in Dora Ezra Fay Gus; do quick "$name"; done
 for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournament; done
 
 dom() {
