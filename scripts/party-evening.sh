@@ -26,7 +26,12 @@
 #     every lobby says it is reconnecting and comes back by itself, the leaderboard kept;
 #   - the next tournament opens by itself on the same journal; an entrant away past the
 #     grace loses the entry (the lobby stops counting down with one entrant left) and is
-#     told when back; five entries start it in room cup-2-1-1.
+#     told when back; five entries start it in room cup-2-1-1; an entrant with a bye goes
+#     home during round 1 (q asks, q again withdraws) and their round-2 opponent wins at
+#     once by walkover; another's terminal closes as round 2 starts and the grace runs
+#     out (the opponent's screen says they did not come back, not that they gave up); back
+#     later, the lobby tells them what it cost; the final crowns the second champion. The
+#     host's terminal is checked for each drop, return and grace run out.
 # On failure it prints the screens concerned and the server's log. Prints its time at the
 # end (under 6 minutes). PARTY_EVENING_SNAPS=DIR keeps the screens at each step. Needs root (ip netns), iproute2, tmux, and dist/ from
 # scripts/package.sh.
@@ -318,6 +323,9 @@ press dave p
 wait_for dave "You win"
 wait_for bob "dave wins"
 wait_log "dave beat bob 1–0 in duel-2"
+# The host's terminal said who dropped and who came back, in people's words.
+wait_log "bob lost the connection in duel-2: the seat waits 30 s for them"
+wait_log "bob is back in duel-2"
 if grep -q "in duel-2 by forfeit" "$log"; then fail "bob forfeited the match he came back to" bob dave; fi
 for who in bob dave; do press "$who" q; done
 for who in bob dave; do in_lobby "$who"; done
@@ -517,6 +525,66 @@ snap cup-2 "${people[@]}" host
 # Nobody was thrown back to their shell on the way.
 for who in "${people[@]}"; do refuse "$who" "] $who\$"; done
 
+# The rest of this tournament: one entrant goes home during round 1 (asked first, then
+# withdrawn), and their next opponent is not kept waiting; another's terminal closes at
+# the start of round 2 and they come back after the grace, told what the absence cost;
+# the host's terminal says each.
+mapfile -t byes < <(tr -d '\r' < "$log" | grep -o "round 1 of [0-9]* paired: .*" | tail -n 1 \
+  | grep -o "[a-z]* has a bye" | sed 's/ has a bye//')
+[ "${#byes[@]}" = 3 ] || fail "round 1 of the second tournament has not three byes: ${byes[*]}"
+home="${byes[0]}"
+say "$home goes home during round 1: q asks, q again withdraws and leaves"
+press "$home" q
+wait_for "$home" "Leaving withdraws you from the tournament: press q again to leave"
+press "$home" q
+wait_for "$home" "[0] $home\$"
+wait_log "$home withdrew from the tournament: their opponents win their matches"
+play_cup_match cup-2-1-1 "$a" "$b"
+for who in "$a" "$b"; do press "$who" q; done
+for who in "$a" "$b"; do in_lobby "$who"; done
+wait_count "round 2 of 3 paired: " 2 30
+paired_at=$(date +%s)
+mapfile -t round2 < <(pairings 2)
+[ "${#round2[@]}" = 2 ] || fail "round 2 of the second tournament has not two matches: ${round2[*]}"
+for i in 0 1; do
+  read -r p1 p2 <<< "${round2[$i]}"
+  if [ "$p1" = "$home" ] || [ "$p2" = "$home" ]; then
+    walkover="cup-2-2-$((i + 1))"
+    [ "$p1" = "$home" ] && winner="$p2" || winner="$p1"
+  else
+    played="cup-2-2-$((i + 1))"; stays="$p1"; away="$p2"
+  fi
+done
+[ -n "${walkover:-}" ] && [ -n "${played:-}" ] || fail "round 2 does not pair $home: ${round2[*]}"
+say "round 2: $winner wins $walkover by walkover at once; $away's terminal closes as $played starts"
+wait_for "$winner" "$home withdrew from the tournament: you win by walkover." 10
+[ $(($(date +%s) - paired_at)) -lt 10 ] || fail "$winner waited for the walkover" "$winner"
+snap walkover "$winner"
+wait_for "$away" "Room $played"
+wait_for "$stays" "Room $played"
+close_terminal "$away"
+wait_for "$stays" "$away  score 0  away (connection lost)"
+wait_log "$away lost the connection in $played: the seat waits 30 s for them"
+# The grace (30 s) runs out: the match is $stays's, said as what happened.
+wait_log "$away was not back in $played within 30 s: the seat is given up" 45
+wait_for "$stays" "did not come back in time"
+refuse "$stays" "gave up"
+snap grace-out "$stays"
+press "$winner" q
+press "$stays" q
+for who in "$winner" "$stays"; do in_lobby "$who"; done
+say "$away comes back after the grace: the lobby says what the absence cost"
+terminal "$away"
+type_line "$away" "./roshambo"
+in_lobby "$away"
+# (On a 60-column terminal the line is cut after "match": the start is what is checked.)
+wait_for "$away" "While you were away, you lost a tournament match"
+snap back-after-grace "$away"
+wait_log "round 3 of 3 paired: $winner vs $stays|round 3 of 3 paired: $stays vs $winner" 30
+play_cup_match cup-2-3-1 "$winner" "$stays"
+wait_for "$winner" "YOU ARE THE CHAMPION!"
+wait_log "$winner is the champion"
+
 took=$(($(date +%s) - started))
-say "an evening on seven hosts: idle lobbies kept 90 s, a challenge played and watched, quick matches given up with q q and Ctrl-C, a closed terminal resumed, a 20 s outage shown and recovered, a tournament with two dropped players back, $champion champion, a server restart, the next tournament on the same journal: OK"
+say "an evening on seven hosts: idle lobbies kept 90 s, a challenge played and watched, quick matches given up with q q and Ctrl-C, a closed terminal resumed, a 20 s outage shown and recovered, a tournament with two dropped players back, $champion champion, a server restart, the next tournament on the same journal with one entrant gone home (a walkover at once) and one back after the grace (told what it cost), $winner champion: OK"
 echo "party-evening: took $took s ($((took / 60)) min $((took % 60)) s)"

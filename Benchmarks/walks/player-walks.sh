@@ -43,8 +43,8 @@ start_server() {  # extra flags
   [ -n "$port" ] || { echo "walks: the server did not start" >&2; cat server.log >&2; exit 1; }
 }
 
-# Walks 1 and 2: Alice and Bob in one long match (best of 999), each in a terminal.
-start_server --best-of 999
+# Walks 1 and 2: Alice and Bob in one long match (best of 99), each in a terminal.
+start_server --best-of 99
 for who in alice bob; do
   mkdir -p "home-$who"
   tmux -L "$sock" new-session -d -s "$who" -x 80 -y 24 \
@@ -74,7 +74,7 @@ for try in $(seq 10); do
   local_port="$(ss -tnpH state established "( dport = :$port )" | grep "pid=$pid," | awk '{print $3}' | sed 's/.*://' | head -n 1)"
   [ -n "$local_port" ] || { echo "walks: no connection of Bob's found" >&2; exit 1; }
   t0=$(now)
-  ss -K state established "( sport = :$local_port )" > /dev/null
+  ss -K state established "( sport = :$local_port )" > /dev/null 2>&1
   until [ "$(grep -c "resumed" server.log || true)" -gt "$before" ]; do sleep 0.005; done
   while shows bob "Lost the connection" || shows bob "reconnecting"; do sleep 0.005; done
   back+=("$(ms "$t0" "$(now)")")
