@@ -173,13 +173,16 @@ public struct Tournament: Sendable, Equatable {
   // MARK: - Pairing
 
   /// The pairings of the next round, from the entrants and the results so far (rooms
-  /// named by ``room(round:index:)``; a bye already won). Empty when no round is left.
+  /// named by ``room(round:index:)``; a bye already won, and none for one who withdrew).
+  /// Empty when no round is left.
   public func nextRound() -> [Pairing] {
     let round = rounds.count + 1
     guard round <= roundCount else { return [] }
     let pairs: [[String]]
     switch kind {
-    case .roundRobin: pairs = roundRobinPairs(round: round)
+    // A withdrawn player's scheduled bye is no pairing: it would be a free win.
+    case .roundRobin:
+      pairs = roundRobinPairs(round: round).filter { $0.count == 2 || !withdrawn.contains($0[0]) }
     case .singleElimination: pairs = eliminationPairs(round: round)
     case .swiss: pairs = swissPairs()
     }

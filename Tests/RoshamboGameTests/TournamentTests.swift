@@ -132,6 +132,27 @@ struct TournamentTests {
     #expect(round.contains { !$0.isBye && $0.players.contains("p5") })
   }
 
+  @Test("round robin: a withdrawn player's scheduled bye is no pairing, so not a free win")
+  func roundRobinByeNotToTheWithdrawn() {
+    var tournament = Tournament(kind: .roundRobin, settings: Self.settings)
+    tournament.entrants = ["p1", "p2", "p3"]
+    tournament.phase = .running
+    // The circle gives each of the three one bye; find the round of p3's.
+    let byeRound = (1...3).first { round in
+      var scheduled = tournament
+      scheduled.rounds = Array(repeating: [], count: round - 1)
+      return scheduled.nextRound().contains { $0.isBye && $0.players == ["p3"] }
+    }!
+    tournament.rounds = Array(repeating: [], count: byeRound - 1)
+    tournament.withdrawn = ["p3"]
+    let round = tournament.nextRound()
+    #expect(!round.contains { $0.players.contains("p3") })
+    // The round's match is the other two's, as scheduled.
+    #expect(round.map(\.players) == [["p1", "p2"]] || round.map(\.players) == [["p2", "p1"]])
+    tournament.rounds.append(round)
+    #expect(tournament.standings.first { $0.name == "p3" }?.wins == 0)
+  }
+
   @Test("Swiss, 2 to 20 players: ⌈log2 n⌉ rounds, no rematch from 6 players on, byes spread")
   func swiss() async {
     await propertyCheck(count: 100, input: Gen.int(in: 2...20), Gen.int(in: 0...Int(Int32.max))) {
