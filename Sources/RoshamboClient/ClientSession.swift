@@ -122,7 +122,7 @@ public final class ClientSession {
     case .notice(let text): driver.notice(text)
     case .tick: driver.tick()
     case .connection, .welcome, .synced, .serverError, .commit, .brokeProtocol, .evidenceSaved,
-      .serverClosing, .roundTrip:
+      .serverClosing, .roundTrip, .retryUnsaved:
       // What the server and the core decide; not the player's to dispatch.
       break
     }

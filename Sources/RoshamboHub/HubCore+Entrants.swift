@@ -39,6 +39,11 @@ extension HubCore {
       reply(origin.link, refusal, re: origin.re)
       return
     }
+    // Entering holds the name for the entrant as a hello does (it may have been released
+    // since): only its holder is seated by name in a round paired while they are away.
+    if !withdraw {
+      claimName(follower.name, identity: follower.identity, link: origin.link)
+    }
     let action: TournamentAction =
       withdraw ? .withdraw(name: follower.name) : .enter(name: follower.name)
     guard perform(.tournament(action), origin: origin) != nil else { return }

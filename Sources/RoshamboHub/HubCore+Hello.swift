@@ -122,7 +122,16 @@ extension HubCore {
   private mutating func resumeSeat(_ link: Peer, token: String, id: Int?) {
     let stored = ResumeToken.stored(token)
     guard let (room, seat) = state.seatTokens.locate(stored, in: state.lobby) else {
-      reply(link, .badToken(), re: id)
+      // An entrant's token of last round, their match over: this round's seat is theirs
+      // (its welcome went to a connection that was already lost).
+      if let name = state.tournament.formerTokens[stored],
+        let current = state.tournament.tokens[name],
+        state.seatTokens.locate(ResumeToken.stored(current), in: state.lobby) != nil
+      {
+        resumeSeat(link, token: current, id: id)
+      } else {
+        reply(link, .badToken(), re: id)
+      }
       return
     }
     let reconnecting = state.lobby.rooms[room]?.seats[seat]?.connected == false

@@ -127,6 +127,7 @@ extension HubCore {
       armTournamentTimer(after: state.tournament.plan.pauseMillis)
     case .finished(let champion):
       state.tournament.tokens.removeAll()
+      state.tournament.formerTokens.removeAll()
       log(
         .info, "tournament finished", ["champion": LogText.quoted(champion)],
         event: .tournamentFinished)
@@ -143,6 +144,9 @@ extension HubCore {
     else { return }
     setTournamentStartsAt(nil)
     var stored: [String: String] = [:]
+    state.tournament.formerTokens = Dictionary(
+      state.tournament.tokens.map { (ResumeToken.stored($0.value), $0.key) },
+      uniquingKeysWith: { first, _ in first })
     state.tournament.tokens.removeAll()
     for name in tournament.entrants {
       let token = state.tokens.next()

@@ -134,6 +134,9 @@ struct TournamentSeating {
   var links: [String: Peer] = [:]
   var entryAddresses: [String: String] = [:]
   var tokens: [String: String] = [:]
+  /// Last round's tokens (stored form) by entrant: one who resumes with theirs, the new
+  /// round's welcome having gone to a connection already lost, is seated in this round.
+  var formerTokens: [String: String] = [:]
   var lapsed: Set<String> = []
   /// Entrants whose connection dropped while entries are open, and the connection that
   /// entered (the entry goes when their ``HubTimer/entryGrace(name:)`` fires).

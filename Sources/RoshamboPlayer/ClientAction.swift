@@ -17,6 +17,9 @@ public enum ClientAction: Equatable, Sendable {
   case brokeProtocol(String)
   /// The evidence of a server's lie was written to this file.
   case evidenceSaved(path: String)
+  /// Time to send again what the server could not save (``ClientEffect/retryLater``),
+  /// if the view still shows it missing.
+  case retryUnsaved
   case rematch
   case quit
   /// A line for the player from this client itself (a question, a hint), or nil to clear.

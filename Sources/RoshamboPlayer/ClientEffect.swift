@@ -29,6 +29,9 @@ public enum ClientEffect: Equatable, Sendable {
   case matchReady
   /// The server was caught lying: write the evidence, leave the match and close.
   case keepEvidence(FairPlay.Evidence)
+  /// The server could not save a pick (or a reveal) of this client: dispatch
+  /// ``ClientAction/retryUnsaved`` in a while.
+  case retryLater
   /// The match this client saw run ended: its own record, where records are kept.
   case saveRecord
   /// The player quits: forget the seat, send `leave`, and do not reconnect.

@@ -87,13 +87,24 @@ public struct ClientReducer: EffectReducer {
       if error.code == .alreadyChosen || error.code == .wrongRound {
         state.context.pendingPick = nil
       }
-      // The server could not save (its journal's disk, say) and did nothing: a pick it
-      // refused so is sent again once a view shows it missing, when play resumes.
-      if error.code == .unavailable, state.context.pendingPick != nil {
+      // The server could not save (its journal's disk, say) and did nothing: a pick (or a
+      // reveal) it refused so is sent again, in a while (no view comes while play pauses)
+      // or on the next view, whichever is first.
+      if error.code == .unavailable, state.context.pendingPick != nil || owesReveal(state) {
         state.checksLostPick = true
+        effects.append(.retryLater)
       }
       if error.code == .badToken { effects.append(.forgetSeat) }
       if error.code == .matchReady { effects.append(.matchReady) }
+    case .retryUnsaved:
+      guard state.checksLostPick, let view = state.view else { return [] }
+      state.checksLostPick = false
+      if let resend = lostPick(state, view: view) {
+        effects.append(.send(resend))
+      } else if owesReveal(state), let secret = state.fair.secret(for: view.round) {
+        effects.append(
+          .send(.reveal(round: view.round, weapon: secret.weapon, nonce: secret.nonce)))
+      }
     case .choose(let weapon):
       guard let view = state.view, state.canPick(weapon) else { return [] }
       // In a fair room a nonce is made outside the reducer, and `.commit` picks.
@@ -198,6 +209,16 @@ public struct ClientReducer: EffectReducer {
       return .commit(round: view.round, digest: secret.digest)
     }
     return .choose(round: view.round, weapon: weapon)
+  }
+
+  /// Whether this player committed in the round under way, saw the opponent's commitment
+  /// and is not shown to have revealed: the reveal is owed.
+  private func owesReveal(_ state: ClientState) -> Bool {
+    guard let view = state.view, view.fair, view.phase == .choosing, let me = view.you,
+      let mine = view.player(me), mine.chosen, !mine.revealed,
+      state.fair.opponentCommitments[view.round] != nil
+    else { return false }
+    return state.fair.secret(for: view.round) != nil
   }
 
   /// A fair room's view: record the opponent's commitment the first time it is shown,

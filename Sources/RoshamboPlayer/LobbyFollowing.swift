@@ -7,12 +7,15 @@ import RoshamboProtocol
 /// (``Step``); the ``PlayerCore`` that holds it sends, shows and ends.
 ///
 /// Invariants: views reach the player only with a `seq` that never goes back; a challenge notice only
-/// when this follower takes challenges and is its challenger or the one challenged; a
+/// when this follower takes challenges and is its challenger or the one challenged (it
+/// may come before the first view, which can wait up to the server's send interval); a
 /// seat only after a challenge it is in was accepted, while the lobby lists it among the
-/// entrants of a tournament under way, after it asked to enter one, or, as the answer to
-/// its `hello`, in a seat the server held for this person (a tournament's round paired, or
-/// a challenge accepted, while they were away). Anything else ends the connection as the
-/// server breaking the protocol.
+/// entrants of a tournament under way, after it asked to enter one, as the answer to its
+/// `hello` in a seat the server held for this person (a tournament's round paired, or a
+/// challenge accepted, while they were away), or at any time on a connection that
+/// replaced one on which such a seat may have been given (the server seats the person
+/// back when it sees the old connection close, which may come after the new one's first
+/// view). Anything else ends the connection as the server breaking the protocol.
 public struct LobbyFollowing: Equatable, Sendable {
   /// What one message from the server means.
   public enum Step: Equatable, Sendable {
@@ -48,6 +51,10 @@ public struct LobbyFollowing: Equatable, Sendable {
   public internal(set) var outage: PlayerState.Outage?
   /// Challenges this follower is in that were accepted.
   private var accepted: Set<Int> = []
+  /// Challenges this follower is in that wait for an answer.
+  private var pending: Set<Int> = []
+  /// The connection this one replaced may have been given a seat (``seatMayWait``).
+  private var replacedSeated = false
   /// The last view listed this follower among the entrants of a tournament under way.
   private var listedEntrant = false
   /// This follower asked to enter the tournament taking entries.
@@ -60,6 +67,16 @@ public struct LobbyFollowing: Equatable, Sendable {
     self.me = (try? PlayerName.normalize(name).get()) ?? name
     self.takesChallenges = takesChallenges
     self.outage = outage
+    self.replacedSeated = outage?.seatMayWait ?? false
+  }
+
+  /// Whether the server may have given this person a seat the follower has not heard of:
+  /// a challenge they are in waits for an answer or was accepted, they entered a
+  /// tournament or are among its entrants. Carried to the connection that replaces a lost
+  /// one.
+  public var seatMayWait: Bool {
+    takesChallenges
+      && (!pending.isEmpty || !accepted.isEmpty || entered || listedEntrant || replacedSeated)
   }
 
   /// Whether a view was shown on this connection: until then a refusal is fatal.
@@ -114,10 +131,16 @@ public struct LobbyFollowing: Equatable, Sendable {
         } == true
       return .news(.view(seq: seq, view))
     case .challenge(let notice):
-      guard takesChallenges, followed, notice.from == me || notice.to == me else {
+      guard takesChallenges, notice.from == me || notice.to == me else {
         return .violation("a challenge this follower is not part of")
       }
-      if notice.status == .accepted { accepted.insert(notice.id) }
+      switch notice.status {
+      case .pending: pending.insert(notice.id)
+      case .accepted:
+        pending.remove(notice.id)
+        accepted.insert(notice.id)
+      case .declined, .expired, .withdrawn: pending.remove(notice.id)
+      }
       return .news(.challenge(notice))
     case .error(let error, _) where followed && error.code == .timeout:
       return .timedOut
@@ -157,7 +180,7 @@ public struct LobbyFollowing: Equatable, Sendable {
     // The last case: someone coming back while a match of theirs waits for them (a
     // tournament's round paired, a challenge accepted, as their connection dropped) is
     // seated in it at once, before any view.
-    return !accepted.isEmpty || listedEntrant || entered || !followed
+    return !accepted.isEmpty || listedEntrant || entered || !followed || replacedSeated
   }
 }
 

@@ -24,6 +24,10 @@ public struct PlayerCore: Sendable {
   /// Set when the session ended during the input being handled.
   private var endedNow = false
 
+  /// How long after the server could not save a pick it is sent again: the server tries
+  /// its journal again every second.
+  static let retryMillis: Int64 = 1_000
+
   public init(configuration: PlayerConfiguration) {
     self.configuration = configuration
   }
@@ -167,8 +171,12 @@ public struct PlayerCore: Sendable {
   private mutating func lost(_ why: String?) {
     guard let link = state.link else { return }
     var outage: PlayerState.Outage?
+    var seatMayWait = false
     if case .awaitingWelcome(_, let replacing) = state.phase { outage = replacing }
-    if case .following(_, let following) = state.phase { outage = following.outage }
+    if case .following(_, let following) = state.phase {
+      outage = following.outage
+      seatMayWait = following.seatMayWait
+    }
     cancel(.keepalive)
     cancel(.pacing)
     // A spectator has no token and watches again without one; so does a lobby follower.
@@ -191,6 +199,7 @@ public struct PlayerCore: Sendable {
       return
     }
     var next = outage ?? PlayerState.Outage(since: now, attempt: 0, trying: false)
+    next.seatMayWait = next.seatMayWait || seatMayWait
     next.attempt += 1
     next.trying = false
     state.phase = .reconnecting(next)
@@ -244,6 +253,10 @@ public struct PlayerCore: Sendable {
         .gaveUp(
           "gave up reconnecting after \((now - since) / 1_000) s; check that the server is "
             + "running"))
+    case .retry:
+      // Only on a connection: the next one checks the first view anyway.
+      guard state.link != nil else { return }
+      reduce(.retryUnsaved)
     }
   }
 
@@ -496,6 +509,8 @@ public struct PlayerCore: Sendable {
       emit(.keepSeat(room: room, token: token))
     case .forgetSeat:
       forgetSeat()
+    case .retryLater:
+      schedule(.retry, at: now + Self.retryMillis)
     case .matchReady:
       emit(.matchReady)
     case .keepEvidence(let evidence):

@@ -57,6 +57,9 @@ public enum PlayerTimer: Hashable, Sendable, CustomStringConvertible {
   case reconnect
   /// Patience is over: stop trying to reach the server.
   case giveUp
+  /// A pick (or a reveal) the server could not save is sent again: it said `unavailable`,
+  /// and while its play pauses no view comes to show the pick missing.
+  case retry
 
   public var description: String {
     switch self {
@@ -64,6 +67,7 @@ public enum PlayerTimer: Hashable, Sendable, CustomStringConvertible {
     case .pacing: "pacing"
     case .reconnect: "reconnect"
     case .giveUp: "give-up"
+    case .retry: "retry"
     }
   }
 }

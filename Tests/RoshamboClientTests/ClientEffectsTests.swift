@@ -111,11 +111,27 @@ struct ClientEffectsTests {
       ClientReducer().reduce(into: &state, effectsOf: .choose(.paper))
         == [.send(.choose(round: 1, weapon: .paper))])
     let unavailable = ProtocolError(code: .unavailable, message: "The server cannot save.")
-    #expect(ClientReducer().reduce(into: &state, effectsOf: .serverError(unavailable)) == [])
+    #expect(
+      ClientReducer().reduce(into: &state, effectsOf: .serverError(unavailable)) == [.retryLater])
     // Play resumes: the room as the server's journal held it, the pick not there.
     let next = ClientReducer().reduce(
       into: &state, effectsOf: .synced(view: Self.playing(), seq: 2))
     #expect(next.contains(.send(.choose(round: 1, weapon: .paper))), "\(next)")
+    // Sent once: the retry that comes due after that view sends nothing.
+    #expect(ClientReducer().reduce(into: &state, effectsOf: .retryUnsaved) == [])
+  }
+
+  @Test("a pick refused as unsaved is sent again when the retry comes due, with no view")
+  func pickRefusedUnsavedRetried() {
+    var state = Self.seated(in: Self.playing())
+    _ = ClientReducer().reduce(into: &state, effectsOf: .choose(.paper))
+    let unavailable = ProtocolError(code: .unavailable, message: "The server cannot save.")
+    _ = ClientReducer().reduce(into: &state, effectsOf: .serverError(unavailable))
+    #expect(
+      ClientReducer().reduce(into: &state, effectsOf: .retryUnsaved)
+        == [.send(.choose(round: 1, weapon: .paper))])
+    // Nothing refused since: nothing to send.
+    #expect(ClientReducer().reduce(into: &state, effectsOf: .retryUnsaved) == [])
   }
 
   @Test("a rematch asked once, as the view shows, is not asked again")

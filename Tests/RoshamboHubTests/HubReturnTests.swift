@@ -204,6 +204,93 @@ struct HubReturnTests {
     #expect(seat(of: "Ann", in: "duel-1", hub)?.connected == true)
   }
 
+  /// Seeds 10505 and 10739: Ann's name was released on another server of the fleet while
+  /// she followed the lobby here; she entered the tournament, and her round was paired
+  /// while she was away. Entering holds the name again, so she is seated when back.
+  @Test("an entrant whose name was released before entering holds it again, and is seated")
+  func releasedNameEntrantSeated() throws {
+    var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1))) { configuration in
+      configuration.sharesNames = true
+      configuration.tournament = TournamentPlan(
+        kind: .roundRobin, settings: .init(bestOf: 1), players: 0, startMillis: 10_000,
+        pauseMillis: 3_000)
+    }
+    _ = hub.handle(.start(releasing: []))
+    _ = hub.settle()
+    let dan = Self.person(4)
+    let people = [(ann, "Ann"), (ben, "Ben"), (cat, "Cat"), (dan, "Dan")]
+    for (peer, name) in people {
+      _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
+    }
+    _ = hub.settle()
+    _ = hub.handle(
+      .fleetNamesRead([
+        FleetName(
+          folded: NameBook.folded("Ann"), identity: ann.identity!, usedAt: hub.now,
+          released: true)
+      ]))
+    _ = hub.settle()
+    #expect(hub.state.lobby.names.holder(of: "Ann") == nil)
+    for (peer, _) in people { _ = hub.say(peer, .enter(id: 2)) }
+    _ = hub.settle()
+    #expect(hub.state.lobby.names.holder(of: "Ann") == ann.identity)
+    // Away as the round is paired; back in the lobby within the grace: seated.
+    _ = hub.handle(.closed(ann))
+    _ = hub.settle()
+    _ = hub.fire(.tournament)
+    _ = hub.settle()
+    let cup = try #require(
+      hub.state.lobby.tournament?.rounds.last?.first { $0.players.contains("Ann") }?.room)
+    #expect(seat(of: "Ann", in: cup, hub)?.connected == false)
+    let back = Peer(id: 9, identity: ann.identity)
+    _ = hub.say(back, H.hello("Ann", role: .lobby, challenges: true, fair: nil))
+    _ = hub.settle()
+    #expect(hub.state.sessions[back.id]?.room == cup)
+    #expect(seat(of: "Ann", in: cup, hub)?.connected == true)
+  }
+
+  /// Seed 10877: Ann's link went silent as her round-1 match ended; round 2 was paired and
+  /// its welcome sent to that dead connection. Her client resumes with round 1's token.
+  @Test("last round's token, its match over, resumes in this round's seat")
+  func formerRoundTokenResumes() throws {
+    var hub = tournamentHub()
+    let dan = Self.person(4)
+    let people = [(ann, "Ann"), (ben, "Ben"), (cat, "Cat"), (dan, "Dan")]
+    for (peer, name) in people {
+      _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
+      _ = hub.say(peer, .enter(id: 2))
+    }
+    _ = hub.settle()
+    _ = hub.fire(.tournament)
+    let sent =
+      hub.raw(.timerFired(.flush)) + hub.raw(.committed(.success(()), onJournalThread: false))
+    guard case .welcome(_, _, let first?, _)? = H.messages(to: ann, in: sent).first else {
+      Issue.record("Ann was not seated in round 1: \(H.messages(to: ann, in: sent).map(H.summary))")
+      return
+    }
+    // Round 1 is played out: every match of it, one pick each (best of 1).
+    for pairing in try #require(hub.state.lobby.tournament?.rounds.last) {
+      for (index, name) in pairing.players.enumerated() {
+        let peer = people.first { $0.1 == name }!.0
+        _ = hub.say(peer, .choose(round: 1, weapon: index == 0 ? .rock : .scissors, id: 5))
+      }
+    }
+    _ = hub.settle()
+    _ = hub.fire(.tournament)
+    _ = hub.settle()
+    #expect(hub.state.lobby.tournament?.rounds.count == 2)
+    let cup = try #require(
+      hub.state.lobby.tournament?.rounds.last?.first { $0.players.contains("Ann") }?.room)
+    // A new connection with round 1's token: round 2's seat, with its token.
+    let back = Peer(id: 9, identity: ann.identity)
+    let resumed = hub.say(back, H.hello("Ann", resume: first, fair: nil))
+    #expect(!resumed.contains { $0.contains("bad_token") }, "\(resumed)")
+    _ = hub.settle()
+    #expect(hub.state.sessions[back.id]?.room == cup)
+    #expect(seat(of: "Ann", in: cup, hub)?.connected == true)
+    #expect(hub.state.sessions[ann.id] == nil)
+  }
+
   @Test("quick match gives someone back their own waiting seat, not a match against it")
   func quickMatchNotAgainstYourself() throws {
     var hub = HubHarness()

@@ -175,6 +175,50 @@ struct PlayerCoreLobbyTests {
         == .ended(.brokeProtocol("a room's message to a connection following the lobby")))
   }
 
+  @Test(
+    "a challenge pending as the connection was lost: its seat may come after the new first view"
+  )
+  func challengePendingThenLostThenSeatedLater() {
+    // The server sees the old connection close only after the new one was shown the lobby:
+    // it seats the follower back then (Bob had accepted meanwhile).
+    let welcome = ServerMessage.welcome(room: "duel-1", seat: .one, token: "t", rate: nil)
+    var core = Self.following()
+    _ = core.handle(.command(.challenge("Bob", fair: false)), now: 100)
+    _ = core.handle(.message(.challenge(Self.notice(7, .pending))), now: 110)
+    _ = core.handle(.closed(nil), now: 1_000)
+    _ = core.handle(.timerFired(.reconnect), now: 1_250)
+    _ = core.handle(.connected, now: 1_300)
+    _ = core.handle(.message(.lobby(seq: 4, view: Self.view(["Alice", "Bob"]))), now: 1_310)
+    #expect(core.handle(.message(welcome), now: 1_900).contains(.lobby(.seated(room: "duel-1"))))
+    // Lost with nothing pending, the new connection's lobby seats nobody unasked.
+    var idle = Self.following()
+    _ = idle.handle(.closed(nil), now: 1_000)
+    _ = idle.handle(.timerFired(.reconnect), now: 1_250)
+    _ = idle.handle(.connected, now: 1_300)
+    _ = idle.handle(.message(.lobby(seq: 4, view: Self.view(["Alice", "Bob"]))), now: 1_310)
+    #expect(
+      idle.handle(.message(welcome), now: 1_900).last
+        == .ended(.brokeProtocol("a room's message to a connection following the lobby")))
+  }
+
+  @Test("a challenge may come before the first view, which can wait up to an interval")
+  func challengeBeforeFirstView() {
+    var core = PlayerCore(configuration: Self.configuration)
+    _ = core.handle(.start, now: 0)
+    _ = core.handle(.connected, now: 10)
+    let fromBob = ChallengeNotice(
+      id: 7, status: .pending, from: "Bob", to: "Alice", bestOf: 3, ruleset: .classic,
+      fair: false, expires: 40_000)
+    #expect(
+      core.handle(.message(.challenge(fromBob)), now: 20) == [.lobby(.challenge(fromBob))])
+    // One between two others is still none of this follower's business.
+    var others = fromBob
+    others.to = "Carol"
+    #expect(
+      core.handle(.message(.challenge(others)), now: 30).last
+        == .ended(.brokeProtocol("a challenge this follower is not part of")))
+  }
+
   @Test("a lost lobby is reached again under the policy, said on the screen, and followed anew")
   func lostAndBack() {
     var core = Self.following()

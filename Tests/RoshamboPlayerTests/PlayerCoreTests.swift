@@ -265,6 +265,42 @@ struct PlayerCoreTests {
       ])
   }
 
+  @Test(
+    "a pick the server could not save is tried again each second until it is taken, with no view"
+  )
+  func unsavedPickTriedAgain() {
+    let room = Self.room()
+    var core = Self.seated(room: room)
+    #expect(
+      core.handle(.command(.pick(.rock)), now: 1_000) == [
+        .send(.choose(round: 1, weapon: .rock, id: 2)), .show,
+      ])
+    let unavailable = ServerMessage.error(
+      ProtocolError(code: .unavailable, message: "The server cannot save right now."), re: 2)
+    // The server's disk is full: nothing happened, and no view comes while play pauses.
+    #expect(
+      core.handle(.message(unavailable), now: 1_010) == [
+        .schedule(.retry, at: 2_010), .show,
+      ])
+    #expect(
+      core.handle(.timerFired(.retry), now: 2_010) == [
+        .send(.choose(round: 1, weapon: .rock, id: 3)), .show,
+      ])
+    // Still paused: refused again, tried again.
+    #expect(
+      core.handle(.message(unavailable), now: 2_020) == [.schedule(.retry, at: 3_020), .show])
+    #expect(
+      core.handle(.timerFired(.retry), now: 3_020) == [
+        .send(.choose(round: 1, weapon: .rock, id: 4)), .show,
+      ])
+    // Taken: the view shows it, and nothing is tried again.
+    var chosen = room
+    chosen.apply(.chose(seat: .one, round: 1, weapon: .rock, at: 3_030))
+    _ = core.handle(.message(.state(seq: 2, view: chosen.view(for: .one))), now: 3_030)
+    _ = core.handle(.message(unavailable), now: 3_040)  // a late answer to the last try
+    #expect(core.handle(.timerFired(.retry), now: 4_040) == [])
+  }
+
   @Test("pacing under a burst: no frame past the announced rate; a dropped frame goes again")
   func pacing() {
     var core = PlayerCore(configuration: PlayerConfiguration(name: "Alice", room: "den"))
