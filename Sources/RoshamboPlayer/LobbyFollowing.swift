@@ -54,7 +54,7 @@ public struct LobbyFollowing: Equatable, Sendable {
   /// Challenges this follower is in that wait for an answer.
   private var pending: Set<Int> = []
   /// The connection this one replaced may have been given a seat (``seatMayWait``).
-  private var replacedSeated = false
+  private let replacedSeated: Bool
   /// The last view listed this follower among the entrants of a tournament under way.
   private var listedEntrant = false
   /// This follower asked to enter the tournament taking entries.

@@ -243,7 +243,7 @@ struct BoardAnswer {
 /// Sends `request` as it is to 127.0.0.1:`port` and reads the answer to its end (the
 /// board closes after each answer but the stream's).
 func boardRequest(port: Int, _ request: String) async throws -> BoardAnswer {
-  let raw = try await rawExchange(port: port, Array(request.utf8))
+  let raw = try await loopbackExchange(port: port, Array(request.utf8))
   let parts = raw.components(separatedBy: "\r\n\r\n")
   let head = parts.first ?? ""
   var lines = head.components(separatedBy: "\r\n")
@@ -259,34 +259,6 @@ func boardRequest(port: Int, _ request: String) async throws -> BoardAnswer {
   }
   return BoardAnswer(
     status: status ?? 0, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
-}
-
-/// Sends `request` to 127.0.0.1:`port` on a thread of its own and returns all it read
-/// until the other side closed.
-func rawExchange(port: Int, _ request: [UInt8]) async throws -> String {
-  try await withCheckedThrowingContinuation { continuation in
-    Thread.detachNewThread {
-      guard let fd = loopbackSocket(port: port) else {
-        return continuation.resume(throwing: POSIXError(.ECONNREFUSED))
-      }
-      defer { close(fd) }
-      var timeout = timeval(tv_sec: 1, tv_usec: 0)
-      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-      _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      var received: [UInt8] = []
-      var buffer = [UInt8](repeating: 0, count: 65_536)
-      // An answer that never ends (a stream, where a refusal was expected) is cut after
-      // 10 s, so the test fails instead of hanging.
-      let deadline = ContinuousClock.now + .seconds(10)
-      while ContinuousClock.now < deadline {
-        let count = recv(fd, &buffer, buffer.count, 0)
-        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { continue }
-        if count <= 0 { break }
-        received += buffer[0..<count]
-      }
-      continuation.resume(returning: String(decoding: received, as: UTF8.self))
-    }
-  }
 }
 
 /// A browser's `EventSource`, as far as a test needs: `GET /events`, then each event's

@@ -27,35 +27,47 @@ func loopbackSocket(port: Int) -> Int32? {
   return fd
 }
 
-/// A plain HTTP/1.1 request to 127.0.0.1:`port`, on a thread of its own; the status and
-/// the body (`raw` replaces the whole request).
-func httpRequest(
-  port: Int, path: String, method: String = "GET", raw: [UInt8]? = nil
-) async throws -> (status: Int, body: String) {
+/// Sends `request` to 127.0.0.1:`port` on a thread of its own and returns all it read
+/// until the other side closed, or until `within` passed: an answer that never ends (a
+/// stream, where a refusal was expected) is cut then, so that the test fails instead of
+/// hanging.
+func loopbackExchange(
+  port: Int, _ request: [UInt8], within: Duration = .seconds(15)
+) async throws -> String {
   try await withCheckedThrowingContinuation { continuation in
     Thread.detachNewThread {
       guard let fd = loopbackSocket(port: port) else {
         return continuation.resume(throwing: POSIXError(.ECONNREFUSED))
       }
       defer { close(fd) }
-      var timeout = timeval(tv_sec: 15, tv_usec: 0)
+      var timeout = timeval(tv_sec: 1, tv_usec: 0)
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-      let request =
-        raw ?? Array("\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
       _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       var received: [UInt8] = []
       var buffer = [UInt8](repeating: 0, count: 65_536)
-      while true {
+      let deadline = ContinuousClock.now + within
+      while ContinuousClock.now < deadline {
         let count = recv(fd, &buffer, buffer.count, 0)
+        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { continue }
         if count <= 0 { break }
         received += buffer[0..<count]
       }
-      let text = String(decoding: received, as: UTF8.self)
-      let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
-      let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
-      continuation.resume(returning: (status ?? 0, body))
+      continuation.resume(returning: String(decoding: received, as: UTF8.self))
     }
   }
+}
+
+/// A plain HTTP/1.1 request to 127.0.0.1:`port`; the status and the body (`raw` replaces
+/// the whole request).
+func httpRequest(
+  port: Int, path: String, method: String = "GET", raw: [UInt8]? = nil
+) async throws -> (status: Int, body: String) {
+  let request =
+    raw ?? Array("\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+  let text = try await loopbackExchange(port: port, request)
+  let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
+  let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+  return (status ?? 0, body)
 }
 
 func samples(_ exposition: String) -> [String: Double] { ServerStatus.samples(exposition) }

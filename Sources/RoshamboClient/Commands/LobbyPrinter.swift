@@ -47,14 +47,12 @@ public struct LobbyPrinter: Sendable {
   public func run() async throws {
     switch mode {
     case .once:
-      let resolved = try await access.resolve()
-      let connection = try await access.connect(resolved)
-      let name = try self.name()
-      let keepaliveMillis = access.keepaliveMillis
+      let (_, connection, name) = try await reach()
       let seen: (view: LobbyView?, end: PlayerEnd?)
       do {
         seen = try await LobbyLook.firstView(
-          on: connection, name: name, keepaliveMillis: keepaliveMillis, within: .seconds(10))
+          on: connection, name: name, keepaliveMillis: access.keepaliveMillis,
+          within: .seconds(10))
       } catch {
         throw CommandExit.after(error)
       }
@@ -79,12 +77,18 @@ public struct LobbyPrinter: Sendable {
     }
   }
 
+  /// The server found and connected to, and the name to look under (asked once
+  /// connected).
+  private func reach() async throws -> (ResolvedServer, ServerConnection, String) {
+    let resolved = try await access.resolve()
+    let connection = try await access.connect(resolved)
+    return (resolved, connection, try name())
+  }
+
   /// Connects, follows the lobby and hands each piece of news to `each` until it returns
   /// false; a refusal or a broken protocol is said and exits as `roshambo play` does.
   private func follow(_ each: @escaping @MainActor (LobbyNews) -> Bool) async throws {
-    let resolved = try await access.resolve()
-    let connection = try await access.connect(resolved)
-    let name = try self.name()
+    let (resolved, connection, name) = try await reach()
     let keepaliveMillis = access.keepaliveMillis
     let reconnect = access.reconnector(resolved)
     let driver = await MainActor.run {
