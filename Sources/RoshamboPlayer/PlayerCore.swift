@@ -451,9 +451,9 @@ public struct PlayerCore: Sendable {
       state.quitting = true
       if state.link != nil { emit(.close) }
       finish(.left)
-    case .challenge(let name, let ruleset, let fair):
+    case .challenge(let name, let bestOf, let ruleset, let fair):
       guard state.lobby != nil else { return }
-      submit(.challenge(name: name, bestOf: nil, ruleset: ruleset, fair: fair, id: nextID()))
+      submit(.challenge(name: name, bestOf: bestOf, ruleset: ruleset, fair: fair, id: nextID()))
     case .accept(let challenge):
       guard state.lobby != nil else { return }
       submit(.accept(challenge: challenge, id: nextID()))

@@ -52,9 +52,9 @@ public enum PlayerCommand: Equatable, Sendable {
   case leave
   /// Close the connection without leaving: the server holds the seat for its grace.
   case hangUp
-  /// In the lobby: challenge `name` to a match of the server's default length, under
-  /// `ruleset` (nil: the server's), fair (commit–reveal) or not.
-  case challenge(String, ruleset: Ruleset.ID? = nil, fair: Bool)
+  /// In the lobby: challenge `name` to a best of `bestOf` (nil: the server's default
+  /// length), under `ruleset` (nil: the server's), fair (commit–reveal) or not.
+  case challenge(String, bestOf: Int? = nil, ruleset: Ruleset.ID? = nil, fair: Bool)
   /// In the lobby: accept the challenge with this notice `id`.
   case accept(Int)
   /// In the lobby: decline the challenge with this notice `id`; `forTheEvening`: and

@@ -14,6 +14,11 @@ struct InvariantWatch {
   /// The latest leaderboards the journal answered the hub with (a view is made from the
   /// newest the hub had, and may travel while a newer one is read).
   var leaderboards: [[LobbyView.Leader]] = []
+  /// The best-of each person last asked for in a challenge (nil: the server's).
+  var challengeAsked: [Int: Int?] = [:]
+  /// The challenge each person was last told was accepted, until their welcome into its
+  /// room.
+  var challengeAccepted: [Int: ChallengeNotice] = [:]
   /// Since when the tournament has been running (nil: none is).
   var tournamentRunningSince: Int64?
   /// The lobby view last sent to every follower: its number, fingerprint, and since when
@@ -109,6 +114,7 @@ extension Simulation {
 
   /// A message a person's program receives (before it acts on it).
   func checkReceived(_ message: ServerMessage, by index: Int, generation: Int) {
+    checkChallengeTerms(message, by: index)
     switch message {
     case .challenge(let notice) where notice.status != .pending:
       // A restarted hub numbers its challenges afresh; a terminal that was not reading
@@ -128,6 +134,40 @@ extension Simulation {
           "back within the grace, the seat is theirs",
           "P\(index) came back \(now - dropped) ms after dropping out of a running match and "
             + "was refused (grace \(grace) ms)")
+      }
+    default:
+      break
+    }
+  }
+
+  /// A challenge is made on the terms its challenger asked (the server's where they asked
+  /// none), and its match is played on them: the room a person is welcomed into after
+  /// their challenge was accepted has the challenge's best-of, rules and fairness.
+  func checkChallengeTerms(_ message: ServerMessage, by index: Int) {
+    switch message {
+    case .challenge(let notice) where notice.status == .pending && notice.from == "P\(index)":
+      guard let asked = watch.challengeAsked.removeValue(forKey: index) else { return }
+      let wanted = asked ?? journal.defaults.bestOf
+      if notice.bestOf != wanted {
+        fail(
+          "a challenge's match is played on its terms",
+          "P\(index) challenged to a best of \(wanted); challenge \(notice.id) says \(notice.bestOf)"
+        )
+      }
+    case .challenge(let notice) where notice.status == .accepted:
+      watch.challengeAccepted[index] = notice
+    case .welcome(let room, _, _, _):
+      guard let notice = watch.challengeAccepted.removeValue(forKey: index),
+        let settings = hub?.state.lobby.rooms[room]?.settings
+      else { return }
+      if settings.bestOf != notice.bestOf || settings.ruleset != notice.ruleset
+        || settings.fair != notice.fair
+      {
+        fail(
+          "a challenge's match is played on its terms",
+          "challenge \(notice.id) was to a best of \(notice.bestOf) (\(notice.ruleset), "
+            + "fair \(notice.fair)); P\(index) was seated in \(room), a best of "
+            + "\(settings.bestOf) (\(settings.ruleset), fair \(settings.fair))")
       }
     default:
       break
@@ -196,6 +236,14 @@ extension Simulation {
     }
     if let wrong = journal.ratingMoveFailures.first {
       fail("a rated match moves its winner up and its loser down, within the bounds", wrong)
+      return
+    }
+    if let wrong = journal.ratingValueFailures.first {
+      fail("a rated match rates its players as Glickman's Glicko-2 does", wrong)
+      return
+    }
+    if let wrong = journal.matchFailures.first {
+      fail("a match's record follows the rules, and every match a room ends is kept", wrong)
       return
     }
     guard let hub else { return }

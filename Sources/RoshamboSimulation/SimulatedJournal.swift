@@ -33,23 +33,44 @@ struct SimulatedJournal {
   /// Makes `commit` durable, or refuses it when the disk is full.
   mutating func commit(_ commit: JournalCommit) -> Result<Void, JournalFailure> {
     guard !diskFull else { return .failure(JournalFailure("No space left on device")) }
+    // The rooms this commit's rows end, counted from the rooms themselves (not from the
+    // batch's list of matches, which is what is checked).
+    var ended: [String] = []
     for action in commit.actions {
       let row = JournalFormat.bytes(of: action)
       rows.append(row)
+      var endsRoom: String?
+      if case .room(let name, _) = action, lobby.rooms[name]?.phase != .over {
+        endsRoom = name
+      }
       do {
         try JournalFormat.replay(row, onto: &lobby)
       } catch {
         // The live hub accepted it, so its replay must too: the invariant check names it.
         replayFailures.append("row \(rows.count): \(error)")
       }
+      if let name = endsRoom, let room = lobby.rooms[name], room.phase == .over,
+        room.winner != nil
+      {
+        ended.append(name)
+      }
+    }
+    for name in ended where commit.matches.count(where: { $0.room == name }) == 0 {
+      matchFailures.append("room \(name)'s match ended in a commit that keeps no match of it")
+    }
+    for match in commit.matches {
+      if let wrong = Self.unlikeTheRules(match) { matchFailures.append(wrong) }
     }
     matches += commit.matches
     for match in commit.matches {
       let before = match.players.map { ratings[$0] }
       ratings.record(match)
-      if let wrong = Self.wrongMove(match, before: before, after: match.players.map { ratings[$0] })
-      {
+      let after = match.players.map { ratings[$0] }
+      if let wrong = Self.wrongMove(match, before: before, after: after) {
         ratingMoveFailures.append(wrong)
+      }
+      if let wrong = Self.unlikeReference(match, before: before, after: after) {
+        ratingValueFailures.append(wrong)
       }
     }
     for (name, room) in lobby.rooms {
@@ -62,6 +83,70 @@ struct SimulatedJournal {
   private(set) var replayFailures: [String] = []
   /// Rated matches whose ratings moved against what any rating must do.
   private(set) var ratingMoveFailures: [String] = []
+  /// Matches whose record breaks the rules, and rooms whose end no match records.
+  private(set) var matchFailures: [String] = []
+
+  /// What in `match`'s record the rules forbid, checked from its own numbers: a match is
+  /// won by reaching `bestOf / 2 + 1` rounds, and then it is no forfeit; one that is not
+  /// a forfeit was won so, and its loser has fewer.
+  static func unlikeTheRules(_ match: FinishedMatch) -> String? {
+    guard match.players.count == 2, match.scores.count == 2,
+      let winner = match.players.firstIndex(of: match.winner),
+      match.players[0] != match.players[1]
+    else { return nil }
+    let needed = match.bestOf / 2 + 1
+    let (won, lost) = (match.scores[winner], match.scores[1 - winner])
+    let name = "\(match.players[0]) v \(match.players[1]) in \(match.room), \(match.scores)"
+    if won >= needed, match.forfeit {
+      return "\(name): won on the rounds (best of \(match.bestOf)) yet kept as a forfeit"
+    }
+    if !match.forfeit, won != needed || lost >= needed {
+      return "\(name): no forfeit, yet not won by reaching \(needed) of best of \(match.bestOf)"
+    }
+    return nil
+  }
+
+  /// Rated matches whose new ratings are not the reference Glicko-2's.
+  private(set) var ratingValueFailures: [String] = []
+
+  /// How far a kept rating may be from the reference's: the kept ones are rounded to a
+  /// millionth, and the two volatility searches stop at slightly different points.
+  static let referenceTolerance = (points: 0.001, volatility: 0.000_001)
+
+  /// What differs between the ratings a rated match gave its players and those
+  /// ``ReferenceRating`` gives from the same ratings before it (each player's one game
+  /// against the other's rating before), a settled player's move against a provisional
+  /// opponent held to 5 points (the server's own rule, its constant written out here).
+  static func unlikeReference(
+    _ match: FinishedMatch, before: [Glicko2Rating], after: [Glicko2Rating]
+  ) -> String? {
+    guard match.rated, match.players.count == 2, match.players[0] != match.players[1],
+      let winner = match.players.firstIndex(of: match.winner)
+    else { return nil }
+    let reference = before.map {
+      ReferenceRating(rating: $0.rating, deviation: $0.deviation, volatility: $0.volatility)
+    }
+    for seat in 0..<2 {
+      var expected = reference[seat].after([
+        (opponent: reference[1 - seat], score: seat == winner ? 1 : 0)
+      ])
+      if before[seat].deviation <= 110, before[1 - seat].deviation > 110 {
+        let moved = expected.rating - before[seat].rating
+        expected.rating = before[seat].rating + min(max(moved, -5), 5)
+      }
+      let kept = after[seat]
+      let tolerance = referenceTolerance
+      if abs(kept.rating - expected.rating) > tolerance.points
+        || abs(kept.deviation - expected.deviation) > tolerance.points
+        || abs(kept.volatility - expected.volatility) > tolerance.volatility
+      {
+        return "\(match.players[seat]) after \(match.players[0]) v \(match.players[1]) in "
+          + "\(match.room): kept \(kept.rating) ±\(kept.deviation) σ \(kept.volatility), the "
+          + "reference gives \(expected.rating) ±\(expected.deviation) σ \(expected.volatility)"
+      }
+    }
+    return nil
+  }
 
   /// What is wrong with how a match moved its two players' ratings, by properties that
   /// hold whatever the formula, checked without the rating code (its constants written

@@ -144,7 +144,9 @@ struct SimulatedPlayer {
         }
         guard let other = others.randomElement(using: &random) else { return nil }
         challenging = true
-        return .challenge(other.name, fair: random.chance(0.3))
+        // Half on the server's terms, half a length of their own.
+        let bestOf = random.chance(0.5) ? nil : [1, 3, 5, 7].randomElement(using: &random)
+        return .challenge(other.name, bestOf: bestOf, fair: random.chance(0.3))
       }
       if let tournament = view.tournament, tournament.phase == .entry, !lobby.entered,
         random.chance(0.2)

@@ -22,6 +22,7 @@ extension Simulation {
     }
     if let command = players[index].decide(program.state, random: &random) {
       trace.note("\(now - start) P\(index) \(command.traceName)")
+      if case .challenge(_, let bestOf, _, _) = command { watch.challengeAsked[index] = bestOf }
       program.handle(.command(command))
     }
     if program.state.lobby != nil, random.chance(0.01) {
@@ -332,7 +333,8 @@ extension PlayerCommand {
     case .rematch: "asks for a rematch"
     case .leave: "leaves"
     case .hangUp: "hangs up"
-    case .challenge(let name, _, let fair): "challenges \(name)\(fair ? " (fair)" : "")"
+    case .challenge(let name, let bestOf, _, let fair):
+      "challenges \(name)\(bestOf.map { " to a best of \($0)" } ?? "")\(fair ? " (fair)" : "")"
     case .accept(let id): "accepts \(id)"
     case .decline(let id, _): "declines \(id)"
     case .askRecord(let match): "asks for record \(match)"
