@@ -28,7 +28,9 @@ package struct HubState {
   /// The number of the lobby view last sent to every follower, and that view (a
   /// follower's copy is that view once the frames have arrived).
   package var lobbyViewSent: (seq: Int, view: LobbyView?) { (feed.seq, feed.sent) }
-  var challenges: ChallengeBoard
+  package var challenges: ChallengeBoard
+  /// The room connection `id` is seated in, if it plays (for the simulator's invariants).
+  package func room(seating id: Int) -> String? { sessions[id]?.room }
   var tournament: TournamentSeating
   /// What a new follower is told once their first lobby view is on its way, by connection.
   var noticesAfterFirstView: [Int: (Peer, ProtocolError)] = [:]

@@ -19,6 +19,12 @@ struct InvariantWatch {
   /// The challenge each person was last told was accepted, until their welcome into its
   /// room.
   var challengeAccepted: [Int: ChallengeNotice] = [:]
+  /// Each grace timer the hub scheduled: since when it has been scheduled to end at
+  /// `endsAt` (a timer scheduled again for the same end keeps its start).
+  var graces: [HubTimer: (since: Int64, endsAt: Int64)] = [:]
+  /// The single-elimination tournament last seen: its rooms' prefix (`cup-N`), how many
+  /// rounds it had, and whether it had finished.
+  var tournamentSeen: (id: String, rounds: Int, finished: Bool)?
   /// Since when the tournament has been running (nil: none is).
   var tournamentRunningSince: Int64?
   /// The lobby view last sent to every follower: its number, fingerprint, and since when
@@ -242,6 +248,10 @@ extension Simulation {
       fail("a rated match rates its players as Glickman's Glicko-2 does", wrong)
       return
     }
+    if let wrong = journal.revealFailures.first {
+      fail("a reveal counts only when it matches its commitment", wrong)
+      return
+    }
     if let wrong = journal.matchFailures.first {
       fail("a match's record follows the rules, and every match a room ends is kept", wrong)
       return
@@ -255,6 +265,18 @@ extension Simulation {
     checkFleetNames()
     checkLobbyCopies(hub.state.lobbyViewSent)
     checkTournamentEnds(lobby.tournament)
+    // Whoever plays has no challenge waiting: taking one ends the others of both sides.
+    for challenge in hub.state.challenges.pending.values.sorted(by: { $0.id < $1.id }) {
+      for person in [challenge.from, challenge.to] {
+        guard let room = hub.state.room(seating: person.id) else { continue }
+        fail(
+          "nobody seated in a match has a challenge waiting",
+          "challenge \(challenge.id) from \(challenge.from.name) to \(challenge.to.name) waits; "
+            + "\(person.name) is seated in \(room)")
+        return
+      }
+    }
+    checkTournamentRounds(lobby.tournament)
     if let mismatch = hub.state.indexMismatch {
       fail("the hub's indexes are what a scan finds", mismatch)
     }
@@ -324,6 +346,91 @@ extension Simulation {
       fail(
         "a running tournament names its champion within \(Self.tournamentBound / 60_000) minutes",
         "running for \((now - since) / 1_000) s, round \(tournament?.rounds.count ?? 0)")
+    }
+  }
+
+  /// The hub scheduled `timer` to fire at `at`: a grace's start is kept, from the first
+  /// schedule of this end.
+  func noteGraceScheduled(_ timer: HubTimer, at: Int64) {
+    switch timer {
+    case .grace, .entryGrace:
+      if watch.graces[timer]?.endsAt != at { watch.graces[timer] = (now, at) }
+    default:
+      break
+    }
+  }
+
+  /// A grace (a seat's, a tournament entry's) that runs out has lasted the configured
+  /// time (``grace``) since the hub began it, not what the rules under test computed.
+  func checkGraceLength(_ timer: HubTimer) {
+    guard let began = watch.graces.removeValue(forKey: timer), now - began.since < grace else {
+      return
+    }
+    let what: String
+    switch timer {
+    case .grace(let room, let seat): what = "seat \(seat.rawValue)'s grace in \(room)"
+    case .entryGrace(let name): what = "\(name)'s tournament entry's grace"
+    default: return
+    }
+    fail(
+      "a grace lasts the \(grace / 1_000) s configured",
+      "\(what) ran out \(now - began.since) ms after it began")
+  }
+
+  /// Single elimination against a reference of its own: each round after the first pairs
+  /// exactly the winners of the round before, as the journal kept its matches (a bye's
+  /// player advances), and is paired only once every match of that round is kept; the
+  /// champion is the winner of the final kept.
+  func checkTournamentRounds(_ tournament: Tournament?) {
+    guard let tournament, tournament.kind == .singleElimination,
+      let first = tournament.rounds.first?.first(where: { $0.room != nil })?.room
+    else { return }
+    let id = first.split(separator: "-").prefix(2).joined(separator: "-")
+    let seen =
+      watch.tournamentSeen.flatMap { $0.id == id ? $0 : nil } ?? (
+        id: id, rounds: 0, finished: false
+      )
+    watch.tournamentSeen = (id, tournament.rounds.count, tournament.phase == .finished)
+    /// Who round `index` (0-based) advances, by the kept matches; nil: one is not kept.
+    func advancing(from index: Int) -> (Set<String>, missing: String?) {
+      var names: Set<String> = []
+      for pairing in tournament.rounds[index] {
+        if pairing.isBye {
+          names.formUnion(pairing.players)
+          continue
+        }
+        guard let room = pairing.room, let kept = journal.matches.last(where: { $0.room == room })
+        else { return (names, pairing.room ?? "a match") }
+        names.insert(kept.winner)
+      }
+      return (names, nil)
+    }
+    var round = max(seen.rounds, 1)
+    while round < tournament.rounds.count {
+      let (winners, missing) = advancing(from: round - 1)
+      if let missing {
+        fail(
+          "a tournament's round is paired once every match of the one before is over",
+          "round \(round + 1) of \(id) was paired; \(missing) of round \(round) has no kept result")
+        return
+      }
+      let paired = Set(tournament.rounds[round].flatMap(\.players))
+      if paired != winners {
+        fail(
+          "single elimination pairs the winners of each round",
+          "round \(round + 1) of \(id) pairs \(paired.sorted()); round \(round)'s kept results "
+            + "advance \(winners.sorted())")
+        return
+      }
+      round += 1
+    }
+    guard tournament.phase == .finished, !seen.finished, let last = tournament.rounds.indices.last
+    else { return }
+    let (winners, missing) = advancing(from: last)
+    if missing == nil, winners.count == 1, tournament.champion != winners.first {
+      fail(
+        "a tournament's champion won its final",
+        "\(id) names \(tournament.champion ?? "nobody"); its final was won by \(winners.first!)")
     }
   }
 

@@ -40,8 +40,9 @@ struct SimulatedJournal {
       let row = JournalFormat.bytes(of: action)
       rows.append(row)
       var endsRoom: String?
-      if case .room(let name, _) = action, lobby.rooms[name]?.phase != .over {
-        endsRoom = name
+      if case .room(let name, let roomAction) = action {
+        if lobby.rooms[name]?.phase != .over { endsRoom = name }
+        checkReveal(roomAction, in: name)
       }
       do {
         try JournalFormat.replay(row, onto: &lobby)
@@ -83,6 +84,33 @@ struct SimulatedJournal {
   private(set) var replayFailures: [String] = []
   /// Rated matches whose ratings moved against what any rating must do.
   private(set) var ratingMoveFailures: [String] = []
+  /// Each commitment kept and not yet revealed, by room, round and seat.
+  private var commitments: [String: String] = [:]
+  /// Reveals kept as matching their commitment that do not.
+  private(set) var revealFailures: [String] = []
+
+  /// A commitment is remembered; a reveal the hub kept as matching it is checked again
+  /// here, from the rows alone (a dishonest player's other weapon must never count).
+  private mutating func checkReveal(_ action: RoomAction, in room: String) {
+    switch action {
+    case .committed(let seat, let round, let digest, _):
+      commitments["\(room) \(round) \(seat.rawValue)"] = digest
+    case .revealed(let seat, let round, let weapon, let nonce, let matches, _):
+      let digest = commitments.removeValue(forKey: "\(room) \(round) \(seat.rawValue)")
+      guard matches else { return }
+      let verified = digest.map {
+        Commitment.verify($0, room: room, round: round, seat: seat, weapon: weapon, nonce: nonce)
+      }
+      if verified != true {
+        revealFailures.append(
+          "\(room) round \(round): seat \(seat.rawValue)'s reveal of \(weapon) was kept as "
+            + "matching \(digest.map { "commitment \($0.prefix(12))…" } ?? "no commitment")")
+      }
+    default:
+      break
+    }
+  }
+
   /// Matches whose record breaks the rules, and rooms whose end no match records.
   private(set) var matchFailures: [String] = []
 

@@ -25,6 +25,9 @@ struct SimulatedPlayer {
   let kind: Kind
   let name: String
   let identity: String
+  /// A dishonest player (the hostile minority): in a fair room, half their reveals name
+  /// another weapon than the one they committed to.
+  var cheats = false
   /// The program running, if any.
   var program: SimulatedProgram?
   /// The connection the program uses now, if any.

@@ -20,6 +20,7 @@ extension Simulation: HubWorld {
   }
 
   package func schedule(_ timer: HubTimer, at: Int64) {
+    noteGraceScheduled(timer, at: at)
     timerSerial += 1
     let generation = timerSerial
     timerGenerations[timer] = generation

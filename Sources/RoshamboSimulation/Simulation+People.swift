@@ -66,9 +66,18 @@ extension Simulation {
       program.connection = id
       trace.note("\(now - start) P\(index) connects c\(id)")
       program.handle(.connected)
-    case .send(let message):
+    case .send(var message):
       guard let id = program.connection else { return }
       if case .lobbyResync = message { checkResync(on: id, by: index) }
+      if players[index].cheats, case .reveal(let round, let weapon, let nonce, let re) = message,
+        random.chance(0.5)
+      {
+        // The dishonest client's own wire: another weapon than the one committed to.
+        let other = [Weapon.rock, .paper, .scissors].filter { $0 != weapon }
+        message = .reveal(round: round, weapon: other[Int(random.int(0...1))], nonce: nonce, id: re)
+        trace.note("\(now - start) P\(index) reveals another weapon than it committed to")
+        counts["dishonest reveals", default: 0] += 1
+      }
       send([message], on: id)
     case .close:
       guard let id = program.connection else { return }
@@ -94,6 +103,9 @@ extension Simulation {
       players[index].droppedInMatchAt = nil
     case .forgetSeat:
       players[index].token = nil
+    case .keepEvidence where players[index].cheats:
+      // A cheater's own client finds its cheat ruled against: nothing of the server's.
+      counts["cheats caught", default: 0] += 1
     case .keepEvidence:
       fail(
         "the real client finds nothing wrong",
@@ -160,6 +172,9 @@ extension Simulation {
       back = random.int(300...3_000)
     case .refused, .closed, .gaveUp, .couldNotConnect:
       counts["program ended: \(end.kindName)", default: 0] += 1
+      back = random.int(1_000...30_000)
+    case .brokeProtocol where players[index].cheats, .cheated where players[index].cheats:
+      counts["program ended: a cheat ruled against", default: 0] += 1
       back = random.int(1_000...30_000)
     case .brokeProtocol(let why), .cheated(let why):
       fail("the real client finds nothing wrong", "P\(index): \(why)")

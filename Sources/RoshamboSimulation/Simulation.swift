@@ -141,7 +141,11 @@ public final class Simulation {
       startMillis: 60_000, pauseMillis: 5_000, nextMillis: 120_000)
     self.hubConfiguration = settings
     self.players = (0..<configuration.players).map {
-      SimulatedPlayer(index: $0, kind: $0 % 8 == 7 ? .watcher : $0 % 2 == 0 ? .quickMatch : .lobby)
+      var player = SimulatedPlayer(
+        index: $0, kind: $0 % 8 == 7 ? .watcher : $0 % 2 == 0 ? .quickMatch : .lobby)
+      // One lobby person in eight cheats, as a people's fault.
+      player.cheats = configuration.faults.contains(.people) && $0 % 8 == 3
+      return player
     }
   }
 
@@ -181,6 +185,7 @@ public final class Simulation {
       guard generationOfHub == hubGeneration, timerGenerations[timer] == generation else { return }
       timerGenerations[timer] = nil
       trace.note("\(now - start) timer \(timer)")
+      checkGraceLength(timer)
       handle(.timerFired(timer))
     case .committed(let generationOfHub):
       guard generationOfHub == hubGeneration, let commit = commitInFlight else { return }
