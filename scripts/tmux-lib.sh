@@ -3,7 +3,7 @@
 # temporary folder, and gives expect_screen, refuse_screen and press over tmux. Set
 # `name` (for messages) before sourcing; pass the server's extra flags to start_server.
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$root/.build/debug"
+bin="${ROSHAMBO_BIN:-$root/.build/debug}"  # ROSHAMBO_BIN: other binaries (a release build)
 [ -x "$bin/roshambo" ] && [ -x "$bin/roshambo-server" ] || { echo "$name: run swift build first" >&2; exit 66; }
 command -v tmux >/dev/null || { echo "$name: tmux is not installed (apt-get install tmux)" >&2; exit 69; }
 
