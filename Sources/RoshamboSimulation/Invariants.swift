@@ -121,6 +121,19 @@ extension Simulation {
   /// A message a person's program receives (before it acts on it).
   func checkReceived(_ message: ServerMessage, by index: Int, generation: Int) {
     checkChallengeTerms(message, by: index)
+    // A look-alike of a name another identity holds is refused, never welcomed.
+    if let name = players[index].impersonating {
+      switch message {
+      case .welcome, .lobby, .lobbyPatch, .state:
+        if let holder = hub?.state.lobby.names.holder(of: name), holder != players[index].identity {
+          fail(
+            "a name someone holds is refused to everyone else",
+            "P\(index) plays as \(name), which \(holder.suffix(6)) holds")
+        }
+      default:
+        break
+      }
+    }
     switch message {
     case .challenge(let notice) where notice.status != .pending:
       // A restarted hub numbers its challenges afresh; a terminal that was not reading
@@ -162,7 +175,8 @@ extension Simulation {
       }
     case .challenge(let notice) where notice.status == .accepted:
       watch.challengeAccepted[index] = notice
-    case .welcome(let room, _, _, _):
+    case .welcome(let room, _, _, _) where room.hasPrefix("duel-"):
+      // (A tournament's seat may come first: the challenge's waits.)
       guard let notice = watch.challengeAccepted.removeValue(forKey: index),
         let settings = hub?.state.lobby.rooms[room]?.settings
       else { return }
@@ -363,7 +377,8 @@ extension Simulation {
   /// A grace (a seat's, a tournament entry's) that runs out has lasted the configured
   /// time (``grace``) since the hub began it, not what the rules under test computed.
   func checkGraceLength(_ timer: HubTimer) {
-    guard let began = watch.graces.removeValue(forKey: timer), now - began.since < grace else {
+    // Kept after it fires: a failed write's reload schedules the same end again.
+    guard let began = watch.graces[timer], now - began.since < grace else {
       return
     }
     let what: String
@@ -390,7 +405,12 @@ extension Simulation {
       watch.tournamentSeen.flatMap { $0.id == id ? $0 : nil } ?? (
         id: id, rounds: 0, finished: false
       )
-    watch.tournamentSeen = (id, tournament.rounds.count, tournament.phase == .finished)
+    // The end is judged once what the hub did is durable (the final's match is committed
+    // with the tournament's end).
+    let judgesEnd =
+      tournament.phase == .finished && !seen.finished && hub?.state.isSettled == true
+      && commitInFlight == nil
+    watch.tournamentSeen = (id, tournament.rounds.count, seen.finished || judgesEnd)
     /// Who round `index` (0-based) advances, by the kept matches; nil: one is not kept.
     func advancing(from index: Int) -> (Set<String>, missing: String?) {
       var names: Set<String> = []
@@ -424,10 +444,14 @@ extension Simulation {
       }
       round += 1
     }
-    guard tournament.phase == .finished, !seen.finished, let last = tournament.rounds.indices.last
-    else { return }
+    guard judgesEnd, let last = tournament.rounds.indices.last else { return }
     let (winners, missing) = advancing(from: last)
-    if missing == nil, winners.count == 1, tournament.champion != winners.first {
+    if let missing {
+      fail(
+        "a tournament finishes once every match of its last round is over",
+        "\(id) finished, champion \(tournament.champion ?? "nobody"); \(missing) of its round "
+          + "\(last + 1) has no kept result")
+    } else if winners.count == 1, tournament.champion != winners.first {
       fail(
         "a tournament's champion won its final",
         "\(id) names \(tournament.champion ?? "nobody"); its final was won by \(winners.first!)")

@@ -28,6 +28,9 @@ struct SimulatedPlayer {
   /// A dishonest player (the hostile minority): in a fair room, half their reveals name
   /// another weapon than the one they committed to.
   var cheats = false
+  /// The name a dishonest player's program runs under now when it is another's (written
+  /// in other capitals, a look-alike), or nil.
+  var impersonating: String?
   /// The program running, if any.
   var program: SimulatedProgram?
   /// The connection the program uses now, if any.

@@ -39,8 +39,21 @@ extension Simulation {
   /// Person `index` starts their program.
   func startProgram(_ index: Int) {
     programSerial += 1
-    let configuration = players[index].nextProgram(fair: random.chance(0.3))
+    var configuration = players[index].nextProgram(fair: random.chance(0.3))
     if configuration.role == .spectator { players[index].watchTarget = nil }
+    players[index].impersonating = nil
+    // Now and then a dishonest player starts under the name another person holds, in
+    // other capitals (the name folds to the same): the server must refuse it.
+    if players[index].cheats, configuration.resume == nil, random.chance(0.2), let hub {
+      let mine = players[index].identity
+      if let victim = players.first(where: {
+        $0.index != index && hub.state.lobby.names.holder(of: $0.name).map { $0 != mine } == true
+      }) {
+        configuration.name = victim.name.lowercased()
+        players[index].impersonating = configuration.name
+        counts["look-alike names tried", default: 0] += 1
+      }
+    }
     players[index].comesBackSoon = false
     players[index].pending = []
     players[index].challenging = false
