@@ -150,7 +150,7 @@ extension HubCore {
       [
         "room": room, "from": LogText.quoted(challenge.from.name),
         "to": LogText.quoted(challenge.to.name),
-      ], event: .challengeAccepted)
+      ], event: .challengeAccepted(id: challenge.id, room: room))
   }
 
   /// Takes `link` out of the lobby (whatever else it had pending with challenges ends)

@@ -152,7 +152,8 @@ package struct HubLog: Equatable, Sendable {
   package enum Event: Equatable, Sendable {
     case roundResolved
     case matchOver
-    case challengeAccepted
+    /// Challenge `id` was accepted: its match is in `room`.
+    case challengeAccepted(id: Int, room: String)
     case tournamentRoundPaired
     case tournamentFinished
     /// A seat taken back with its token.

@@ -16,9 +16,9 @@ struct InvariantWatch {
   var leaderboards: [[LobbyView.Leader]] = []
   /// The best-of each person last asked for in a challenge (nil: the server's).
   var challengeAsked: [Int: Int?] = [:]
-  /// The challenge each person was last told was accepted, until their welcome into its
-  /// room.
-  var challengeAccepted: [Int: ChallengeNotice] = [:]
+  /// Each challenge's terms as its people were told them, by the hub generation and the
+  /// challenge's number, until it is accepted.
+  var challengeTerms: [String: ChallengeNotice] = [:]
   /// Each grace timer the hub scheduled: since when it has been scheduled to end at
   /// `endsAt` (a timer scheduled again for the same end keeps its start).
   var graces: [HubTimer: (since: Int64, endsAt: Int64)] = [:]
@@ -120,7 +120,7 @@ extension Simulation {
 
   /// A message a person's program receives (before it acts on it).
   func checkReceived(_ message: ServerMessage, by index: Int, generation: Int) {
-    checkChallengeTerms(message, by: index)
+    checkChallengeTerms(message, by: index, generation: generation)
     // A look-alike of a name another identity holds is refused, never welcomed.
     if let name = players[index].impersonating {
       switch message {
@@ -160,9 +160,8 @@ extension Simulation {
   }
 
   /// A challenge is made on the terms its challenger asked (the server's where they asked
-  /// none), and its match is played on them: the room a person is welcomed into after
-  /// their challenge was accepted has the challenge's best-of, rules and fairness.
-  func checkChallengeTerms(_ message: ServerMessage, by index: Int) {
+  /// none); its terms, as its people are told them, are kept for ``checkChallengeRoom``.
+  func checkChallengeTerms(_ message: ServerMessage, by index: Int, generation: Int) {
     switch message {
     case .challenge(let notice) where notice.status == .pending && notice.from == "P\(index)":
       guard let asked = watch.challengeAsked.removeValue(forKey: index) else { return }
@@ -173,24 +172,28 @@ extension Simulation {
           "P\(index) challenged to a best of \(wanted); challenge \(notice.id) says \(notice.bestOf)"
         )
       }
-    case .challenge(let notice) where notice.status == .accepted:
-      watch.challengeAccepted[index] = notice
-    case .welcome(let room, _, _, _) where room.hasPrefix("duel-"):
-      // (A tournament's seat may come first: the challenge's waits.)
-      guard let notice = watch.challengeAccepted.removeValue(forKey: index),
-        let settings = hub?.state.lobby.rooms[room]?.settings
-      else { return }
-      if settings.bestOf != notice.bestOf || settings.ruleset != notice.ruleset
-        || settings.fair != notice.fair
-      {
-        fail(
-          "a challenge's match is played on its terms",
-          "challenge \(notice.id) was to a best of \(notice.bestOf) (\(notice.ruleset), "
-            + "fair \(notice.fair)); P\(index) was seated in \(room), a best of "
-            + "\(settings.bestOf) (\(settings.ruleset), fair \(settings.fair))")
-      }
     default:
       break
+    }
+    if case .challenge(let notice) = message, notice.status == .pending {
+      watch.challengeTerms["\(generation) \(notice.id)"] = notice
+    }
+  }
+
+  /// The hub accepted challenge `id` and opened `room` for it: the room has the terms its
+  /// people were told.
+  func checkChallengeRoom(id: Int, room: String) {
+    guard let notice = watch.challengeTerms.removeValue(forKey: "\(hubGeneration) \(id)"),
+      let settings = hub?.state.lobby.rooms[room]?.settings
+    else { return }
+    if settings.bestOf != notice.bestOf || settings.ruleset != notice.ruleset
+      || settings.fair != notice.fair
+    {
+      fail(
+        "a challenge's match is played on its terms",
+        "challenge \(id) was to a best of \(notice.bestOf) (\(notice.ruleset), fair "
+          + "\(notice.fair)); its room \(room) is a best of \(settings.bestOf) "
+          + "(\(settings.ruleset), fair \(settings.fair))")
     }
   }
 

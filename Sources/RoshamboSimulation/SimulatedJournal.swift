@@ -51,9 +51,16 @@ struct SimulatedJournal {
         replayFailures.append("row \(rows.count): \(error)")
       }
       if let name = endsRoom, let room = lobby.rooms[name], room.phase == .over,
-        room.winner != nil
+        let winner = room.winner
       {
         ended.append(name)
+        // Whoever gave the match up (left, or not back within the grace) never wins it.
+        if case .room(_, .left(let seat, _)) = action, winner == seat {
+          matchFailures.append("\(name): seat \(seat.rawValue) left the match and won it")
+        }
+        if case .room(_, .graceExpired(let seat, _)) = action, winner == seat {
+          matchFailures.append("\(name): seat \(seat.rawValue)'s grace ran out and it won")
+        }
       }
     }
     for name in ended where commit.matches.count(where: { $0.room == name }) == 0 {

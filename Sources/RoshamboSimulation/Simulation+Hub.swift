@@ -88,6 +88,8 @@ extension Simulation: HubWorld {
       }
     case .entryWithdrawn(let name):
       checkGaveUp(on: name, room: nil)
+    case .challengeAccepted(let id, let room):
+      checkChallengeRoom(id: id, room: room)
     case .frameOverLimit:
       fail("every frame fits the protocol's limit", "\(line.message): \(line.metadata)")
     default:

@@ -31,8 +31,16 @@ extension Simulation {
     if players[index].program === program {
       // Mostly at the screen; now and then away from it for minutes, the program running,
       // but not while their tournament runs (its bound is for entrants who are present).
-      let away = !players[index].inTournament(program.state) && random.chance(0.02)
-      wake(index, after: away ? random.int(20_000...600_000) : random.int(300...4_000))
+      let playing = players[index].inTournament(program.state)
+      let away = !playing && random.chance(0.02)
+      // In a tournament's match, someone now and then thinks for long before picking, so
+      // one match of a round may end well after the other.
+      let thinking = playing && random.chance(0.1)
+      wake(
+        index,
+        after: away
+          ? random.int(20_000...600_000)
+          : thinking ? random.int(6_000...20_000) : random.int(300...4_000))
     }
   }
 
@@ -91,7 +99,18 @@ extension Simulation {
         trace.note("\(now - start) P\(index) reveals another weapon than it committed to")
         counts["dishonest reveals", default: 0] += 1
       }
-      send([message], on: id)
+      var extra: [ClientMessage] = []
+      if players[index].cheats, case .choose(let round, let weapon, _) = message {
+        // Frames out of turn: a second pick for the round, or one for a round not open;
+        // and now and then a flood of pings within the server's burst.
+        if random.chance(0.2) {
+          extra.append(.choose(round: round, weapon: weapon == .rock ? .paper : .rock, id: nil))
+        }
+        if random.chance(0.1) { extra.append(.choose(round: round + 5, weapon: weapon, id: nil)) }
+        if random.chance(0.1) { extra += Array(repeating: .ping(id: nil), count: 12) }
+        if !extra.isEmpty { counts["frames out of turn or in a flood", default: 0] += extra.count }
+      }
+      send([message] + extra, on: id)
     case .close:
       guard let id = program.connection else { return }
       program.connection = nil
