@@ -75,8 +75,14 @@ public struct LobbyFollowing: Equatable, Sendable {
   /// tournament or are among its entrants. Carried to the connection that replaces a lost
   /// one.
   public var seatMayWait: Bool {
-    takesChallenges
-      && (!pending.isEmpty || !accepted.isEmpty || entered || listedEntrant || replacedSeated)
+    takesChallenges && (!pending.isEmpty || seatGiven)
+  }
+
+  /// Whether the server has a reason to seat this follower: a challenge it is in was
+  /// accepted, it entered a tournament or is among its entrants, or the connection it
+  /// replaced may have been given a seat.
+  private var seatGiven: Bool {
+    !accepted.isEmpty || listedEntrant || entered || replacedSeated
   }
 
   /// Whether a view was shown on this connection: until then a refusal is fatal.
@@ -180,7 +186,7 @@ public struct LobbyFollowing: Equatable, Sendable {
     // The last case: someone coming back while a match of theirs waits for them (a
     // tournament's round paired, a challenge accepted, as their connection dropped) is
     // seated in it at once, before any view.
-    return !accepted.isEmpty || listedEntrant || entered || !followed || replacedSeated
+    return seatGiven || !followed
   }
 }
 

@@ -123,13 +123,6 @@ public struct PlayerState: Equatable, Sendable {
     /// A lobby follower's: the server may have seated this person on the lost connection
     /// (``LobbyFollowing/seatMayWait``), so the new one may be seated at any time.
     public var seatMayWait = false
-
-    public init(since: Int64, attempt: Int, trying: Bool, seatMayWait: Bool = false) {
-      self.since = since
-      self.attempt = attempt
-      self.trying = trying
-      self.seatMayWait = seatMayWait
-    }
   }
 
   /// What the kept seat's file holds, as far as this session knows.

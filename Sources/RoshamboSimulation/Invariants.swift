@@ -251,27 +251,29 @@ extension Simulation {
     }
   }
 
+  /// What the journal found as each commit landed: the invariant, and the list of what broke
+  /// it, in the order they are reported.
+  static let journalInvariants: [(String, any KeyPath<SimulatedJournal, [String]> & Sendable)] = [
+    ("the journal replays", \.replayFailures),
+    (
+      "a rated match moves its winner up and its loser down, within the bounds",
+      \.ratingMoveFailures
+    ),
+    ("a rated match rates its players as Glickman's Glicko-2 does", \.ratingValueFailures),
+    ("a reveal counts only when it matches its commitment", \.revealFailures),
+    (
+      "a match's record follows the rules, and every match a room ends is kept",
+      \.matchFailures
+    ),
+  ]
+
   /// After every step.
   func checkInvariants() {
-    if !journal.replayFailures.isEmpty {
-      fail("the journal replays", journal.replayFailures[0])
-      return
-    }
-    if let wrong = journal.ratingMoveFailures.first {
-      fail("a rated match moves its winner up and its loser down, within the bounds", wrong)
-      return
-    }
-    if let wrong = journal.ratingValueFailures.first {
-      fail("a rated match rates its players as Glickman's Glicko-2 does", wrong)
-      return
-    }
-    if let wrong = journal.revealFailures.first {
-      fail("a reveal counts only when it matches its commitment", wrong)
-      return
-    }
-    if let wrong = journal.matchFailures.first {
-      fail("a match's record follows the rules, and every match a room ends is kept", wrong)
-      return
+    for (invariant, failures) in Self.journalInvariants {
+      if let wrong = journal[keyPath: failures].first {
+        fail(invariant, wrong)
+        return
+      }
     }
     guard let hub else { return }
     let lobby = hub.state.lobby

@@ -144,6 +144,18 @@ struct SimulatedJournal {
   /// Rated matches whose new ratings are not the reference Glicko-2's.
   private(set) var ratingValueFailures: [String] = []
 
+  /// The server's rule for a settled player against a provisional one, its constants
+  /// written out here (not read from the rating code): a deviation of at most
+  /// `settledDeviation` is settled, and such a player moves at most `provisionalMoveLimit`
+  /// points against one above it.
+  static let settledDeviation = 110.0
+  static let provisionalMoveLimit = 5.0
+
+  /// Whether seat `seat` was settled and its opponent provisional before the match.
+  static func settledAgainstProvisional(_ before: [Glicko2Rating], seat: Int) -> Bool {
+    before[seat].deviation <= settledDeviation && before[1 - seat].deviation > settledDeviation
+  }
+
   /// How far a kept rating may be from the reference's: the kept ones are rounded to a
   /// millionth, and the two volatility searches stop at slightly different points.
   static let referenceTolerance = (points: 0.001, volatility: 0.000_001)
@@ -151,7 +163,7 @@ struct SimulatedJournal {
   /// What differs between the ratings a rated match gave its players and those
   /// ``ReferenceRating`` gives from the same ratings before it (each player's one game
   /// against the other's rating before), a settled player's move against a provisional
-  /// opponent held to 5 points (the server's own rule, its constant written out here).
+  /// opponent held to ``provisionalMoveLimit`` points.
   static func unlikeReference(
     _ match: FinishedMatch, before: [Glicko2Rating], after: [Glicko2Rating]
   ) -> String? {
@@ -165,9 +177,9 @@ struct SimulatedJournal {
       var expected = reference[seat].after([
         (opponent: reference[1 - seat], score: seat == winner ? 1 : 0)
       ])
-      if before[seat].deviation <= 110, before[1 - seat].deviation > 110 {
-        let moved = expected.rating - before[seat].rating
-        expected.rating = before[seat].rating + min(max(moved, -5), 5)
+      if Self.settledAgainstProvisional(before, seat: seat) {
+        let (moved, limit) = (expected.rating - before[seat].rating, Self.provisionalMoveLimit)
+        expected.rating = before[seat].rating + min(max(moved, -limit), limit)
       }
       let kept = after[seat]
       let tolerance = referenceTolerance
@@ -205,8 +217,8 @@ struct SimulatedJournal {
       return "\(name): the loser went up, \(before[loser].rating) to \(after[loser].rating)"
     }
     for seat in 0..<2 {
-      if before[seat].deviation <= 110, before[1 - seat].deviation > 110,
-        abs(after[seat].rating - before[seat].rating) > 5 + 1e-9
+      if Self.settledAgainstProvisional(before, seat: seat),
+        abs(after[seat].rating - before[seat].rating) > Self.provisionalMoveLimit + 1e-9
       {
         return "\(name): settled \(match.players[seat]) moved "
           + "\(after[seat].rating - before[seat].rating) against a provisional opponent"

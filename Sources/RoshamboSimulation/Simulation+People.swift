@@ -87,30 +87,10 @@ extension Simulation {
       program.connection = id
       trace.note("\(now - start) P\(index) connects c\(id)")
       program.handle(.connected)
-    case .send(var message):
+    case .send(let message):
       guard let id = program.connection else { return }
       if case .lobbyResync = message { checkResync(on: id, by: index) }
-      if players[index].cheats, case .reveal(let round, let weapon, let nonce, let re) = message,
-        random.chance(0.5)
-      {
-        // The dishonest client's own wire: another weapon than the one committed to.
-        let other = [Weapon.rock, .paper, .scissors].filter { $0 != weapon }
-        message = .reveal(round: round, weapon: other[Int(random.int(0...1))], nonce: nonce, id: re)
-        trace.note("\(now - start) P\(index) reveals another weapon than it committed to")
-        counts["dishonest reveals", default: 0] += 1
-      }
-      var extra: [ClientMessage] = []
-      if players[index].cheats, case .choose(let round, let weapon, _) = message {
-        // Frames out of turn: a second pick for the round, or one for a round not open;
-        // and now and then a flood of pings within the server's burst.
-        if random.chance(0.2) {
-          extra.append(.choose(round: round, weapon: weapon == .rock ? .paper : .rock, id: nil))
-        }
-        if random.chance(0.1) { extra.append(.choose(round: round + 5, weapon: weapon, id: nil)) }
-        if random.chance(0.1) { extra += Array(repeating: .ping(id: nil), count: 12) }
-        if !extra.isEmpty { counts["frames out of turn or in a flood", default: 0] += extra.count }
-      }
-      send([message] + extra, on: id)
+      send(players[index].cheats ? dishonestWire(message, of: index) : [message], on: id)
     case .close:
       guard let id = program.connection else { return }
       program.connection = nil
@@ -272,6 +252,31 @@ extension Simulation {
     let tournament = hub?.state.lobby.tournament
     players[index].enteredWhenDropped =
       tournament?.phase == .entry && tournament?.entrants.contains(players[index].name) == true
+  }
+
+  /// What a dishonest person's client puts on the wire for `message`: in a fair room, half
+  /// their reveals name another weapon than the one committed to; after a pick, now and
+  /// then frames out of turn (a second pick for the round, one for a round not open) or a
+  /// flood of pings within the server's burst.
+  private func dishonestWire(_ message: ClientMessage, of index: Int) -> [ClientMessage] {
+    switch message {
+    case .reveal(let round, let weapon, let nonce, let re) where random.chance(0.5):
+      let other = [Weapon.rock, .paper, .scissors].filter { $0 != weapon }
+      trace.note("\(now - start) P\(index) reveals another weapon than it committed to")
+      counts["dishonest reveals", default: 0] += 1
+      return [.reveal(round: round, weapon: other[Int(random.int(0...1))], nonce: nonce, id: re)]
+    case .choose(let round, let weapon, _):
+      var extra: [ClientMessage] = []
+      if random.chance(0.2) {
+        extra.append(.choose(round: round, weapon: weapon == .rock ? .paper : .rock, id: nil))
+      }
+      if random.chance(0.1) { extra.append(.choose(round: round + 5, weapon: weapon, id: nil)) }
+      if random.chance(0.1) { extra += Array(repeating: .ping(id: nil), count: 12) }
+      if !extra.isEmpty { counts["frames out of turn or in a flood", default: 0] += extra.count }
+      return [message] + extra
+    default:
+      return [message]
+    }
   }
 
   /// Frames from a person to the server, each after the last one on the connection.
