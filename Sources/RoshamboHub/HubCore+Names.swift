@@ -178,14 +178,17 @@ extension HubCore {
   }
 
   /// The followers a closed terminal or a lost link left behind for this person: the
-  /// same identity and name, taking challenges, other than `link`. They are closed, and
-  /// the tournament's entry moves to `link`.
+  /// same identity and name, taking challenges, other than `link`. They are closed, their
+  /// challenges withdrawn, and the tournament's entry moves to `link`.
   mutating func replaceGhosts(of link: Peer, name: String, identity: String?) {
     guard let identity else { return }
     for ghost in state.sessions.followers(named: name, identity: identity)
     where ghost.link != link && ghost.takesChallenges {
       if state.tournament.links[name] == ghost.link { state.tournament.links[name] = link }
       state.sessions.unfollow(ghost.link.id)
+      // Its challenges end with it (the new screen never saw them): a late answer from
+      // the old connection would otherwise take a challenge for a lobby no longer here.
+      settle(state.challenges.reduce(.departed(ghost.link.id)))
       // Said, and fatal: a lobby that only lost its connection would come back and replace
       // the new one in turn, and the two would take the lobby from each other for ever.
       state.outbox.append(

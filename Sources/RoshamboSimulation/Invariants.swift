@@ -19,6 +19,9 @@ struct InvariantWatch {
   /// Each challenge's terms as its people were told them, by the hub generation and the
   /// challenge's number, until it is accepted.
   var challengeTerms: [String: ChallengeNotice] = [:]
+  /// Whoever read that a challenge of theirs was accepted and waits for its seat: the
+  /// program and connection that read it, and when.
+  var seatAwaited: [Int: (program: Int, connection: Int, since: Int64)] = [:]
   /// Each grace timer the hub scheduled: since when it has been scheduled to end at
   /// `endsAt` (a timer scheduled again for the same end keeps its start).
   var graces: [HubTimer: (since: Int64, endsAt: Int64)] = [:]
@@ -53,6 +56,21 @@ extension Simulation {
     guard let message = try? ServerMessage.decode(payload) else {
       fail("server frames decode", "a frame to \(ids) does not decode")
       return
+    }
+    // A welcome into a seat is into one held under the person's own name: a token made up
+    // or replayed, or a look-alike name, seats nobody in another's seat.
+    if case .welcome(let room, let seat?, _, _) = message {
+      let holder = hub?.state.lobby.rooms[room]?.seats[seat]?.name
+      for id in ids {
+        guard let person = connections[id]?.player, holder != players[person].name else {
+          continue
+        }
+        fail(
+          "nobody is seated in another's seat",
+          "P\(person) was welcomed to \(room) seat \(seat.rawValue), held by "
+            + "\(holder ?? "nobody")"
+            + (players[person].presenting.map { " (presenting token \($0.prefix(6)))" } ?? ""))
+      }
     }
     // A hub just started shows none until its first reading.
     if case .lobby(_, let view) = message, !view.leaders.isEmpty,
@@ -135,6 +153,19 @@ extension Simulation {
       }
     }
     switch message {
+    case .challenge(let notice)
+    where notice.status == .accepted && [notice.from, notice.to].contains("P\(index)"):
+      if let program = players[index].program, let connection = program.connection {
+        watch.seatAwaited[index] = (program.serial, connection, now)
+      }
+    case .welcome(_, _?, _, _):
+      watch.seatAwaited[index] = nil
+    case .error(let error, _) where error.code == .unavailable:
+      watch.seatAwaited[index] = nil
+    default:
+      break
+    }
+    switch message {
     case .challenge(let notice) where notice.status != .pending:
       // A restarted hub numbers its challenges afresh; a terminal that was not reading
       // may read the dead hub's last frames after the restart.
@@ -148,7 +179,9 @@ extension Simulation {
       let player = players[index]
       // The grace runs from when the server saw the drop, or, when it crashed first, from
       // its restart: either way it has not ended within `grace` of the drop itself.
-      if let dropped = player.droppedInMatchAt, now - dropped < grace - 2_000 {
+      if player.presenting == nil, let dropped = player.droppedInMatchAt,
+        now - dropped < grace - 2_000
+      {
         fail(
           "back within the grace, the seat is theirs",
           "P\(index) came back \(now - dropped) ms after dropping out of a running match and "
@@ -156,6 +189,39 @@ extension Simulation {
       }
     default:
       break
+    }
+  }
+
+  /// Liveness of challenges: one nobody answers ends when its time is up (the hub's timer
+  /// fires at its `expiresAt`; a second's room), and whoever read that a challenge of
+  /// theirs was accepted is seated (or told the server cannot save) within 10 s of
+  /// reading it, while the program and connection that read it last and the host is
+  /// neither cut off nor paused.
+  func checkChallengesEnd(_ board: ChallengeBoard) {
+    for challenge in board.pending.values.sorted(by: { $0.id < $1.id })
+    where now > challenge.expiresAt + 1_000 {
+      fail(
+        "a challenge is answered or expires in its time",
+        "challenge \(challenge.id) from \(challenge.from.name) to \(challenge.to.name) still "
+          + "waits \(now - challenge.expiresAt) ms after it expired")
+      return
+    }
+    for (index, awaited) in watch.seatAwaited.sorted(by: { $0.key < $1.key }) {
+      guard let program = players[index].program, program.serial == awaited.program,
+        program.connection == awaited.connection, let connection = connections[awaited.connection],
+        connection.open, connection.generation == hubGeneration
+      else {
+        watch.seatAwaited[index] = nil
+        continue
+      }
+      let from = max(awaited.since, connection.cutUntil, connection.readsFrom)
+      if now - from > 10_000 {
+        fail(
+          "an accepted challenge starts its match",
+          "P\(index) read that their challenge was accepted \(now - awaited.since) ms ago and "
+            + "has no seat")
+        return
+      }
     }
   }
 
@@ -295,6 +361,7 @@ extension Simulation {
         return
       }
     }
+    checkChallengesEnd(hub.state.challenges)
     checkTournamentRounds(lobby.tournament)
     if let mismatch = hub.state.indexMismatch {
       fail("the hub's indexes are what a scan finds", mismatch)

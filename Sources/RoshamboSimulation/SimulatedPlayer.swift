@@ -31,6 +31,11 @@ struct SimulatedPlayer {
   /// The name a dishonest player's program runs under now when it is another's (written
   /// in other capitals, a look-alike), or nil.
   var impersonating: String?
+  /// A token a dishonest player's program presents now though it holds no seat by it (one
+  /// made up, or one of its own seats long given up), or nil.
+  var presenting: String?
+  /// The tokens of seats this person held: what a dishonest player replays.
+  var formerTokens: [String] = []
   /// The program running, if any.
   var program: SimulatedProgram?
   /// The connection the program uses now, if any.

@@ -187,6 +187,6 @@ extension Simulation: HubWorld {
     runner = HubRunner(
       HubCore(lobby: lobby, journaledThrough: Int64(journal.rows.count), configuration: settings))
     handle(.start(releasing: []))
-    fleetRestarted()
+    if hubConfiguration.sharesNames { fleetRestarted() }
   }
 }

@@ -62,6 +62,7 @@ extension Simulation {
         counts["look-alike names tried", default: 0] += 1
       }
     }
+    presentForeignToken(index, &configuration)
     players[index].comesBackSoon = false
     players[index].pending = []
     players[index].challenging = false
@@ -70,6 +71,23 @@ extension Simulation {
     players[index].program = program
     trace.note("\(now - start) P\(index) starts program \(programSerial) (\(configuration.role))")
     program.handle(.start)
+  }
+
+  /// Now and then a dishonest player with no seat kept starts a program that presents a
+  /// token as if it held a seat: one made up in the tokens' shape, or one of its own seats
+  /// given up long ago (replayed). It must seat nobody in another's seat.
+  private func presentForeignToken(_ index: Int, _ configuration: inout PlayerConfiguration) {
+    players[index].presenting = nil
+    guard players[index].cheats, configuration.resume == nil, players[index].impersonating == nil,
+      random.chance(0.15)
+    else { return }
+    let former = players[index].formerTokens
+    let token =
+      !former.isEmpty && random.chance(0.5)
+      ? former[Int(random.int(0...Int64(former.count - 1)))] : String(random.hex32().prefix(32))
+    configuration = PlayerConfiguration(name: configuration.name, fair: true, resume: token)
+    players[index].presenting = token
+    counts["foreign or replayed tokens presented", default: 0] += 1
   }
 
   /// What person `index`'s program asks for, carried out in the virtual world (the
@@ -112,6 +130,9 @@ extension Simulation {
       program.handle(.nonce(random.hex32(), for: weapon))
     case .keepSeat(_, let token):
       players[index].token = token
+      if !players[index].formerTokens.contains(token) {
+        players[index].formerTokens = (players[index].formerTokens + [token]).suffix(8)
+      }
       players[index].droppedInMatchAt = nil
     case .forgetSeat:
       players[index].token = nil

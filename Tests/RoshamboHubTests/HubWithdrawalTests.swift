@@ -124,4 +124,25 @@ struct HubReplacedLobbyTests {
     #expect(message.contains("roshambo challenge"), "\(message)")
     #expect(message.contains("run roshambo lobby"), "\(message)")
   }
+
+  /// A link cut off while Bob accepts: his program takes it for lost and opens the lobby
+  /// again, and only then does the server read the accept from the old connection. The
+  /// challenge left with the lobby it was made to; the late accept seats nobody, and
+  /// Alice is told it was withdrawn instead of waiting for a seat that never comes.
+  @Test("a replaced lobby's challenges end with it; its late accept seats nobody")
+  func replacedLobbysChallengesEnd() {
+    var hub = HubHarness.following()
+    _ = hub.say(H.alice, .challenge(name: "Bob", bestOf: 1, ruleset: nil, fair: false, id: 3))
+    _ = hub.settle()
+    let again = Peer(id: 9, identity: "key-b")
+    let outputs = HubWithdrawalTests.settled(
+      &hub, .received(H.hello("Bob", role: .lobby, challenges: true), from: again))
+    #expect(
+      H.messages(to: H.alice, in: outputs).map(H.summary).contains("challenge 1 withdrawn"),
+      "\(outputs)")
+    #expect(hub.state.challenges.pending.isEmpty)
+    let late = HubWithdrawalTests.settled(&hub, .received(.accept(challenge: 1, id: 4), from: H.bob))
+    #expect(H.messages(to: H.alice, in: late).isEmpty, "\(late)")
+    #expect(hub.state.lobby.rooms.keys.allSatisfy { !$0.hasPrefix("duel") })
+  }
 }
