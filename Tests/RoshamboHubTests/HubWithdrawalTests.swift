@@ -141,7 +141,8 @@ struct HubReplacedLobbyTests {
       H.messages(to: H.alice, in: outputs).map(H.summary).contains("challenge 1 withdrawn"),
       "\(outputs)")
     #expect(hub.state.challenges.pending.isEmpty)
-    let late = HubWithdrawalTests.settled(&hub, .received(.accept(challenge: 1, id: 4), from: H.bob))
+    let late = HubWithdrawalTests.settled(
+      &hub, .received(.accept(challenge: 1, id: 4), from: H.bob))
     #expect(H.messages(to: H.alice, in: late).isEmpty, "\(late)")
     #expect(hub.state.lobby.rooms.keys.allSatisfy { !$0.hasPrefix("duel") })
   }
