@@ -85,6 +85,22 @@ quick() { # name
 for name in Dora Ezra Fay Gus; do quick "$name"; done
 for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournament; done
 
+# A second server, running a round robin of three, for its cross table.
+"$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data-rr --no-announce \
+  --log-level error --best-of 1 --tournament round-robin --tournament-players 3 \
+  --tournament-pause 2 --tournament-entries-per-address 0 --board 0 > server-rr.out 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "party's board on" server-rr.out 2>/dev/null && break; sleep 0.1; done
+rr_port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server-rr.out | cut -d: -f2)"
+rr_board="$(grep -o "board on http://127.0.0.1:[0-9]*" server-rr.out | cut -d: -f3)"
+[ -n "$rr_port" ] && [ -n "$rr_board" ] || fail "the round robin's server did not start"
+for name in Hal Ivy Jo; do
+  "$bin/roshambo" bot --host 127.0.0.1 --port "$rr_port" --ca certs/ca.pem --name "$name" \
+    --identity "$work/identity-rr-$name.pem" --exec "sh $work/slow.sh" --tournament \
+    > "bot-rr-$name.out" 2>&1 &
+  pids+=($!)
+done
+
 dom() {
   timeout 20 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --virtual-time-budget=3000 --dump-dom "$url" > dom.html 2>/dev/null || true
@@ -121,8 +137,25 @@ wait_for "the champion and the leaderboard with intervals" \
 shot 1920 1080 "$shots/board-1920x1080.png"
 shot 1280 720 "$shots/board-1280x720.png"
 
+# This page was opened after the tournament's early rounds: the server sent them, and
+# every box of the bracket has its players.
+if grep -q 'played before this page opened' dom.html; then
+  fail "a page opened late does not show the earlier rounds"
+fi
+grep -qE 'data-round="1"><h3>Round 1</h3><div class="match' dom.html \
+  || fail "round 1 of the bracket has no match"
+
 # The name with markup is text: escaped in the DOM, never an element.
 grep -qF '&lt;img src=x onerror=f()&gt;' dom.html || fail "the markup name is not shown as text"
 if grep -qE '<img[ >]' dom.html; then fail "a name became an <img> element"; fi
 grep -qE 'class="banner"[^>]* hidden' dom.html || fail "the banner shows while the stream is up"
+
+# The round robin's page, opened once its tournament is over: the cross table with every
+# result (three entrants, three matches: each result in two cells) and the champion.
+url="http://127.0.0.1:$rr_board/?events=1"
+wait_for "the round robin's cross table, finished" 'id="cross-table"' \
+  'id="champion"><span class="crown">Champion</span><span class="who">[^<…]+</span>'
+results="$(grep -oE 'data-result="(won|lost)"' dom.html | wc -l)"
+[ "$results" = 6 ] || fail "the cross table shows $results results, not 6"
+shot 1280 720 "$shots/board-round-robin-1280x720.png"
 echo "board-browser: ok (screenshots in $shots)"

@@ -8,7 +8,8 @@ import RoshamboProtocol
 ///
 /// Invariant: every patch it returns is made from the view it returned or welcomed with
 /// last, so a viewer that has had every event since its welcome is in step; the `lobby`
-/// event's data is the followers' `lobby` message byte for byte.
+/// event's data is the followers' `lobby` message byte for byte, but for the tournament's
+/// earlier rounds (`earlier`), which only the board gets.
 struct BoardFeed {
   /// The view every viewer in step has (nil before the first).
   private(set) var latest: SentLobbyView?

@@ -86,6 +86,12 @@ enum BoardPage {
     .champion .crown { font-size: 0.85em; color: var(--muted); }
     .champion .who { font-size: 1.6em; font-weight: 800; color: var(--accent); }
     table { border-collapse: collapse; width: 100%; }
+    .cross-wrap { display: flex; gap: 2em; align-items: center; overflow-x: auto; }
+    table.cross { width: auto; }
+    table.cross td { text-align: center; white-space: nowrap; }
+    table.cross th.name { max-width: 8em; }
+    table.cross td.lost { color: var(--muted); }
+    table.cross td.live { color: var(--accent); }
     th, td { padding: 0.2em 0.4em; text-align: left; border-bottom: 1px solid var(--line); }
     td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
     svg text { fill: var(--ink); font-size: 14px; }

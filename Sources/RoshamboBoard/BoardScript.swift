@@ -204,6 +204,7 @@ extension BoardPage {
           box.append(line);
         }
         if (t.kind === "single-elimination" && t.phase !== "entry") box.append(drawBracket(t));
+        else if (t.kind === "round-robin" && t.phase !== "entry") box.append(drawCrossTable(t));
         else if (t.phase !== "entry" && t.pairings.length > 0) box.append(drawPairings(t));
         box.append(drawStandings(t));
       }
@@ -232,10 +233,18 @@ extension BoardPage {
         return match;
       }
 
-      function drawBracket(t) {
+      // Every round's pairings this page knows: the earlier rounds the server sends (the
+      // latest, whole), and each round as it was seen.
+      function remember(t) {
         const key = t.kind + "/" + t.rounds + "/" + t.standings.map((s) => s.name).sort().join(",");
         if (bracket.key !== key) bracket = { key, rounds: {} };
+        const earlier = t.earlier || [];
+        earlier.forEach((pairings, index) => { bracket.rounds[t.round - earlier.length + index] = pairings; });
         if (t.round > 0) bracket.rounds[t.round] = t.pairings;
+      }
+
+      function drawBracket(t) {
+        remember(t);
         const tree = el("div", "bracket");
         tree.id = "bracket";
         for (let round = 1; round <= t.rounds; round++) {
@@ -263,12 +272,66 @@ extension BoardPage {
         return tree;
       }
 
+      // Round robin: who beat whom, a row for each entrant (its results against each
+      // column's), from every round this page knows.
+      function drawCrossTable(t) {
+        remember(t);
+        const names = t.standings.map((line) => line.name);
+        const results = new Map();
+        for (const pairings of Object.values(bracket.rounds)) {
+          for (const pairing of pairings) {
+            if (pairing.players.length !== 2) continue;
+            const [a, b] = pairing.players;
+            const scores = pairing.scores.length === 2 ? pairing.scores : ["", ""];
+            results.set(a + "\n" + b, { winner: pairing.winner, mine: scores[0], theirs: scores[1] });
+            results.set(b + "\n" + a, { winner: pairing.winner, mine: scores[1], theirs: scores[0] });
+          }
+        }
+        const table = el("table", "cross");
+        table.id = "cross-table";
+        const head = el("tr");
+        head.append(el("th", null, ""));
+        for (const name of names) head.append(el("th", "name", name));
+        table.append(head);
+        for (const row of names) {
+          const line = el("tr");
+          line.append(el("th", "name", row));
+          for (const column of names) {
+            if (row === column) { line.append(el("td", "self", "—")); continue; }
+            const result = results.get(row + "\n" + column);
+            if (!result) { line.append(el("td", "muted", "")); continue; }
+            if (!result.winner) { line.append(el("td", "live", "playing")); continue; }
+            const won = result.winner === row;
+            const cell = el("td", won ? "won" : "lost", (won ? "won " : "lost ") + result.mine + "–" + result.theirs);
+            cell.dataset.result = won ? "won" : "lost";
+            line.append(cell);
+          }
+          table.append(line);
+        }
+        const list = el("div", "cross-wrap");
+        list.append(table);
+        if (t.champion) {
+          const crown = el("div", "champion");
+          crown.id = "champion";
+          crown.append(el("span", "crown", "Champion"), el("span", "who", t.champion));
+          list.append(crown);
+        }
+        return list;
+      }
+
+      // Swiss: each round's pairings this page knows, a column a round.
       function drawPairings(t) {
+        remember(t);
         const list = el("div", "bracket");
-        const column = el("div", "round");
-        column.append(el("h3", null, "Round " + t.round + " pairings"));
-        for (const pairing of t.pairings) column.append(drawMatch(pairing));
-        list.append(column);
+        for (let round = 1; round <= t.round; round++) {
+          const seen = bracket.rounds[round];
+          if (!seen) continue;
+          const column = el("div", "round");
+          column.dataset.round = String(round);
+          column.append(el("h3", null, "Round " + round));
+          for (const pairing of seen) column.append(drawMatch(pairing));
+          list.append(column);
+        }
         if (t.champion) {
           const crown = el("div", "champion");
           crown.id = "champion";

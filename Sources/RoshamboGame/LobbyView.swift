@@ -200,6 +200,12 @@ public struct LobbyView: Sendable, Equatable {
     public var startsAt: Int64? = nil
     /// Entries close once this many have entered (nil: by the timer only; extension).
     public var startsWith: Int? = nil
+    /// The pairings of the rounds before the current one, oldest first, each in the order
+    /// of ``pairings`` and cut as it is, the latest rounds kept whole, at most
+    /// ``maxEarlierPairings`` in all (extension: the party's board's view only, so that a
+    /// page opened late draws every round of the bracket; a follower's view, held to one
+    /// frame, never has them).
+    public var earlier: [[Tournament.Pairing]] = []
 
     public init(
       kind: Tournament.Kind, phase: Tournament.Phase, round: Int, rounds: Int,
@@ -210,20 +216,41 @@ public struct LobbyView: Sendable, Equatable {
       self.round = round
       self.rounds = rounds
       self.standings = Array(standings.prefix(Self.maxStandings))
-      // Matches still played first, then decided ones, byes last.
+      self.pairings = Self.listed(pairings)
+      self.champion = champion
+    }
+
+    /// A round's pairings as a view lists them: matches still played first, then decided
+    /// ones, byes last, at most ``maxPairings``.
+    public static func listed(_ pairings: [Tournament.Pairing]) -> [Tournament.Pairing] {
       let order = { (pairing: Tournament.Pairing) in
         pairing.isBye ? 2 : pairing.winner == nil ? 0 : 1
       }
-      self.pairings = Array(
+      return Array(
         pairings.enumerated().sorted { (order($0.1), $0.0) < (order($1.1), $1.0) }.map(\.1)
-          .prefix(Self.maxPairings))
-      self.champion = champion
+          .prefix(maxPairings))
+    }
+
+    /// The latest of `rounds` that fit ``maxEarlierPairings`` once each is listed, whole.
+    public static func earlier(_ rounds: some Collection<[Tournament.Pairing]>)
+      -> [[Tournament.Pairing]]
+    {
+      var kept: [[Tournament.Pairing]] = []
+      var count = 0
+      for round in rounds.reversed() {
+        let listed = listed(round)
+        guard count + listed.count <= maxEarlierPairings else { break }
+        kept.append(listed)
+        count += listed.count
+      }
+      return kept.reversed()
     }
 
     /// The most standings a view lists (the top), and pairings (matches still played
     /// first): with every other list full, a view still fits one frame.
     public static let maxStandings = 32
     public static let maxPairings = 8
+    public static let maxEarlierPairings = 32
 
     public init(_ tournament: Tournament) {
       self.init(

@@ -67,8 +67,15 @@ extension HubCore {
         paced.links += links.count
         deliveries.append(
           Delivery(to: links.map(\.id), payload: payload, kind: .state, spread: true))
-      case .board(let seq, let view):
-        guard let payload = payload(.lobby(seq: seq, view: view), room: nil) else { continue }
+      case .board(let seq, var view):
+        // The board's view has the tournament's earlier rounds too (a page opened late
+        // draws the whole bracket): an event of its stream, not held to a frame's limit.
+        if let rounds = state.lobby.tournament?.rounds.dropLast(), !rounds.isEmpty {
+          view.tournament?.earlier = LobbyView.TournamentView.earlier(rounds)
+        }
+        let payload = ServerMessage.lobby(seq: seq, view: view).announcing(
+          configuration.frameRate
+        ).encoded()
         var delivery = Delivery(to: [Delivery.boardID], payload: payload, kind: .state)
         delivery.sentLobbyView = SentLobbyView(seq: seq, view: view, message: payload)
         deliveries.append(delivery)

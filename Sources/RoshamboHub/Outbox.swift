@@ -20,7 +20,8 @@ struct Outbox {
     /// What changed since the view at `base`, to the followers in step with it (part of
     /// everyone's delivery).
     case lobbyPatch(seq: Int, base: Int, fingerprint: String, LobbyPatch, to: [Peer])
-    /// The view sent to every follower at `seq`, for the board (``HubConfiguration/feedsBoard``).
+    /// The view sent to every follower at `seq`, for the board (``HubConfiguration/feedsBoard``),
+    /// which gets the tournament's earlier rounds with it.
     case board(seq: Int, LobbyView)
     /// A message to a follower that must come after the lobby views queued before it
     /// (those go out in slices, after other messages).

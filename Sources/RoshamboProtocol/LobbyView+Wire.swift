@@ -159,6 +159,19 @@ extension JSONText {
     key("champion"); optionalString(view.champion)
     if let startsAt = view.startsAt { comma(); key("startsAt"); int(Int(startsAt)) }
     if let startsWith = view.startsWith { comma(); key("startsWith"); int(startsWith) }
+    if !view.earlier.isEmpty {
+      comma(); key("earlier"); raw("[")
+      for (index, round) in view.earlier.enumerated() {
+        if index > 0 { comma() }
+        raw("[")
+        for (index, pairing) in round.enumerated() {
+          if index > 0 { comma() }
+          tournamentPairing(pairing)
+        }
+        raw("]")
+      }
+      raw("]")
+    }
     raw("}")
   }
 }
@@ -252,8 +265,11 @@ extension JSONReader {
     var champion: String?
     var startsAt: Int?
     var startsWith: Int?
+    var earlier: [[Tournament.Pairing]] = []
     try object { reader, key in
       switch key {
+      case "earlier":
+        earlier = try reader.array(of: { try $0.array(of: { try $0.tournamentPairing() }) })
       case "startsAt": startsAt = try reader.optionalInt()
       case "startsWith": startsWith = try reader.optionalInt()
       case "kind": kind = try reader.raw(Tournament.Kind.self, "kind")
@@ -271,17 +287,21 @@ extension JSONReader {
         "a tournament without one of kind, phase, round, rounds, standings, pairings")
     }
     guard standings.count <= LobbyView.TournamentView.maxStandings,
-      pairings.count <= LobbyView.TournamentView.maxPairings
+      pairings.count <= LobbyView.TournamentView.maxPairings,
+      earlier.allSatisfy({ $0.count <= LobbyView.TournamentView.maxPairings }),
+      earlier.joined().count <= LobbyView.TournamentView.maxEarlierPairings
     else {
       throw failure(
-        "a tournament lists at most \(LobbyView.TournamentView.maxStandings) standings and "
-          + "\(LobbyView.TournamentView.maxPairings) pairings")
+        "a tournament lists at most \(LobbyView.TournamentView.maxStandings) standings, "
+          + "\(LobbyView.TournamentView.maxPairings) pairings a round and "
+          + "\(LobbyView.TournamentView.maxEarlierPairings) of earlier rounds")
     }
     var view = LobbyView.TournamentView(
       kind: kind, phase: phase, round: round, rounds: rounds, standings: standings,
       pairings: pairings, champion: champion)
     view.startsAt = startsAt.map(Int64.init)
     view.startsWith = startsWith
+    view.earlier = earlier
     return view
   }
 

@@ -190,6 +190,52 @@ struct LobbyViewTests {
     #expect(try ServerMessage.decode(message.encoded()) == message)
   }
 
+  /// A single elimination of 16 in its last round: the 14 pairings before the final travel
+  /// with the board's view, oldest round first, so that a page opened now draws the whole
+  /// bracket.
+  @Test("a tournament's earlier rounds (extension earlier): the whole bracket, read back")
+  func earlierRounds() throws {
+    var cup = Tournament(kind: .singleElimination, settings: RoomState.Settings(bestOf: 1))
+    cup.entrants = (1...16).map { "P\($0)" }
+    cup.phase = .running
+    for size in [8, 4, 2, 1] {
+      cup.rounds.append(
+        (0..<size).map { index in
+          Tournament.Pairing(
+            players: ["P\(index * 2 + 1)", "P\(index * 2 + 2)"], room: "cup-1-\(index)",
+            winner: size == 1 ? nil : "P\(index * 2 + 1)", scores: [1, 0])
+        })
+    }
+    var view = LobbyView.TournamentView(cup)
+    #expect(view.earlier.isEmpty, "a follower's view is held to one frame: none")
+    view.earlier = LobbyView.TournamentView.earlier(cup.rounds.dropLast())
+    #expect(view.earlier.map(\.count) == [8, 4, 2])
+    #expect(view.pairings.count == 1)
+    let lobby = LobbyView(
+      people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [], tournament: view)
+    let message = ServerMessage.lobby(seq: 3, view: lobby)
+    let text = String(decoding: message.encoded(), as: UTF8.self)
+    #expect(text.contains(#""earlier":[[{"players":["P1","P2"]"#), "\(text)")
+    #expect(try ServerMessage.decode(message.encoded()) == message)
+    // None before the second round: no key, as an older server writes it.
+    let first = LobbyView.TournamentView(
+      kind: .singleElimination, phase: .running, round: 1, rounds: 4, standings: [],
+      pairings: [], champion: nil)
+    #expect(
+      !String(
+        decoding: ServerMessage.lobby(
+          seq: 1,
+          view: LobbyView(
+            people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [], tournament: first)
+        ).encoded(), as: UTF8.self
+      ).contains("earlier"))
+    // More than the cap is refused by name.
+    let round = #"[{"players":["A","B"],"room":"r","winner":null,"scores":[0,0]}],"#
+    let over = text.replacingOccurrences(
+      of: #""earlier":["#, with: #""earlier":["# + String(repeating: round, count: 33))
+    #expect(throws: (any Error).self) { try ServerMessage.decode(Array(over.utf8)) }
+  }
+
   @Test("a leader's wins by forfeit (extension wonByForfeit): written when any, read back")
   func leaderForfeits() throws {
     let old =
