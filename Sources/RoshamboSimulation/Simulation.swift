@@ -138,8 +138,11 @@ public final class Simulation {
     // Three evenings in four the server is one of a fleet sharing its names; the fourth
     // it stands alone, and its own name book is all that refuses a name someone holds.
     settings.sharesNames = configuration.seed % 4 != 1
+    // Entries close at 4 or 6 (half the evenings each), or a minute after the first with
+    // whoever entered: from 5 up, the first round has byes and matches side by side.
     settings.tournament = TournamentPlan(
-      kind: .singleElimination, settings: RoomState.Settings(bestOf: 1), players: 4,
+      kind: .singleElimination, settings: RoomState.Settings(bestOf: 1),
+      players: (configuration.seed / 2) % 2 == 0 ? 4 : 6,
       startMillis: 60_000, pauseMillis: 5_000, nextMillis: 120_000)
     self.hubConfiguration = settings
     self.players = (0..<configuration.players).map {
