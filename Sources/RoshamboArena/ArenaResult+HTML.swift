@@ -49,9 +49,11 @@ struct ArenaPage {
     <h1>Roshambo arena</h1>
     <p>\(escaped(report.introduction))</p>
     </header>
+    <div class="side-by-side">
     \(heatMap)
-    \(pairings)
     \(ratings)
+    </div>
+    \(pairings)
     \(bots)
     <section id="about">
     <h2>The test and the run</h2>
@@ -79,10 +81,14 @@ struct ArenaPage {
     :root { --ink: #1b2430; --muted: #5d6b7a; --line: #d5dce4; --point: #1b2430;
       --bar: #3d6fa8; --zone: #eef1f5; }
     * { box-sizing: border-box; }
-    body { margin: 0 auto; max-width: 1100px; padding: 1em 1.5em 3em; color: var(--ink);
+    body { margin: 0 auto; max-width: 1200px; padding: 1em 1.5em 3em; color: var(--ink);
       font: 15px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
     h1 { margin: 0 0 0.3em; font-size: 1.6em; }
     h2 { margin: 1.6em 0 0.4em; font-size: 1.15em; }
+    .side-by-side { display: flex; flex-wrap: wrap; column-gap: 3em; align-items: flex-start; }
+    .side-by-side > section { flex: 0 1 auto; min-width: 0; max-width: 100%; }
+    .side-by-side p { max-width: 40em; }
+    #matrix p { max-width: 24em; }
     p { margin: 0.3em 0; max-width: 60em; }
     .muted { color: var(--muted); }
     table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
@@ -274,11 +280,11 @@ struct ArenaPage {
       ratings.elo[$0] + WinRate.z95 * ratings.eloErrors[$0]
     }
     let step = IntervalAxis.tickStep(
-      span: (highs.max() ?? 1) - (lows.min() ?? -1), most: 8)
+      span: (highs.max() ?? 1) - (lows.min() ?? -1), most: 5)
     let low = (min(lows.min() ?? 0, 0) / step).rounded(.down) * step
     let high = (max(highs.max() ?? 0, 0) / step).rounded(.up) * step
     let labelWidth = 150
-    let chartWidth = 480
+    let chartWidth = 360
     let numbersWidth = 110
     let width = labelWidth + chartWidth + numbersWidth
     let axis = IntervalAxis(
@@ -293,7 +299,7 @@ struct ArenaPage {
       + "aria-label=\"Bradley–Terry ratings with their 95% intervals\">"
     for tick in stride(from: axis.low, through: axis.high + step / 2, by: step) {
       svg +=
-        axis.tickLabel(ArenaReport.rating(tick), at: tick, y: 12)
+        axis.tickLabel(tick == 0 ? "0" : ArenaReport.rating(tick), at: tick, y: 12)
         + "<line class=\"axis\" x1=\"\(axis.x(tick))\" x2=\"\(axis.x(tick))\" y1=\"16\" "
         + "y2=\"\(height - 4)\"/>"
     }
