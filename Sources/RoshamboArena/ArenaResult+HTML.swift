@@ -365,11 +365,14 @@ struct IntervalAxis {
   var inset: Int
   var left = 0
 
-  func x(_ value: Double) -> String {
+  /// Where `value` goes, in points from the figure's left edge.
+  func position(_ value: Double) -> Double {
     let share = (value - low) / (high - low)
-    let x = Double(left + inset) + share * Double(width - 2 * inset)
-    return decimal(x, 1)
+    return Double(left + inset) + share * Double(width - 2 * inset)
   }
+
+  /// ``position(_:)`` as an SVG coordinate.
+  func x(_ value: Double) -> String { decimal(position(value), 1) }
 
   /// A bar from `low` to `high` with short ends, and a point at `value`.
   func interval(low: Double, value: Double, high: Double, y: Int) -> String {
@@ -380,12 +383,14 @@ struct IntervalAxis {
       + "<circle class=\"point\" cx=\"\(x(value))\" cy=\"\(y)\" r=\"4\"/>"
   }
 
+  /// A shaded band from `from` to `to`, the figure's whole height.
   func band(_ from: Double, _ to: Double, height: Int) -> String {
-    let (start, end) = (Double(x(from)) ?? 0, Double(x(to)) ?? 0)
+    let (start, end) = (position(from), position(to))
     return "<rect class=\"zone\" x=\"\(decimal(start, 1))\" y=\"0\" "
       + "width=\"\(decimal(end - start, 1))\" height=\"\(height)\"/>"
   }
 
+  /// A dashed upright line at `value`.
   func centre(_ value: Double, height: Int) -> String {
     "<line class=\"centre\" x1=\"\(x(value))\" x2=\"\(x(value))\" y1=\"0\" y2=\"\(height)\"/>"
   }
