@@ -17,27 +17,8 @@ public struct ArenaReport: Sendable {
   }
 
   public var lines: [String] {
-    var lines: [String] = []
-    let settings = result.settings
-    let test = settings.test
-    let bots = result.bots
-    lines += wrap(
-      "Arena: \(bots.count) bots, \(counted(result.pairings.count, "pairing")), "
-        + "\(grouped(settings.roundsPerGame)) rounds a game, \(settings.games) "
-        + (settings.games == 1 ? "game" : "games") + " in each seat order"
-        + (settings.bestOf.map { " (matches best of \($0) back to back)" } ?? "")
-        + ", seed \(settings.seed), on \(settings.server).")
-    lines += wrap(
-      "Each pairing is decided by a sequential test on its decisive rounds (draws left out): "
-        + "two SPRTs of p = 0.5 against p = 0.5 ± \(decimal(test.margin, 3)), α = "
-        + "\(decimal(test.alpha, 3)) for both sides together, β = \(decimal(test.beta, 3)); "
-        + "a side is decided when its log-likelihood ratio reaches "
-        + "\(decimal(test.upperBound, 2)), the pairing is even when both fall to "
-        + "\(decimal(test.lowerBound, 2)). Wald's estimate: about "
-        + "\(grouped(Int(test.expectedDecisiveRounds(at: 0.5).rounded()))) decisive rounds "
-        + "to call an even pairing even, \(grouped(Int(test.expectedDecisiveRounds(at: 0.5 + test.margin).rounded()))) "
-        + "to decide one at \(decimal(100 * (0.5 + test.margin), 1))%; a pairing stops at "
-        + "\(grouped(2 * settings.games * settings.roundsPerGame)) rounds.")
+    var lines = wrap(introduction)
+    lines += wrap(testDescription)
     lines.append("")
     lines += matrix()
     lines.append("")
@@ -45,12 +26,48 @@ public struct ArenaReport: Sendable {
     lines.append("")
     lines += ratings()
     lines.append("")
+    lines += wrap(decisions)
+    lines += wrap(speed)
+    return lines
+  }
+
+  /// The arena's settings in one sentence.
+  var introduction: String {
+    let settings = result.settings
+    return "Arena: \(result.bots.count) bots, \(counted(result.pairings.count, "pairing")), "
+      + "\(grouped(settings.roundsPerGame)) rounds a game, \(settings.games) "
+      + (settings.games == 1 ? "game" : "games") + " in each seat order"
+      + (settings.bestOf.map { " (matches best of \($0) back to back)" } ?? "")
+      + ", seed \(settings.seed), on \(settings.server)."
+  }
+
+  /// The sequential test's parameters and Wald's estimates of the rounds it needs.
+  var testDescription: String {
+    let settings = result.settings
+    let test = settings.test
+    return "Each pairing is decided by a sequential test on its decisive rounds (draws left out): "
+      + "two SPRTs of p = 0.5 against p = 0.5 ± \(decimal(test.margin, 3)), α = "
+      + "\(decimal(test.alpha, 3)) for both sides together, β = \(decimal(test.beta, 3)); "
+      + "a side is decided when its log-likelihood ratio reaches "
+      + "\(decimal(test.upperBound, 2)), the pairing is even when both fall to "
+      + "\(decimal(test.lowerBound, 2)). Wald's estimate: about "
+      + "\(grouped(Int(test.expectedDecisiveRounds(at: 0.5).rounded()))) decisive rounds "
+      + "to call an even pairing even, \(grouped(Int(test.expectedDecisiveRounds(at: 0.5 + test.margin).rounded()))) "
+      + "to decide one at \(decimal(100 * (0.5 + test.margin), 1))%; a pairing stops at "
+      + "\(grouped(2 * settings.games * settings.roundsPerGame)) rounds."
+  }
+
+  /// How many pairings were decided for a side, even, or left undecided.
+  var decisions: String {
     let decided = result.pairings.filter { $0.verdict == .first || $0.verdict == .second }.count
     let even = result.pairings.filter { $0.verdict == .even }.count
     let open = result.pairings.count - decided - even
-    lines += wrap(
-      "Decided: \(decided) for a side, \(even) even, \(open) undecided at the round cap, of "
-        + "\(counted(result.pairings.count, "pairing")).")
+    return "Decided: \(decided) for a side, \(even) even, \(open) undecided at the round cap, of "
+      + "\(counted(result.pairings.count, "pairing"))."
+  }
+
+  /// The rounds played and counted, how fast, and how long programs took to pick.
+  var speed: String {
     var speed =
       "\(grouped(result.roundsPlayed)) rounds played (\(grouped(result.roundsCounted)) "
       + "counted) in \(decimal(result.seconds, 1)) s: \(grouped(Int(result.roundsPerSecond.rounded()))) rounds/s."
@@ -60,8 +77,7 @@ public struct ArenaReport: Sendable {
         + "p99 \(decimal(picks.p99 / 1000, 2)) ms; a first pick, with the program's start: "
         + "p50 \(decimal(picks.firstP50 / 1000, 1)) ms over \(grouped(picks.starts)) processes."
     }
-    lines += wrap(speed)
-    return lines
+    return speed
   }
 
   public var text: String { lines.joined(separator: "\n") + "\n" }
@@ -116,10 +132,8 @@ public struct ArenaReport: Sendable {
       for row in bots.indices {
         let cells = block.map { column -> String in
           if column == row { return padLeft("—", cell) }
-          guard let rate = result.winRate(row, against: column), rate.decisive > 0 else {
-            return padLeft("·", cell)
-          }
-          return padLeft(String(Int((rate.rate * 100).rounded())), cell)
+          return
+            padLeft(Self.wholePercent(result.winRate(row, against: column)), cell)
         }
         lines.append(pad(rowNames[row], 11) + cells.joined())
       }
@@ -152,13 +166,11 @@ public struct ArenaReport: Sendable {
       }
       let decidedAt = pairing.decidedAfterRounds.map { " @\(grouped($0))" } ?? ""
       let wld = "\(total.firstWins)–\(total.secondWins)–\(total.draws)"
-      let interval =
-        rate.decisive == 0
-        ? "—" : "\(decimal(100 * rate.low, 1))–\(decimal(100 * rate.high, 1))"
+      let interval = Self.interval(rate)
       let line =
         pad(names[pairing.first], 10) + pad(names[pairing.second], 10)
         + padLeft(grouped(total.rounds), 6) + "  " + pad(wld, 17)
-        + padLeft(rate.decisive == 0 ? "—" : decimal(100 * rate.rate, 1), 5) + "  "
+        + padLeft(Self.percent(rate), 5) + "  "
         + pad(interval, 12) + "  " + verdict + decidedAt
       lines.append(String(line.prefix(width)))
     }
@@ -174,17 +186,44 @@ public struct ArenaReport: Sendable {
         + "interval from the Fisher information):")
     let names = Self.abbreviate(result.bots, to: 10)
     for (place, bot) in result.ranking.enumerated() {
-      let rating = ratings.elo[bot]
-      let error = WinRate.z95 * ratings.eloErrors[bot]
       let full = result.bots[bot]
       let line =
         padLeft("\(place + 1).", 4) + " " + pad(names[bot], 11)
-        + padLeft((rating >= 0 ? "+" : "") + String(Int(rating.rounded())), 6)
-        + padLeft("±" + String(Int(error.rounded())), 7)
+        + padLeft(Self.rating(ratings.elo[bot]), 6)
+        + padLeft(Self.ratingInterval(ratings.eloErrors[bot]), 7)
         + (full == names[bot] ? "" : "  " + full)
       lines.append(String(line.prefix(width)))
     }
     return lines
+  }
+
+  // MARK: - Numbers, as every form of the report shows them
+
+  /// A matrix cell: the win rate in whole percent, `·` when the pair had no decisive round.
+  static func wholePercent(_ rate: WinRate?) -> String {
+    guard let rate, rate.decisive > 0 else { return "·" }
+    return String(Int((rate.rate * 100).rounded()))
+  }
+
+  /// A pairing's win rate in percent to one decimal, `—` without a decisive round.
+  static func percent(_ rate: WinRate) -> String {
+    rate.decisive == 0 ? "—" : decimal(100 * rate.rate, 1)
+  }
+
+  /// A pairing's 95% interval in percent (`48.1–56.4`), `—` without a decisive round.
+  static func interval(_ rate: WinRate) -> String {
+    rate.decisive == 0 ? "—" : "\(decimal(100 * rate.low, 1))–\(decimal(100 * rate.high, 1))"
+  }
+
+  /// A rating in whole Elo points, signed (`+12`, `-7`).
+  static func rating(_ elo: Double) -> String {
+    (elo >= 0 ? "+" : "") + String(Int(elo.rounded()))
+  }
+
+  /// A rating's 95% interval as its half-width in whole Elo points (`±34`), from its
+  /// standard error.
+  static func ratingInterval(_ eloError: Double) -> String {
+    "±" + String(Int((WinRate.z95 * eloError).rounded()))
   }
 
   // MARK: - Text

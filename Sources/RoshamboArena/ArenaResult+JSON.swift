@@ -165,11 +165,14 @@ struct ArenaJSONWriter {
 
   mutating func number(_ value: Double?) {
     separate()
-    guard let value, value.isFinite else {
-      text += "null"
-      return
-    }
-    text += value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    text += Self.numberText(value)
+  }
+
+  /// How a number is written: whole numbers without a fraction, others as Swift prints a
+  /// `Double` (the shortest text that reads back as the same value), null if not finite.
+  static func numberText(_ value: Double?) -> String {
+    guard let value, value.isFinite else { return "null" }
+    return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
   }
 
   private mutating func separate() {

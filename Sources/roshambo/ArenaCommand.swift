@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RoshamboArena
 import RoshamboClient
 import RoshamboLoad
@@ -14,7 +15,8 @@ struct Arena: AsyncParsableCommand {
       sequential test on its decisive rounds decides it (--margin, --alpha, --beta). \
       Prints the win-rate matrix, each pairing's win rate with its 95% interval and \
       verdict, Bradley–Terry ratings with their 95% intervals, and the speed; --json \
-      writes all of it for scripts. A bot is a built-in strategy (\
+      writes all of it for scripts, --html as one page with the matrix as a heat map and \
+      the intervals drawn. A bot is a built-in strategy (\
       \(BotStrategy.allCases.map(\.rawValue).joined(separator: ", "))) or exec:COMMAND, \
       a program that picks, one process per seat of each game.
       """)
@@ -55,6 +57,12 @@ struct Arena: AsyncParsableCommand {
         + "report).", valueName: "file"))
   var json: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Write the result as one self-contained HTML page to this file (a heat map of the "
+        + "win rates, the intervals and ratings drawn, the JSON).", valueName: "file"))
+  var html: String?
+
   @OptionGroup(title: "Another server (--host)") var server: ServerOptions
 
   /// A match of 9 rounds keeps every view's history short (each `state` carries it) while
@@ -76,6 +84,7 @@ struct Arena: AsyncParsableCommand {
     guard bestOf >= 1, bestOf <= 99, bestOf % 2 == 1 else {
       throw ValidationError("--best-of must be odd, from 1 to 99.")
     }
+    if let html { try Self.validateOutput(html, option: "--html") }
     if server.host == nil,
       server.ca != nil || server.pin != nil || server.acceptNew
     {
@@ -88,12 +97,31 @@ struct Arena: AsyncParsableCommand {
     }
   }
 
+  /// Refuses, before an arena that may take an hour, a file the result could not be
+  /// written to: one in a folder that does not exist, or a folder itself.
+  static func validateOutput(_ path: String, option: String) throws {
+    // The folder as the user wrote it (none: the current one).
+    let written = (path as NSString).deletingLastPathComponent
+    let folder = written.isEmpty ? "." : written
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder),
+      isFolder.boolValue
+    else {
+      throw ValidationError(
+        "\(option) \(path): there is no folder \(folder) to write it in; make it first, or "
+          + "name a file in a folder that exists.")
+    }
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      throw ValidationError("\(option) \(path) is a folder; name a file to write to.")
+    }
+  }
+
   func run() async throws {
     try await ArenaRun(
       bots: try bots.map { try ArenaBot(argument: $0) }, roundsPerGame: rounds, games: games,
       seed: seed, test: SequentialTest.Parameters(margin: margin, alpha: alpha, beta: beta),
       jobs: jobs, bestOf: bestOf, ownServer: server.host == nil, access: server.access(),
-      json: json
+      json: json, html: html
     ).run()
   }
 }

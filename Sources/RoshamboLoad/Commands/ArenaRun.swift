@@ -7,7 +7,8 @@ import RoshamboTLS
 import Sysexits
 
 /// `roshambo arena`: every pair of bots played on a server (one of its own on 127.0.0.1,
-/// or the one `access` finds), then the report, or the result as JSON.
+/// or the one `access` finds), then the report, or the result as JSON; and as an HTML page
+/// if asked.
 ///
 /// Invariant: its own server is stopped, and the progress line cleared, before anything
 /// of the result is written or the run's failure said.
@@ -29,11 +30,13 @@ public struct ArenaRun: Sendable {
   public var access: ServerAccess
   /// Where the result goes as JSON (`-`: standard output, instead of the report).
   public var json: String?
+  /// Where the result goes as one HTML page.
+  public var html: String?
 
   public init(
     bots: [ArenaBot], roundsPerGame: Int, games: Int, seed: UInt64?,
     test: SequentialTest.Parameters, jobs: Int?, bestOf: Int, ownServer: Bool,
-    access: ServerAccess, json: String?
+    access: ServerAccess, json: String?, html: String? = nil
   ) {
     self.bots = bots
     self.roundsPerGame = roundsPerGame
@@ -45,6 +48,7 @@ public struct ArenaRun: Sendable {
     self.ownServer = ownServer
     self.access = access
     self.json = json
+    self.html = html
   }
 
   /// Pairings played at once when not told: 8 on its own server, 4 on another's (which
@@ -106,20 +110,25 @@ public struct ArenaRun: Sendable {
     }
     progress.clear()
     await local?.stop()
+    if let html { try Self.write(result.html, to: html) }
     if let json {
       let text = result.json + "\n"
       if json == "-" {
         FileHandle.standardOutput.write(Data(text.utf8))
         return
       }
-      do {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: json))
-      } catch {
-        StandardError.complain("could not write \(json): \(error.localizedDescription)")
-        throw CommandExit(ExitStatus.failure)
-      }
+      try Self.write(text, to: json)
     }
     print(ArenaReport(result).text, terminator: "")
+  }
+
+  private static func write(_ text: String, to path: String) throws {
+    do {
+      try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    } catch {
+      StandardError.complain("could not write \(path): \(error.localizedDescription)")
+      throw CommandExit(ExitStatus.failure)
+    }
   }
 }
 
