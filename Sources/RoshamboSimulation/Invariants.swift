@@ -433,7 +433,8 @@ extension Simulation {
     if now - since > Self.tournamentBound(rounds: rounds) {
       fail(
         "a running tournament names its champion within 10 minutes a round",
-        "running for \((now - since) / 1_000) s, round \(tournament?.rounds.count ?? 0) of \(rounds)")
+        "running for \((now - since) / 1_000) s, round \(tournament?.rounds.count ?? 0) of \(rounds)"
+      )
     }
   }
 
