@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
     .library(name: "RoshamboLoad", targets: ["RoshamboLoad"]),
     .library(name: "RoshamboArena", targets: ["RoshamboArena"]),
+    .library(name: "RoshamboBoard", targets: ["RoshamboBoard"]),
     .executable(name: "roshambo", targets: ["roshambo"]),
     .executable(name: "roshambo-simulate", targets: ["roshambo-simulate"]),
   ],
@@ -150,7 +151,7 @@ let package = Package(
     .target(
       name: "RoshamboBoard",
       dependencies: [
-        "RoshamboServer", "RoshamboHub", "RoshamboProtocol",
+        "RoshamboServer", "RoshamboHub", "RoshamboProtocol", "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -10,6 +10,7 @@ let package = Package(
     .package(name: "Roshambo", path: ".."),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // The TLS a Swift developer would reach for, as the baseline of `tls-bench` (never a
     // dependency of the product).
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -41,6 +42,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport", "SlowDisk",
         .product(name: "RoshamboServer", package: "Roshambo"),
+        .product(name: "RoshamboBoard", package: "Roshambo"),
         .product(name: "RoshamboOperations", package: "Roshambo"),
         .product(name: "RoshamboHistory", package: "Roshambo"),
         .product(name: "RoshamboJournal", package: "Roshambo"),
@@ -52,6 +54,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       path: "Sources/ServerBenchmark"
     ),

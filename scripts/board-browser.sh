@@ -37,7 +37,7 @@ fail() {
 "$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data --no-announce \
   --log-level error --best-of 3 --tournament single-elimination --tournament-players 5 \
   --tournament-pause 8 --tournament-entries-per-address 0 --rated-same-address \
-  --board 0 > server.out 2>&1 &
+  --tournament-next off --board 0 > server.out 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "party's board on" server.out 2>/dev/null && break; sleep 0.1; done
 port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server.out | cut -d: -f2)"
@@ -88,8 +88,10 @@ for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournam
 # A second server, running a round robin of three, for its cross table.
 "$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data-rr --no-announce \
   --log-level error --best-of 1 --tournament round-robin --tournament-players 3 \
-  --tournament-pause 2 --tournament-entries-per-address 0 --board 0 > server-rr.out 2>&1 &
-pids+=($!)
+  --tournament-pause 2 --tournament-entries-per-address 0 --tournament-next off --board 0 \
+  > server-rr.out 2>&1 &
+rr_pid=$!
+pids+=($rr_pid)
 for _ in $(seq 100); do grep -q "party's board on" server-rr.out 2>/dev/null && break; sleep 0.1; done
 rr_port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server-rr.out | cut -d: -f2)"
 rr_board="$(grep -o "board on http://127.0.0.1:[0-9]*" server-rr.out | cut -d: -f3)"
@@ -127,13 +129,16 @@ shot() { # width height file
 
 wait_for "a room being played" 'class="room" data-room="[^"]+"'
 if grep -q 'data-resyncs' dom.html; then fail "a patch did not match its fingerprint in the page"; fi
+# Followed for twenty views (five seconds), a room's score changes on the page (and flashes).
+url="$base?events=20"
+wait_for "a running room's score changing" 'class="room changed" data-room="[^"]+" data-changed="true"'
 url="$base?events=1"
 wait_for "the bracket with its bye, while the tournament runs" 'id="bracket"' 'data-bye="true"'
 mkdir -p "$shots"
 shot 1920 1080 "$shots/board-running-1920x1080.png"
 wait_for "the champion and the leaderboard with intervals" \
   'id="champion"><span class="crown">Champion</span><span class="who">[^<…]+</span>' \
-  'id="leaderboard"' 'class="bar"'
+  'id="leaderboard"' 'class="bar"' 'id="rating-history"' 'class="history"'
 shot 1920 1080 "$shots/board-1920x1080.png"
 shot 1280 720 "$shots/board-1280x720.png"
 
@@ -158,4 +163,42 @@ wait_for "the round robin's cross table, finished" 'id="cross-table"' \
 results="$(grep -oE 'data-result="(won|lost)"' dom.html | wc -l)"
 [ "$results" = 6 ] || fail "the cross table shows $results results, not 6"
 shot 1280 720 "$shots/board-round-robin-1280x720.png"
+
+# The round robin's server killed (a crash: its bots, in the next tournament, would hold
+# a drain) and started again under a page that stays open: the page opens its stream
+# again by itself and shows the tournament replayed from the journal in its second view.
+url="http://127.0.0.1:$rr_board/?views=2"
+timeout 90 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  --virtual-time-budget=100000000 --dump-dom "$url" > dom.html 2>/dev/null &
+page=$!
+# The page's stream is open once a connection to the board is seen twice in a row: the
+# page's files come on connections that close once answered, the stream's stays.
+previous=""
+streaming=0
+for _ in $(seq 300); do
+  current="$(ss -Htn state established "( sport = :$rr_board )" | awk '{print $4}' | sort)"
+  if [ -n "$previous" ] && [ -n "$(comm -12 <(echo "$previous") <(echo "$current"))" ]; then
+    streaming=1
+    break
+  fi
+  previous="$current"
+  sleep 0.1
+done
+[ "$streaming" = 1 ] || fail "the page never opened its stream"
+kill -KILL "$rr_pid"
+for _ in $(seq 100); do kill -0 "$rr_pid" 2>/dev/null || break; sleep 0.1; done
+"$bin/roshambo-server" --host 127.0.0.1 --port "$rr_port" --data-dir data-rr --no-announce \
+  --log-level error --best-of 1 --tournament round-robin --tournament-players 3 \
+  --tournament-pause 2 --tournament-entries-per-address 0 --tournament-next off \
+  --board "$rr_board" \
+  > server-rr-2.out 2>&1 &
+pids+=($!)
+wait "$page" || true
+grep -q 'data-views="2"' dom.html || {
+  cat server-rr-2.out >&2
+  fail "the page did not come back by itself after the restart"
+}
+grep -qE 'class="banner"[^>]* hidden' dom.html || fail "the banner still shows after the restart"
+grep -q 'id="cross-table"' dom.html || fail "the page after the restart has no cross table"
+echo "board-browser: the page came back by itself after the server's restart"
 echo "board-browser: ok (screenshots in $shots)"

@@ -86,6 +86,8 @@ enum BoardPage {
     .champion .crown { font-size: 0.85em; color: var(--muted); }
     .champion .who { font-size: 1.6em; font-weight: 800; color: var(--accent); }
     table { border-collapse: collapse; width: 100%; }
+    .room.changed .score { animation: flash 1.2s ease-out; }
+    @keyframes flash { from { color: var(--accent); transform: scale(1.25); } to { color: inherit; transform: none; } }
     .cross-wrap { display: flex; gap: 2em; align-items: center; overflow-x: auto; }
     table.cross { width: auto; }
     table.cross td { text-align: center; white-space: nowrap; }

@@ -102,15 +102,23 @@ extension BoardPage {
       }
 
       // `?events=N`: stop after N messages (a snapshot: a headless browser's dump or
-      // screenshot waits for the page's network to be idle).
-      const stopAfter = Number(new URLSearchParams(location.search).get("events")) || 0;
+      // screenshot waits for the page's network to be idle); `?views=N`: after the N-th
+      // whole view (the second comes after the stream was lost and opened again).
+      const query = new URLSearchParams(location.search);
+      const stopAfter = Number(query.get("events")) || 0;
+      const stopAfterViews = Number(query.get("views")) || 0;
       let messages = 0;
+      let wholeViews = 0;
+      // Each room's score as last drawn: a score that changes flashes.
+      let scores = new Map();
       let view = null;
       let seq = -1;
       let source = null;
       let resyncs = 0;
       // Each round's pairings as this page saw them (the view carries the current one).
       let bracket = { key: null, rounds: {} };
+      // The leaders' ratings as they changed (server time), from the `ratings` events.
+      let ratingPoints = [];
 
       function banner(text) {
         const node = $("banner");
@@ -128,11 +136,16 @@ extension BoardPage {
         source.onmessage = (event) => {
           receive(JSON.parse(event.data));
           messages += 1;
-          if (stopAfter > 0 && messages >= stopAfter) {
+          if ((stopAfter > 0 && messages >= stopAfter) || (stopAfterViews > 0 && wholeViews >= stopAfterViews)) {
             source.close();
             document.body.dataset.snapshot = "done";
           }
         };
+        source.addEventListener("ratings", (event) => {
+          const points = JSON.parse(event.data).points || [];
+          ratingPoints = ratingPoints.concat(points).slice(-4000);
+          if (view) renderLeaders(view.leaders);
+        });
         source.addEventListener("closing", () => {
           document.body.dataset.closing = "true";
           banner("The server is closing: reconnecting… (the board comes back by itself)");
@@ -150,6 +163,7 @@ extension BoardPage {
         console.warn("board: out of step (" + why + "): opening the stream again");
         seq = -1;
         view = null;
+        ratingPoints = [];
         open();
       }
 
@@ -157,6 +171,8 @@ extension BoardPage {
         if (message.type === "lobby") {
           view = message.lobby;
           seq = message.seq;
+          wholeViews += 1;
+          document.body.dataset.views = String(wholeViews);
         } else if (message.type === "lobbyPatch") {
           if (view === null || message.base !== seq) return resync("base " + message.base);
           const next = applyPatch(view, message.patch);
@@ -368,14 +384,22 @@ extension BoardPage {
           list.append(el("li", "muted", "Nobody is playing right now."));
           return;
         }
+        const drawn = new Map();
         for (const room of playing) {
           const item = el("li", "room");
           item.dataset.room = room.name;
           const over = room.phase === "over";
           const [a, b] = room.players;
           const [sa, sb] = room.scores;
+          const score = sa + " – " + sb;
+          const before = scores.get(room.name);
+          if (before !== undefined && before !== score) {
+            item.classList.add("changed");
+            item.dataset.changed = "true";
+          }
+          drawn.set(room.name, score);
           item.append(el("span", "name" + (over && sa > sb ? " won" : ""), a),
-            el("span", "score", sa + " – " + sb),
+            el("span", "score", score),
             el("span", "name right" + (over && sb > sa ? " won" : ""), b));
           const parts = [room.name, "best of " + room.bestOf, over ? "over" : "round " + room.round];
           if (room.ruleset !== "classic") parts.push(room.ruleset);
@@ -384,6 +408,7 @@ extension BoardPage {
           item.append(el("span", "meta", parts.join(" · ")));
           list.append(item);
         }
+        scores = drawn;
         if (count > rooms.length) list.append(el("li", "muted", (count - rooms.length) + " more rooms"));
       }
 
@@ -430,6 +455,55 @@ extension BoardPage {
           chart.append(group);
         });
         box.append(chart);
+        const history = drawRatingHistory(rated);
+        if (history) box.append(history);
+      }
+
+      // The evening's ratings of the listed players, a line each, from the `ratings`
+      // events (the server keeps them from its start).
+      function drawRatingHistory(rated) {
+        const names = rated.map((l) => l.name);
+        const lines = names.map((name) => ratingPoints.filter((p) => p.name === name));
+        const shown = lines.flat();
+        if (shown.length < 2) return null;
+        const width = 560, height = 220, left = 50, right = 16, top = 14, bottom = 40;
+        const first = Math.min(...shown.map((p) => p.at));
+        const last = Math.max(Date.now() > first ? Math.min(Date.now(), first + 86400000) : first, ...shown.map((p) => p.at));
+        let low = Math.min(...shown.map((p) => p.rating)), high = Math.max(...shown.map((p) => p.rating));
+        low = Math.floor(low / 50) * 50 - 50;
+        high = Math.ceil(high / 50) * 50 + 50;
+        const x = (at) => left + (last === first ? 0 : (at - first) / (last - first)) * (width - left - right);
+        const y = (r) => top + (high - r) / (high - low) * (height - top - bottom);
+        const chart = svg("svg", { id: "rating-history", viewBox: "0 0 " + width + " " + (height + 16 * Math.ceil(names.length / 3)), width: "100%", role: "img" });
+        chart.append(svg("title", {}, "The evening's ratings"));
+        const step = (high - low) > 600 ? 200 : 100;
+        for (let tick = Math.ceil(low / step) * step; tick <= high; tick += step) {
+          chart.append(svg("line", { class: "axis", x1: left, x2: width - right, y1: y(tick), y2: y(tick) }));
+          chart.append(svg("text", { class: "tick", x: left - 6, y: y(tick) + 4, "text-anchor": "end" }, tick));
+        }
+        for (const at of [first, last]) {
+          chart.append(svg("text", { class: "tick", x: x(at), y: height - bottom + 16, "text-anchor": at === first ? "start" : "end" },
+            new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })));
+        }
+        const colours = ["#f0b429", "#5bd67f", "#6cb6ff", "#ff7b72", "#d2a8ff", "#ffa657", "#7ee0d2", "#e3e36b", "#f778ba", "#a5b4c4"];
+        lines.forEach((points, index) => {
+          if (points.length === 0) return;
+          const colour = colours[index % colours.length];
+          let path = "";
+          points.forEach((p, i) => {
+            path += (i === 0 ? "M" : "H" + x(p.at).toFixed(1) + "V") + (i === 0 ? x(p.at).toFixed(1) + "," : "") + y(p.rating).toFixed(1);
+          });
+          path += "H" + x(last).toFixed(1);
+          const line = svg("path", { class: "history", d: path, stroke: colour, fill: "none", "stroke-width": 2 });
+          line.dataset.name = names[index];
+          chart.append(line);
+          const row = Math.floor(index / 3), column = index % 3;
+          const legend = svg("g", { class: "legend" });
+          legend.append(svg("rect", { x: left + column * 170, y: height - 12 + row * 16, width: 10, height: 10, fill: colour }));
+          legend.append(svg("text", { class: "tick", x: left + column * 170 + 14, y: height - 3 + row * 16 }, names[index]));
+          chart.append(legend);
+        });
+        return chart;
       }
 
       function renderRecent(recent) {

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import RoshamboHub
@@ -65,9 +66,9 @@ final class BoardStream {
     channels[id] = nil
   }
 
-  /// A view went to every follower of the lobby.
+  /// A view went to every follower of the lobby (now, by the system's clock).
   func received(_ view: SentLobbyView) {
-    send(feed.received(view))
+    send(feed.received(view, at: Int64(Date().timeIntervalSince1970 * 1_000)))
   }
 
   /// The server is closing: every viewer is told, and its stream ends.

@@ -61,10 +61,10 @@ struct BoardTests {
     busy.people = [.init(name: "Alice", status: .waiting, room: "den")]
     busy.peopleCount = 1
     let first = sent(seq: 1, empty)
-    let whole = feed.received(first)
+    let whole = feed.received(first, at: 1)
     #expect(whole == BoardFeed.event(first.message), "the first view goes whole")
     #expect(feed.welcome == BoardFeed.event(first.message))
-    let event = feed.received(sent(seq: 3, busy))
+    let event = feed.received(sent(seq: 3, busy), at: 2)
     let message = try ServerMessage.decode(Array(try data(of: event).utf8))
     guard case .lobbyPatch(let seq, let base, let hash, let patch) = message else {
       Issue.record("expected a patch, got \(message)")
@@ -74,6 +74,45 @@ struct BoardTests {
     #expect(hash == busy.fingerprint)
     #expect(empty.applying(patch) == busy)
     #expect(feed.welcome == BoardFeed.event(sent(seq: 3, busy).message), "a newcomer: whole")
+  }
+
+  /// The evening's rating chart starts from what the feed kept: a point for each listed
+  /// rating when it first shows and each time it changes, none for one that did not.
+  @Test("the stream: the leaders' ratings as they changed, before the view they came with")
+  func ratingsKept() throws {
+    var feed = BoardFeed()
+    var view = LobbyView(people: [], peopleCount: 0, rooms: [], roomCount: 0, leaders: [])
+    view.leaders = [
+      .init(name: "Ann", won: 3, lost: 0, rating: .init(points: 1_600.5, deviation: 90)),
+      .init(name: "<b>Bo</b>", won: 0, lost: 3, rating: .init(points: 1_400, deviation: 90)),
+      .init(name: "Cy", won: 1, lost: 0),
+    ]
+    let first = feed.received(sent(seq: 1, view), at: 1_000)
+    let text = String(decoding: first, as: UTF8.self)
+    #expect(
+      text.hasPrefix(
+        "event: ratings\ndata: "
+          + #"{"type":"ratings","points":[{"at":1000,"name":"Ann","rating":1600.5},"#
+          + #"{"at":1000,"name":"<b>Bo</b>","rating":1400}]}"# + "\n\ndata: "),
+      "\(text)")
+    // Nothing changed: no ratings event, and none kept.
+    let same = feed.received(sent(seq: 2, view), at: 2_000)
+    #expect(!String(decoding: same, as: UTF8.self).contains("ratings"))
+    view.leaders[1].rating = .init(points: 1_390.25, deviation: 88)
+    let changed = String(decoding: feed.received(sent(seq: 3, view), at: 3_000), as: UTF8.self)
+    #expect(changed.contains(#"[{"at":3000,"name":"<b>Bo</b>","rating":1390.25}]"#), "\(changed)")
+    #expect(feed.ratings.map(\.at) == [1_000, 1_000, 3_000])
+    // A newcomer gets every point, then the whole view.
+    let welcome = String(decoding: try #require(feed.welcome), as: UTF8.self)
+    #expect(welcome.hasPrefix("event: ratings\n"))
+    #expect(welcome.contains(#""rating":1390.25}]}"# + "\n\ndata: {\"type\":\"lobby\""))
+    // Bounded: the oldest points go.
+    for step in 0..<BoardFeed.maxRatingPoints {
+      view.leaders[0].rating = .init(points: Double(step), deviation: 80)
+      _ = feed.received(sent(seq: 4 + step, view), at: Int64(10_000 + step))
+    }
+    #expect(feed.ratings.count == BoardFeed.maxRatingPoints)
+    #expect(feed.ratings.last?.at == Int64(10_000 + BoardFeed.maxRatingPoints - 1))
   }
 
   func sent(seq: Int, _ view: LobbyView) -> SentLobbyView {

@@ -14,12 +14,14 @@
 //      to the same run with no endpoint, and what one scrape costs at 2N connections;
 //   8. shared history: four servers of N/4 rooms each shipping finished matches into one
 //      PostgreSQL (Debian's, started here) next to the same four without shipping, and
-//      the leaderboard's query at 1,000,000 matches.
+//      the leaderboard's query at 1,000,000 matches;
+//   9. the party's board: the capacity run with a board and 32 browsers following it
+//      (`--viewers N`), next to the same run with no board: the server's CPU and memory.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|seating|capacity|consumers|fair|fair-capacity|followers|metrics|history]
+//        [--only codec|latency|seating|capacity|consumers|fair|fair-capacity|followers|metrics|history|board]
 //        [--threads N]
-//        [--pin] [--followers N]
+//        [--pin] [--followers N] [--viewers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
 //        [--inline-commit-us U] [--repeat N]
 // (--settle: seconds of play between seating the last bot and the capacity window, 1 by
@@ -35,6 +37,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import RoshamboBoard
 import RoshamboClient
 import RoshamboGame
 import RoshamboHistory
@@ -44,6 +47,7 @@ import RoshamboOperations
 import RoshamboProtocol
 import RoshamboServer
 import RoshamboTLS
+import ServiceLifecycle
 import SlowDisk
 import Synchronization
 
@@ -302,6 +306,8 @@ func serveMode(_ arguments: [String]) async throws -> Never {
     configuration.historyAddress = try HistoryAddress(parsing: url)
   }
   if value("--durability") == "power" { configuration.durability = .power }
+  let showsBoard = arguments.contains("--board")
+  configuration.feedsBoard = showsBoard
   let writeMicros = Int32(value("--disk-write-us") ?? "0")!
   let syncMicros = Int32(value("--disk-sync-us") ?? "0")!
   if writeMicros > 0 || syncMicros > 0 {
@@ -316,15 +322,29 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   let monitored = try await MonitoredServer.bind(
     configuration, logger: logger, storage: JournalStorage.shippingHistory)
   let server = monitored.server
-  let group = monitored.serviceGroup(logger: logger)
+  let board =
+    showsBoard
+    ? try await BoardServer.start(
+      host: "127.0.0.1", port: 0, viewers: 64, server: server, logger: logger) : nil
+  let group = monitored.serviceGroup(
+    watching: board.map { [(name: "board", service: $0 as any Service)] } ?? [], logger: logger)
   let running = Task { try await group.run() }
   print("PORT \(server.port)")
   if let operations = monitored.operations { print("OPS \(operations.port)") }
+  if let board { print("BOARD \(board.port)") }
   fflush(nil)
   while let line = readLine() {
     switch line {
     case "rss":
       print("RSS \(residentBytes())")
+    case "cpu":
+      // This process's CPU time so far (user and system), µs.
+      var usage = rusage()
+      getrusage(RUSAGE_SELF.rawValue, &usage)
+      let micros =
+        (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
+        + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
+      print("CPU \(micros)")
     case "stalls":
       let profile = try await server.stallProfile() ?? "(not measured)"
       for text in profile.split(separator: "\n") { print("STALL \(text)") }
@@ -410,7 +430,7 @@ func failed(_ stage: String, _ why: Any) -> Never {
 /// `power`: with durability, every commit synced (`--durability power`).
 func startServerChild(
   durable: Bool, power: Bool = false, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
-  history: String? = nil, stalls: Bool = profileStalls
+  history: String? = nil, stalls: Bool = profileStalls, board: Bool = false
 ) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
@@ -426,6 +446,7 @@ func startServerChild(
   }
   if stalls { args += ["--stalls"] }
   if metrics { args += ["--metrics"] }
+  if board { args += ["--board"] }
   if let history { args += ["--history-url", history] }
   if pinned {
     // The server on core 0; with this process under `taskset -c 1`, neither takes the
@@ -614,6 +635,12 @@ struct Capacity {
   var committedActions = 0
   /// Seconds from the first connection to the last bot seated (play goes on meanwhile).
   var seatingSeconds = 0.0
+  /// The server's CPU over the window (cores: CPU seconds a second), and its resident
+  /// memory at the window's end, when measured.
+  var serverCores = 0.0
+  var serverRSS = 0
+  /// What the board's viewers read over the window, bytes (when it had viewers).
+  var boardBytes = 0
 
   /// Several runs as one: their picks pooled (sorted again), rates and memory averaged;
   /// the first run's timeline and profile.
@@ -632,7 +659,9 @@ struct Capacity {
       connected: runs[0].connected, timeline: runs[0].timeline, stalls: runs[0].stalls,
       latencies: latencies, commits: runs.map(\.commits).reduce(0, +),
       committedActions: runs.map(\.committedActions).reduce(0, +),
-      seatingSeconds: mean(\.seatingSeconds))
+      seatingSeconds: mean(\.seatingSeconds), serverCores: mean(\.serverCores),
+      serverRSS: runs.map(\.serverRSS).reduce(0, +) / runs.count,
+      boardBytes: runs.map(\.boardBytes).reduce(0, +) / runs.count)
   }
 }
 
@@ -691,11 +720,17 @@ func journalCommits(port: Int) -> (commits: Int, actions: Int) {
 /// read at its start and its end.
 func capacity(
   durable: Bool, power: Bool = false, fair: Bool = false, followers: Int = 0,
-  scraped: Bool = false, countsCommits: Bool = false
+  scraped: Bool = false, countsCommits: Bool = false, board: Int? = nil
 ) async throws -> Capacity {
   let (server, port) = try startServerChild(
-    durable: durable, power: power, fair: fair, metrics: scraped || countsCommits)
+    durable: durable, power: power, fair: fair, metrics: scraped || countsCommits,
+    board: board != nil)
   let operationsPort = scraped || countsCommits ? server.value("OPS") : 0
+  let viewers = try board.map { try BoardViewers(count: $0, port: server.value("BOARD")) }
+  defer { viewers?.stop() }
+  let cpuAt = Mutex<[Int]>([])
+  let readAt = Mutex<[Int]>([])
+  let rssAtEnd = Mutex(0)
   let commitsAt = Mutex<[(commits: Int, actions: Int)]>([])
   defer { server.stop() }
   let scraper = scraped ? Scraper(port: operationsPort) : nil
@@ -725,6 +760,8 @@ func capacity(
       host: "127.0.0.1", port: port, tls: clientTLS, rooms: rooms, seconds: Double(seconds),
       paceMillis: paceMillis, threads: 1, fair: fair, settle: settleSeconds, followers: followers,
       connected: {
+        cpuAt.withLock { $0.append(server.cpuMicros()) }
+        readAt.withLock { $0.append(viewers?.bytes ?? 0) }
         seatedAfter.withLock { $0 = ContinuousClock.now - began }
         seatedRSS.withLock { $0 = server.rss() }
         if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
@@ -733,6 +770,9 @@ func capacity(
         server.send("stalls-reset")
       },
       finished: {
+        cpuAt.withLock { $0.append(server.cpuMicros()) }
+        readAt.withLock { $0.append(viewers?.bytes ?? 0) }
+        rssAtEnd.withLock { $0 = server.rss() }
         if countsCommits { commitsAt.withLock { $0.append(journalCommits(port: operationsPort)) } }
         // Before the bots disconnect: 10,000 closing connections are not the run.
         let lines =
@@ -763,7 +803,75 @@ func capacity(
     committedActions: counted.map { $0[1].actions - $0[0].actions } ?? 0,
     seatingSeconds: seatedAfter.withLock { $0 }.map {
       Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 - settleSeconds
-    } ?? 0)
+    } ?? 0,
+    serverCores: cpuAt.withLock {
+      $0.count == 2 ? Double($0[1] - $0[0]) / 1e6 / report.seconds : 0
+    },
+    serverRSS: rssAtEnd.withLock { $0 },
+    boardBytes: readAt.withLock { $0.count == 2 ? $0[1] - $0[0] : 0 })
+}
+
+extension ChildProcess {
+  /// The server child's CPU time so far, µs (asked with the line `cpu`).
+  func cpuMicros() -> Int {
+    send("cpu")
+    return value("CPU")
+  }
+}
+
+/// A TCP connection to 127.0.0.1:`port`, blocking.
+func loopbackSocket(port: Int) throws -> Int32 {
+  let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard socket >= 0, connected == 0 else {
+    throw BoardViewerFailure(reason: "cannot connect to the board on port \(port)")
+  }
+  return socket
+}
+
+struct BoardViewerFailure: Error, CustomStringConvertible {
+  var reason: String
+  var description: String { reason }
+}
+
+/// Browsers following the board's stream (`GET /events`) that read everything and keep
+/// nothing: plain sockets, one thread each.
+final class BoardViewers: Sendable {
+  private let state = Mutex<(stopped: Bool, bytes: Int, sockets: [Int32])>((false, 0, []))
+
+  init(count: Int, port: Int) throws {
+    for _ in 0..<count {
+      let socket = try loopbackSocket(port: port)
+      let request = Array("GET /events HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+      guard write(socket, request, request.count) == request.count else {
+        throw BoardViewerFailure(reason: "a board viewer could not ask for the stream")
+      }
+      state.withLock { $0.sockets.append(socket) }
+      Thread.detachNewThread { [self] in
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+          let read = Foundation.read(socket, &buffer, buffer.count)
+          if read <= 0 { break }
+          state.withLock { $0.bytes += read }
+        }
+      }
+    }
+  }
+
+  /// What the viewers read so far, bytes.
+  var bytes: Int { state.withLock { $0.bytes } }
+
+  func stop() {
+    for socket in state.withLock({ $0.sockets }) { close(socket) }
+  }
 }
 
 // 3. Spectators that never read: what they cost the server, beside readers.
@@ -903,6 +1011,43 @@ if runs("metrics") {
         + "median \(format(median / 1000, 2)) ms, longest \(format(scrapes.last! / 1000, 2)) ms, "
         + "\(scrapeBytes) bytes; beside a pick's p50 of \(format(off.p50 / 1000, 2)) ms\n")
   }
+  fflush(nil)
+}
+
+// 9. The party's board: the capacity run with a board followed by 32 browsers (reading
+// everything), beside the same run with no board, alternating: the server's CPU and memory.
+if runs("board") {
+  let viewers =
+    arguments.firstIndex(of: "--viewers").map { Int(arguments[$0 + 1])! } ?? 32
+  var rows: [(String, Capacity)] = []
+  for round in 0..<repeats {
+    rows.append(("no board (\(round + 1))", try await capacity(durable: true)))
+    rows.append(
+      ("\(viewers) viewers (\(round + 1))", try await capacity(durable: true, board: viewers)))
+  }
+  print(
+    "9. The board: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for "
+      + "\(seconds) s, durability on, with no board beside the same with a board and "
+      + "\(viewers) browsers following it")
+  print(
+    pad("run", 24) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9)
+      + pad("CPU cores", 11) + pad("RSS MiB", 9) + pad("board KB/s", 12) + "errors")
+  for (name, run) in rows {
+    print(
+      pad(name, 24) + pad(format(run.picksPerSecond, 0), 10) + pad(format(run.p50 / 1000, 2), 9)
+        + pad(format(run.p99 / 1000, 2), 9) + pad(format(run.serverCores, 3), 11)
+        + pad(format(Double(run.serverRSS) / 1_048_576, 1), 9)
+        + pad(format(Double(run.boardBytes) / run.seconds / 1000, 1), 12)
+        + (run.errors.isEmpty ? "none" : "\(run.errors)"))
+  }
+  let off = Capacity.pooled(rows.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.1))
+  let on = Capacity.pooled(rows.enumerated().filter { $0.offset % 2 == 1 }.map(\.element.1))
+  print(
+    "\(viewers) viewers ÷ none: throughput \(format(on.picksPerSecond / off.picksPerSecond, 3))×, "
+      + "p50 \(format(on.p50 / off.p50, 2))×, p99 \(format(on.p99 / off.p99, 2))×, server CPU "
+      + "\(format(on.serverCores / off.serverCores, 3))×, resident memory "
+      + "\(format(Double(on.serverRSS) / Double(off.serverRSS), 3))× "
+      + "(+\(format(Double(on.serverRSS - off.serverRSS) / 1_048_576, 1)) MiB)\n")
   fflush(nil)
 }
 
