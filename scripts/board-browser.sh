@@ -186,7 +186,7 @@ for _ in $(seq 300); do
 done
 [ "$streaming" = 1 ] || fail "the page never opened its stream"
 kill -KILL "$rr_pid"
-for _ in $(seq 100); do kill -0 "$rr_pid" 2>/dev/null || break; sleep 0.1; done
+wait "$rr_pid" 2>/dev/null || true
 "$bin/roshambo-server" --host 127.0.0.1 --port "$rr_port" --data-dir data-rr --no-announce \
   --log-level error --best-of 1 --tournament round-robin --tournament-players 3 \
   --tournament-pause 2 --tournament-entries-per-address 0 --tournament-next off \

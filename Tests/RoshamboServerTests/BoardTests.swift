@@ -195,6 +195,45 @@ struct BoardTests {
     }
   }
 
+  /// What the board sends is what any lobby follower may see: a match played from its
+  /// first welcome to a resolved round, every event read, none with a seat's token, a
+  /// pick, a commitment or nonce, or an address.
+  @Test("every byte to the board: no token, no pick, no address")
+  func nothingPrivate() async throws {
+    try await withBoard { server, board in
+      let viewer = try await EventStream.open(port: board.port)
+      var events: [[UInt8]] = [try await viewer.nextData()]
+      func readUntil(_ text: String) async throws {
+        while true {
+          let event = try await viewer.nextData()
+          events.append(event)
+          if String(decoding: event, as: UTF8.self).contains(text) { return }
+        }
+      }
+      let alice = try await TestClient.connect(port: server.port)
+      _ = try await alice.hello(name: "Alice", room: "den")
+      let bob = try await TestClient.connect(port: server.port)
+      _ = try await bob.hello(name: "Bob", room: "den")
+      try await readUntil(#""players":["Alice","Bob"]"#)
+      // A pick waits for the other's; then the round resolves (Bob's rock beats scissors).
+      alice.send(.choose(round: 1, weapon: .scissors, id: 5))
+      _ = try await alice.state { $0.players.first { $0.seat == alice.seat }?.weapon != nil }
+      bob.send(.choose(round: 1, weapon: .rock, id: 5))
+      try await readUntil(#""scores":[0,1]"#)
+      let tokens = try [#require(alice.token), #require(bob.token)]
+      for event in events {
+        let text = String(decoding: event, as: UTF8.self)
+        for secret in tokens + [
+          "rock", "paper", "scissors", "weapon", "commitment", "nonce", "token", "127.0.0.1",
+          "identity",
+        ] {
+          #expect(!text.contains(secret), "\(secret) in an event to the board: \(text)")
+        }
+      }
+      await viewer.close()
+    }
+  }
+
   @Test("a viewer over the bound is refused with 503; a name with markup is only data")
   func fullAndMarkup() async throws {
     try await withBoard(viewers: 1) { server, board in

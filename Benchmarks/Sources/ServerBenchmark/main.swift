@@ -720,14 +720,19 @@ func journalCommits(port: Int) -> (commits: Int, actions: Int) {
 /// read at its start and its end.
 func capacity(
   durable: Bool, power: Bool = false, fair: Bool = false, followers: Int = 0,
-  scraped: Bool = false, countsCommits: Bool = false, board: Int? = nil
+  scraped: Bool = false, countsCommits: Bool = false, board: Int? = nil, stalledViewers: Int = 0
 ) async throws -> Capacity {
   let (server, port) = try startServerChild(
     durable: durable, power: power, fair: fair, metrics: scraped || countsCommits,
     board: board != nil)
   let operationsPort = scraped || countsCommits ? server.value("OPS") : 0
-  let viewers = try board.map { try BoardViewers(count: $0, port: server.value("BOARD")) }
+  let boardPort = board.map { _ in server.value("BOARD") }
+  let viewers = try boardPort.map { try BoardViewers(count: board!, port: $0) }
   defer { viewers?.stop() }
+  let stalled = try boardPort.map {
+    try BoardViewers(count: stalledViewers, port: $0, reads: false)
+  }
+  defer { stalled?.stop() }
   let cpuAt = Mutex<[Int]>([])
   let readAt = Mutex<[Int]>([])
   let rssAtEnd = Mutex(0)
@@ -847,7 +852,8 @@ struct BoardViewerFailure: Error, CustomStringConvertible {
 final class BoardViewers: Sendable {
   private let state = Mutex<(stopped: Bool, bytes: Int, sockets: [Int32])>((false, 0, []))
 
-  init(count: Int, port: Int) throws {
+  /// `reads`: false for browsers that never read (stalled tabs).
+  init(count: Int, port: Int, reads: Bool = true) throws {
     for _ in 0..<count {
       let socket = try loopbackSocket(port: port)
       let request = Array("GET /events HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
@@ -855,6 +861,7 @@ final class BoardViewers: Sendable {
         throw BoardViewerFailure(reason: "a board viewer could not ask for the stream")
       }
       state.withLock { $0.sockets.append(socket) }
+      guard reads else { continue }
       Thread.detachNewThread { [self] in
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -1025,10 +1032,12 @@ if runs("board") {
     rows.append(
       ("\(viewers) viewers (\(round + 1))", try await capacity(durable: true, board: viewers)))
   }
+  // Browsers that never read (64, the child's bound): what they cost the server.
+  let stalledRun = try await capacity(durable: true, board: 0, stalledViewers: 64)
   print(
     "9. The board: \(rooms) rooms (\(rooms * 2) TLS connections) offered \(rate) picks/s for "
       + "\(seconds) s, durability on, with no board beside the same with a board and "
-      + "\(viewers) browsers following it")
+      + "\(viewers) browsers following it, and with 64 browsers that never read")
   print(
     pad("run", 24) + pad("picks/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9)
       + pad("CPU cores", 11) + pad("RSS MiB", 9) + pad("board KB/s", 12) + "errors")
@@ -1040,6 +1049,12 @@ if runs("board") {
         + pad(format(Double(run.boardBytes) / run.seconds / 1000, 1), 12)
         + (run.errors.isEmpty ? "none" : "\(run.errors)"))
   }
+  print(
+    pad("64 never reading", 24) + pad(format(stalledRun.picksPerSecond, 0), 10)
+      + pad(format(stalledRun.p50 / 1000, 2), 9) + pad(format(stalledRun.p99 / 1000, 2), 9)
+      + pad(format(stalledRun.serverCores, 3), 11)
+      + pad(format(Double(stalledRun.serverRSS) / 1_048_576, 1), 9) + pad("-", 12)
+      + (stalledRun.errors.isEmpty ? "none" : "\(stalledRun.errors)"))
   let off = Capacity.pooled(rows.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.1))
   let on = Capacity.pooled(rows.enumerated().filter { $0.offset % 2 == 1 }.map(\.element.1))
   print(
