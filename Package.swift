@@ -150,7 +150,7 @@ let package = Package(
     .target(
       name: "RoshamboBoard",
       dependencies: [
-        "RoshamboServer", "RoshamboHub", "RoshamboProtocol",
+        "RoshamboServer", "RoshamboHub", "RoshamboProtocol", "RoshamboGame", "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
