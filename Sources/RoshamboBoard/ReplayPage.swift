@@ -43,7 +43,7 @@ enum ReplayPage {
     </div>
     <p id="outcome" class="outcome"></p>
     <p id="running" class="muted running"></p>
-    <p id="proof" class="muted proof"></p>
+    <p id="commitments" class="muted commitments"></p>
     </section>
     <section class="panel" id="history">
     <h2>Rounds</h2>
@@ -141,7 +141,7 @@ enum ReplayPage {
           ? "After this round: " + wins[0] + " – " + wins[1]
           : "Rounds before " + rounds[0].round + " are not kept (a long match keeps its last 100).";
         const commitments = round.commitments || [];
-        $("proof").textContent = commitments.length === 2
+        $("commitments").textContent = commitments.length === 2
           ? "Committed: " + commitments.map((c) => (c ? c.slice(0, 12) + "…" : "nothing")).join(" · ")
           : "";
         $("first").disabled = $("previous").disabled = step === 0;
@@ -275,8 +275,8 @@ enum ReplayPage {
     .weapon.won { color: var(--win); }
     .versus { color: var(--muted); }
     .outcome { text-align: center; font-size: 1.1em; margin: 0.3em 0; }
-    .running, .proof { text-align: center; margin: 0.2em 0; font-size: 0.85em; }
-    .proof { font-family: ui-monospace, monospace; }
+    .running, .commitments { text-align: center; margin: 0.2em 0; font-size: 0.85em; }
+    .commitments { font-family: ui-monospace, monospace; }
     #history { max-height: 19em; overflow-y: auto; }
     table.rounds td, table.rounds th { white-space: nowrap; }
     table.rounds th.name { max-width: 7em; overflow: hidden; text-overflow: ellipsis; }
