@@ -19,7 +19,6 @@ let package = Package(
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
     .library(name: "RoshamboLoad", targets: ["RoshamboLoad"]),
     .library(name: "RoshamboArena", targets: ["RoshamboArena"]),
-    .library(name: "RoshamboBoard", targets: ["RoshamboBoard"]),
     .executable(name: "roshambo", targets: ["roshambo"]),
     .executable(name: "roshambo-simulate", targets: ["roshambo-simulate"]),
   ],
@@ -151,7 +150,7 @@ let package = Package(
     .target(
       name: "RoshamboBoard",
       dependencies: [
-        "RoshamboServer", "RoshamboHub", "RoshamboProtocol", "RoshamboJSON",
+        "RoshamboServer", "RoshamboHub", "RoshamboProtocol", "RoshamboGame", "RoshamboJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -201,4 +201,105 @@ grep -q 'data-views="2"' dom.html || {
 grep -qE 'class="banner"[^>]* hidden' dom.html || fail "the banner still shows after the restart"
 grep -q 'id="cross-table"' dom.html || fail "the page after the restart has no cross table"
 echo "board-browser: the page came back by itself after the server's restart"
+
+# A match's replay page (/match/N): the single elimination's final (the match kept in the
+# room of its last round, cup-1-R-1 with the highest R), found by asking the board for
+# each kept record in turn (`/match/N.json`, which the hub reads for it), then opened at
+# its last round (`#last`): the page shows that round's weapons, the result, and the check
+# of the record as `roshambo verify` makes it.
+replay_base="http://127.0.0.1:$board"
+# Meanwhile two more bots play one fair match (commit–reveal), whose page must show the
+# record verified.
+bot Kim --room fair-den --fair --matches 1
+bot Lou --room fair-den --fair --matches 1
+final_facts="$(python3 - "$replay_base" <<'PY'
+import html, json, re, sys, urllib.error, urllib.request
+base, best, number = sys.argv[1], None, 1
+while True:
+    try:
+        with urllib.request.urlopen(f"{base}/match/{number}.json", timeout=10) as answer:
+            body = json.load(answer)
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            break
+        raise
+    record = body["record"]
+    final = re.fullmatch(r"cup-1-([0-9]+)-1", record["room"])
+    if final and (best is None or int(final.group(1)) > best[0]):
+        best = (int(final.group(1)), number, record, body["verification"])
+    number += 1
+if best is None or not best[2]["rounds"]:
+    sys.exit("no final among the kept matches")
+_, number, record, verification = best
+last = record["rounds"][-1]
+def weapon(seat):
+    if last["weapons"][seat]:
+        return last["weapons"][seat]
+    return "(no reveal)" if (last.get("commitments") or [None, None])[seat] else "(none)"
+scores = record["scores"][::-1] if record["winner"] == record["players"][1] != record["players"][0] else record["scores"]
+result = f'{record["winner"]} won {scores[0]} – {scores[1]}'
+if record["forfeit"]:
+    result += " by forfeit"
+kind = "fails" if not verification["holds"] else "proof" if verification["proof"] else "consistent"
+# Tab-separated, as the DOM holds them (text escaped).
+print("\t".join([str(number), str(last["round"]), weapon(0), weapon(1),
+                 html.escape(result, quote=False), kind]))
+PY
+)" || fail "the board's records have no final: $final_facts"
+IFS=$'\t' read -r final last_round weapon1 weapon2 result verdict <<< "$final_facts"
+url="$replay_base/match/$final#last"
+for _ in $(seq 20); do
+  dom
+  grep -q 'data-loaded="done"' dom.html && break
+  sleep 0.5
+done
+grep -q 'data-loaded="done"' dom.html || fail "the final's replay page (match $final) never loaded"
+grep -qF "id=\"step\" class=\"step\">round $last_round of $last_round<" dom.html \
+  || fail "the replay page of match $final is not at its last round ($last_round)"
+for seat in 1 2; do
+  shown="weapon$seat"
+  grep -qF -e "id=\"weapon$seat\" class=\"weapon\">${!shown}<" \
+    -e "id=\"weapon$seat\" class=\"weapon won\">${!shown}<" dom.html \
+    || fail "the replay page does not show the last round's weapons ($weapon1, $weapon2)"
+done
+grep -qF "id=\"result\" class=\"result\">$result<" dom.html \
+  || fail "the replay page does not show the result ($result)"
+grep -qF "data-verdict=\"$verdict\"" dom.html || fail "the replay page's verdict is not $verdict"
+shot 1280 720 "$shots/board-replay-1280x720.png"
+echo "board-browser: the final (match $final) replays to round $last_round: $weapon1 – $weapon2, $result"
+
+# The fair match's page: every reveal checked against its commitment, on the server.
+fair=""
+for _ in $(seq 60); do
+  fair="$(python3 - "$replay_base" <<'PY'
+import json, sys, urllib.error, urllib.request
+base, number = sys.argv[1], 1
+while True:
+    try:
+        with urllib.request.urlopen(f"{base}/match/{number}.json", timeout=10) as answer:
+            record = json.load(answer)["record"]
+    except urllib.error.HTTPError:
+        break
+    if record["room"] == "fair-den" and record["fair"]:
+        print(number)
+        break
+    number += 1
+PY
+)"
+  [ -n "$fair" ] && break
+  sleep 0.5
+done
+[ -n "$fair" ] || fail "the fair match in fair-den was never kept"
+url="$replay_base/match/$fair#last"
+for _ in $(seq 20); do
+  dom
+  grep -q 'data-loaded="done"' dom.html && break
+  sleep 0.5
+done
+grep -q 'data-verdict="proof"' dom.html && grep -qF 'Consistent: every reveal matches its commitment' dom.html \
+  || fail "the fair match's page (match $fair) does not show its record verified"
+grep -qF 'id="commitments" class="muted commitments">Committed: ' dom.html \
+  || fail "the fair match's page does not show the round's commitments"
+shot 1280 720 "$shots/board-replay-fair-1280x720.png"
+echo "board-browser: the fair match (match $fair) shows its record verified"
 echo "board-browser: ok (screenshots in $shots)"

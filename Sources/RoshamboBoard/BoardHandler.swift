@@ -1,9 +1,9 @@
 import NIOCore
 import NIOHTTP1
 
-/// One connection of the board's port: one GET answered (the page, a file of it, or the
-/// event stream), then closed, except the stream, which stays until the viewer or the
-/// server goes.
+/// One connection of the board's port: one GET answered (the page, a file of it, a
+/// match's record, or the event stream), then closed, except the stream, which stays
+/// until the viewer or the server goes.
 ///
 /// Invariant: it answers one request at most, and only once it is complete; every answer
 /// carries the board's security headers.
@@ -12,12 +12,14 @@ final class BoardHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias OutboundOut = HTTPServerResponsePart
 
   private let stream: BoardStream
+  private let records: BoardRecords
   private var route: BoardRoute?
   private var answered = false
   private var streaming = false
 
-  init(stream: BoardStream) {
+  init(stream: BoardStream, records: BoardRecords) {
     self.stream = stream
+    self.records = records
   }
 
   /// What every answer says: scripts only from the page's own files (never inline, so a
@@ -71,10 +73,30 @@ final class BoardHandler: ChannelInboundHandler, RemovableChannelHandler {
       context.write(wrapOutboundOut(.head(.init(version: .http1_1, status: .ok, headers: headers))))
         .assumeIsolated().whenFailure { _ in context.close(promise: nil) }
       context.writeAndFlush(wrapOutboundOut(BoardStream.part(stream.welcome)), promise: nil)
+    case .replay:
+      respond(
+        .ok, type: BoardAsset.replayPage.contentType, body: BoardAsset.replayPage.bytes,
+        context: context)
+    case .record(let match):
+      guard let asked = records.record(of: match) else {
+        respond(BoardRecordReply.boardBusy(match: match), context: context)
+        return
+      }
+      asked.assumeIsolated().whenSuccess { outcome in
+        // A viewer that went meanwhile is answered nothing.
+        guard context.channel.isActive else { return }
+        self.respond(BoardRecordReply(outcome, match: match), context: context)
+      }
     case .notFound:
       respond(
         .notFound, type: "text/plain; charset=utf-8",
         body: Array("Nothing here: the board is at /.\n".utf8), context: context)
+    case .notAMatchNumber:
+      respond(
+        .notFound, type: "text/plain; charset=utf-8",
+        body: Array(
+          "No such match: a match's page is /match/N, N its number (1, 2, 3, …).\n".utf8),
+        context: context)
     case .methodNotAllowed:
       respond(
         .methodNotAllowed, type: "text/plain; charset=utf-8",
@@ -85,6 +107,13 @@ final class BoardHandler: ChannelInboundHandler, RemovableChannelHandler {
         .requestHeaderFieldsTooLarge, type: "text/plain; charset=utf-8",
         body: Array("The request's headers are too large.\n".utf8), context: context)
     }
+  }
+
+  private func respond(_ reply: BoardRecordReply, context: ChannelHandlerContext) {
+    let retry = reply.status == .serviceUnavailable ? [("Retry-After", "1")] : []
+    respond(
+      HTTPResponseStatus(statusCode: reply.status.rawValue),
+      type: "application/json; charset=utf-8", body: reply.body, extra: retry, context: context)
   }
 
   private static func headers(type: String) -> HTTPHeaders {

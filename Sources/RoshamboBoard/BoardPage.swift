@@ -65,6 +65,7 @@ enum BoardPage {
     .score { font-variant-numeric: tabular-nums; font-weight: 700; font-size: 1.2em;
       text-align: center; white-space: nowrap; }
     .meta { grid-column: 1 / -1; font-size: 0.8em; color: var(--muted); }
+    .meta a.replay { color: var(--accent); }
     .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .won { color: var(--win); font-weight: 700; }
     .bracket { display: flex; gap: 2em; align-items: stretch; overflow-x: auto; }

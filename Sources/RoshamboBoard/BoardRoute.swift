@@ -1,12 +1,20 @@
 /// What the board answers a request, decided from its method, path and the size of its
-/// headers alone: the page and its files, the event stream, or a refusal.
+/// headers alone: the page and its files, the event stream, a match's replay page and
+/// record, or a refusal.
 ///
 /// Invariant: only `GET` is ever answered with content; nothing a request says changes
-/// the game.
+/// the game; a match number in a route is a positive whole number below 10^18.
 enum BoardRoute: Equatable {
   case asset(BoardAsset)
   case events
+  /// `/match/N`: the page that steps through match N's record (the same page for every
+  /// N: its script reads N from its address).
+  case replay(match: Int64)
+  /// `/match/N.json`: match N's record with its check, asked of the hub.
+  case record(match: Int64)
   case notFound
+  /// `/match/…` naming no match: not a positive whole number, or too large.
+  case notAMatchNumber
   /// Another method than GET.
   case methodNotAllowed
   /// The request's headers are over ``maxHeaderBytes``.
@@ -33,8 +41,31 @@ enum BoardRoute: Equatable {
     case "/board.js": self = .asset(.script)
     case "/board.css": self = .asset(.style)
     case "/events": self = .events
-    default: self = .notFound
+    case "/replay.js": self = .asset(.replayScript)
+    case "/replay.css": self = .asset(.replayStyle)
+    default:
+      guard path.hasPrefix("/match/") else {
+        self = .notFound
+        return
+      }
+      let rest = path.dropFirst("/match/".count)
+      if rest.hasSuffix(".json") {
+        self =
+          Self.matchNumber(rest.dropLast(".json".count)).map { .record(match: $0) }
+          ?? .notAMatchNumber
+      } else {
+        self = Self.matchNumber(rest).map { .replay(match: $0) } ?? .notAMatchNumber
+      }
     }
+  }
+
+  /// `text` as a match's number: 1 to 18 decimal digits, not starting with 0 (so one
+  /// number has one address), else nil.
+  static func matchNumber(_ text: Substring) -> Int64? {
+    guard (1...18).contains(text.utf8.count), text.first != "0",
+      text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+    else { return nil }
+    return Int64(text)
   }
 }
 
@@ -43,12 +74,14 @@ enum BoardRoute: Equatable {
 /// Invariant: every asset's bytes are constants: no request's data is ever put in them.
 enum BoardAsset: Equatable {
   case page, script, style
+  /// A match's replay page (``ReplayPage``), its script and its style.
+  case replayPage, replayScript, replayStyle
 
   var contentType: String {
     switch self {
-    case .page: "text/html; charset=utf-8"
-    case .script: "text/javascript; charset=utf-8"
-    case .style: "text/css; charset=utf-8"
+    case .page, .replayPage: "text/html; charset=utf-8"
+    case .script, .replayScript: "text/javascript; charset=utf-8"
+    case .style, .replayStyle: "text/css; charset=utf-8"
     }
   }
 
@@ -57,6 +90,9 @@ enum BoardAsset: Equatable {
     case .page: Array(BoardPage.html.utf8)
     case .script: Array(BoardPage.script.utf8)
     case .style: Array(BoardPage.style.utf8)
+    case .replayPage: Array(ReplayPage.html.utf8)
+    case .replayScript: Array(ReplayPage.script.utf8)
+    case .replayStyle: Array(ReplayPage.style.utf8)
     }
   }
 }

@@ -519,10 +519,21 @@ extension BoardPage {
           item.append(el("span", "name" + (match.winner === 1 ? " won" : ""), a),
             el("span", "score", match.scores[0] + " – " + match.scores[1]),
             el("span", "name right" + (match.winner === 2 ? " won" : ""), b));
-          const parts = ["match " + match.id, match.room];
+          const parts = [match.room];
           if (match.forfeit) parts.push("forfeit");
           if (match.fair) parts.push("fair play ✓");
-          item.append(el("span", "meta", parts.join(" · ")));
+          // Each match links to its replay page (/match/N), round by round.
+          const meta = el("span", "meta");
+          if (Number.isSafeInteger(match.id) && match.id > 0) {
+            const link = el("a", "replay", "match " + match.id);
+            link.href = "/match/" + match.id;
+            item.dataset.match = String(match.id);
+            meta.append(link, " · " + parts.join(" · "));
+          } else {
+            meta.textContent = ["match " + match.id].concat(parts).join(" · ");
+          }
+          item.dataset.room = match.room;
+          item.append(meta);
           list.append(item);
         }
       }

@@ -8,26 +8,31 @@ import ServiceLifecycle
 
 /// The party's board (`roshambo-server --board PORT`): a read-only web page for a TV,
 /// served over plain HTTP/1.1 on a port of its own, with its files in the binary and the
-/// lobby's public view as Server-Sent Events at `/events`. A part of the server's
-/// `ServiceGroup`: it stops after the drain, telling its viewers the server is closing.
+/// lobby's public view as Server-Sent Events at `/events`, and each kept match's replay
+/// page (`/match/N`, its record at `/match/N.json`, asked of the hub). A part of the
+/// server's `ServiceGroup`: it stops after the drain, telling its viewers the server is
+/// closing.
 ///
-/// Invariant: it runs on a loop of its own, never the game's; the hub only hands it each
-/// view it sends its followers (one hop), so viewers, slow or many, cost the game
+/// Invariant: it runs on a loop of its own, never the game's, and never opens the
+/// journal; the hub only hands it each view it sends its followers and each answer to
+/// its requests for records (one hop each), so viewers, slow or many, cost the game
 /// nothing more; at most `viewers` streams and `viewers + 16` connections are open.
 public final class BoardServer: Sendable {
   public let port: Int
   private let channel: any Channel
   private let group: MultiThreadedEventLoopGroup
   private let stream: NIOLoopBound<BoardStream>
+  private let records: NIOLoopBound<BoardRecords>
 
   private init(
     port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup,
-    stream: NIOLoopBound<BoardStream>
+    stream: NIOLoopBound<BoardStream>, records: NIOLoopBound<BoardRecords>
   ) {
     self.port = port
     self.channel = channel
     self.group = group
     self.stream = stream
+    self.records = records
   }
 
   /// Binds the board on `host:port` for `server`'s lobby (configured with
@@ -35,20 +40,37 @@ public final class BoardServer: Sendable {
   public static func start(
     host: String, port: Int, viewers: Int, server: GameServer, logger: Logger
   ) async throws -> BoardServer {
-    try await start(host: host, port: port, viewers: viewers, logger: logger) { sink in
-      server.watchLobby(sink)
-    }
+    try await start(
+      host: host, port: port, viewers: viewers, logger: logger,
+      watch: { sink in server.watchLobby(sink) },
+      records: (
+        ask: { request, match in server.askRecordForBoard(request: request, match: match) },
+        answers: { sink in server.answerBoardRecords(sink) }
+      ))
   }
 
-  /// Binds the board; `watch` is handed where the lobby's views go.
+  /// Binds the board; `watch` is handed where the lobby's views go, `records.answers`
+  /// where the answers to the board's requests for records (`records.ask`) go.
   static func start(
     host: String, port: Int, viewers: Int, logger: Logger,
-    watch: (@escaping @Sendable (SentLobbyView) -> Void) -> Void
+    watch: (@escaping @Sendable (SentLobbyView) -> Void) -> Void,
+    records link: (
+      ask: @Sendable (_ request: Int, _ match: Int64) -> Void,
+      answers: (@escaping @Sendable (BoardRecordAnswer) -> Void) -> Void
+    ),
+    recordTimeout: TimeAmount = BoardRecordReply.timeout
   ) async throws -> BoardServer {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
     let stream = try await loop.submit {
       NIOLoopBound(BoardStream(loop: loop, viewers: viewers), eventLoop: loop)
+    }.get()
+    // As many as the connections that are not streams.
+    let ask = link.ask
+    let records = try await loop.submit {
+      NIOLoopBound(
+        BoardRecords(loop: loop, capacity: 16, timeout: recordTimeout, ask: ask),
+        eventLoop: loop)
     }.get()
     let channel: any Channel
     do {
@@ -68,7 +90,8 @@ public final class BoardServer: Sendable {
               withPipeliningAssistance: false, withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(
               IdleStateHandler(readTimeout: .seconds(10)))
-            try channel.pipeline.syncOperations.addHandler(BoardHandler(stream: stream.value))
+            try channel.pipeline.syncOperations.addHandler(
+              BoardHandler(stream: stream.value, records: records.value))
           }
         }
         .bind(host: host, port: port).get()
@@ -77,15 +100,20 @@ public final class BoardServer: Sendable {
       throw error
     }
     watch { view in loop.execute { stream.value.received(view) } }
+    link.answers { answer in loop.execute { records.value.answered(answer) } }
     let bound = channel.localAddress?.port ?? port
     logger.info("board listening", metadata: ["address": "\(host):\(bound)"])
-    return BoardServer(port: bound, channel: channel, group: group, stream: stream)
+    return BoardServer(
+      port: bound, channel: channel, group: group, stream: stream, records: records)
   }
 
   /// Tells every viewer the server is closing, ends their streams and stops listening.
   func close() async {
-    let stream = self.stream
-    try? await stream.eventLoop.submit { stream.value.shutDown() }.get()
+    let (stream, records) = (self.stream, self.records)
+    try? await stream.eventLoop.submit {
+      records.value.shutDown()
+      stream.value.shutDown()
+    }.get()
     try? await channel.close()
     try? await group.shutdownGracefully()
   }

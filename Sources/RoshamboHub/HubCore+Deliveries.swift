@@ -79,6 +79,21 @@ extension HubCore {
         var delivery = Delivery(to: [Delivery.boardID], payload: payload, kind: .state)
         delivery.sentLobbyView = SentLobbyView(seq: seq, view: view, message: payload)
         deliveries.append(delivery)
+      case .boardRecord(let answer):
+        // The protocol's own answer as the payload; the board reads the value.
+        let message: ServerMessage =
+          switch answer.outcome {
+          case .record(let match): .record(match, re: answer.request)
+          case .noSuchMatch(let words):
+            .error(ProtocolError(code: .noSuchMatch, message: words), re: answer.request)
+          case .busy(let words): .error(.rateLimited(words, fatal: false), re: answer.request)
+          case .unreadable(let words):
+            .error(ProtocolError(code: .unavailable, message: words), re: answer.request)
+          }
+        var delivery = Delivery(
+          to: [Delivery.boardID], payload: message.encoded(), kind: Delivery.Kind(message))
+        delivery.boardRecord = answer
+        deliveries.append(delivery)
       case .afterLobbyViews(let link, let message):
         guard state.sessions.followers[link.id] != nil, let payload = payload(message, room: nil)
         else { continue }

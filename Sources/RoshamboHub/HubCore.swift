@@ -82,6 +82,8 @@ package struct HubCore {
     case .sharedLeadersRead(let leaders): sharedLeadersRead(leaders)
     case .fleetNamesRead(let rows): fleetNamesRead(rows)
     case .recordRead(let reading, let result): recordRead(reading, result)
+    case .boardAskedForRecord(let request, let match):
+      sendRecord(of: match, to: .board(request: request))
     case .drainRequested(let within): beginDrain(withinMillis: within)
     case .drainCut: endDrainNow()
     case .shutdown: shutdown()

@@ -40,6 +40,9 @@ package enum HubInput {
   case fleetNamesRead([FleetName])
   /// A kept match read for reading number `reading` (``HubOutput/readRecord(reading:match:)``).
   case recordRead(reading: Int, Result<FinishedMatch?, JournalFailure>)
+  /// The party's board asked for kept match `match`'s record, as its request number
+  /// `request`: the answer is a ``BoardRecordAnswer`` delivered to ``Delivery/boardID``.
+  case boardAskedForRecord(request: Int, match: Int64)
   /// The host asked to drain: end within `withinMillis`.
   case drainRequested(withinMillis: Int64)
   /// The host insisted (a second signal): the drain ends now.

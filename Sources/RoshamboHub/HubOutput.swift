@@ -104,14 +104,17 @@ package struct Delivery: Equatable, Sendable {
   package var spread = false
   /// The view to every follower, for the board (only in a delivery to ``boardID``).
   package var sentLobbyView: SentLobbyView?
+  /// The answer to the board's request for a record (only in a delivery to ``boardID``).
+  package var boardRecord: BoardRecordAnswer?
 
   /// The id a delivery for the board is addressed to: no connection's (theirs count up
   /// from 1).
   package static let boardID = -1
 
-  /// Whether it may still go out when the commit it waited for failed: errors and
-  /// closes say nothing of what was not saved.
-  var survivesFailedCommit: Bool { payload == nil || kind == .error }
+  /// Whether it may still go out when the commit it waited for failed: errors, closes
+  /// and the board's records (read from what the journal held) say nothing of what was
+  /// not saved.
+  var survivesFailedCommit: Bool { payload == nil || kind == .error || boardRecord != nil }
 }
 
 /// A lobby view as it went to every follower of the lobby: its `seq`, the view, and the

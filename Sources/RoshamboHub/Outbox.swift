@@ -23,6 +23,8 @@ struct Outbox {
     /// The view sent to every follower at `seq`, for the board (``HubConfiguration/feedsBoard``),
     /// which gets the tournament's earlier rounds with it.
     case board(seq: Int, LobbyView)
+    /// The answer to the board's request for a record.
+    case boardRecord(BoardRecordAnswer)
     /// A message to a follower that must come after the lobby views queued before it
     /// (those go out in slices, after other messages).
     case afterLobbyViews(Peer, ServerMessage)
@@ -40,12 +42,12 @@ struct Outbox {
     return Self.sendingOrder(items)
   }
 
-  /// Keeps only errors and closes: what may still go out when the commit behind the
-  /// rest failed.
+  /// Keeps only errors, closes and the board's records: what may still go out when the
+  /// commit behind the rest failed.
   mutating func keepOnlyErrorsAndCloses() {
     items.removeAll { item in
       switch item {
-      case .message(_, .error), .close: false
+      case .message(_, .error), .close, .boardRecord: false
       default: true
       }
     }

@@ -311,6 +311,19 @@ public final class GameServer: Sendable {
     hub.execute { $0.board = sink }
   }
 
+  /// Hands `sink` the hub's answer to each of the board's requests for a match's record
+  /// (``askRecordForBoard(request:match:)``), on the hub's loop.
+  package func answerBoardRecords(_ sink: @escaping @Sendable (BoardRecordAnswer) -> Void) {
+    hub.execute { $0.boardRecords = sink }
+  }
+
+  /// The board asks for kept match `match`'s record, as its request number `request`; the
+  /// hub reads it as it reads a client's (within the same bound) and answers the sink
+  /// given to ``answerBoardRecords(_:)``.
+  package func askRecordForBoard(request: Int, match: Int64) {
+    hub.execute { $0.boardAskedForRecord(request: request, match: match) }
+  }
+
   /// Why the server does not take players now (nil: it does), asked of the hub's loop.
   package func unreadiness() -> EventLoopFuture<String?> {
     hub.submit { $0.unreadiness }

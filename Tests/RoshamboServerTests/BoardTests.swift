@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import RoshamboGame
+import RoshamboJournal
 import RoshamboOperations
 import RoshamboProtocol
 import Testing
@@ -32,6 +33,101 @@ struct BoardTests {
     #expect(
       BoardRoute(method: "GET", uri: "/", headerBytes: BoardRoute.maxHeaderBytes + 1)
         == .headersTooLarge)
+  }
+
+  @Test("/match/N is a match's replay page, /match/N.json its record; anything else there 404")
+  func replayRoutes() {
+    func route(_ uri: String) -> BoardRoute { BoardRoute(method: "GET", uri: uri, headerBytes: 40) }
+    #expect(route("/match/42") == .replay(match: 42))
+    #expect(route("/match/42?round=last") == .replay(match: 42), "the query names no match")
+    #expect(route("/match/42.json") == .record(match: 42))
+    #expect(route("/match/999999999999999999") == .replay(match: 999_999_999_999_999_999))
+    #expect(route("/replay.js") == .asset(.replayScript))
+    #expect(route("/replay.css") == .asset(.replayStyle))
+    for bad in [
+      "/match/", "/match/0", "/match/007", "/match/-3", "/match/+3", "/match/abc", "/match/4x",
+      "/match/1e3", "/match/ 1", "/match/%31", "/match/42/", "/match/42.json.json",
+      "/match/1000000000000000000", "/match/99999999999999999999999999", "/match/.json",
+      "/match/42.JSON", "/match/٣",
+    ] {
+      #expect(route(bad) == .notAMatchNumber, "\(bad)")
+    }
+    #expect(route("/matches/1") == .notFound)
+    #expect(BoardRoute(method: "POST", uri: "/match/1", headerBytes: 40) == .methodNotAllowed)
+  }
+
+  @Test("a request waits until the hub answers or its deadline, whichever is first, once")
+  func recordRequests() {
+    var requests = BoardRecordRequests<String>(capacity: 2)
+    let started = [requests.start("a"), requests.start("b"), requests.start("c")]
+    #expect(started == [1, 2, nil], "the third finds the board's requests full")
+    #expect(requests.finish(1) == "a")
+    #expect(requests.finish(1) == nil, "a deadline after the answer finds nothing")
+    #expect(requests.start("d") == 3, "numbers are never used twice")
+    #expect(requests.finishAll() == ["b", "d"])
+    #expect(requests.waiting.isEmpty)
+  }
+
+  @Test("a record's reply: 200 with the record and its check; 404, 503, 504 with words")
+  func recordReplies() throws {
+    let fair = try Self.fairMatch()
+    let ok = BoardRecordReply(.record(fair), match: 3)
+    #expect(ok.status == .ok)
+    let body = try JSONSerialization.jsonObject(with: Data(ok.body)) as? [String: Any]
+    #expect(body?["match"] as? Int == 3)
+    let record = try #require(body?["record"] as? [String: Any])
+    #expect(try MatchRecord.decode(Array(JSONSerialization.data(withJSONObject: record))) == fair)
+    let check = try #require(body?["verification"] as? [String: Any])
+    #expect(check["fair"] as? Bool == true)
+    #expect(check["holds"] as? Bool == true)
+    #expect(check["proof"] as? Bool == true)
+    #expect((check["verdict"] as? String)?.hasPrefix("Consistent: every reveal matches") == true)
+    let findings = try #require(check["findings"] as? [[String: String]])
+    #expect(findings.map { $0["kind"] } == ["holds", "holds", "holds", "holds"])
+
+    var forged = fair
+    forged.rounds?[0].weapons = [.paper, .scissors]
+    let refused = BoardRecordReply(.record(forged), match: 3)
+    let refusedCheck = try #require(
+      (try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])?[
+        "verification"] as? [String: Any])
+    #expect(refusedCheck["holds"] as? Bool == false)
+    #expect((refusedCheck["verdict"] as? String)?.hasPrefix("Refused:") == true)
+
+    func error(_ reply: BoardRecordReply) -> String? {
+      (try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])?["error"]
+        as? String
+    }
+    let missing = BoardRecordReply(.noSuchMatch("No match 9 is kept here."), match: 9)
+    #expect(missing.status == .notFound)
+    #expect(error(missing) == "No match 9 is kept here.")
+    #expect(BoardRecordReply(.busy("busy"), match: 9).status == .serviceUnavailable)
+    #expect(BoardRecordReply(.unreadable("disk"), match: 9).status == .serviceUnavailable)
+    let late = BoardRecordReply(nil, match: 9)
+    #expect(late.status == .gatewayTimeout)
+    #expect(error(late)?.contains("did not answer within 5 seconds") == true)
+    #expect(BoardRecordReply.boardBusy(match: 9).status == .serviceUnavailable)
+  }
+
+  /// A fair best-of-1 match whose reveal matches its commitment.
+  static func fairMatch() throws -> FinishedMatch {
+    let nonces = [String(repeating: "ab", count: 32), String(repeating: "cd", count: 32)]
+    func digest(_ seat: Seat, _ weapon: Weapon, _ nonce: String) throws -> String {
+      Commitment.digest(
+        room: "den", round: 1, seat: seat, weapon: weapon,
+        nonce: try #require(Commitment.bytes(ofHex: nonce)))
+    }
+    let commitments = [
+      try digest(.one, .rock, nonces[0]), try digest(.two, .scissors, nonces[1]),
+    ]
+    return FinishedMatch(
+      id: 3, room: "den", finishedAt: 1_000, ruleset: "classic", bestOf: 1,
+      players: ["Ann", "<b>Ben</b>"], scores: [1, 0], winner: "Ann", forfeit: false, fair: true,
+      rounds: [
+        RoundResult(
+          round: 1, weapons: [.rock, .scissors], winner: .one, reason: "rock crushes scissors",
+          commitments: commitments, nonces: nonces, at: 900)
+      ])
   }
 
   @Test("at most `capacity` viewers; one whose connection cannot take more is dropped")
@@ -271,26 +367,106 @@ struct BoardTests {
     try await server.stop()
   }
 
+  @Test("a finished match's page and record over the socket; no journal, no answer: in words")
+  func replayOverTheSocket() async throws {
+    try await withBoard(dataDirectory: temporaryDataDirectory()) { server, board in
+      let alice = try await TestClient.connect(port: server.port)
+      try await alice.hello(name: "Alice", room: "den")
+      let bob = try await TestClient.connect(port: server.port)
+      try await bob.hello(name: "Bob", room: "den")
+      _ = try await alice.state { $0.phase == .choosing }
+      alice.send(.choose(round: 1, weapon: .rock, id: 2))
+      bob.send(.choose(round: 1, weapon: .scissors, id: 2))
+      _ = try await alice.state { $0.phase == .over }
+      // The match is kept once the lobby lists it.
+      let eve = try await TestClient.connect(port: server.port)
+      eve.send(
+        .hello(
+          protocol: WireProtocol.version, name: "Eve", role: .lobby, room: nil, resume: nil,
+          id: 1))
+      let recent = try await eve.lobby { !$0.recent.isEmpty }.recent
+      let id = try #require(recent.first?.id)
+
+      let page = try await boardRequest(
+        port: board.port, "GET /match/\(id) HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(page.status == 200)
+      #expect(page.headers["content-security-policy"] == "default-src 'self'; script-src 'self'")
+      #expect(page.body.contains(#"<script src="/replay.js" defer></script>"#))
+      #expect(!page.body.contains("<script>"), "no inline script")
+      let script = try await boardRequest(
+        port: board.port, "GET /replay.js HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(script.status == 200 && script.body.contains("textContent"))
+      #expect(!script.body.contains("innerHTML"), "names go in as text only")
+
+      let record = try await boardRequest(
+        port: board.port, "GET /match/\(id).json HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(record.status == 200)
+      #expect(record.headers["content-type"] == "application/json; charset=utf-8")
+      let body = try #require(
+        try JSONSerialization.jsonObject(with: Data(record.body.utf8)) as? [String: Any])
+      let kept = try MatchRecord.decode(
+        Array(try JSONSerialization.data(withJSONObject: try #require(body["record"]))))
+      #expect(kept.players == ["Alice", "Bob"] && kept.winner == "Alice")
+      #expect(kept.rounds?.map(\.weapons) == [[.rock, .scissors]])
+      #expect((body["verification"] as? [String: Any])?["holds"] as? Bool == true)
+      #expect(!record.body.contains("identit"), "no identity reaches the board")
+
+      let unknown = try await boardRequest(
+        port: board.port, "GET /match/999999.json HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(unknown.status == 404)
+      #expect(unknown.body.contains("No match 999999 is kept here"))
+      let bad = try await boardRequest(
+        port: board.port, "GET /match/x1 HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(bad.status == 404)
+      #expect(bad.body.contains("a match's page is /match/N"))
+    }
+    // Without a data directory the server keeps no matches, and says so.
+    try await withBoard { _, board in
+      let none = try await boardRequest(
+        port: board.port, "GET /match/1.json HTTP/1.1\r\nHost: tv\r\n\r\n")
+      #expect(none.status == 404)
+      #expect(none.body.contains("keeps no matches"))
+    }
+  }
+
+  @Test("a hub that does not answer in time: 504 with words, and the board goes on")
+  func recordTimeout() async throws {
+    let board = try await BoardServer.start(
+      host: "127.0.0.1", port: 0, viewers: 2, logger: Self.logger, watch: { _ in },
+      records: (ask: { _, _ in }, answers: { _ in }), recordTimeout: .milliseconds(200))
+    let late = try await boardRequest(
+      port: board.port, "GET /match/5.json HTTP/1.1\r\nHost: tv\r\n\r\n")
+    #expect(late.status == 504)
+    #expect(late.body.contains("did not answer within 5 seconds"))
+    let page = try await boardRequest(port: board.port, "GET / HTTP/1.1\r\nHost: tv\r\n\r\n")
+    #expect(page.status == 200)
+    await board.close()
+  }
+
   static let logger: Logger = {
     var logger = Logger(label: "test.board")
     logger.logLevel = .warning
     return logger
   }()
 
-  /// A server on 127.0.0.1 whose hub feeds a board, keeping nothing.
-  static func boardFeedingServer() async throws -> ServedServer {
-    var configuration = testConfiguration(dataDirectory: nil)
+  /// A server on 127.0.0.1 whose hub feeds a board, keeping nothing (or keeping its
+  /// matches in `dataDirectory`); its rooms play best of 1.
+  static func boardFeedingServer(dataDirectory: String? = nil) async throws -> ServedServer {
+    var configuration = testConfiguration(dataDirectory: dataDirectory)
+    configuration.roomSettings = .init(bestOf: 1)
     configuration.threads = 2
     configuration.limits.maxConnectionsPerAddress = 10_000
     configuration.feedsBoard = true
-    return try await ServedServer.start(configuration, logger: logger)
+    return try await ServedServer.start(
+      configuration, logger: logger, storage: dataDirectory == nil ? nil : JournalStorage())
   }
 
   /// Runs `body` with a server that feeds a board, and the board, stopped afterwards.
   func withBoard(
-    viewers: Int = 4, _ body: (ServedServer, BoardServer) async throws -> Void
+    viewers: Int = 4, dataDirectory: String? = nil,
+    _ body: (ServedServer, BoardServer) async throws -> Void
   ) async throws {
-    let server = try await Self.boardFeedingServer()
+    let server = try await Self.boardFeedingServer(dataDirectory: dataDirectory)
     let board: BoardServer
     do {
       board = try await BoardServer.start(

@@ -61,6 +61,7 @@ struct HubPartsTests {
       case .lobbyPatch(let seq, _, _, _, let to): "lobby patch \(seq) to \(to.map(\.id))"
       case .afterLobbyViews(let link, _): "after lobby views \(link.id)"
       case .board(let seq, _): "board \(seq)"
+      case .boardRecord(let answer): "board record \(answer.request)"
       }
     }
   }

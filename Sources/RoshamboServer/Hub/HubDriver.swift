@@ -42,6 +42,8 @@ final class HubDriver: HubWorld {
   /// The last view to every follower made for the board: a board that comes after it
   /// starts from it.
   private var lastBoardView: SentLobbyView?
+  /// Where the answers to the board's requests for records go (`--board`), if anywhere.
+  var boardRecords: (@Sendable (BoardRecordAnswer) -> Void)?
   /// Where the name offers for the fleet's name book wait, in a fleet.
   var nameOffers: FleetNameOffers?
   /// How long the loop stalls and what ran in the stalls, when asked for.
@@ -124,6 +126,11 @@ final class HubDriver: HubWorld {
     handle(.sharedLeadersRead(leaders))
   }
 
+  /// The board asked for match `match`'s record, as its request `request`.
+  func boardAskedForRecord(request: Int, match: Int64) {
+    handle(.boardAskedForRecord(request: request, match: match))
+  }
+
   func fleetNamesRead(_ rows: [FleetName]) {
     handle(.fleetNamesRead(rows))
   }
@@ -168,6 +175,7 @@ final class HubDriver: HubWorld {
   func deliver(_ deliveries: [Delivery]) {
     timed(.send) { writer.deliver(deliveries, links: links) }
     for delivery in deliveries {
+      if let answer = delivery.boardRecord { boardRecords?(answer) }
       guard let view = delivery.sentLobbyView else { continue }
       lastBoardView = view
       board?(view)
