@@ -85,23 +85,24 @@ quick() { # name
 for name in Dora Ezra Fay Gus; do quick "$name"; done
 for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournament; done
 
-# A second server, running a round robin of three, for its cross table.
+# A second server, running a round robin of three, for its cross table (entries close at
+# three, or ten minutes after the second).
 "$bin/roshambo-server" --host 127.0.0.1 --port 0 --data-dir data-rr --no-announce \
   --log-level error --best-of 1 --tournament round-robin --tournament-players 3 \
-  --tournament-pause 2 --tournament-entries-per-address 0 --tournament-next off --board 0 \
-  > server-rr.out 2>&1 &
+  --tournament-start 600 --tournament-pause 2 --tournament-entries-per-address 0 \
+  --tournament-next off --board 0 > server-rr.out 2>&1 &
 rr_pid=$!
 pids+=($rr_pid)
 for _ in $(seq 100); do grep -q "party's board on" server-rr.out 2>/dev/null && break; sleep 0.1; done
 rr_port="$(grep -o 'listening on 127.0.0.1:[0-9]*' server-rr.out | cut -d: -f2)"
 rr_board="$(grep -o "board on http://127.0.0.1:[0-9]*" server-rr.out | cut -d: -f3)"
 [ -n "$rr_port" ] && [ -n "$rr_board" ] || fail "the round robin's server did not start"
-for name in Hal Ivy Jo; do
-  "$bin/roshambo" bot --host 127.0.0.1 --port "$rr_port" --ca certs/ca.pem --name "$name" \
-    --identity "$work/identity-rr-$name.pem" --exec "sh $work/slow.sh" --tournament \
-    > "bot-rr-$name.out" 2>&1 &
+rr_bot() { # name
+  "$bin/roshambo" bot --host 127.0.0.1 --port "$rr_port" --ca certs/ca.pem --name "$1" \
+    --identity "$work/identity-rr-$1.pem" --exec "sh $work/slow.sh" --tournament \
+    > "bot-rr-$1.out" 2>&1 &
   pids+=($!)
-done
+}
 
 dom() {
   timeout 20 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
@@ -126,6 +127,16 @@ shot() { # width height file
     > /dev/null 2>&1 || fail "no screenshot at $1×$2"
   [ -s "$3" ] || fail "the screenshot at $1×$2 is empty"
 }
+
+# The round robin's first two entrants: its page counts down to the start (entries close
+# in ten minutes); then the third enters, which starts it.
+rr_bot Hal
+rr_bot Ivy
+url="http://127.0.0.1:$rr_board/?events=1"
+wait_for "the countdown to the round robin's start" \
+  'id="countdown" data-at="[0-9]+" data-what="Starts in ">Starts in (9:[0-5][0-9]|10:00)<'
+rr_bot Jo
+url="$base?events=3"
 
 wait_for "a room being played" 'class="room" data-room="[^"]+"'
 if grep -q 'data-resyncs' dom.html; then fail "a patch did not match its fingerprint in the page"; fi

@@ -87,6 +87,7 @@ enum BoardPage {
     .champion .crown { font-size: 0.85em; color: var(--muted); }
     .champion .who { font-size: 1.6em; font-weight: 800; color: var(--accent); }
     table { border-collapse: collapse; width: 100%; }
+    .countdown { font-size: 1.6em; font-weight: 800; color: var(--accent); margin: 0.2em 0; }
     .room.changed .score { animation: flash 1.2s ease-out; }
     @keyframes flash { from { color: var(--accent); transform: scale(1.25); } to { color: inherit; transform: none; } }
     .cross-wrap { display: flex; gap: 2em; align-items: center; overflow-x: auto; }

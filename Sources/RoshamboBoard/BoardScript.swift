@@ -219,10 +219,33 @@ extension BoardPage {
             (t.startsAt ? ", entries close at " + new Date(t.startsAt).toLocaleTimeString() : ""));
           box.append(line);
         }
+        // The countdown to the start, or to the next round's pairing (the server's time).
+        if (t.startsAt && t.phase !== "finished") {
+          const countdown = el("p", "countdown");
+          countdown.id = "countdown";
+          countdown.dataset.at = String(t.startsAt);
+          countdown.dataset.what = t.phase === "entry" ? "Starts in " : "Next round in ";
+          box.append(countdown);
+          tick();
+          if (ticking === null) ticking = setInterval(tick, 1000);
+        }
         if (t.kind === "single-elimination" && t.phase !== "entry") box.append(drawBracket(t));
         else if (t.kind === "round-robin" && t.phase !== "entry") box.append(drawCrossTable(t));
         else if (t.phase !== "entry" && t.pairings.length > 0) box.append(drawPairings(t));
         box.append(drawStandings(t));
+      }
+
+      // Each second while there is one, the countdown says what is left (0:00 once due).
+      let ticking = null;
+      function tick() {
+        const countdown = $("countdown");
+        if (!countdown) {
+          clearInterval(ticking);
+          ticking = null;
+          return;
+        }
+        const left = Math.max(0, Math.round((Number(countdown.dataset.at) - Date.now()) / 1000));
+        countdown.textContent = countdown.dataset.what + Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
       }
 
       function slot(name, score, won) {
