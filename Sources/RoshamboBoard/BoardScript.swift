@@ -282,6 +282,14 @@ extension BoardPage {
         if (t.round > 0) bracket.rounds[t.round] = t.pairings;
       }
 
+      // A round's pairings in the bracket's order (the view lists matches still played
+      // first): byes first, then the matches by their room's number, so that each box of
+      // the next round sits between the two whose winners it pairs.
+      function bracketOrder(pairings) {
+        const number = (pairing) => pairing.room ? Number(pairing.room.split("-").pop()) : 0;
+        return pairings.slice().sort((a, b) => (a.room ? 1 : 0) - (b.room ? 1 : 0) || number(a) - number(b));
+      }
+
       function drawBracket(t) {
         remember(t);
         const tree = el("div", "bracket");
@@ -292,8 +300,7 @@ extension BoardPage {
           column.append(el("h3", null, round === t.rounds ? "Final" : "Round " + round));
           const seen = bracket.rounds[round];
           if (seen) {
-            // Byes last, as the server orders them; matches in the order they came.
-            for (const pairing of seen) column.append(drawMatch(pairing));
+            for (const pairing of bracketOrder(seen)) column.append(drawMatch(pairing));
           } else {
             const matches = Math.max(1, Math.pow(2, t.rounds - round));
             for (let i = 0; i < matches; i++) {
@@ -439,7 +446,7 @@ extension BoardPage {
         const box = $("leaders");
         box.replaceChildren();
         if (leaders.length === 0) {
-          box.append(el("p", "muted", "No matches recorded yet."));
+          box.append(el("p", "muted", "Nobody ranked yet: players are ranked once they have played enough different people."));
           return;
         }
         const rated = leaders.filter((l) => typeof l.rating === "number");
@@ -470,7 +477,8 @@ extension BoardPage {
             const spread = 1.96 * leader.deviation;
             group.append(svg("line", { class: "bar", x1: x(leader.rating - spread), x2: x(leader.rating + spread), y1: y, y2: y }));
             group.append(svg("circle", { class: leader.provisional ? "point provisional" : "point", cx: x(leader.rating), cy: y, r: 6 }));
-            const label = Math.round(leader.rating) + " ± " + Math.round(spread) + "  (" + record + ")";
+            // A provisional rating is marked as the lobby marks it.
+            const label = Math.round(leader.rating) + (leader.provisional ? "?" : "") + " ± " + Math.round(spread) + "  (" + record + ")";
             group.append(svg("text", { class: "tick", x: Math.min(x(leader.rating) + 10, width - 150), y: y - 8 }, label));
           } else {
             group.append(svg("text", { class: "tick", x: left, y: y + 5 }, record));
@@ -508,7 +516,7 @@ extension BoardPage {
           chart.append(svg("text", { class: "tick", x: x(at), y: height - bottom + 16, "text-anchor": at === first ? "start" : "end" },
             new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })));
         }
-        const colours = ["#f0b429", "#5bd67f", "#6cb6ff", "#ff7b72", "#d2a8ff", "#ffa657", "#7ee0d2", "#e3e36b", "#f778ba", "#a5b4c4"];
+        const colours = ["#f0b429", "#5bd67f", "#6cb6ff", "#ff7b72", "#d2a8ff", "#ffffff", "#7ee0d2", "#f778ba", "#b5e853", "#a5b4c4"];
         lines.forEach((points, index) => {
           if (points.length === 0) return;
           const colour = colours[index % colours.length];

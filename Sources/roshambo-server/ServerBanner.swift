@@ -63,9 +63,13 @@ struct ServerBanner: Sendable, Equatable {
         "operations on http://\(Self.bracketed(operationsHost)):\(port) (/metrics, /livez, /readyz)"
       )
     }
+    var asked: [String]?
+    func addresses() -> [String] {
+      if asked == nil { asked = localAddresses() }
+      return asked!
+    }
     if let boardHost, let port = listening.boardPort {
-      lines.append(
-        "the party's board on http://\(Self.bracketed(boardHost)):\(port)/ (open it on the TV)")
+      lines += Self.boardLines(host: boardHost, port: port, addresses: addresses)
     }
     if let announceName, listening.isAnnouncing {
       lines.append(
@@ -73,8 +77,8 @@ struct ServerBanner: Sendable, Equatable {
     }
     let wildcard = ["0.0.0.0", "::", ""].contains(host)
     let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
-    let addresses = wildcard ? localAddresses() : loopback ? [] : [host]
-    if addresses.isEmpty {
+    let reachable = wildcard ? addresses() : loopback ? [] : [host]
+    if reachable.isEmpty {
       lines.append("players on this machine run the lobby with:")
       lines.append("  roshambo --host \(loopback ? host : "127.0.0.1") --port \(listening.port)")
       return lines
@@ -83,13 +87,33 @@ struct ServerBanner: Sendable, Equatable {
       listening.isAnnouncing
         ? "or, where multicast does not pass, with (one of):"
         : "players on other machines run the lobby with (one of):")
-    for address in addresses {
+    for address in reachable {
       lines.append(
         "  roshambo --host \(Self.bracketed(address)) --port \(listening.port) "
           + "--pin \(listening.fingerprint)")
     }
     lines.append("or copy \(caFile ?? "your CA file") to their machine and use --ca ca.pem")
     return lines
+  }
+
+  /// Where the TV opens the board: the address it listens on, or, when it listens on every
+  /// address, this machine's addresses a browser can open (IPv4 first; a link-local IPv6
+  /// address needs a zone a URL cannot carry), or this machine alone when it has none.
+  static func boardLines(host: String, port: Int, addresses: () -> [String]) -> [String] {
+    guard ["0.0.0.0", "::", ""].contains(host) else {
+      return ["the party's board on http://\(bracketed(host)):\(port)/ (open it on the TV)"]
+    }
+    let urls = addresses().filter { !$0.lowercased().hasPrefix("fe80") }
+      .sorted { !$0.contains(":") && $1.contains(":") }
+      .map { "http://\(bracketed($0)):\(port)/" }
+    guard let first = urls.first else {
+      return [
+        "the party's board on http://127.0.0.1:\(port)/ (on this machine: no network address "
+          + "was found for the TV)"
+      ]
+    }
+    return ["the party's board on \(first) (open it on the TV)"]
+      + urls.dropFirst().map { "  or \($0)" }
   }
 
   /// An IPv6 address in brackets, as a URL or `--host` takes it; others as they are.

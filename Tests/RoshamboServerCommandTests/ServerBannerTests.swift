@@ -57,6 +57,36 @@ struct ServerBannerTests {
       ])
   }
 
+  /// A server on every address prints the board at this machine's addresses a TV can
+  /// open, never at 0.0.0.0 (a newcomer's TV was sent there).
+  @Test("a board on every address is given at this machine's addresses, IPv4 first")
+  func boardOnEveryAddress() {
+    var bound = listening
+    bound.boardPort = 8080
+    var configuration = ServerConfiguration(
+      certificateChainFile: "", privateKeyFile: "", dataDirectory: nil)
+    configuration.host = "0.0.0.0"
+    var banner = ServerBanner(configuration, caFile: "certs/ca.pem")
+    banner.boardHost = "0.0.0.0"
+    var asked = 0
+    let lines = banner.lines(bound) {
+      asked += 1
+      return ["fe80::1", "2001:db8::7", "192.168.1.20"]
+    }
+    #expect(lines.contains("the party's board on http://192.168.1.20:8080/ (open it on the TV)"))
+    #expect(lines.contains("  or http://[2001:db8::7]:8080/"))
+    #expect(!lines.joined().contains("0.0.0.0:8080"))
+    #expect(!lines.joined().contains("[fe80::1]:8080"))
+    #expect(asked == 1, "the addresses are looked up once")
+    let alone = ServerBanner.boardLines(host: "::", port: 8080) { [] }
+    #expect(alone.first?.hasPrefix("the party's board on http://127.0.0.1:8080/") == true)
+    let given = ServerBanner.boardLines(host: "10.0.0.5", port: 8080) {
+      Issue.record("the addresses were looked up for a board on one address")
+      return []
+    }
+    #expect(given == ["the party's board on http://10.0.0.5:8080/ (open it on the TV)"])
+  }
+
   @Test("TLS 1.2, fair rooms, the operations endpoint and the announced name are said")
   func everything() {
     var configuration = ServerConfiguration(
