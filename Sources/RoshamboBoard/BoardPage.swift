@@ -87,6 +87,17 @@ enum BoardPage {
     .champion .crown { font-size: 0.85em; color: var(--muted); }
     .champion .who { font-size: 1.6em; font-weight: 800; color: var(--accent); }
     table { border-collapse: collapse; width: 100%; }
+    .tournament-body { display: flex; flex-wrap: wrap; gap: 1em 1.5em; align-items: flex-start; }
+    .tournament-body > .bracket, .tournament-body > .cross-wrap { flex: 0 1 auto; min-width: 0; }
+    .standings-wrap { flex: 1 1 22em; min-width: 18em; }
+    .standings-wrap table { table-layout: fixed; }
+    .standings-wrap th.num { width: 3.5em; }
+    .standings-wrap th.num:nth-child(5) { width: 6.5em; white-space: nowrap; }
+    .standings-wrap th:last-child { width: 3em; }
+    .standings-wrap td.name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .tournament-body .round { max-width: 13em; }
+    .tournament-body .champion { max-width: 12em; }
+    .champion .who { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .countdown { font-size: 1.6em; font-weight: 800; color: var(--accent); margin: 0.2em 0; }
     .room.changed .score { animation: flash 1.2s ease-out; }
     @keyframes flash { from { color: var(--accent); transform: scale(1.25); } to { color: inherit; transform: none; } }

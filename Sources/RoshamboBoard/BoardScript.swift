@@ -229,10 +229,16 @@ extension BoardPage {
           tick();
           if (ticking === null) ticking = setInterval(tick, 1000);
         }
-        if (t.kind === "single-elimination" && t.phase !== "entry") box.append(drawBracket(t));
-        else if (t.kind === "round-robin" && t.phase !== "entry") box.append(drawCrossTable(t));
-        else if (t.phase !== "entry" && t.pairings.length > 0) box.append(drawPairings(t));
-        box.append(drawStandings(t));
+        // The drawing and the standings side by side where the screen is wide enough (a TV
+        // does not scroll: the panels below must stay in sight), else one under the other.
+        const body = el("div", "tournament-body");
+        if (t.kind === "single-elimination" && t.phase !== "entry") body.append(drawBracket(t));
+        else if (t.kind === "round-robin" && t.phase !== "entry") body.append(drawCrossTable(t));
+        else if (t.phase !== "entry" && t.pairings.length > 0) body.append(drawPairings(t));
+        const side = el("div", "standings-wrap");
+        side.append(drawStandings(t));
+        body.append(side);
+        box.append(body);
       }
 
       // Each second while there is one, the countdown says what is left (0:00 once due).
