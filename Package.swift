@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "RoshamboClient", targets: ["RoshamboClient"]),
     .library(name: "RoshamboLoad", targets: ["RoshamboLoad"]),
     .library(name: "RoshamboArena", targets: ["RoshamboArena"]),
+    .library(name: "RoshamboBoard", targets: ["RoshamboBoard"]),
     .executable(name: "roshambo", targets: ["roshambo"]),
     .executable(name: "roshambo-simulate", targets: ["roshambo-simulate"]),
   ],
