@@ -157,14 +157,8 @@ public struct ArenaReport: Sendable {
     for pairing in result.pairings {
       let total = pairing.total
       let rate = pairing.winRate
-      let verdict: String
-      switch pairing.verdict {
-      case .first: verdict = names[pairing.first]
-      case .second: verdict = names[pairing.second]
-      case .even: verdict = "even"
-      case .undecided: verdict = "undecided"
-      }
-      let decidedAt = pairing.decidedAfterRounds.map { " @\(grouped($0))" } ?? ""
+      let verdict = pairing.verdict(naming: names)
+      let decidedAt = pairing.decidedAt
       let wld = "\(total.firstWins)–\(total.secondWins)–\(total.draws)"
       let interval = Self.interval(rate)
       let line =
@@ -256,6 +250,24 @@ public struct ArenaReport: Sendable {
 }
 
 /// 12345 as "12,345".
+extension ArenaResult.Pairing {
+  /// The verdict as the report and the page say it: the stronger bot, by its name in
+  /// `names` (the bots' order), or "even", or "undecided".
+  func verdict(naming names: [String]) -> String {
+    switch verdict {
+    case .first: names[first]
+    case .second: names[second]
+    case .even: "even"
+    case .undecided: "undecided"
+    }
+  }
+
+  /// " @N": the rounds the test took to decide (grouped), or nothing while undecided.
+  var decidedAt: String {
+    decidedAfterRounds.map { " @\(grouped($0))" } ?? ""
+  }
+}
+
 func grouped(_ value: Int) -> String {
   let digits = String(abs(value))
   var out = ""

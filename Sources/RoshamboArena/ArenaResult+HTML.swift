@@ -214,14 +214,8 @@ struct ArenaPage {
     for pairing in result.pairings {
       let total = pairing.total
       let rate = pairing.winRate
-      let verdict: String
-      switch pairing.verdict {
-      case .first: verdict = labels[pairing.first]
-      case .second: verdict = labels[pairing.second]
-      case .even: verdict = "even"
-      case .undecided: verdict = "undecided"
-      }
-      let decidedAt = pairing.decidedAfterRounds.map { " @\(grouped($0))" } ?? ""
+      let verdict = pairing.verdict(naming: labels)
+      let decidedAt = pairing.decidedAt
       var chart =
         "<svg width=\"\(axis.width)\" height=\"20\" viewBox=\"0 0 \(axis.width) 20\" "
         + "role=\"img\" aria-label=\"\(escaped(ArenaReport.percent(rate)))%\">"

@@ -296,6 +296,13 @@ extension BoardPage {
         return pairings.slice().sort((a, b) => (a.room ? 1 : 0) - (b.room ? 1 : 0) || number(a) - number(b));
       }
 
+      function drawChampion(name) {
+        const crown = el("div", "champion");
+        crown.id = "champion";
+        crown.append(el("span", "crown", "Champion"), el("span", "who", name));
+        return crown;
+      }
+
       function drawBracket(t) {
         remember(t);
         const tree = el("div", "bracket");
@@ -317,10 +324,7 @@ extension BoardPage {
           }
           tree.append(column);
         }
-        const crown = el("div", "champion");
-        crown.id = "champion";
-        crown.append(el("span", "crown", "Champion"), el("span", "who", t.champion || "…"));
-        tree.append(crown);
+        tree.append(drawChampion(t.champion || "…"));
         return tree;
       }
 
@@ -362,12 +366,7 @@ extension BoardPage {
         }
         const list = el("div", "cross-wrap");
         list.append(table);
-        if (t.champion) {
-          const crown = el("div", "champion");
-          crown.id = "champion";
-          crown.append(el("span", "crown", "Champion"), el("span", "who", t.champion));
-          list.append(crown);
-        }
+        if (t.champion) list.append(drawChampion(t.champion));
         return list;
       }
 
@@ -384,12 +383,7 @@ extension BoardPage {
           for (const pairing of seen) column.append(drawMatch(pairing));
           list.append(column);
         }
-        if (t.champion) {
-          const crown = el("div", "champion");
-          crown.id = "champion";
-          crown.append(el("span", "crown", "Champion"), el("span", "who", t.champion));
-          list.append(crown);
-        }
+        if (t.champion) list.append(drawChampion(t.champion));
         return list;
       }
 

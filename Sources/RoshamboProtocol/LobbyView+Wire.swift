@@ -130,6 +130,16 @@ extension JSONText {
     raw("}")
   }
 
+  /// A round's pairings as a JSON array.
+  private mutating func tournamentPairings(_ pairings: [Tournament.Pairing]) {
+    raw("[")
+    for (index, pairing) in pairings.enumerated() {
+      if index > 0 { comma() }
+      tournamentPairing(pairing)
+    }
+    raw("]")
+  }
+
   mutating func tournament(_ view: LobbyView.TournamentView) {
     raw("{")
     key("kind"); string(view.kind.rawValue); comma()
@@ -150,12 +160,7 @@ extension JSONText {
       raw("}")
     }
     raw("]"); comma()
-    key("pairings"); raw("[")
-    for (index, pairing) in view.pairings.enumerated() {
-      if index > 0 { comma() }
-      tournamentPairing(pairing)
-    }
-    raw("]"); comma()
+    key("pairings"); tournamentPairings(view.pairings); comma()
     key("champion"); optionalString(view.champion)
     if let startsAt = view.startsAt { comma(); key("startsAt"); int(Int(startsAt)) }
     if let startsWith = view.startsWith { comma(); key("startsWith"); int(startsWith) }
@@ -163,12 +168,7 @@ extension JSONText {
       comma(); key("earlier"); raw("[")
       for (index, round) in view.earlier.enumerated() {
         if index > 0 { comma() }
-        raw("[")
-        for (index, pairing) in round.enumerated() {
-          if index > 0 { comma() }
-          tournamentPairing(pairing)
-        }
-        raw("]")
+        tournamentPairings(round)
       }
       raw("]")
     }

@@ -12,24 +12,7 @@ struct HubBoardViewTests {
 
   @Test("in round 2 the board's view carries round 1's pairings; a follower's does not")
   func earlierRoundsToTheBoardOnly() throws {
-    var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1))) { configuration in
-      configuration.tournament = TournamentPlan(
-        kind: .roundRobin, settings: .init(bestOf: 1), players: 0, startMillis: 10_000,
-        pauseMillis: 3_000)
-      configuration.feedsBoard = true
-    }
-    _ = hub.handle(.start(releasing: []))
-    _ = hub.settle()
-    var peers: [String: Peer] = [:]
-    for (index, name) in ["Ann", "Ben", "Cat"].enumerated() {
-      let peer = Peer(id: index + 1, identity: "key-\(name)")
-      peers[name] = peer
-      _ = hub.say(peer, H.hello(name, role: .lobby, challenges: true, fair: nil))
-      _ = hub.say(peer, .enter(id: 2))
-    }
-    _ = hub.settle()
-    _ = hub.fire(.tournament)
-    _ = hub.settle()
+    var (hub, peers) = HubTournamentEndTests.started(3) { $0.feedsBoard = true }
     for match in HubTournamentEndTests.matches(hub) {
       _ = HubTournamentEndTests.play(match, &hub, peers)
     }

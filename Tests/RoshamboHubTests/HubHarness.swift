@@ -142,11 +142,12 @@ struct HubHarness {
 extension HubHarness {
   /// A started hub whose lobby plays best of 1 and whose server runs round-robin
   /// tournaments (entries open; the first starts 10 s after its first entrant).
-  static func roundRobin() -> HubHarness {
+  static func roundRobin(configure: (inout HubConfiguration) -> Void = { _ in }) -> HubHarness {
     var hub = HubHarness(lobby: LobbyState(defaults: .init(bestOf: 1))) { configuration in
       configuration.tournament = TournamentPlan(
         kind: .roundRobin, settings: .init(bestOf: 1), players: 0, startMillis: 10_000,
         pauseMillis: 3_000)
+      configure(&configuration)
     }
     _ = hub.handle(.start(releasing: []))
     _ = hub.settle()

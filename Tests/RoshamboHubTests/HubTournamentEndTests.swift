@@ -13,8 +13,10 @@ struct HubTournamentEndTests {
   static let names = ["Ann", "Ben", "Cat", "Dan"]
 
   /// Round robin of `count` entrants (best of 1), entries closed, round 1 seated.
-  static func started(_ count: Int) -> (HubHarness, [String: Peer]) {
-    var hub = HubHarness.roundRobin()
+  static func started(
+    _ count: Int, configure: (inout HubConfiguration) -> Void = { _ in }
+  ) -> (HubHarness, [String: Peer]) {
+    var hub = HubHarness.roundRobin(configure: configure)
     var peers: [String: Peer] = [:]
     for (index, name) in names.prefix(count).enumerated() {
       let peer = Peer(id: index + 1, identity: "key-\(name)")

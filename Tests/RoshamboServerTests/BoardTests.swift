@@ -370,14 +370,7 @@ struct BoardTests {
   @Test("a finished match's page and record over the socket; no journal, no answer: in words")
   func replayOverTheSocket() async throws {
     try await withBoard(dataDirectory: temporaryDataDirectory()) { server, board in
-      let alice = try await TestClient.connect(port: server.port)
-      try await alice.hello(name: "Alice", room: "den")
-      let bob = try await TestClient.connect(port: server.port)
-      try await bob.hello(name: "Bob", room: "den")
-      _ = try await alice.state { $0.phase == .choosing }
-      alice.send(.choose(round: 1, weapon: .rock, id: 2))
-      bob.send(.choose(round: 1, weapon: .scissors, id: 2))
-      _ = try await alice.state { $0.phase == .over }
+      _ = try await TestClient.matchPlayed(port: server.port)
       // The match is kept once the lobby lists it.
       let eve = try await TestClient.connect(port: server.port)
       eve.send(

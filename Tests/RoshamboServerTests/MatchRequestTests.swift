@@ -34,14 +34,7 @@ struct MatchRequestTests {
           id: 1))
       _ = try await watcher.lobby { _ in true }
 
-      let alice = try await TestClient.connect(port: server.port)
-      try await alice.hello(name: "Alice", room: "den")
-      let bob = try await TestClient.connect(port: server.port)
-      try await bob.hello(name: "Bob", room: "den")
-      _ = try await alice.state { $0.phase == .choosing }
-      alice.send(.choose(round: 1, weapon: .rock, id: 2))
-      bob.send(.choose(round: 1, weapon: .scissors, id: 2))
-      _ = try await alice.state { $0.phase == .over }
+      let (alice, _) = try await TestClient.matchPlayed(port: server.port)
 
       alice.send(.match(match: 1, id: 9))
       guard case .record(let match, let re) = try await answer(alice) else {

@@ -234,6 +234,20 @@ final class TestClient: @unchecked Sendable {
 
   /// Connects to 127.0.0.1, from `source` (another loopback address) if given, presenting
   /// the identity of `person` if given (``TestCertificates/client(as:)``), else none.
+  /// Alice and Bob join room den on a best-of-1 server and play its match: Alice's rock
+  /// beats Bob's scissors. Returns once Alice sees it over.
+  static func matchPlayed(port: Int) async throws -> (alice: TestClient, bob: TestClient) {
+    let alice = try await connect(port: port)
+    try await alice.hello(name: "Alice", room: "den")
+    let bob = try await connect(port: port)
+    try await bob.hello(name: "Bob", room: "den")
+    _ = try await alice.state { $0.phase == .choosing }
+    alice.send(.choose(round: 1, weapon: .rock, id: 2))
+    bob.send(.choose(round: 1, weapon: .scissors, id: 2))
+    _ = try await alice.state { $0.phase == .over }
+    return (alice, bob)
+  }
+
   static func connect(port: Int, from source: String? = nil, as person: String? = nil)
     async throws -> TestClient
   {
