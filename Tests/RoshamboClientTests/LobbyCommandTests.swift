@@ -57,6 +57,10 @@ struct LobbyCommandTests {
             protocol: WireProtocol.version, name: name, role: .player, room: "den", resume: nil,
             fair: false, id: 1))
         seated.append(connection)
+        // Bob sits first, so the record names him first (the hellos would otherwise race).
+        try await waitUntil("\(name) is seated") {
+          try await server.lobby().rooms["den"]?.seats.values.contains { $0.name == name } == true
+        }
       }
       try await waitUntil("the match runs") {
         try await server.lobby().rooms["den"]?.phase == .choosing
