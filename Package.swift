@@ -176,6 +176,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
     // The fleet's shared history in PostgreSQL, and the shipper that feeds it from the
     // journal's outbox.

@@ -11,6 +11,8 @@ public enum JournalError: Error, CustomStringConvertible {
   /// A rating kept in the journal that cannot be one (another program changed the file):
   /// `holder` says whose and where.
   case badRating(path: String, holder: String, problem: String)
+  /// Another process holds the journal (a server keeps its journal to itself while it runs).
+  case inUse(path: String)
 
   public var description: String {
     switch self {
@@ -26,6 +28,10 @@ public enum JournalError: Error, CustomStringConvertible {
       "\(path): the rating kept for \(holder) cannot be one (\(problem)); another program "
         + "changed the file. Start the server with --recover to move this file aside (it is "
         + "kept) and rate every player again from the matches it keeps."
+    case .inUse(let path):
+      "\(path) is in use by another process, a roshambo-server that holds it while it runs "
+        + "(one server writes a journal at a time). Stop that server, or give this one another "
+        + "--data-dir."
     case .olderRelease(let path):
       "\(path) was written by an older release. Start roshambo-server once with this data "
         + "directory to bring it up to date, then ask again."

@@ -28,9 +28,18 @@ public struct JournalReplay {
   public func report(until: Int64?, defaults: RoomState.Settings = RoomState.Settings()) throws
     -> String
   {
-    let loaded = try database.read { db in
-      try Journal.load(db, path: path, defaults: defaults, until: until)
+    try database.read { db in
+      try Self.report(db, path: path, until: until, defaults: defaults)
     }
+  }
+
+  /// The lobby after row `until` (nil: the last row) of the journal at `path`, read on
+  /// `db`, as text.
+  static func report(
+    _ db: Database, path: String, until: Int64?,
+    defaults: RoomState.Settings = RoomState.Settings()
+  ) throws -> String {
+    let loaded = try Journal.load(db, path: path, defaults: defaults, until: until)
     if let until, until < loaded.snapshotThrough {
       throw Unreachable(
         description:

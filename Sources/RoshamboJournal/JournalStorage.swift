@@ -56,6 +56,9 @@ public struct JournalStorage: ServerStorage {
 }
 
 extension GameServer {
+  /// The journal's thread, when the server keeps its journal in SQLite.
+  package var journalThread: JournalThread? { journal as? JournalThread }
+
   /// Runs `body` with the journal on its own thread (a test seam for faults).
   package func withJournal<T: Sendable>(_ body: @escaping @Sendable (Journal) throws -> T)
     async throws -> T

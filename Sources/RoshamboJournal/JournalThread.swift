@@ -31,7 +31,10 @@ package final class JournalThread: HubJournal {
   private let quickCommitMicros: Int
   private let reader = Reader()
 
-  /// The read-only connection of ``read(_:)``, opened on first use.
+  /// The connection of ``read(_:)``, opened on first use: through the journal's own VFS
+  /// (the process's lock, the WAL's index in its memory), and refusing to write
+  /// (`query_only`). Not opened read-only: SQLite passes a read-only file's locks on to
+  /// the system, where they would change the lock the process holds on the journal.
   ///
   /// `@unchecked Sendable`: `database` is only touched on the low-priority thread (one).
   private final class Reader: @unchecked Sendable {
@@ -40,8 +43,9 @@ package final class JournalThread: HubJournal {
     func connection(path: String) throws -> DatabaseQueue {
       if let database { return database }
       var configuration = Configuration()
-      configuration.readonly = true
-      let opened = try DatabaseQueue(path: path, configuration: configuration)
+      configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA query_only = 1") }
+      let opened = try DatabaseQueue(
+        path: Journal.uri(path, vfs: Journal.serverVFS), configuration: configuration)
       database = opened
       return opened
     }
@@ -191,7 +195,7 @@ package final class JournalThread: HubJournal {
     .map { $0.map { JournalCommitTiming(tookMicros: $0) } }
   }
 
-  /// `body` on the low-priority thread, through a read-only connection of its own: in
+  /// `body` on the low-priority thread, through a connection of its own that only reads: in
   /// WAL mode it neither waits for commits nor holds them up (on the journal's own
   /// connection a query of thousands of players would).
   private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T)
@@ -227,6 +231,12 @@ package final class JournalThread: HubJournal {
   /// The kept match numbered `id` (nil: none).
   package func match(id: Int64) -> EventLoopFuture<FinishedMatch?> {
     read { try Journal.match($0, id: id) }
+  }
+
+  /// What a tool asked of this journal (``JournalSocket``), answered beside the game.
+  func answer(_ question: JournalQuestion) -> EventLoopFuture<JournalAnswer> {
+    let path = self.path
+    return read { try question.answer(on: $0, path: path) }
   }
 
   /// Encodes a snapshot's parts on the low-priority thread.

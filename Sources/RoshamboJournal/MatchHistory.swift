@@ -20,7 +20,7 @@ public struct MatchHistory {
   }
 
   /// Which matches a history lists: by a player, finished within a time.
-  public struct Filter: Sendable, Equatable {
+  public struct Filter: Sendable, Equatable, Codable {
     public var player: String?
     /// Finished at or after this (ms since 1970).
     public var since: Int64?
@@ -117,8 +117,14 @@ extension Journal {
     let path = (dataDirectory as NSString).appendingPathComponent("roshambo.sqlite")
     var configuration = Configuration()
     configuration.readonly = true
-    let database = try DatabaseQueue(path: path, configuration: configuration)
-    let current = try database.read { try JournalSchema.migrator.hasCompletedMigrations($0) }
+    let database: DatabaseQueue
+    let current: Bool
+    do {
+      database = try DatabaseQueue(path: path, configuration: configuration)
+      current = try database.read { try JournalSchema.migrator.hasCompletedMigrations($0) }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+      throw JournalError.inUse(path: path)
+    }
     guard current else { throw JournalError.olderRelease(path: path) }
     return (database, path)
   }

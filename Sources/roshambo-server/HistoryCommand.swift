@@ -17,7 +17,9 @@ struct History: AsyncParsableCommand {
     abstract: "Print finished matches and a leaderboard, or one match round by round.",
     discussion: """
       Reads the journal in --data-dir (data/ by default; give it before or after \
-      `history`), read-only, so it may run beside the server. Each match is listed with \
+      `history`): a server running there holds its journal and is asked over \
+      journal.sock in that directory; when none runs, the file itself is read, \
+      read-only. Which of the two it did is said on standard error. Each match is listed with \
       its number; `history NUMBER` prints that match's rounds and checks the record \
       (as `roshambo verify` does). With --json, one record per line (the format in \
       docs/MATCH-RECORD.md), for `roshambo replay FILE` and `roshambo verify FILE`. Names \
@@ -32,8 +34,9 @@ struct History: AsyncParsableCommand {
       every match of the shared history again, in the order stored (for ratings another \
       program changed).
 
-      Exit status: 0 printed; 64 a bad flag; 66 no journal, or no such match; 69 the \
-      shared history cannot be reached.
+      Exit status: 0 printed; 64 a bad flag; 65 a journal that cannot be read; 66 no \
+      journal, or no such match; 69 the running server or the shared history cannot be \
+      reached.
       """)
 
   /// `--data-dir`, given before or after `history`, is the server's own option.
@@ -105,37 +108,33 @@ struct History: AsyncParsableCommand {
       }
       return
     }
-    let dataDir = server.options.dataDir
-    guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
-      complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")
-      throw ExitCode(ExitStatus.noInput)
-    }
-    let history = try MatchHistory(dataDirectory: dataDir)
+    let question: JournalQuestion.Kind
     if let id = match {
-      guard let found = try history.match(id: id) else {
-        complain("no match \(id) is kept in \(dataDir)/ (it never finished, or was pruned).")
-        throw ExitCode(ExitStatus.noInput)
-      }
-      if json {
-        print(String(decoding: MatchRecord.encode(found), as: UTF8.self))
-        return
-      }
-      let lines =
-        MatchRecordText.heading(found) + MatchRecordText.rounds(found).map { "  " + $0 }
-        + ["Check of the record:"]
-        + MatchRecordText.verification(RecordVerification(found))
-      print(lines.joined(separator: "\n"))
-      return
+      question = .match(id: id, json: json)
+    } else {
+      let filter = MatchHistory.Filter(
+        player: player, since: since?.millis, until: until?.millis, limit: limit)
+      question = .matches(filter, json: json)
     }
-    let filter = MatchHistory.Filter(
-      player: player, since: since?.millis, until: until?.millis, limit: limit)
-    if json {
-      for found in try history.matches(filter) {
-        print(String(decoding: MatchRecord.encode(found), as: UTF8.self))
-      }
-      return
+    try JournalQuestion(question).askAndPrint(dataDirectory: server.options.dataDir)
+  }
+}
+
+extension JournalQuestion {
+  /// Asks the server running on `dataDirectory` or, when none runs, reads the journal
+  /// there; prints the answer, says on standard error which it did, and exits with the
+  /// answer's status.
+  func askAndPrint(dataDirectory: String) throws {
+    let (answer, source) = ask(dataDirectory: dataDirectory)
+    switch source {
+    case .server:
+      complain("(asked the server running on \(dataDirectory)/, which holds its journal)")
+    case .file: complain("(read \(dataDirectory)/roshambo.sqlite: no server is running on it)")
+    case .neither: break
     }
-    print(try history.report(filter))
+    if !answer.printed.isEmpty { print(answer.printed) }
+    if let complaint = answer.complaint { complain(complaint) }
+    if answer.status != 0 { throw ExitCode(answer.status) }
   }
 }
 

@@ -17,13 +17,15 @@ struct ReplayJournal: ParsableCommand {
     commandName: "replay",
     abstract: "Print the lobby as it stood after a row of the journal.",
     discussion: """
-      Rebuilds the rooms from the journal in --data-dir, read-only, through the same \
-      reducer the server starts with: the snapshot, then each row up to --until (every \
+      Rebuilds the rooms from the journal in --data-dir (asking the server running \
+      there, which holds it, or reading the file, read-only, when none runs; which, it \
+      says on standard error), through the same reducer the server starts with: the snapshot, then each row up to --until (every \
       row without it). For looking into what a player reports: the rooms, seats, scores \
       and whether a pick was in, never which. Rows before the snapshot are gone; it says \
       so.
 
-      Exit status: 0 printed; 65 a row that cannot be shown or replayed; 66 no journal.
+      Exit status: 0 printed; 65 a row that cannot be shown or replayed; 66 no journal; \
+      69 the running server cannot be reached.
       """)
 
   @ParentCommand var server: RoshamboServerCommand
@@ -32,19 +34,6 @@ struct ReplayJournal: ParsableCommand {
   var until: Int64?
 
   func run() throws {
-    let dataDir = server.options.dataDir
-    guard FileManager.default.fileExists(atPath: dataDir + "/roshambo.sqlite") else {
-      complain("no journal in \(dataDir)/ (run the server first, or give --data-dir).")
-      throw ExitCode(ExitStatus.noInput)
-    }
-    do {
-      print(try JournalReplay(dataDirectory: dataDir).report(until: until))
-    } catch let unreachable as JournalReplay.Unreachable {
-      complain(unreachable.description)
-      throw ExitCode(ExitStatus.dataError)
-    } catch let journal as JournalError {
-      complain(journal.description)
-      throw ExitCode(ExitStatus.dataError)
-    }
+    try JournalQuestion(.lobby(until: until)).askAndPrint(dataDirectory: server.options.dataDir)
   }
 }

@@ -52,6 +52,7 @@ struct ServerApplication: Sendable {
     let monitored = try await bind(configuration)
     let (server, operations) = (monitored.server, monitored.operations)
     let boardServer = try await startBoard(for: monitored)
+    let journalSocket = await startJournalSocket(for: monitored.server)
     let (banner, logger) = (self.banner, self.logger)
     let drainLimits = (
       terminate: configuration.drainLimitOnTerminate,
@@ -81,10 +82,25 @@ struct ServerApplication: Sendable {
     if stopsWhenStandardInputCloses {
       alongside.append(.init(service: StandardInputClosed(server: server)))
     }
-    let watching = boardServer.map { [(name: "board", service: $0 as any Service)] } ?? []
+    var watching = boardServer.map { [(name: "board", service: $0 as any Service)] } ?? []
+    if let journalSocket { watching.append((name: "journal socket", service: journalSocket)) }
     try await monitored.serviceGroup(alongside: alongside, watching: watching, logger: logger)
       .run()
     print("roshambo-server stopped")
+  }
+
+  /// Opens the door `roshambo-server history` asks through while this server holds its
+  /// journal; a server that cannot open it plays on, saying what a tool will not do.
+  private func startJournalSocket(for server: GameServer) async -> JournalSocket? {
+    guard let journal = server.journalThread else { return nil }
+    do {
+      return try await JournalSocket.start(journal: journal, logger: logger)
+    } catch {
+      logger.warning(
+        "\("roshambo-server history and replay cannot ask this server while it runs: the socket for them could not be opened (\(error)); they read the journal once it stops")"
+      )
+      return nil
+    }
   }
 
   /// Binds the board when asked for, or says why it cannot (and stops the server).
