@@ -156,17 +156,17 @@ static int slow_current_time(sqlite3_vfs *v, double *t) { (void)v; return PASS(x
 static int slow_last_error(sqlite3_vfs *v, int n, char *m) { (void)v; return PASS(xGetLastError, n, m); }
 static int slow_current_time_int64(sqlite3_vfs *v, sqlite3_int64 *t) { (void)v; return PASS(xCurrentTimeInt64, t); }
 
-int slow_disk_register(int write_micros, int sync_micros) {
-  write_delay = write_micros;
-  sync_delay = sync_micros;
+/* Registers the slow VFS over `base`, under the name "unix-excl" (the VFS the server's
+ * journal opens by name), as the default: found before the real one. */
+static int register_over(const char *base) {
   if (real_vfs) return SQLITE_OK;
-  real_vfs = sqlite3_vfs_find(NULL);
+  real_vfs = sqlite3_vfs_find(base);
   if (!real_vfs) return SQLITE_ERROR;
   memset(&slow_vfs, 0, sizeof slow_vfs);
   slow_vfs.iVersion = 2;
   slow_vfs.szOsFile = (int)sizeof(slow_file) + real_vfs->szOsFile;
   slow_vfs.mxPathname = real_vfs->mxPathname;
-  slow_vfs.zName = "slowdisk";
+  slow_vfs.zName = "unix-excl";
   slow_vfs.xOpen = slow_open;
   slow_vfs.xDelete = slow_delete;
   slow_vfs.xAccess = slow_access;
@@ -182,6 +182,19 @@ int slow_disk_register(int write_micros, int sync_micros) {
   slow_vfs.xCurrentTimeInt64 = slow_current_time_int64;
   return sqlite3_vfs_register(&slow_vfs, 1);
 }
+
+int slow_disk_register(int write_micros, int sync_micros) {
+  write_delay = write_micros;
+  sync_delay = sync_micros;
+  /* The real "unix-excl" opens the files: SQLite gives a file the process's lock when the
+   * VFS that opens it is named so. */
+  return register_over("unix-excl");
+}
+
+/* The plain "unix" VFS opens the files (its name is what SQLite looks at), so a journal
+ * that asks for "unix-excl" takes the system's locks at each commit and keeps its WAL
+ * index in a shared file, as every server did before it held its journal to itself. */
+int shared_locks_register(void) { return register_over("unix"); }
 
 long long slow_disk_writes(void) { return atomic_load(&writes); }
 long long slow_disk_syncs(void) { return atomic_load(&syncs); }
