@@ -23,12 +23,14 @@
 //        [--threads N]
 //        [--pin] [--followers N] [--viewers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
-//        [--inline-commit-us U] [--repeat N]
+//        [--inline-commit-us U] [--repeat N] [--shared-locks]
 // (--settle: seconds of play between seating the last bot and the capacity window, 1 by
 // default; --stalls: the server's loop and journal profile over the window; --disk-*: a
 // slow disk for the journal, µs added to each write and each sync; --compaction: actions
 // between snapshots; --inline-commit-us: commits averaging under U µs run on the hub's
-// loop, 0: never; --repeat: N capacity pairs, alternating, their picks pooled)
+// loop, 0: never; --repeat: N capacity pairs, alternating, their picks pooled;
+// --shared-locks: every journal takes the system's locks at each commit and shares its WAL
+// index, as before the server held its journal: the baseline run of a before/after)
 // (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
 // clients keep to core 1)
 // (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
@@ -397,6 +399,9 @@ let settleSeconds =
   arguments.firstIndex(of: "--settle").map { Double(arguments[$0 + 1])! } ?? (quick ? 0 : 1)
 /// Whether the server child measures its loop's stalls (a probe each millisecond).
 let profileStalls = arguments.contains("--stalls")
+/// `--shared-locks`: every server child's journal shares its lock and WAL index through
+/// the system, as before the server held its journal (a whole run's baseline).
+let sharedLocksEverywhere = arguments.contains("--shared-locks")
 /// The server child on core 0 (run this program under `taskset -c 1` for the clients).
 let pinned = arguments.contains("--pin")
 func runs(_ section: String) -> Bool { only == nil || only == section }
@@ -435,7 +440,7 @@ func failed(_ stage: String, _ why: Any) -> Never {
 func startServerChild(
   durable: Bool, power: Bool = false, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
   history: String? = nil, stalls: Bool = profileStalls, board: Bool = false,
-  sharedLocks: Bool = false
+  sharedLocks: Bool = sharedLocksEverywhere
 ) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
