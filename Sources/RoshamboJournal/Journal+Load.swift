@@ -17,6 +17,7 @@ extension Journal {
     lobby: LobbyState, actions: Int, badRow: JournalError?
   ) {
     if let badRatings, !stopAtBadRow { throw badRatings }
+    if let badUnsettled, !stopAtBadRow { throw badUnsettled }
     let loaded = try database.read { db in
       try Self.load(db, path: path, defaults: defaults, stopAtBadRow: stopAtBadRow)
     }

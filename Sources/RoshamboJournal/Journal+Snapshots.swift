@@ -92,6 +92,8 @@ extension Journal {
   /// (after a snapshot that failed, or one taken without a turn of the tables) they go a
   /// batch at a time. Returns whether any may be left.
   private func dropIncludedRows(through: Int64) throws -> Bool {
+    // A row that still holds finished matches is dropped only once they are in `matches`.
+    try settleMatches()
     for table in Self.rowTables {
       let (first, last) = try writer.integers(
         "SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM \(table)")

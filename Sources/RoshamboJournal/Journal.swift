@@ -96,6 +96,12 @@ package final class Journal {
   /// A kept rating that cannot be one, found at opening: ``Journal/load(defaults:stopAtBadRow:)``
   /// throws it, and `--recover` rates every player again.
   private(set) var badRatings: JournalError?
+  /// Finished matches written in their actions' rows and not yet in `matches`, by the
+  /// row that holds them (see ``settleMatches()``).
+  var unsettled: [(seq: Int64, matches: [FinishedMatch])] = []
+  /// Matches in a row that cannot be read back, found at opening:
+  /// ``Journal/load(defaults:stopAtBadRow:)`` throws it.
+  private(set) var badUnsettled: JournalError?
 
   /// Opens (or creates) `roshambo.sqlite` in `directory`: the directory mode 0700, the
   /// files 0600 (existing ones that are wider are reported in ``warnings``). With
@@ -180,6 +186,15 @@ package final class Journal {
     } catch let bad as JournalError {
       badRatings = bad
     }
+    // Matches a process that ended right after their commit left in their rows.
+    if badRatings == nil {
+      do {
+        try readUnsettledMatches()
+        try settleMatches()
+      } catch let bad as JournalError {
+        badUnsettled = bad
+      }
+    }
     if shipsHistory {
       outboxCount = try database.read {
         try Int.fetchOne($0, sql: "SELECT count(*) FROM history_outbox") ?? 0
@@ -242,72 +257,108 @@ package final class Journal {
   /// standings and the pruning of old matches wait for ``foldStandings()``. With
   /// `snapshotAfter`, a snapshot will include this batch: later rows go to the other
   /// rows table.
-  func append(_ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false)
-    throws
-  {
+  /// With `settleLater`, the matches are written in the row of the batch's last action
+  /// (no page of their own on this commit's path) and moved to `matches` by
+  /// ``settleMatches()``; the caller then asks for that soon.
+  func append(
+    _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool = false,
+    settleLater: Bool = false
+  ) throws {
     var json = JSONText(capacity: 128)
-    var dropped = 0
-    // The players' ratings after these matches, kept once the commit is durable.
-    var rated: [String: Glicko2Rating] = [:]
+    var written = MatchesWritten()
+    // Matches wait in a row only when there is one to wait in (a match ends by an action).
+    let matchesWait = settleLater && !matches.isEmpty && !actions.isEmpty
+    let finished = matchesWait ? Self.unsettledText(matches) : []
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
         json.removeAll()
         json.journalRow(action)
+        let seq = lastSeq + Int64(offset) + 1
         try json.bytes.withUnsafeBufferPointer { text in
-          try writer.run(
-            "INSERT INTO \(rowTable) (seq, action) VALUES (?, ?)",
-            .int(lastSeq + Int64(offset) + 1), .bytes(text))
-        }
-      }
-      for match in matches {
-        let before = match.players.map { rated[$0] ?? ratings[$0] }
-        let after = ratings.system.ratings(after: match, before: before)
-        for (name, rating) in zip(match.players, after) { rated[name] = rating }
-        try MatchRecord.encode(rounds: match.rounds ?? []).withUnsafeBufferPointer { rounds in
-          try writer.run(
-            """
-            INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
-              score2, winner, forfeit, fair, rounds, rating1, deviation1, volatility1, rating2,
-              deviation2, volatility2, rated, identity1, identity2)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
-            .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
-            .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
-            .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds),
-            .real(after[0].rating), .real(after[0].deviation), .real(after[0].volatility),
-            .real(after[1].rating), .real(after[1].deviation), .real(after[1].volatility),
-            .int(match.rated ? 1 : 0), .text(match.identities.first ?? nil),
-            .text(match.identities.last ?? nil))
-        }
-        if after != before {
-          for (name, opponent) in [
-            (match.players[0], match.players[1]), (match.players[1], match.players[0]),
-          ] {
+          if matchesWait, offset == actions.count - 1 {
+            try finished.withUnsafeBufferPointer { finished in
+              try writer.run(
+                "INSERT INTO \(rowTable) (seq, action, finished) VALUES (?, ?, ?)",
+                .int(seq), .bytes(text), .bytes(finished))
+            }
+          } else {
             try writer.run(
-              "INSERT OR IGNORE INTO rated_opponents (name, opponent) VALUES (?, ?)",
-              .text(name), .text(opponent))
+              "INSERT INTO \(rowTable) (seq, action) VALUES (?, ?)", .int(seq), .bytes(text))
           }
         }
-        if shipsHistory {
-          try writer.run("INSERT INTO history_outbox (match_id) VALUES (last_insert_rowid())")
-        }
       }
-      if shipsHistory, !matches.isEmpty {
-        dropped = try trimOutbox(holding: outboxCount + matches.count)
-      }
+      if !matchesWait { try insert(matches, into: &written) }
     }
-    if shipsHistory, !matches.isEmpty {
-      outboxCount += matches.count - dropped
-      outboxLevel.set(waiting: outboxCount, droppedMore: dropped)
+    if matchesWait {
+      unsettled.append((lastSeq + Int64(actions.count), matches))
+    } else {
+      keep(written, matches: matches.count)
     }
-    for (name, rating) in rated { ratings.set(name, rating) }
-    matchCount += matches.count
-    unfoldedMatches += matches.count
     lastSeq += Int64(actions.count)
     if snapshotAfter { rowTable = Self.rowTables.first { $0 != rowTable }! }
     commitsSinceCheckpoint += 1
     if commitsSinceCheckpoint >= checkpointInterval { checkpointInBackground() }
     commitsWhileWALIsLong = writer.walFrames >= walFrameLimit ? commitsWhileWALIsLong + 1 : 0
+  }
+
+  /// What writing matches changed, kept once their transaction is durable.
+  struct MatchesWritten {
+    /// The players' ratings after the matches.
+    var rated: [String: Glicko2Rating] = [:]
+    /// Matches dropped from a full outbox.
+    var dropped = 0
+  }
+
+  /// Writes `matches`' rows (rated in order), each rated player's new opponents and the
+  /// outbox's rows, inside the caller's transaction.
+  func insert(_ matches: [FinishedMatch], into written: inout MatchesWritten) throws {
+    for match in matches {
+      let before = match.players.map { written.rated[$0] ?? ratings[$0] }
+      let after = ratings.system.ratings(after: match, before: before)
+      for (name, rating) in zip(match.players, after) { written.rated[name] = rating }
+      try MatchRecord.encode(rounds: match.rounds ?? []).withUnsafeBufferPointer { rounds in
+        try writer.run(
+          """
+          INSERT INTO matches (room, finished_at, ruleset, best_of, player1, player2, score1,
+            score2, winner, forfeit, fair, rounds, rating1, deviation1, volatility1, rating2,
+            deviation2, volatility2, rated, identity1, identity2)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """, .text(match.room), .int(match.finishedAt), .text(match.ruleset),
+          .int(Int64(match.bestOf)), .text(match.players[0]), .text(match.players[1]),
+          .int(Int64(match.scores[0])), .int(Int64(match.scores[1])), .text(match.winner),
+          .int(match.forfeit ? 1 : 0), .int(match.fair ? 1 : 0), .bytes(rounds),
+          .real(after[0].rating), .real(after[0].deviation), .real(after[0].volatility),
+          .real(after[1].rating), .real(after[1].deviation), .real(after[1].volatility),
+          .int(match.rated ? 1 : 0), .text(match.identities.first ?? nil),
+          .text(match.identities.last ?? nil))
+      }
+      if after != before {
+        for (name, opponent) in [
+          (match.players[0], match.players[1]), (match.players[1], match.players[0]),
+        ] {
+          try writer.run(
+            "INSERT OR IGNORE INTO rated_opponents (name, opponent) VALUES (?, ?)",
+            .text(name), .text(opponent))
+        }
+      }
+      if shipsHistory {
+        try writer.run("INSERT INTO history_outbox (match_id) VALUES (last_insert_rowid())")
+      }
+    }
+    if shipsHistory, !matches.isEmpty {
+      written.dropped = try trimOutbox(holding: outboxCount + matches.count)
+    }
+  }
+
+  /// Keeps what writing `count` matches changed, once it is durable.
+  func keep(_ written: MatchesWritten, matches count: Int) {
+    if shipsHistory, count > 0 {
+      outboxCount += count - written.dropped
+      outboxLevel.set(waiting: outboxCount, droppedMore: written.dropped)
+    }
+    for (name, rating) in written.rated { ratings.set(name, rating) }
+    matchCount += count
+    unfoldedMatches += count
   }
 
   /// Commits between checkpoints: each commit adds at least one page to the WAL.

@@ -224,6 +224,16 @@ enum JournalSchema {
           ALTER TABLE matches ADD COLUMN identity2 TEXT;
           """)
     }
+    migrator.registerMigration("v17: finished matches committed in their action's row") { db in
+      // A commit that ends a match writes it beside the action that ended it (one page
+      // where a row of `matches` is a second one); the journal's thread moves it to
+      // `matches` right after and empties the column (``Journal/settleMatches()``).
+      try db.execute(
+        sql: """
+          ALTER TABLE journal ADD COLUMN finished TEXT;
+          ALTER TABLE journal_b ADD COLUMN finished TEXT;
+          """)
+    }
     return migrator
   }
 }

@@ -201,10 +201,13 @@ package final class JournalThread: HubJournal {
   private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T)
     -> EventLoopFuture<T>
   {
-    let reader = self.reader
-    let path = self.path
-    return encoder.runIfActive(eventLoop: loop) {
-      try reader.connection(path: path).read(body)
+    let (reader, path, encoder) = (self.reader, self.path, self.encoder)
+    // Through the journal's thread first: what it was asked before (matches a commit left
+    // in their rows, moving to `matches`) is done when the read begins.
+    return loop.flatSubmit {
+      encoder.runIfActive(eventLoop: self.loop) {
+        try reader.connection(path: path).read(body)
+      }
     }
   }
 
@@ -257,8 +260,8 @@ package final class JournalThread: HubJournal {
 /// After a commit that leaves enough matches unfolded, it folds them into the standings
 /// on the journal's thread, a batch per task, so commits asked meanwhile run in between.
 ///
-/// `@unchecked Sendable`: `journal`, `commitMicros`, `otherWork` and `foldScheduled` are
-/// only touched while holding `mutex` (a pthread mutex, so the hub can try it without
+/// `@unchecked Sendable`: `journal`, `commitMicros`, `otherWork`, `foldScheduled` and
+/// `settleScheduled` are only touched while holding `mutex` (a pthread mutex, so the hub can try it without
 /// waiting).
 private final class JournalBox: @unchecked Sendable {
   private let journal: Journal
@@ -267,6 +270,8 @@ private final class JournalBox: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   /// Whether a fold of the standings is queued on the journal's thread.
   private var foldScheduled = false
+  /// Whether a settling of matches is queued on the journal's thread.
+  private var settleScheduled = false
   /// A moving average of commit durations, µs.
   private var commitMicros = 0.0
   /// How long each task other than a commit held the journal, µs.
@@ -324,10 +329,16 @@ private final class JournalBox: @unchecked Sendable {
       return Int(took)
     }
     do {
-      try journal.append(actions, matches: matches, snapshotAfter: snapshotAfter)
+      // A match's row of `matches` (its rating, the outbox) is written right after, on
+      // this thread: off the path of the states this commit lets the hub send.
+      try journal.append(actions, matches: matches, snapshotAfter: snapshotAfter, settleLater: true)
     } catch {
       _ = record()
       throw error
+    }
+    if journal.hasUnsettledMatches, !settleScheduled {
+      settleScheduled = true
+      loop.execute { self.settle() }
     }
     if journal.foldIsDue, !foldScheduled {
       foldScheduled = true
@@ -337,6 +348,19 @@ private final class JournalBox: @unchecked Sendable {
       loop.execute { self.withJournal { try? $0.catchUpWAL() } }
     }
     return record()
+  }
+
+  /// Writes the matches the last commits left in their rows to `matches` (a failure
+  /// leaves them for the settling after the next commit, or the journal's next opening).
+  private func settle() {
+    let foldDue = withJournal { journal -> Bool in
+      settleScheduled = false
+      try? journal.settleMatches()
+      guard journal.foldIsDue, !foldScheduled else { return false }
+      foldScheduled = true
+      return true
+    }
+    if foldDue { loop.execute { self.fold() } }
   }
 
   /// Folds a batch of matches into the standings, and queues the next batch if more wait

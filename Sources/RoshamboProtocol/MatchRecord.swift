@@ -17,7 +17,7 @@ public enum MatchRecord {
   public static let maxBytes = 256 * 1024
 
   /// About how many bytes `match`'s record takes (a writer's first capacity).
-  static func estimatedBytes(_ match: FinishedMatch) -> Int {
+  package static func estimatedBytes(_ match: FinishedMatch) -> Int {
     512 + (match.rounds?.count ?? 0) * 160
   }
 
