@@ -1289,7 +1289,8 @@ if runs("bots") {
       + "each a process as `roshambo bot` plays, \(botMatches) matches in one room (best of 3), "
       + "durability on; the server's rate limit lifted, then its default (20 frames/s, a burst "
       + "of 40); beside the arena playing the same two bots on a server of its own (in one "
-      + "process, no limit, no journal), 2 × \(arenaRounds) rounds")
+      + "process, no limit, no journal), a game of \(arenaRounds) rounds in each seat order, "
+      + "in two rooms at once")
   print(
     pad("run", 40) + pad("matches/s", 11) + pad("rounds/s", 10) + pad("rounds", 8)
       + pad("wall s", 8) + pad("server µs/round", 17) + pad("bots µs/round", 15)
@@ -1312,8 +1313,18 @@ if runs("bots") {
   let fastMatches: Double = Double(fast.matches!) / fast.seconds
   let slowdown = limited.roundsPerSecond / fast.roundsPerSecond
   print(
-    "limit lifted ÷ the arena's own server (best of 9): rounds/s \(format(speed, 3))×, "
-      + "CPU a round \(format(cost, 2))×")
+    "limit lifted ÷ the arena's own server (best of 9), runs pooled: rounds/s "
+      + "\(format(speed, 3))× (\(format(fast.roundsPerSecond)) against "
+      + "\(format(arena.roundsPerSecond))), CPU a round \(format(cost, 2))× "
+      + "(\(format(fast.perRound(fast.totalMicros)!)) µs: server "
+      + "\(format(fast.perRound(fast.serverMicros)!)), bots \(format(fast.perRound(fast.botMicros)!)); "
+      + "against \(format(arena.perRound(arena.totalMicros)!)))")
+  // The arena plays a pairing's two games side by side, a room each; the bots play one
+  // room, one round at a time.
+  print(
+    "a room's rounds/s: the bots' \(format(fast.roundsPerSecond)) (limit lifted), the arena's "
+      + "\(format(arena.roundsPerSecond / 2)) (its two rooms at once): "
+      + "\(format(2 * speed, 3))×")
   print(
     "the default limit ÷ lifted: rounds/s \(format(slowdown, 4))×, matches/s "
       + "\(format(limitedMatches, 2)) against \(format(fastMatches, 2)); a bot's picks and "
