@@ -61,7 +61,13 @@ func botMode(_ arguments: [String]) async throws -> Never {
     settings: ServerSettings(
       host: "127.0.0.1", port: Int(value("--port"))!, ca: value("--ca"), identity: identity),
     keepaliveMillis: 3_000)
-  let resolved = try await access.resolve(for: .room(room))
+  let resolved: ResolvedServer
+  do {
+    resolved = try await access.resolve(for: .room(room))
+  } catch {
+    FileHandle.standardError.write(Data("bot: could not resolve the server: \(error)\n".utf8))
+    exit(1)
+  }
   answer("READY")
   guard readLine() == "go" else { exit(1) }
   let before = cpuMicrosOfThisProcess()
@@ -69,7 +75,7 @@ func botMode(_ arguments: [String]) async throws -> Never {
   // ("match N: …"): what it played, without parsing its summary.
   var rounds = 0
   var matches = 0
-  let ending = try await BotPlay(
+  let play = BotPlay(
     BotPlay.Settings(
       name: value("--name"), strategy: BotStrategy(rawValue: value("--strategy"))!,
       matches: Int(value("--matches"))!, room: room),
@@ -80,8 +86,15 @@ func botMode(_ arguments: [String]) async throws -> Never {
       print(line)
       fflush(nil)
     },
-    complain: { FileHandle.standardError.write(Data(("bot: " + $0 + "\n").utf8)) }
-  ).run()
+    complain: { FileHandle.standardError.write(Data(("bot: " + $0 + "\n").utf8)) })
+  let ending: BotPlay.Ending
+  do {
+    ending = try await play.run()
+  } catch {
+    // What `roshambo bot` says on its way out (a failed first connection, as a rule).
+    FileHandle.standardError.write(Data("bot: \(error)\n".utf8))
+    exit(1)
+  }
   answer("DONE \(cpuMicrosOfThisProcess() - before) \(rounds) \(matches) \(ending)")
   exit(ending == .finished ? 0 : 1)
 }
