@@ -48,6 +48,7 @@ let package = Package(
         .product(name: "RoshamboJournal", package: "Roshambo"),
         .product(name: "RoshamboClient", package: "Roshambo"),
         .product(name: "RoshamboLoad", package: "Roshambo"),
+        .product(name: "RoshamboArena", package: "Roshambo"),
         .product(name: "RoshamboProtocol", package: "Roshambo"),
         .product(name: "RoshamboTLS", package: "Roshambo"),
         .product(name: "RoshamboGame", package: "Roshambo"),

@@ -16,14 +16,18 @@
 //      PostgreSQL (Debian's, started here) next to the same four without shipping, and
 //      the leaderboard's query at 1,000,000 matches;
 //   9. the party's board: the capacity run with a board and 32 browsers following it
-//      (`--viewers N`), next to the same run with no board: the server's CPU and memory.
+//      (`--viewers N`), next to the same run with no board: the server's CPU and memory;
+//  10. bots through a real server: two built-in bots (each a process, as `roshambo bot`)
+//      play 1,000 matches in one room (`--matches N`), durability on, with the rate limit
+//      lifted and with the server's default: matches and rounds a second, the server's
+//      and the bots' CPU a round, next to the arena on a server of its own.
 //
 // Usage: swift run -c release server-bench [--quick] [--rooms N] [--seconds S] [--rate R]
-//        [--only codec|latency|seating|capacity|consumers|fair|fair-capacity|followers|metrics|history|board]
+//        [--only codec|latency|seating|capacity|consumers|fair|fair-capacity|followers|metrics|history|board|bots]
 //        [--threads N]
 //        [--pin] [--followers N] [--viewers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
-//        [--inline-commit-us U] [--repeat N] [--shared-locks]
+//        [--inline-commit-us U] [--repeat N] [--matches N] [--shared-locks]
 // (--settle: seconds of play between seating the last bot and the capacity window, 1 by
 // default; --stalls: the server's loop and journal profile over the window; --disk-*: a
 // slow disk for the journal, µs added to each write and each sync; --compaction: actions
@@ -33,7 +37,8 @@
 // index, as before the server held its journal: the baseline run of a before/after)
 // (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
 // clients keep to core 1)
-// (internal mode: `serve --cert C --key K [--data-dir D] [--best-of N]`)
+// (internal modes: `serve --cert C --key K [--data-dir D] [--best-of N]
+// [--default-rate-limit]`; `bot …`, one bot of section 10, see `botMode`)
 import BenchmarkSupport
 import Foundation
 import Logging
@@ -293,8 +298,11 @@ func serveMode(_ arguments: [String]) async throws -> Never {
   configuration.limits.maxHandshakes = 400_000
   // The bots play as fast as the server answers, far above any person's pace; the
   // per-connection rate limit (a policy, tested in the test suite) would cap them.
-  configuration.limits.framesPerSecond = 1_000_000
-  configuration.limits.frameBurst = 1_000_000
+  // `--default-rate-limit` keeps it, as `roshambo-server` does (it has no option to lift it).
+  if !arguments.contains("--default-rate-limit") {
+    configuration.limits.framesPerSecond = 1_000_000
+    configuration.limits.frameBurst = 1_000_000
+  }
   configuration.roomSettings.bestOf = Int(value("--best-of") ?? "3")!
   configuration.roomSettings.fair = arguments.contains("--fair")
   if let threads = value("--threads") { configuration.threads = Int(threads)! }
@@ -344,13 +352,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
     case "rss":
       print("RSS \(residentBytes())")
     case "cpu":
-      // This process's CPU time so far (user and system), µs.
-      var usage = rusage()
-      getrusage(RUSAGE_SELF.rawValue, &usage)
-      let micros =
-        (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
-        + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
-      print("CPU \(micros)")
+      print("CPU \(cpuMicrosOfThisProcess())")
     case "stalls":
       let profile = try await server.stallProfile() ?? "(not measured)"
       for text in profile.split(separator: "\n") { print("STALL \(text)") }
@@ -378,6 +380,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
 let fileLimit = raiseFileLimit()
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "serve" { try await serveMode(arguments) }
+if arguments.first == "bot" { try await botMode(arguments) }
 
 let quick = arguments.contains("--quick")
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
@@ -436,15 +439,17 @@ func failed(_ stage: String, _ why: Any) -> Never {
   exit(1)
 }
 
-/// `power`: with durability, every commit synced (`--durability power`).
+/// `power`: with durability, every commit synced (`--durability power`). `rateLimited`:
+/// the server's default rate limit kept (20 frames a second, a burst of 40), not lifted.
 func startServerChild(
   durable: Bool, power: Bool = false, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
   history: String? = nil, stalls: Bool = profileStalls, board: Bool = false,
-  sharedLocks: Bool = sharedLocksEverywhere
+  sharedLocks: Bool = sharedLocksEverywhere, rateLimited: Bool = false
 ) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
   ]
+  if rateLimited { args.append("--default-rate-limit") }
   if fair { args.append("--fair") }
   if durable { args += ["--data-dir", root + "/data-\(UUID().uuidString)"] }
   if durable, power { args += ["--durability", "power"] }
@@ -1245,6 +1250,120 @@ if runs("seating") {
       "hub work per hello at \(last.connections) ÷ at \(first.connections): \(format(growth, 2))×; "
         + "target within 1.3×: \(growth <= 1.3 ? "met" : "NOT MET")\n")
   }
+  fflush(nil)
+}
+
+// 10. Bots through a real server: two built-in bots, as `roshambo bot` plays (each its
+// own process, the player's core pacing it to the rate the server announces), in one room
+// of a server child with durability on, for 1,000 matches (`--matches N`; `--quick`: 100):
+// with the rate limit lifted (as fast as the server answers) and with the server's default
+// (what a player's server does), beside the arena playing the same two bots on a server of
+// its own (no limit, no journal, best of 9, and best of 3 as the bots' server plays),
+// alternating with the lifted run `--repeat` times.
+if runs("bots") {
+  let botMatches =
+    arguments.firstIndex(of: "--matches").map { Int(arguments[$0 + 1])! } ?? (quick ? 100 : 1_000)
+  let strategies: [BotStrategy] = [.random, .markov]
+  // The arena's two games (one in each seat order, played at once) of 2 × matches rounds
+  // each: about as many rounds in all as the bots' matches make (a best-of-3 match
+  // between these two is about 3.8 rounds).
+  let arenaRounds = botMatches * 2
+  let identity = root + "/arena-identity.pem"
+  var rows: [BotsRun] = []
+  var arenas: [BotsRun] = []
+  var lifted: [BotsRun] = []
+  for round in 0..<repeats {
+    let tag = repeats > 1 ? " (\(round + 1))" : ""
+    for bestOf in [9, 3] {
+      let run = try await arenaOnItsOwnServer(
+        label: "arena, its own server, best of \(bestOf)\(tag)", strategies: strategies,
+        roundsPerGame: arenaRounds, bestOf: bestOf, certificate: files.serverCertificate,
+        key: files.serverKey, ca: files.caCertificate, identity: identity)
+      rows.append(run)
+      if bestOf == 9 { arenas.append(run) }
+    }
+    let (server, port) = try startServerChild(durable: true)
+    let run = playBots(
+      label: "bots, limit lifted\(tag)", server: server, port: port, ca: files.caCertificate,
+      folder: root, strategies: strategies, matches: botMatches)
+    server.stop()
+    rows.append(run)
+    lifted.append(run)
+  }
+  let (limitedServer, limitedPort) = try startServerChild(durable: true, rateLimited: true)
+  let limited = playBots(
+    label: "bots, the default limit", server: limitedServer, port: limitedPort,
+    ca: files.caCertificate, folder: root, strategies: strategies, matches: botMatches)
+  limitedServer.stop()
+  rows.append(limited)
+  /// Several runs as one: their rounds, matches, seconds and CPU summed.
+  func pooled(_ runs: [BotsRun]) -> BotsRun {
+    func sum(_ value: KeyPath<BotsRun, Int?>) -> Int? {
+      runs.allSatisfy { $0[keyPath: value] != nil }
+        ? runs.map { $0[keyPath: value]! }.reduce(0, +) : nil
+    }
+    let rounds: Int = runs.map(\.rounds).reduce(0, +)
+    let seconds: Double = runs.map(\.seconds).reduce(0, +)
+    let total: Int = runs.map(\.totalMicros).reduce(0, +)
+    return BotsRun(
+      label: runs[0].label, matches: sum(\.matches), rounds: rounds, seconds: seconds,
+      serverMicros: sum(\.serverMicros), botMicros: sum(\.botMicros), totalMicros: total)
+  }
+  let arena = pooled(arenas)
+  let fast = pooled(lifted)
+  print(
+    "10. Bots through a real server: two built-in bots (\(strategies.map(\.rawValue).joined(separator: " and "))), "
+      + "each a process as `roshambo bot` plays, \(botMatches) matches in one room (best of 3), "
+      + "durability on; the server's rate limit lifted, then its default (20 frames/s, a burst "
+      + "of 40); beside the arena playing the same two bots on a server of its own (in one "
+      + "process, no limit, no journal), a game of \(arenaRounds) rounds in each seat order, "
+      + "in two rooms at once")
+  print(
+    pad("run", 40) + pad("matches/s", 11) + pad("rounds/s", 10) + pad("rounds", 8)
+      + pad("wall s", 8) + pad("server µs/round", 17) + pad("bots µs/round", 15)
+      + pad("CPU µs/round", 14) + "÷ arena rounds/s")
+  func cell(_ value: Double?, _ digits: Int = 1) -> String {
+    value.map { format($0, digits) } ?? "-"
+  }
+  for run in rows {
+    print(
+      pad(run.label, 40) + pad(cell(run.matches.map { Double($0) / run.seconds }, 2), 11)
+        + pad(format(run.roundsPerSecond, 1), 10) + pad("\(run.rounds)", 8)
+        + pad(format(run.seconds, 2), 8) + pad(cell(run.perRound(run.serverMicros)), 17)
+        + pad(cell(run.perRound(run.botMicros)), 15) + pad(cell(run.perRound(run.totalMicros)), 14)
+        + format(run.roundsPerSecond / arena.roundsPerSecond, 4) + "×")
+  }
+  let botFrames = Double(limited.rounds + limited.matches!) / limited.seconds
+  let speed = fast.roundsPerSecond / arena.roundsPerSecond
+  let cost: Double = fast.perRound(fast.totalMicros)! / arena.perRound(arena.totalMicros)!
+  let limitedMatches: Double = Double(limited.matches!) / limited.seconds
+  let fastMatches: Double = Double(fast.matches!) / fast.seconds
+  let slowdown = limited.roundsPerSecond / fast.roundsPerSecond
+  print(
+    "limit lifted ÷ the arena's own server (best of 9), runs pooled: rounds/s "
+      + "\(format(speed, 3))× (\(format(fast.roundsPerSecond)) against "
+      + "\(format(arena.roundsPerSecond))), CPU a round \(format(cost, 2))× "
+      + "(\(format(fast.perRound(fast.totalMicros)!)) µs: server "
+      + "\(format(fast.perRound(fast.serverMicros)!)), bots \(format(fast.perRound(fast.botMicros)!)); "
+      + "against \(format(arena.perRound(arena.totalMicros)!)))")
+  // The arena plays a pairing's two games side by side, a room each; the bots play one
+  // room, one round at a time.
+  print(
+    "a room's rounds/s: the bots' \(format(fast.roundsPerSecond)) (limit lifted), the arena's "
+      + "\(format(arena.roundsPerSecond / 2)) (its two rooms at once): "
+      + "\(format(2 * speed, 3))×")
+  print(
+    "the default limit ÷ lifted: rounds/s \(format(slowdown, 4))×, matches/s "
+      + "\(format(limitedMatches, 2)) against \(format(fastMatches, 2)); a bot's picks and "
+      + "rematches a second \(format(botFrames, 2)) (the server's limit: 20)")
+  // Under the limit the processes mostly wait: what they cost a second says more than a
+  // round does.
+  print(
+    "CPU seconds a second under the default limit: server "
+      + "\(format(Double(limited.serverMicros!) / limited.seconds / 1e6, 4)), the two bots "
+      + "\(format(Double(limited.botMicros!) / limited.seconds / 1e6, 4)); limit lifted: server "
+      + "\(format(Double(fast.serverMicros!) / fast.seconds / 1e6, 3)), bots "
+      + "\(format(Double(fast.botMicros!) / fast.seconds / 1e6, 3))\n")
   fflush(nil)
 }
 
