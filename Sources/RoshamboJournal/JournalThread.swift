@@ -108,12 +108,16 @@ package final class JournalThread: HubJournal {
     self.path = path
   }
 
-  /// Runs `body` with the journal on its thread, after everything asked before it.
+  /// Runs `body` with the journal on its thread, after everything asked before it (and
+  /// with the matches committed in their rows written to `matches`).
   package func submit<T: Sendable>(_ body: @escaping @Sendable (Journal) throws -> T)
     -> EventLoopFuture<T>
   {
     let box = self.box
-    return loop.submit { try box.withJournal(body) }
+    return loop.submit {
+      box.settleWaitingMatches()
+      return try box.withJournal(body)
+    }
   }
 
   /// Commits `actions` on the journal's thread (`snapshotAfter`: see
@@ -201,11 +205,12 @@ package final class JournalThread: HubJournal {
   private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T)
     -> EventLoopFuture<T>
   {
-    let (reader, path, encoder) = (self.reader, self.path, self.encoder)
-    // Through the journal's thread first: what it was asked before (matches a commit left
-    // in their rows, moving to `matches`) is done when the read begins.
+    let (reader, path, encoder, box) = (self.reader, self.path, self.encoder, self.box)
+    // Through the journal's thread first: matches a commit left in their rows are in
+    // `matches` when the read begins.
     return loop.flatSubmit {
-      encoder.runIfActive(eventLoop: self.loop) {
+      box.settleWaitingMatches()
+      return encoder.runIfActive(eventLoop: self.loop) {
         try reader.connection(path: path).read(body)
       }
     }
@@ -249,7 +254,8 @@ package final class JournalThread: HubJournal {
 
   /// Waits for what was asked, then closes the thread.
   package func close() async throws {
-    _ = try? await loop.submit {}.get()
+    let box = self.box
+    _ = try? await loop.submit { box.settleWaitingMatches() }.get()
     try await encoder.shutdownGracefully()
     try await group.shutdownGracefully()
   }
@@ -259,6 +265,8 @@ package final class JournalThread: HubJournal {
 ///
 /// After a commit that leaves enough matches unfolded, it folds them into the standings
 /// on the journal's thread, a batch per task, so commits asked meanwhile run in between.
+/// A commit that ends matches writes them in their action's row; they are written to
+/// `matches` ``settleDelay`` later, or before the next read or task if that comes first.
 ///
 /// `@unchecked Sendable`: `journal`, `commitMicros`, `otherWork`, `foldScheduled` and
 /// `settleScheduled` are only touched while holding `mutex` (a pthread mutex, so the hub can try it without
@@ -337,8 +345,11 @@ private final class JournalBox: @unchecked Sendable {
       throw error
     }
     if journal.hasUnsettledMatches, !settleScheduled {
+      // A moment later, not at once: the states this commit lets out reach their
+      // players before this thread takes a core for them, and the matches of the next
+      // commits settle in the same transaction. A read first settles what waits.
       settleScheduled = true
-      loop.execute { self.settle() }
+      loop.scheduleTask(in: Self.settleDelay) { self.settle() }
     }
     if journal.foldIsDue, !foldScheduled {
       foldScheduled = true
@@ -348,6 +359,17 @@ private final class JournalBox: @unchecked Sendable {
       loop.execute { self.withJournal { try? $0.catchUpWAL() } }
     }
     return record()
+  }
+
+  /// How long after a commit that ended matches they are written to `matches`.
+  static let settleDelay = TimeAmount.milliseconds(10)
+
+  /// Writes the matches the last commits left in their rows to `matches` now, if any
+  /// wait (before a read, so that it sees them).
+  func settleWaitingMatches() {
+    withJournal { journal in
+      if journal.hasUnsettledMatches { try? journal.settleMatches() }
+    }
   }
 
   /// Writes the matches the last commits left in their rows to `matches` (a failure
