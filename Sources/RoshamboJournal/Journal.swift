@@ -13,7 +13,8 @@ import RoshamboServer
 /// (and a snapshot it folds onto), and the finished matches.
 ///
 /// Invariant: an action is in the journal (committed, in WAL mode) before any client
-/// sees its result; the snapshot is the lobby after the journal's row `through`, and
+/// sees its result, and so is a match it ended (in its row until it is settled into
+/// `matches`); the snapshot is the lobby after the journal's row `through`, and
 /// replaying the rows after it gives the lobby as it was. Rows are numbered by the
 /// journal itself, one up per action, never reused. Not `Sendable`: used from one thread
 /// at a time, the hub's loop (a commit while the disk is quick) or the journal's thread
