@@ -84,6 +84,16 @@ extension Commitment {
     -> Bool
   {
     guard text.utf8.count == 64 else { return false }
+    // The digits as contiguous bytes: the UTF-8 view's iterator cost more than the rest
+    // of the check.
+    var text = text
+    return text.withUTF8 { digits in readHex256(digits, into: bytes) }
+  }
+
+  /// ``readHex256(_:into:)`` over the digits' bytes.
+  private static func readHex256(
+    _ digits: UnsafeBufferPointer<UInt8>, into bytes: UnsafeMutableRawBufferPointer
+  ) -> Bool {
     func value(_ digit: UInt8) -> UInt8? {
       switch digit {
       case UInt8(ascii: "0")...UInt8(ascii: "9"): digit &- UInt8(ascii: "0")
@@ -93,7 +103,7 @@ extension Commitment {
     }
     var at = 0
     var high: UInt8?
-    for digit in text.utf8 {
+    for digit in digits {
       guard let low = value(digit) else { return false }
       if let first = high {
         bytes[at] = first << 4 | low
