@@ -152,6 +152,9 @@ public final class PlayerDriver: @MainActor PlayerWorld {
     case .makeNonce(let weapon):
       // 32 bytes from RAND_bytes, outside the core.
       handle(.nonce(Commitment.hex(Commitment.makeNonce()), for: weapon))
+    case .drawNonce:
+      // The next commitment's nonce, drawn while the player waits.
+      handle(.nonceDrawn(Commitment.hex(Commitment.makeNonce())))
     case .keepSeat(let room, let token):
       seats?.keep(room: room, token: token)
     case .forgetSeat:

@@ -18,10 +18,15 @@ public enum SecureRandom {
   /// Whether two byte strings are equal, in time that depends only on their length
   /// (`CRYPTO_memcmp`), so comparing a digest leaks nothing through timing.
   public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    a.withUnsafeBytes { x in b.withUnsafeBytes { y in constantTimeEqual(x, y) } }
+  }
+
+  /// The same comparison over bytes in place (a digest on the stack).
+  public static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer)
+    -> Bool
+  {
     guard a.count == b.count else { return false }
     if a.isEmpty { return true }
-    return a.withUnsafeBytes { x in
-      b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, a.count) == 0 }
-    }
+    return CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
   }
 }

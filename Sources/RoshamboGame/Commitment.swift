@@ -32,11 +32,16 @@ public enum Commitment {
 
   /// Whether `text` is 32 bytes as 64 lower-case hex digits (a digest or a nonce).
   public static func isHex256(_ text: String) -> Bool {
-    text.utf8.count == 64
-      && text.utf8.allSatisfy {
+    guard text.utf8.count == 64 else { return false }
+    // Every view of a fair room holds a few of these: read as contiguous bytes, not
+    // through the UTF-8 view's iterator.
+    var text = text
+    return text.withUTF8 { bytes in
+      bytes.allSatisfy {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
           || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
       }
+    }
   }
 
   /// The bytes of 64 lower-case hex digits, or nil.

@@ -80,11 +80,19 @@ package struct JSONText {
   /// A JSON string: quotes, backslashes and control characters escaped.
   package mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
-    // Names, rooms and keys seldom need escaping: then all bytes at once.
-    if !value.utf8.contains(where: {
-      $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-    }) {
-      bytes.append(contentsOf: value.utf8)
+    // Names, rooms, keys and digests seldom need escaping: then all bytes at once, read
+    // as contiguous bytes (not through the UTF-8 view's iterator).
+    var value = value
+    let plain = value.withUTF8 { utf8 in
+      guard
+        !utf8.contains(where: {
+          $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+        })
+      else { return false }
+      bytes.append(contentsOf: utf8)
+      return true
+    }
+    if plain {
       bytes.append(UInt8(ascii: "\""))
       return
     }

@@ -238,8 +238,8 @@ final class ArenaSeat: ChannelInboundHandler, PlayerWorld {
       timers = [:]
       // A connection that closed is said by ``markClosed(unexpectedly:)``.
       if !finishing, !closed { table.arenaFailed("\(name) in \(room): \(end.reason)") }
-    case .connect, .makeNonce, .keepSeat, .forgetSeat, .keepEvidence, .saveRecord, .matchReady,
-      .lobby:
+    case .connect, .makeNonce, .drawNonce, .keepSeat, .forgetSeat, .keepEvidence, .saveRecord,
+      .matchReady, .lobby:
       // One connection, ordinary rooms, nothing kept: nothing to do.
       break
     }

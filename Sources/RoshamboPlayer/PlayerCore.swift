@@ -42,6 +42,7 @@ public struct PlayerCore: Sendable {
     self.now = now
     let before = state.match
     process(input)
+    drawNonceAhead()
     if state.match != before { outputs.append(.show) }
     if endedNow, let end = state.end {
       endedNow = false
@@ -102,6 +103,7 @@ public struct PlayerCore: Sendable {
       fired(timer)
     case .command(let command): perform(command)
     case .nonce(let nonce, let weapon): reduce(.commit(weapon, nonce: nonce))
+    case .nonceDrawn(let nonce): state.nextNonce.drawn(nonce)
     case .evidenceSaved, .notice, .tick: break
     }
   }
@@ -500,7 +502,12 @@ public struct PlayerCore: Sendable {
         submit(.rematch(id: nextID()))
       }
     case .makeCommitment(let weapon):
-      emit(.makeNonce(weapon))
+      // With a nonce drawn ahead the pick only hashes; otherwise the driver makes one now.
+      if let nonce = state.nextNonce.take() {
+        reduce(.commit(weapon, nonce: nonce))
+      } else {
+        emit(.makeNonce(weapon))
+      }
     case .keepSeat(let room, let token):
       // A player who left keeps no seat, whatever the server says before the close (a
       // rematch's first state): a program started again would ask for a seat given up.
@@ -535,6 +542,16 @@ public struct PlayerCore: Sendable {
       forgetSeat()
       submit(.leave(id: nil))
     }
+  }
+
+  /// A player seated in a fair room has the nonce of its next commitment drawn as soon as
+  /// it has none: on its first view, and right after each commitment is sent (while it
+  /// waits for the server), so that no pick waits on the secure generator.
+  private mutating func drawNonceAhead() {
+    guard case .seated = state.phase, let view = state.match.view, view.fair, view.you != nil,
+      state.nextNonce.asks()
+    else { return }
+    emit(.drawNonce)
   }
 
   private mutating func forgetSeat() {

@@ -30,6 +30,9 @@ public enum PlayerInput: Equatable, Sendable {
   /// A fresh nonce (64 hex digits from a secure source) for a pick of `weapon` in a fair
   /// room, as ``PlayerOutput/makeNonce(_:)`` asked.
   case nonce(String, for: Weapon)
+  /// A fresh nonce (64 hex digits from a secure source) for the next fair commitment, as
+  /// ``PlayerOutput/drawNonce`` asked.
+  case nonceDrawn(String)
   /// The evidence ``PlayerOutput/keepEvidence(_:)`` asked for was written at `path`.
   case evidenceSaved(path: String)
   /// A line for the player from the driver or the screen (a record saved, a question),

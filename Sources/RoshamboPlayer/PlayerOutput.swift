@@ -20,7 +20,11 @@ public enum PlayerOutput: Equatable, Sendable {
   /// `timer` is no longer wanted.
   case cancel(PlayerTimer)
   /// Make a nonce for a fair pick of this weapon; answer with ``PlayerInput/nonce(_:for:)``.
+  /// Asked only when no nonce was drawn ahead (``drawNonce``).
   case makeNonce(Weapon)
+  /// Draw a nonce for this player's next fair commitment now, while nothing waits on it;
+  /// answer with ``PlayerInput/nonceDrawn(_:)``. It is secret: never log or show it.
+  case drawNonce
   /// Keep this seat where the program finds it after a crash (``HeldSeat``'s file).
   case keepSeat(room: String, token: String)
   /// The seat's match is over or the seat is gone: forget the kept seat.

@@ -146,6 +146,8 @@ public struct PlayerState: Equatable, Sendable {
   public internal(set) var closingSince: Int64?
   /// Whether the player left (or hung up): a lost connection is not replaced.
   public internal(set) var quitting = false
+  /// The nonce for this player's next fair commitment, drawn while it waits.
+  public internal(set) var nextNonce = NextNonce()
   var keptSeat = KeptSeat.unknown
   /// The server was caught lying and the evidence is being written: the session ends once
   /// it is (its last words say where).

@@ -128,6 +128,8 @@ extension Simulation {
       program.timerGenerations[timer] = nil
     case .makeNonce(let weapon):
       program.handle(.nonce(random.hex32(), for: weapon))
+    case .drawNonce:
+      program.handle(.nonceDrawn(random.hex32()))
     case .keepSeat(_, let token):
       players[index].token = token
       if !players[index].formerTokens.contains(token) {

@@ -120,6 +120,89 @@ struct PlayerCoreTests {
     #expect(core.handle(.message(.state(seq: 3, view: room.view(for: .one))), now: 150) != [])
   }
 
+  @Test("a fair room's next nonce is drawn while the player waits: a pick only hashes")
+  func nonceDrawnAhead() throws {
+    let first = String(repeating: "01", count: 32)
+    let second = String(repeating: "02", count: 32)
+    var room = Self.room(fair: true)
+    var core = PlayerCore(
+      configuration: PlayerConfiguration(name: "Alice", room: "den", fair: true))
+    _ = core.handle(.start, now: 0)
+    _ = core.handle(.connected, now: 0)
+    _ = core.handle(.message(Self.welcome), now: 0)
+    // The first view of a fair room asks for a nonce, before any key is pressed; a draw
+    // that is not a nonce is dropped and asked for again.
+    #expect(
+      core.handle(.message(.state(seq: 1, view: room.view(for: .one))), now: 0) == [
+        .drawNonce, .show,
+      ])
+    #expect(core.handle(.nonceDrawn("not a nonce"), now: 5) == [.drawNonce])
+    #expect(core.handle(.nonceDrawn(first), now: 10) == [])
+    #expect(core.state.nextNonce.isReady)
+    // The pick commits at once with it (no nonce asked for), and the next nonce is asked
+    // for after the commitment has gone, while the server answers.
+    let mine = Commitment.digest(
+      room: "den", round: 1, seat: .one, weapon: .rock, nonce: try #require(bytes(first)))
+    #expect(
+      core.handle(.command(.pick(.rock)), now: 100) == [
+        .send(.commit(round: 1, digest: mine, id: 2)), .drawNonce, .show,
+      ])
+    #expect(!core.state.nextNonce.isReady)
+    #expect(core.handle(.nonceDrawn(second), now: 110) == [])
+    // Round 1 is revealed (with the first nonce) and resolved.
+    let theirNonce = [UInt8](repeating: 9, count: 32)
+    let theirs = Commitment.digest(
+      room: "den", round: 1, seat: .two, weapon: .scissors, nonce: theirNonce)
+    room.apply(.committed(seat: .one, round: 1, digest: mine, at: 120))
+    room.apply(.committed(seat: .two, round: 1, digest: theirs, at: 120))
+    #expect(
+      core.handle(.message(.state(seq: 2, view: room.view(for: .one))), now: 120) == [
+        .send(.reveal(round: 1, weapon: .rock, nonce: first, id: 3)), .show,
+      ])
+    room.apply(
+      .revealed(seat: .one, round: 1, weapon: .rock, nonce: first, matches: true, at: 130))
+    room.apply(
+      .revealed(
+        seat: .two, round: 1, weapon: .scissors, nonce: Commitment.hex(theirNonce),
+        matches: true, at: 130))
+    _ = core.handle(.message(.state(seq: 3, view: room.view(for: .one))), now: 130)
+    #expect(core.state.match.fair.verifiedRounds == [1])
+    // Round 2 commits with the second nonce: none serves two commitments.
+    let next = Commitment.digest(
+      room: "den", round: 2, seat: .one, weapon: .paper, nonce: try #require(bytes(second)))
+    #expect(
+      core.handle(.command(.pick(.paper)), now: 200) == [
+        .send(.commit(round: 2, digest: next, id: 4)), .drawNonce, .show,
+      ])
+    #expect(core.state.match.fair.secret(for: 2)?.nonce == second)
+  }
+
+  @Test("a nonce drawn ahead is never sent before its reveal, nor drawn in an ordinary room")
+  func nonceStaysSecret() throws {
+    let nonce = String(repeating: "5a", count: 32)
+    var room = Self.room(fair: true)
+    var core = Self.seated(fair: true, room: room)
+    var sent: [ClientMessage] = []
+    func record(_ outputs: [PlayerOutput]) {
+      for case .send(let message) in outputs { sent.append(message) }
+    }
+    record(core.handle(.nonceDrawn(nonce), now: 10))
+    record(core.handle(.command(.pick(.paper)), now: 20))
+    let mine = try #require(core.state.match.fair.secret(for: 1))
+    #expect(mine.nonce == nonce)
+    room.apply(.committed(seat: .one, round: 1, digest: mine.digest, at: 30))
+    record(core.handle(.message(.state(seq: 2, view: room.view(for: .one))), now: 30))
+    // Only Alice has committed: everything sent so far keeps the nonce to itself.
+    #expect(!sent.isEmpty)
+    for message in sent {
+      #expect(!String(decoding: message.encoded(), as: UTF8.self).contains(nonce))
+    }
+    // An ordinary room never asks for one.
+    var plain = Self.seated()
+    #expect(plain.handle(.command(.pick(.rock)), now: 100).contains(.drawNonce) == false)
+    #expect(plain.state.nextNonce == NextNonce())
+  }
+
   @Test("the server breaking the protocol ends the session; in a fair round, with evidence")
   func brokeProtocol() throws {
     var plain = Self.seated()
@@ -388,3 +471,5 @@ struct PlayerCoreTests {
       ])
   }
 }
+
+private func bytes(_ hex: String) -> [UInt8]? { Commitment.bytes(ofHex: hex) }

@@ -97,12 +97,20 @@ final class LatencyProbe: ChannelInboundHandler {
     var pongsSeen: Set<Seat> = []
     var midPicks: [Double] = []
     var endPicks: [Double] = []
+    /// In a fair room, each round's span split where the second reveal goes out (both
+    /// seats have seen both commitments): the commitment's trip, then the reveals'.
+    var commitTrips: [Double] = []
+    var revealTrips: [Double] = []
     var iterations: Int
     let done: EventLoopPromise<ProbeResult>
     /// Fair rooms: a pick is a commitment, and the round resolves after both reveal.
     let fair: Bool
     /// Each seat's nonce for the round being played, until it reveals.
     var nonces: [Seat: [UInt8]] = [:]
+    /// Each seat's nonce for its next commitment, drawn ahead as the player's client
+    /// (`PlayerCore`) draws it: on the welcome, and right after each commitment goes out
+    /// (while the server works), so that a pick only hashes.
+    var nextNonces: [Seat: [UInt8]] = [:]
 
     init(iterations: Int, done: EventLoopPromise<ProbeResult>, fair: Bool = false) {
       self.iterations = iterations
@@ -116,11 +124,12 @@ final class LatencyProbe: ChannelInboundHandler {
         send(contexts[seat]!, .choose(round: matchRound, weapon: weapon, id: nil))
         return
       }
-      let nonce = Commitment.makeNonce()
+      let nonce = nextNonces.removeValue(forKey: seat) ?? Commitment.makeNonce()
       nonces[seat] = nonce
       let digest = Commitment.digest(
         room: "probe", round: matchRound, seat: seat, weapon: weapon, nonce: nonce)
       send(contexts[seat]!, .commit(round: matchRound, digest: digest, id: nil))
+      nextNonces[seat] = Commitment.makeNonce()
     }
 
     /// In a fair room, reveals seat's pick once both commitments show (once a round).
@@ -132,6 +141,7 @@ final class LatencyProbe: ChannelInboundHandler {
       send(
         contexts[seat]!,
         .reveal(round: matchRound, weapon: weapon, nonce: Commitment.hex(nonce), id: nil))
+      if nonces.isEmpty { commitTrips.append(micros(since: started)) }
     }
 
     func next() {
@@ -139,7 +149,8 @@ final class LatencyProbe: ChannelInboundHandler {
         done.succeed(
           ProbeResult(
             pings: pings.sorted(), pairPings: pairPings.sorted(), midPicks: midPicks.sorted(),
-            endPicks: endPicks.sorted()))
+            endPicks: endPicks.sorted(), commitTrips: commitTrips.sorted(),
+            revealTrips: revealTrips.sorted()))
         return
       }
       step = .ping
@@ -175,6 +186,7 @@ final class LatencyProbe: ChannelInboundHandler {
     case .welcome(_, let seat, _, _):
       self.seat = seat
       shared.contexts[seat!] = context
+      if shared.fair { shared.nextNonces[seat!] = Commitment.makeNonce() }
     case .pong:
       guard let seat else { return }
       if shared.step == .ping {
@@ -215,6 +227,9 @@ final class LatencyProbe: ChannelInboundHandler {
           shared.resolvedSeen.insert(seat)
           if shared.resolvedSeen.count == 2 {
             let elapsed = micros(since: shared.started)
+            if let commitTrip = shared.commitTrips.last, shared.fair {
+              shared.revealTrips.append(elapsed - commitTrip)
+            }
             if shared.matchRound < Shared.plan.count {
               shared.midPicks.append(elapsed)
               shared.matchRound += 1
@@ -255,6 +270,8 @@ struct ProbeResult {
   var pairPings: [Double]
   var midPicks: [Double]
   var endPicks: [Double]
+  var commitTrips: [Double] = []
+  var revealTrips: [Double] = []
 }
 
 func probeLatency(port: Int, tls: TLSContext, iterations: Int, fair: Bool = false) throws
@@ -618,6 +635,7 @@ if runs("latency") {
 // 4. Fair rooms (commit–reveal): the round trip of a round beside an ordinary one, both
 // with durability on, on the same probe.
 if runs("fair") {
+  fairStepCosts()
   var rows: [(label: String, result: ProbeResult)] = []
   for fair in [false, true] {
     let (server, port) = try startServerChild(durable: true, bestOf: 3, fair: fair)
@@ -640,6 +658,18 @@ if runs("fair") {
     print(
       pad(label, 52) + pad(format(percentile(picks, 0.5)), 10)
         + pad(format(percentile(picks, 0.99)), 10) + format(percentile(picks, 0.5) / base, 2) + "x")
+  }
+  // One more frame each way (a seat's reveal in, at the server, beside the other's) is
+  // about what a ping on both seats costs over a ping on one.
+  for (label, trips) in [
+    ("  its commit → both seats see both digests", rows[1].result.commitTrips),
+    ("  then the last reveal → both seats", rows[1].result.revealTrips),
+    ("ping, one seat (fair run)", rows[1].result.pings),
+    ("ping, both seats (fair run)", rows[1].result.pairPings),
+  ] {
+    print(
+      pad(label, 52) + pad(format(percentile(trips, 0.5)), 10)
+        + pad(format(percentile(trips, 0.99)), 10) + format(percentile(trips, 0.5) / base, 2) + "x")
   }
   print("")
   fflush(nil)
