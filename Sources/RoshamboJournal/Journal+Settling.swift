@@ -19,20 +19,40 @@ extension Journal {
   /// they finished, and empties those rows' column, in one transaction. Nothing is lost
   /// if it fails: they wait, and the next call writes them.
   func settleMatches() throws {
-    guard let through = unsettled.last?.seq else { return }
-    let matches = unsettled.flatMap(\.matches)
+    while hasUnsettledMatches { try settleSomeMatches() }
+  }
+
+  /// Settles the matches of the first rows that wait, at most about ``settleBatch``
+  /// matches (whole rows), in one transaction; the journal's thread runs one such step a
+  /// task, so the commits asked meanwhile run in between.
+  func settleSomeMatches() throws {
+    var rows = 0
+    var count = 0
+    while rows < unsettled.count, count < Self.settleBatch {
+      count += unsettled[rows].matches.count
+      rows += 1
+    }
+    guard rows > 0 else { return }
+    let first = unsettled[0].seq
+    let through = unsettled[rows - 1].seq
+    let matches = unsettled[..<rows].flatMap(\.matches)
     var written = MatchesWritten()
     try writer.transaction {
       try insert(matches, into: &written)
+      // Only the rows since the first waiting one: a rows table holds every row since
+      // the last snapshot, tens of thousands on a full server.
       for table in Self.rowTables {
         try writer.run(
-          "UPDATE \(table) SET finished = NULL WHERE seq <= ? AND finished IS NOT NULL",
-          .int(through))
+          "UPDATE \(table) SET finished = NULL WHERE seq BETWEEN ? AND ? AND finished IS NOT NULL",
+          .int(first), .int(through))
       }
     }
-    unsettled = []
+    unsettled.removeFirst(rows)
     keep(written, matches: matches.count)
   }
+
+  /// Matches settled in one transaction, at most (about: a row's matches stay together).
+  static let settleBatch = 8
 
   /// The matches rows hold, read when the journal opens (see ``settleMatches()``).
   func readUnsettledMatches() throws {

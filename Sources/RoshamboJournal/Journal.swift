@@ -148,6 +148,9 @@ package final class Journal {
       else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
     }
     var configuration = Configuration()
+    // A journal this process closed a moment ago may still be finishing its last
+    // checkpoint on another thread: wait for it rather than take it for another server's.
+    configuration.busyMode = .timeout(2)
     let synchronous = Self.synchronous(durability)
     configuration.prepareDatabase { db in
       // WAL: a commit is an append to the log, durable across a crash of the process;

@@ -375,13 +375,21 @@ private final class JournalBox: @unchecked Sendable {
   /// Writes the matches the last commits left in their rows to `matches` (a failure
   /// leaves them for the settling after the next commit, or the journal's next opening).
   private func settle() {
-    let foldDue = withJournal { journal -> Bool in
-      settleScheduled = false
-      try? journal.settleMatches()
-      guard journal.foldIsDue, !foldScheduled else { return false }
+    // A few matches a task, so that commits asked meanwhile wait for one step at most.
+    let (more, foldDue) = withJournal { journal -> (Bool, Bool) in
+      do {
+        try journal.settleSomeMatches()
+      } catch {
+        settleScheduled = false
+        return (false, false)
+      }
+      let more = journal.hasUnsettledMatches
+      if !more { settleScheduled = false }
+      guard journal.foldIsDue, !foldScheduled else { return (more, false) }
       foldScheduled = true
-      return true
+      return (more, true)
     }
+    if more { loop.execute { self.settle() } }
     if foldDue { loop.execute { self.fold() } }
   }
 
