@@ -15,9 +15,10 @@ extension Journal {
   /// Whether matches wait in their actions' rows.
   var hasUnsettledMatches: Bool { !unsettled.isEmpty }
 
-  /// Writes the matches waiting in their actions' rows to `matches`, rated in the order
-  /// they finished, and empties those rows' column, in one transaction. Nothing is lost
-  /// if it fails: they wait, and the next call writes them.
+  /// Writes every match waiting in its action's row to `matches`, rated in the order
+  /// they finished, and empties those rows' column, a few matches a transaction
+  /// (``settleSomeMatches()``). Nothing is lost if it fails: they wait, and the next call
+  /// writes them.
   func settleMatches() throws {
     while hasUnsettledMatches { try settleSomeMatches() }
   }

@@ -230,11 +230,11 @@ package final class Journal {
     }
   }
 
-  /// `path` as a URI naming `vfs` (GRDB takes a path alone; SQLite reads `file:` URIs
-  /// as paths when built with SQLITE_USE_URI, as Debian's and Apple's are).
   /// The SQLite VFS a server opens its journal through (see ``init(directory:keepMatches:shipsHistory:maxOutbox:background:durability:vfs:checkpointInterval:walFrameLimit:)``).
   static let serverVFS = "unix-excl"
 
+  /// `path` as a URI naming `vfs` (GRDB takes a path alone; SQLite reads `file:` URIs
+  /// as paths when built with SQLITE_USE_URI, as Debian's and Apple's are).
   static func uri(_ path: String, vfs: String) -> String {
     var allowed = CharacterSet.urlPathAllowed
     allowed.remove(charactersIn: "?#%")

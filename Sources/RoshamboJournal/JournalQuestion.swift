@@ -53,19 +53,14 @@ public struct JournalQuestion: Sendable, Equatable, Codable {
         + ["Check of the record:"] + MatchRecordText.verification(RecordVerification(found))
       return JournalAnswer(printed: lines.joined(separator: "\n"))
     case .matches(let filter, let json):
-      let matches = try Journal.matches(
-        db,
-        Journal.MatchFilter(
-          player: filter.player, since: filter.since, until: filter.until, limit: filter.limit))
-      if json {
+      guard json else {
         return JournalAnswer(
-          printed: matches.map { String(decoding: MatchRecord.encode($0), as: UTF8.self) }
-            .joined(separator: "\n"))
+          printed: try MatchHistory.report(db, path: path, filter, timeZone: zone))
       }
-      // The host sees every player on the board, also those the lobby does not list yet.
-      let board = try Journal.leaderboard(db, path: path, limit: 10, listedOpponents: 0)
       return JournalAnswer(
-        printed: MatchHistory.report(matches: matches, board: board, timeZone: zone))
+        printed: try MatchHistory.matches(db, filter)
+          .map { String(decoding: MatchRecord.encode($0), as: UTF8.self) }
+          .joined(separator: "\n"))
     case .lobby(let until):
       do {
         return JournalAnswer(printed: try JournalReplay.report(db, path: path, until: until))

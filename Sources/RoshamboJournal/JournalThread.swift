@@ -269,8 +269,8 @@ package final class JournalThread: HubJournal {
 /// `matches` ``settleDelay`` later, or before the next read or task if that comes first.
 ///
 /// `@unchecked Sendable`: `journal`, `commitMicros`, `otherWork`, `foldScheduled` and
-/// `settleScheduled` are only touched while holding `mutex` (a pthread mutex, so the hub can try it without
-/// waiting).
+/// `settleScheduled` are only touched while holding `mutex` (a pthread mutex, so the hub
+/// can try it without waiting).
 private final class JournalBox: @unchecked Sendable {
   private let journal: Journal
   /// The journal's thread.

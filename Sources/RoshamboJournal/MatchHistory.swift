@@ -38,12 +38,15 @@ public struct MatchHistory {
 
   /// The kept matches `filter` lets through, newest first, with their rounds.
   public func matches(_ filter: Filter) throws -> [FinishedMatch] {
-    try database.read { db in
-      try Journal.matches(
-        db,
-        Journal.MatchFilter(
-          player: filter.player, since: filter.since, until: filter.until, limit: filter.limit))
-    }
+    try database.read { try Self.matches($0, filter) }
+  }
+
+  /// The kept matches `filter` lets through, newest first, with their rounds, read on `db`.
+  static func matches(_ db: Database, _ filter: Filter) throws -> [FinishedMatch] {
+    try Journal.matches(
+      db,
+      Journal.MatchFilter(
+        player: filter.player, since: filter.since, until: filter.until, limit: filter.limit))
   }
 
   /// The kept match numbered `id`, or nil.
@@ -58,11 +61,16 @@ public struct MatchHistory {
   /// `history ID`), then the leaderboard. The host sees every player on it, also those
   /// the lobby does not list yet (rated against too few different opponents).
   public func report(_ filter: Filter) throws -> String {
-    let matches = try self.matches(filter)
-    let board = try database.read {
-      try Journal.leaderboard($0, path: path, limit: 10, listedOpponents: 0)
-    }
-    return Self.report(matches: matches, board: board)
+    try database.read { try Self.report($0, path: path, filter, timeZone: .current) }
+  }
+
+  /// ``report(_:)`` read on `db` (the journal at `path`), in `timeZone`'s time.
+  static func report(_ db: Database, path: String, _ filter: Filter, timeZone: TimeZone) throws
+    -> String
+  {
+    let matches = try Self.matches(db, filter)
+    let board = try Journal.leaderboard(db, path: path, limit: 10, listedOpponents: 0)
+    return report(matches: matches, board: board, timeZone: timeZone)
   }
 
   /// Matches, newest first, then a leaderboard, as `history` prints them (a journal's, or

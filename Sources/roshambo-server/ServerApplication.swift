@@ -97,8 +97,10 @@ struct ServerApplication: Sendable {
       return try await JournalSocket.start(journal: journal, logger: logger)
     } catch {
       logger.warning(
-        "\("roshambo-server history and replay cannot ask this server while it runs: the socket for them could not be opened (\(error)); they read the journal once it stops")"
-      )
+        Logger.Message(
+          stringLiteral: "roshambo-server history and replay cannot ask this server while it "
+            + "runs: the socket for them could not be opened (\(error)); they read the journal "
+            + "once it stops"))
       return nil
     }
   }

@@ -71,14 +71,20 @@ struct JournalSettlingTests {
     #expect(try later.recentMatches(limit: 10).count == 2)
   }
 
+  /// A journal in a new directory whose process ended with the matches still in their
+  /// row (its connections closed, nothing settled); `change` runs on it before it goes.
+  static func leftUnsettled(_ change: (Journal) throws -> Void = { _ in }) throws -> String {
+    let directory = temporaryDataDirectory()
+    let journal = try Journal(directory: directory)
+    try journal.append(actions, matches: matches, settleLater: true)
+    #expect(journal.hasUnsettledMatches)
+    try change(journal)
+    return directory
+  }
+
   @Test("a process that ended before settling loses nothing: the next opening settles them")
   func settledAtOpening() throws {
-    let directory = temporaryDataDirectory()
-    try {
-      let journal = try Journal(directory: directory)
-      try journal.append(Self.actions, matches: Self.matches, settleLater: true)
-      #expect(journal.hasUnsettledMatches)
-    }()
+    let directory = try Self.leftUnsettled()
     let reopened = try Journal(directory: directory)
     #expect(!reopened.hasUnsettledMatches)
     let direct = try Journal(directory: temporaryDataDirectory())
@@ -92,12 +98,9 @@ struct JournalSettlingTests {
 
   @Test("a row whose matches cannot be read is said at loading, naming the row")
   func unreadableRow() throws {
-    let directory = temporaryDataDirectory()
-    try {
-      let journal = try Journal(directory: directory)
-      try journal.append(Self.actions, matches: Self.matches, settleLater: true)
-      try journal.writer.run("UPDATE journal SET finished = '[{\"rated\":' WHERE seq = 2")
-    }()
+    let directory = try Self.leftUnsettled {
+      try $0.writer.run("UPDATE journal SET finished = '[{\"rated\":' WHERE seq = 2")
+    }
     let reopened = try Journal(directory: directory)
     #expect(throws: JournalError.self) { try reopened.load(defaults: .init()) }
     guard case .badRow(_, let seq, let problem) = reopened.badUnsettled else {

@@ -1,5 +1,4 @@
 import BenchmarkSupport
-import NIOCore
 import RoshamboGame
 import RoshamboProtocol
 
@@ -7,13 +6,7 @@ import RoshamboProtocol
 /// caches warm): the client's nonce and commitment, the frames, the server's check of a
 /// reveal, and a fair room's state beside an ordinary room's at the same point.
 func fairStepCosts() {
-  func cost(_ label: String, _ body: () -> Void) {
-    for _ in 0..<2_000 { body() }
-    let start = NIODeadline.now()
-    for _ in 0..<20_000 { body() }
-    print(
-      pad(label, 52) + format(Double((NIODeadline.now() - start).nanoseconds) / 20_000 / 1000, 2))
-  }
+  func cost(_ label: String, _ body: () -> Void) { printCost(label, width: 52, runs: 20_000, body) }
   let nonce = Commitment.makeNonce()
   let nonceHex = Commitment.hex(nonce)
   let digest = Commitment.digest(

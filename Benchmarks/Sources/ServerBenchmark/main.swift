@@ -504,13 +504,7 @@ if runs("codec") {
   let state = ServerMessage.state(seq: room.version, view: room.view(for: .one))
   let stateBytes = state.encoded()
   let chooseBytes = ClientMessage.choose(round: 3, weapon: .paper, id: 7).encoded()
-  func cost(_ label: String, _ body: () -> Void) {
-    for _ in 0..<200 { body() }
-    let start = NIODeadline.now()
-    for _ in 0..<2_000 { body() }
-    print(
-      pad(label, 44) + format(Double((NIODeadline.now() - start).nanoseconds) / 2_000 / 1000, 2))
-  }
+  func cost(_ label: String, _ body: () -> Void) { printCost(label, width: 44, runs: 2_000, body) }
   print("0. Codec work per call, µs (a state of \(stateBytes.count) bytes)")
   cost("encode state (server, per seat)") { _ = state.encoded() }
   cost("decode state (client)") { _ = try? ServerMessage.decode(stateBytes) }
