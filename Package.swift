@@ -52,11 +52,13 @@ let package = Package(
     // at a simulated power cut, for the journal's durability tests.
     .target(
       name: "PowerCutVFS", path: "Tests/PowerCutVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
-    // Blocking work (processes, pipes) kept off the tests' cooperative pool.
+    // Blocking work (processes, pipes) and long computations kept off the tests'
+    // cooperative pool.
     .target(name: "ProcessFixtures", path: "Tests/ProcessFixtures"),
     .testTarget(
       name: "RoshamboGameTests",
       dependencies: [
+        "ProcessFixtures",
         "RoshamboGame", "ReduxTesting", "GameFixtures",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
@@ -97,6 +99,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboProtocolTests",
       dependencies: [
+        "ProcessFixtures",
         "RoshamboProtocol", "RoshamboGame", "RoshamboJSON", "GameFixtures",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -107,6 +110,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboHubTests",
       dependencies: [
+        "ProcessFixtures",
         "RoshamboHub", "RoshamboGame", "RoshamboProtocol", "GameFixtures",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
@@ -209,6 +213,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboServerCommandTests",
       dependencies: [
+        "ProcessFixtures",
         "roshambo-server", "RoshamboServer", "RoshamboGame",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -253,6 +258,7 @@ let package = Package(
     .testTarget(
       name: "RoshamboArenaTests",
       dependencies: [
+        "ProcessFixtures",
         "RoshamboArena", "RoshamboClient", "RoshamboGame",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
@@ -311,7 +317,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "RoshamboSimulationTests",
-      dependencies: ["RoshamboSimulation", "RoshamboHub", "RoshamboGame", "RoshamboProtocol"]),
+      dependencies: [
+        "ProcessFixtures", "RoshamboSimulation", "RoshamboHub", "RoshamboGame", "RoshamboProtocol",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,11 +1,12 @@
 import Foundation
+import ProcessFixtures
 import PropertyBased
 import RoshamboArena
 import RoshamboClient
 import RoshamboGame
 import Testing
 
-@Suite struct ArenaDecisionTests {
+@Suite(.cpuBound) struct ArenaDecisionTests {
   /// Two identical random bots are called even in at least 95 of 100 seeded arenas, by
   /// the arena's own decision code on rounds the real strategies play (enough rounds for
   /// the test to finish: 5 games of 1,000 in each seat order).

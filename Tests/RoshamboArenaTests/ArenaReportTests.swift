@@ -1,11 +1,12 @@
 import Foundation
+import ProcessFixtures
 import RoshamboClient
 import RoshamboGame
 import Testing
 
 @testable import RoshamboArena
 
-@Suite struct ArenaReportTests {
+@Suite(.cpuBound) struct ArenaReportTests {
   static func result(bots names: [String], strategies: [BotStrategy]) throws -> ArenaResult {
     let schedule = ArenaSchedule(bots: names.count, roundsPerGame: 200, games: 1, seed: 3)
     let test = SequentialTest.Parameters()

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboArena
 import RoshamboGame
 import Testing
@@ -19,7 +20,7 @@ func roundRobin(strengths: [Double], rounds: Int, seed: UInt64) -> [[Int]] {
   return wins
 }
 
-@Suite struct BradleyTerryTests {
+@Suite(.cpuBound) struct BradleyTerryTests {
   static let truth: [Double] = [-0.4, -0.1, 0, 0.15, 0.35]
 
   @Test func findsKnownStrengths() {

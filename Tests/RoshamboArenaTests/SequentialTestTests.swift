@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboArena
 import RoshamboGame
 import Testing
@@ -18,7 +19,7 @@ func decide(
   return (.undecided, cap)
 }
 
-@Suite struct SequentialTestTests {
+@Suite(.cpuBound) struct SequentialTestTests {
   static let standard = SequentialTest.Parameters(margin: 0.05, alpha: 0.05, beta: 0.05)
 
   /// Over 1,000 seeds, equal bots are decided for a side at most α of the time (with

@@ -1,3 +1,4 @@
+import ProcessFixtures
 import PropertyBased
 import RoshamboArena
 import RoshamboGame
@@ -11,7 +12,7 @@ func decisiveRounds(_ n: Int, rate p: Double, seed: UInt64) -> (wins: Int, losse
   return (wins, n - wins)
 }
 
-@Suite struct WinRateTests {
+@Suite(.cpuBound) struct WinRateTests {
   /// The interval covers the true rate about 95% of the time: not much less (too narrow),
   /// not much more (too wide to be the 95% interval). 2,000 seeds give a standard error of
   /// 0.5 points; the Wilson interval's own coverage wanders a point or two around 95%

@@ -101,7 +101,7 @@ enum Script {
   static func uniform(_ n: Int) -> Weapon { weapons[Int(noise(n, 13) % 3)] }
 }
 
-@Suite("Bot strategies: the pool")
+@Suite("Bot strategies: the pool", .cpuBound)
 struct BotStrategyPoolTests {
   @Test("at least a dozen strategies, each named once with a one-line summary")
   func pool() {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboClient
 import RoshamboGame
 import RoshamboProtocol
@@ -16,7 +17,7 @@ struct SeededGenerator: RandomNumberGenerator {
   }
 }
 
-@Suite("Client intake: whatever the server sends")
+@Suite("Client intake: whatever the server sends", .cpuBound)
 struct ServerIntakeTests {
   /// What a seat-1 client receives over a whole lizard–Spock match, with wide names and
   /// hostile text where the protocol allows free text, as the server encodes it.

@@ -1,10 +1,11 @@
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import Testing
 
 /// The lobby's challenges alone: each action's events exactly, the bounds, and a property
 /// over random sequences that every challenge ends once and the caps always hold.
-@Suite("Challenges")
+@Suite("Challenges", .cpuBound)
 struct ChallengeBoardTests {
   let alice = ChallengeBoard.Person(id: 1, name: "Alice")
   let bob = ChallengeBoard.Person(id: 2, name: "Bob")

@@ -1,3 +1,4 @@
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import Testing
@@ -44,7 +45,7 @@ private struct FairScript {
   }
 }
 
-@Suite("Fair rooms: commit–reveal rules")
+@Suite("Fair rooms: commit–reveal rules", .cpuBound)
 struct FairRoomTests {
   @Test("a round: commit, commit (reveal deadline set), reveal, reveal resolves with proofs")
   func round() {

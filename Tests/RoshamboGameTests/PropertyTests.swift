@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import Testing
@@ -61,7 +62,7 @@ func expectSecrecy(_ room: RoomState, sourceLocation: SourceLocation = #_sourceL
   }
 }
 
-@Suite("Properties of random games")
+@Suite("Properties of random games", .cpuBound)
 struct PropertyTests {
   static let script = Gen.int(in: 0...Int(Int32.max)).array(of: 0...150)
 

@@ -1,4 +1,5 @@
 import GameFixtures
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import Testing
@@ -17,7 +18,7 @@ func events(
 
 /// What each accepted action did, exactly, as the rules report it: the facts the server's
 /// journal, log, clocks and broadcast act on.
-@Suite("Room events")
+@Suite("Room events", .cpuBound)
 struct RoomEventTests {
   @Test("joining: seated, then the match starts with its deadline")
   func joining() {

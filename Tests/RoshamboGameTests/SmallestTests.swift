@@ -1,8 +1,9 @@
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import Testing
 
-@Suite("The smallest of a sequence")
+@Suite("The smallest of a sequence", .cpuBound)
 struct SmallestTests {
   @Test("the k smallest, in order, are what sorting everything and cutting gives")
   func likeSorting() async {

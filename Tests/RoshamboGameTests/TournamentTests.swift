@@ -1,10 +1,11 @@
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import Testing
 
 /// Tournaments through the lobby's own actions: entries, rounds paired and seated,
 /// matches decided in their rooms (a forfeit decides one at once), to a champion.
-@Suite("Tournaments")
+@Suite("Tournaments", .cpuBound)
 struct TournamentTests {
   @Test("a tournament's rooms are cup-N-R-M, every part digits, and no other room is one")
   func tournamentRooms() {

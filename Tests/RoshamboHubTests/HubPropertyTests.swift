@@ -1,3 +1,4 @@
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import RoshamboProtocol
@@ -8,7 +9,7 @@ import Testing
 /// The core under random sequences of inputs (people joining by quick match, picking,
 /// leaving, dropping, timers firing, commits that succeed or fail): what must hold after
 /// every input.
-@Suite("Hub: the core's invariants under random inputs")
+@Suite("Hub: the core's invariants under random inputs", .cpuBound)
 struct HubPropertyTests {
   enum Step: CaseIterable {
     case join, pick, leave, drop, fire, commitOK, commitFails, reload, probe

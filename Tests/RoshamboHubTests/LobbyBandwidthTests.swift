@@ -1,3 +1,4 @@
+import ProcessFixtures
 import RoshamboGame
 import RoshamboProtocol
 import Testing
@@ -6,7 +7,7 @@ import Testing
 
 /// What following the lobby costs a follower during a busy tournament, whole views
 /// against patches, in one run of the core (docs/PERFORMANCE.md, "Lobby patches").
-@Suite("Hub: the lobby's bytes per follower")
+@Suite("Hub: the lobby's bytes per follower", .cpuBound)
 struct LobbyBandwidthTests {
   /// Fifty entrants of a Swiss tournament (25 matches a round, best of 5, each pick
   /// 0.2 to 3 s after the state asking for it) and 50 followers of the lobby, half of

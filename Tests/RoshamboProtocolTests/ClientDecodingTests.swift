@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboGame
 import RoshamboJSON
 import Testing
@@ -38,7 +39,7 @@ enum ReferenceClientDecoder {
   }
 }
 
-@Suite("Client messages read by hand")
+@Suite("Client messages read by hand", .cpuBound)
 struct ClientDecodingTests {
   static let samples: [ClientMessage] = [
     .hello(

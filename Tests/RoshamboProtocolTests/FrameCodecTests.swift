@@ -1,9 +1,10 @@
 import NIOCore
 import NIOEmbedded
+import ProcessFixtures
 import RoshamboProtocol
 import Testing
 
-@Suite("Frame codec")
+@Suite("Frame codec", .cpuBound)
 struct FrameCodecTests {
   func decoderChannel() throws -> EmbeddedChannel {
     let channel = EmbeddedChannel()

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessFixtures
 import RoshamboGame
 import RoshamboJSON
 import Testing
@@ -129,7 +130,7 @@ enum ReferenceDecoder {
   }
 }
 
-@Suite("JSON reader")
+@Suite("JSON reader", .cpuBound)
 struct JSONReaderTests {
   /// Messages that use every field: a played lizard-Spock match with a deadline, a
   /// forfeit, a spectator, rematch requests, awkward names.

@@ -1,3 +1,4 @@
+import ProcessFixtures
 import PropertyBased
 import RoshamboGame
 import RoshamboProtocol
@@ -5,7 +6,7 @@ import Testing
 
 /// `lobbyPatch`: a patch turns the old view into the new one, survives the wire, and a
 /// follower applying patches over a lossy link ends with the server's view.
-@Suite("Protocol: lobby patches")
+@Suite("Protocol: lobby patches", .cpuBound)
 struct LobbyPatchTests {
   /// Draws from a stream of random numbers (0 once it runs out).
   struct Draws {

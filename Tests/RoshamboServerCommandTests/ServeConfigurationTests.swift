@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import ProcessFixtures
 import RoshamboGame
 import RoshamboServer
 import Testing
@@ -8,7 +9,7 @@ import Testing
 
 /// `serve`'s flags as the server's configuration: what each flag becomes, and the error a
 /// bad combination gives, read off values alone (no socket is bound, no file read).
-@Suite("roshambo-server's flags as a configuration")
+@Suite("roshambo-server's flags as a configuration", .cpuBound)
 struct ServeConfigurationTests {
   func configuration(_ arguments: [String]) throws -> ServerConfiguration {
     try ServeOptions.parse(arguments).configuration()

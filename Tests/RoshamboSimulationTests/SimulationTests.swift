@@ -1,9 +1,10 @@
+import ProcessFixtures
 import RoshamboSimulation
 import Testing
 
 /// The simulator on a fixed set of seeds: whole evenings with every fault, in virtual
 /// time, the invariants after every step (a few seconds in all).
-@Suite("Simulation: fixed seeds")
+@Suite("Simulation: fixed seeds", .cpuBound)
 struct SimulationTests {
   @Test(
     "fixed seeds: an evening with every fault keeps every invariant",
