@@ -149,6 +149,13 @@ expect_screen Erin "Roshambo lobby · you are Erin"
 # A second Ctrl-Z stops it too: the shell has the keys (its echo's output shows), and fg
 # brings the lobby back again.
 press Erin C-z
+# As a person would, wait for the shell's notice of this second stop before typing: keys
+# typed while the lobby still runs are the lobby's.
+for _ in $(seq 100); do
+  [ "$(tmux -L "$sock" capture-pane -p -t Erin | grep -c Stopped)" -ge 2 ] && break
+  sleep 0.1
+done
+expect_screen Erin "Stopped"
 press Erin 'echo AGAIN-$((1+1))'
 press Erin Enter
 expect_screen Erin "AGAIN-2"
