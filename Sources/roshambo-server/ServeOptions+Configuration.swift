@@ -68,6 +68,10 @@ extension ServeOptions {
     guard (1...600).contains(helloSeconds) else {
       throw ValidationError("--hello-seconds must be from 1 to 600, not \(helloSeconds).")
     }
+    guard (0...100_000).contains(messagesPerSecond) else {
+      throw ValidationError(
+        "--messages-per-second must be from 0 (no limit) to 100000, not \(messagesPerSecond).")
+    }
     guard (5...86_400).contains(idleSeconds) else {
       throw ValidationError("--idle-seconds must be from 5 to 86400, not \(idleSeconds).")
     }
@@ -126,6 +130,8 @@ extension ServeOptions {
     configuration.limits.maxConnections = maxConnections
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.idleTimeoutSeconds = Int64(idleSeconds)
+    configuration.limits.framesPerSecond = messagesPerSecond == 0 ? .max : messagesPerSecond
+    configuration.limits.frameBurst = messagesPerSecond == 0 ? .max : 2 * messagesPerSecond
     configuration.limits.helloTimeoutSeconds = Int64(helloSeconds)
     configuration.limits.handshakeTimeoutSeconds = max(
       Self.defaults.limits.handshakeTimeoutSeconds, Int64(helloSeconds) / 2)

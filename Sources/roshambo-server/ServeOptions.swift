@@ -78,6 +78,18 @@ struct ServeOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
+      "Messages one connection may send a second, after a burst of twice as many;"
+        + " 0 for no limit.",
+      discussion: """
+        The server tells every client this rate when it says welcome, and the clients \
+        and bots that come with roshambo keep to it: at the default of 20 a bot plays \
+        about 4 matches a second. For an evening of bots on machines you trust, 0 lifts \
+        the limit and they play as fast as the server answers.
+        """, valueName: "count"))
+  var messagesPerSecond = Self.defaults.limits.framesPerSecond
+
+  @Option(
+    help: ArgumentHelp(
       "Seconds a new connection has to finish TLS and say hello before it is closed"
         + " (TLS itself half of them, at least 5).",
       visibility: .hidden))

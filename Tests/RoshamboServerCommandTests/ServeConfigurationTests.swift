@@ -74,7 +74,7 @@ struct ServeConfigurationTests {
       "--data-dir", "party", "--best-of", "5", "--ruleset", "lizardSpock", "--fair",
       "--round-seconds", "2.5", "--grace-seconds", "7", "--max-connections", "9",
       "--max-connections-per-address", "3", "--idle-seconds", "30", "--hello-seconds", "60",
-      "--keep-matches", "12", "--durability", "power",
+      "--keep-matches", "12", "--durability", "power", "--messages-per-second", "50",
       "--drain-seconds", "1.5", "--metrics-address", "[::1]:9464", "--threads", "2",
       "--allow-tls12", "--name", "Cellar", "--release-name", "ada", "--release-name", "bo",
     ])
@@ -90,6 +90,7 @@ struct ServeConfigurationTests {
     #expect(given.limits.maxConnections == 9)
     #expect(given.limits.maxConnectionsPerAddress == 3)
     #expect(given.limits.idleTimeoutSeconds == 30)
+    #expect(given.limits.framesPerSecond == 50 && given.limits.frameBurst == 100)
     #expect(given.limits.helloTimeoutSeconds == 60 && given.limits.handshakeTimeoutSeconds == 30)
     #expect(given.keepMatches == 12)
     #expect(given.durability == .power)
@@ -141,6 +142,17 @@ struct ServeConfigurationTests {
     #expect(refusal(["--ephemeral", "--durability", "process"]) == nil)
     #expect(refusal(["--durability", "disk"])?.contains("one of 'process' and 'power'") == true)
     #expect(refusal(["--tournament", "round-robin", "--tournament-players", "4"]) == nil)
+    #expect(
+      refusal(["--messages-per-second", "100001"])
+        == "--messages-per-second must be from 0 (no limit) to 100000, not 100001.")
+  }
+
+  @Test("--messages-per-second 0 lifts the rate limit; by default it is 20 after a burst of 40")
+  func messageRate() throws {
+    let lifted = try configuration(["--messages-per-second", "0"])
+    #expect(lifted.limits.framesPerSecond == .max && lifted.limits.frameBurst == .max)
+    let given = try configuration([])
+    #expect(given.limits.framesPerSecond == 20 && given.limits.frameBurst == 40)
   }
 
   @Test("the application holds the configuration and knows which certificates it may make")
