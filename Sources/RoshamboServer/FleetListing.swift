@@ -6,9 +6,10 @@
 ///
 /// The allocator itself changes the List and `waiting` when it routes a player here (it
 /// adds the room's name, it counts the quick-match player on the way), before that
-/// player arrives. So a name in the List that is not a room yet stays for
-/// ``arrivalGrace`` before it is removed, and a count the GameServer shows that differs
-/// from the game's is corrected only once it has differed for ``countGrace``.
+/// player arrives, possibly before this server's first round. So a name in the List that
+/// is not a room yet stays for ``arrivalGrace`` before it is removed, a count the
+/// GameServer shows that differs from the game's is corrected only once it has differed
+/// for ``countGrace``, and `waiting` is first set only once the watch has shown it.
 ///
 /// Each call is an HTTP request to the SDK server, made one after another, and the next
 /// health ping waits for a round's calls: so a round makes at most
@@ -32,6 +33,11 @@ package struct FleetListing: Equatable, Sendable {
   package static let arrivalGrace: Int64 = 60_000
   /// How long the GameServer's count may differ from the game's before it is set (ms).
   package static let countGrace: Int64 = 10_000
+  /// The Counters the allocator changes itself (it counts a quick-match player on the
+  /// way): this server sets them for the first time only once the watch shows that the
+  /// GameServer holds no such count, or after the grace, never blindly at its first
+  /// round, which may come after the allocator sent someone here.
+  package static let countedByAllocator: Set<String> = ["waiting"]
 
   /// What the game holds now.
   package struct Report: Equatable, Sendable {
@@ -72,6 +78,8 @@ package struct FleetListing: Equatable, Sendable {
   /// The counts the GameServer showed last, and since when each differed from the game's.
   private var watchedCounts: [String: Int] = [:]
   private var differentSince: [String: Int64] = [:]
+  /// When the first round was (ms): a count the watch never shows is set a grace later.
+  private var firstRound: Int64?
   /// Rounds so far, and the round that first reported each named room not yet listed.
   private var round = 0
   private var waitingSince: [String: Int] = [:]
@@ -86,15 +94,30 @@ package struct FleetListing: Equatable, Sendable {
   /// The calls that bring the GameServer in line with `report`, at `now` (ms).
   package mutating func calls(for report: Report, now: Int64) -> [Call] {
     var calls: [Call] = []
+    firstRound = firstRound ?? now
     for key in Self.counters {
       let count = report.count(key)
-      if sent[key] != count {
+      let watched = watchedCounts[key]
+      if let told = sent[key], told != count {
+        // The game's count moved since it was told (or telling it failed): tell it now.
         calls.append(.setCounter(key, count))
         differentSince[key] = nil
-      } else if let watched = watchedCounts[key], watched != count {
+      } else if sent[key] == nil, !Self.countedByAllocator.contains(key) {
+        calls.append(.setCounter(key, count))
+      } else if watched == count {
+        // The GameServer shows the game's count already (the allocator's own count for
+        // a player who has arrived, on a first round): nothing to tell.
+        sent[key] = count
+        differentSince[key] = nil
+      } else if watched != nil {
+        // Another count on the GameServer: the allocator's, for a player on the way.
         let since = differentSince[key] ?? now
         differentSince[key] = since
         if now - since >= Self.countGrace { calls.append(.setCounter(key, count)) }
+      } else if sent[key] == nil {
+        // Never told, and the watch has not shown the GameServer's count: wait for it, at
+        // most a grace.
+        if now - (firstRound ?? now) >= Self.countGrace { calls.append(.setCounter(key, count)) }
       } else {
         differentSince[key] = nil
       }

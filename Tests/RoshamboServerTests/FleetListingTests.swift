@@ -23,9 +23,9 @@ struct FleetListingTests {
   @Test("counts are set once each when they change; a failed call is made again")
   func counters() {
     var listing = FleetListing()
+    // `waiting` waits for the watch to show the GameServer's (the allocator counts it).
     let first = listing.calls(for: report(), now: 0)
-    #expect(
-      first == [.setCounter("players", 0), .setCounter("rooms", 0), .setCounter("waiting", 0)])
+    #expect(first == [.setCounter("players", 0), .setCounter("rooms", 0)])
     _ = succeed(&listing, first)
     #expect(listing.calls(for: report(), now: 2_000) == [])
     // Players 2 in one room: those two change; the call for rooms fails.
@@ -44,11 +44,15 @@ struct FleetListingTests {
     listing.observe(counts: ["players": 0, "rooms": 0, "waiting": 1], listed: [])
     #expect(listing.calls(for: report(), now: 1_000) == [])
     #expect(listing.calls(for: report(), now: 1_000 + FleetListing.countGrace - 1) == [])
-    // The player arrived in time: the game's count is the GameServer's again; no call.
+    // The player arrived in time: the game's count is the GameServer's; not told again.
     listing.observe(counts: ["players": 0, "rooms": 0, "waiting": 1], listed: [])
     #expect(
-      listing.calls(for: report(players: 1, rooms: 1, waiting: 1), now: 12_000)
-        == [.setCounter("players", 1), .setCounter("rooms", 1), .setCounter("waiting", 1)])
+      succeed(&listing, listing.calls(for: report(players: 1, rooms: 1, waiting: 1), now: 12_000))
+        == [.setCounter("players", 1), .setCounter("rooms", 1)])
+    // Paired: the game's count moved from what the GameServer showed, and is told now.
+    #expect(
+      listing.calls(for: report(players: 2, rooms: 1, waiting: 0), now: 13_000)
+        == [.setCounter("players", 2), .setCounter("waiting", 0)])
     // Another never arrives: after the grace the game's count is set.
     var other = FleetListing()
     _ = succeed(&other, other.calls(for: report(), now: 0))
@@ -58,6 +62,29 @@ struct FleetListingTests {
       other.calls(for: report(), now: 1_000 + FleetListing.countGrace) == [
         .setCounter("waiting", 0)
       ])
+  }
+
+  @Test("a quick-match player the allocator counted before this server's first round keeps it")
+  func countedBeforeTheFirstRound() {
+    var listing = FleetListing()
+    // The first round comes before the watch has shown anything: `waiting` is not set,
+    // for the allocator may already have counted someone here.
+    #expect(
+      listing.calls(for: report(), now: 0) == [.setCounter("players", 0), .setCounter("rooms", 0)])
+    listing.succeeded(.setCounter("players", 0))
+    listing.succeeded(.setCounter("rooms", 0))
+    listing.observe(counts: ["players": 0, "rooms": 0, "waiting": 1], listed: [])
+    #expect(listing.calls(for: report(), now: 2_000) == [])
+    // The player arrives and waits: the counts agree, and nothing is set.
+    #expect(
+      listing.calls(for: report(players: 1, rooms: 1, waiting: 1), now: 3_000)
+        == [.setCounter("players", 1), .setCounter("rooms", 1)])
+    // A watch that never shows `waiting`: set a grace after the first round.
+    var unwatched = FleetListing()
+    _ = succeed(&unwatched, unwatched.calls(for: report(), now: 0))
+    #expect(unwatched.calls(for: report(), now: FleetListing.countGrace - 1) == [])
+    #expect(
+      unwatched.calls(for: report(), now: FleetListing.countGrace) == [.setCounter("waiting", 0)])
   }
 
   @Test("named rooms are added; a name the allocator added stays for the grace, then goes")
