@@ -267,10 +267,13 @@ struct ReconnectTests {
       try await server.stop()
       let (error, fatal) = await run.value
       #expect(fatal == nil)
-      #expect("\(error!)".contains("gave up reconnecting after 1 s"))
-      #expect(
-        session.store.state.props.connection
-          == "gave up reconnecting after 1 s; check that the server is running")
+      // The seconds it tried: the patience, or more when the machine was too busy to give
+      // up on time.
+      let said = try #require(session.store.state.props.connection)
+      let tried = said.firstMatch(
+        of: /^gave up reconnecting after (\d+) s; check that the server is running$/)
+      #expect((Int(tried?.output.1 ?? "") ?? 0) >= 1, "\(said)")
+      #expect("\(error!)".contains(said.prefix { $0 != ";" }))
       _ = seats
     }
   }
