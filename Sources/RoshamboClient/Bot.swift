@@ -190,6 +190,7 @@ public final class Bot {
     case .over:
       guard !finished else { return }
       finished = true
+      player?.matchOver(history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset))
       if view.winner == me { tally.matchesWon += 1 } else { tally.matchesLost += 1 }
       log(
         "match \(tally.matches): \(view.winner == me ? "won" : "lost") against \(name(me.opponent))"

@@ -65,6 +65,14 @@ struct StrategyMemory: Sendable {
     }
   }
 
+  /// Rounds in a row, the latest learned, in which both played the same weapon. Two
+  /// learners of one strategy see the same rounds and answer them alike, so without a
+  /// way out their match of draws never ended (two frequency bots drew 298,428 rounds).
+  private(set) var drawsInARow = 0
+  /// Draws in a row after which a learner picks at random: its seed is its own, so the
+  /// mirror breaks within a few rounds.
+  static let drawsBeforeRandom = 3
+
   /// A new match against the same opponent: only its own count of rounds starts again.
   mutating func startMatch() {
     matchRounds = 0
@@ -106,6 +114,7 @@ struct StrategyMemory: Sendable {
       mine.append(move)
       for index in ownFrequencies.indices { ownFrequencies[index].record(newestOf: mine) }
     }
+    drawsInARow = move != nil && move == their ? drawsInARow + 1 : 0
     if let move, let their {
       let pair = move * cycle.count + their
       for index in matchers.indices { matchers[index].record(pair, after: rounds) }
@@ -136,6 +145,9 @@ struct StrategyMemory: Sendable {
   /// The next pick.
   func pick(random: inout some RandomNumberGenerator) -> Weapon {
     let weapons = ruleset.weapons
+    if strategy.learns, drawsInARow >= Self.drawsBeforeRandom {
+      return weapons.randomElement(using: &random)!
+    }
     switch strategy {
     case .random: return weapons.randomElement(using: &random)!
     case .rock: return .rock

@@ -5,7 +5,8 @@ import RoshamboGame
 /// costs no more than the rounds it has not seen yet.
 ///
 /// A history that does not go on from the last one it was shown (shorter, or with other
-/// rounds where it had seen some) is a new match against the same opponent: the player
+/// rounds where it had seen some), or any history after ``matchOver(history:seat:ruleset:)``,
+/// is a new match against the same opponent: the player
 /// keeps what it learned and goes on learning, so an arena's consecutive matches against
 /// one opponent make one long acquaintance. A new `StrategyPlayer` starts blank, and so
 /// does one asked about another ruleset.
@@ -22,6 +23,8 @@ public struct StrategyPlayer: Sendable {
   private var matchLength = 0
   private var matchFirst: RoundResult?
   private var matchLast: RoundResult?
+  /// Told that the match ended: the next pick is of a new match, whatever its history.
+  private var matchEnded = false
 
   public init(strategy: BotStrategy, seed: UInt64) {
     self.strategy = strategy
@@ -43,10 +46,11 @@ public struct StrategyPlayer: Sendable {
       matchLength = 0
     }
     let learned: Int
-    if let unlearned = firstUnlearned(history) {
+    if !matchEnded, let unlearned = firstUnlearned(history) {
       learned = unlearned
     } else {
       memory.startMatch()
+      matchEnded = false
       learned = 0
     }
     memory.learn(history[learned...], seat: seat)
@@ -64,6 +68,24 @@ public struct StrategyPlayer: Sendable {
         &+ UInt64(memory.matchesStarted) &* 0xD1B5_4A32_D192_ED03)
     var random = SplitMix64(seed: keyed.next())
     return memory.pick(random: &random)
+  }
+
+  /// The match is over, with `history` its rounds (its last one too, which no pick was
+  /// asked after): it learns the rounds it has not, and takes its next pick for the first
+  /// of a new match. Without this, a history that looks the same at the next match's start
+  /// (empty, after a match of one round) was taken for the same match, and a bot in
+  /// best-of-1 matches made the same pick in every one.
+  public mutating func matchOver(history: [RoundResult], seat: Seat, ruleset: Ruleset) {
+    guard var memory = self.memory, memory.ruleset == ruleset, !matchEnded else { return }
+    self.memory = nil
+    if let unlearned = firstUnlearned(history), unlearned < history.count {
+      memory.learn(history[unlearned...], seat: seat)
+    }
+    self.memory = memory
+    matchLength = 0
+    matchFirst = nil
+    matchLast = nil
+    matchEnded = true
   }
 
   /// Where `history` goes on from the rounds learned: the index of its first round not

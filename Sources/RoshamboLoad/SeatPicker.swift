@@ -40,7 +40,9 @@ final class StrategyPicker: SeatPicker {
     answer(player.nextPick(history: history, seat: seat, ruleset: Ruleset.named(view.ruleset)))
   }
 
-  func matchOver(history: [RoundResult], seat: Seat, view: RoomView) {}
+  func matchOver(history: [RoundResult], seat: Seat, view: RoomView) {
+    player.matchOver(history: history, seat: seat, ruleset: Ruleset.named(view.ruleset))
+  }
 
   var answerTimes: [Double] { [] }
   var firstAnswerTime: Double? { nil }
