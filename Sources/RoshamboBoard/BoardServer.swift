@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -23,16 +24,22 @@ public final class BoardServer: Sendable {
   private let group: MultiThreadedEventLoopGroup
   private let stream: NIOLoopBound<BoardStream>
   private let records: NIOLoopBound<BoardRecords>
+  /// Whether what the hub hands over still goes to the board's loop: false once it
+  /// closes, so that nothing is scheduled on a loop that has shut down (the hub goes on
+  /// after the board, and sent it views while it stopped).
+  private let open: NIOLockedValueBox<Bool>
 
   private init(
     port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup,
-    stream: NIOLoopBound<BoardStream>, records: NIOLoopBound<BoardRecords>
+    stream: NIOLoopBound<BoardStream>, records: NIOLoopBound<BoardRecords>,
+    open: NIOLockedValueBox<Bool>
   ) {
     self.port = port
     self.channel = channel
     self.group = group
     self.stream = stream
     self.records = records
+    self.open = open
   }
 
   /// Binds the board on `host:port` for `server`'s lobby (configured with
@@ -99,12 +106,17 @@ public final class BoardServer: Sendable {
       try? await group.shutdownGracefully()
       throw error
     }
-    watch { view in loop.execute { stream.value.received(view) } }
-    link.answers { answer in loop.execute { records.value.answered(answer) } }
+    let open = NIOLockedValueBox(true)
+    // Under the lock, so that the loop cannot shut down between the check and the hop.
+    watch { view in open.withLockedValue { if $0 { loop.execute { stream.value.received(view) } } }
+    }
+    link.answers { answer in
+      open.withLockedValue { if $0 { loop.execute { records.value.answered(answer) } } }
+    }
     let bound = channel.localAddress?.port ?? port
     logger.info("board listening", metadata: ["address": "\(host):\(bound)"])
     return BoardServer(
-      port: bound, channel: channel, group: group, stream: stream, records: records)
+      port: bound, channel: channel, group: group, stream: stream, records: records, open: open)
   }
 
   /// Tells every viewer the server is closing, ends their streams and stops listening.
@@ -115,6 +127,7 @@ public final class BoardServer: Sendable {
       stream.value.shutDown()
     }.get()
     try? await channel.close()
+    open.withLockedValue { $0 = false }
     try? await group.shutdownGracefully()
   }
 

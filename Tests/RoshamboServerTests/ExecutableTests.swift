@@ -303,6 +303,35 @@ struct ExecutableTests {
     await #expect(server.finish().0 == 0)
   }
 
+  /// The board stops before the hub, which went on handing it the lobby's views as people
+  /// left: SwiftNIO printed "ERROR: Cannot schedule tasks on an EventLoop that has already
+  /// shut down" on the host's terminal (in its strict mode, run here, a crash).
+  @Test("stopped with people in the lobby and the board on, the server stops with no error")
+  func stopWithBoard() async throws {
+    let server = try ServerProcess(
+      arguments(data: temporaryDataDirectory()) + ["--board", "0", "--board-host", "127.0.0.1"],
+      environment: ["SWIFTNIO_STRICT": "1"])
+    defer { server.process.terminate() }
+    let port = try await server.port
+    _ = try await server.line(containing: "the party's board on http://127.0.0.1:")
+    let follower = try await lobbyFollower("Cid", port: port)
+    while true { if case .lobby = try await follower.next() { break } }
+    // A match played on while the server stops: the lobby changes with every round, and
+    // the hub sends the board each change on its pace.
+    let (alice, bob) = try await seatTwo(port: port)
+    for round in 1...3 { _ = try await playRound(alice, .rock, bob, .rock, round: round) }
+    let playing = Task {
+      var round = 4
+      while (try? await playRound(alice, .rock, bob, .rock, round: round)) != nil { round += 1 }
+    }
+    server.process.interrupt()
+    let (status, printed) = await server.finish()
+    playing.cancel()
+    #expect(status == 0, "\(printed)")
+    #expect(!printed.contains("Cannot schedule tasks"), "\(printed)")
+    for client in [follower, alice, bob] { await client.close() }
+  }
+
   @Test("with few open files allowed, the server says so and refuses the excess with server_full")
   func openFileLimit() async throws {
     let data = temporaryDataDirectory()
