@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A match replayed on a real terminal (tmux): two bots play a match on a server; then
 # `roshambo replay 1` steps through it with the keys (→ l forward, ← h back, g G start
-# and end, q quit), and the screen after each key must show that round as the server's
+# and end, q leave), and the screen after each key must show that round as the server's
 # own record (`roshambo-server history 1 --json`, replayed piped) says it went.
 name=tmux-replay
 source "$(dirname "$0")/tmux-lib.sh"

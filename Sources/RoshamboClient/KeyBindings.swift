@@ -165,5 +165,5 @@ public enum KeyBindings {
   }
 
   /// The replay's keys as its position line shows them.
-  public static let replayHints = ["← → step", "g G start/end", "space play/pause", "q quit"]
+  public static let replayHints = ["← → step", "g G start/end", "space play/pause", "q leave"]
 }

@@ -100,6 +100,9 @@ public struct MatchHistory {
     }
     lines.append("")
     lines.append("Leaderboard (rating ± deviation, ? while provisional; matches won, lost):")
+    lines.append(
+      "  (everyone rated; the lobby and the board list a player only once rated against"
+        + " enough different opponents)")
     if board.isEmpty { lines.append("  none yet") }
     // The ratings in a column as wide as the widest ("1623 ±48", "1500?").
     let ratings = board.map { $0.rating?.text ?? "unrated" }

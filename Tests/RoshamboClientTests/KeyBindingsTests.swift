@@ -69,7 +69,7 @@ struct KeyBindingsTests {
   @Test("the replay: the keys its position line names move it as the line says")
   func replayHintsBound() {
     #expect(
-      KeyBindings.replayHints == ["← → step", "g G start/end", "space play/pause", "q quit"])
+      KeyBindings.replayHints == ["← → step", "g G start/end", "space play/pause", "q leave"])
     #expect(KeyBindings.ReplayCommand(.right) == .forward)
     #expect(KeyBindings.ReplayCommand(.left) == .back)
     #expect(KeyBindings.ReplayCommand(.byte(Self.byte("g"))) == .start)
