@@ -99,10 +99,11 @@ public struct MatchHistory {
           + (match.fair ? "  fair: every round committed and revealed" : ""))
     }
     lines.append("")
-    lines.append("Leaderboard (rating ± deviation, ? while provisional; matches won, lost):")
+    // The lobby and the board list a player only once rated against enough different
+    // opponents; the host sees everyone rated, and is told so.
     lines.append(
-      "  (everyone rated; the lobby and the board list a player only once rated against"
-        + " enough different opponents)")
+      "Leaderboard (everyone rated, also those the lobby does not list yet; rating ±"
+        + " deviation, ? while provisional; matches won, lost):")
     if board.isEmpty { lines.append("  none yet") }
     // The ratings in a column as wide as the widest ("1623 ±48", "1500?").
     let ratings = board.map { $0.rating?.text ?? "unrated" }
