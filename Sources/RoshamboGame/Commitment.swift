@@ -46,32 +46,58 @@ public enum Commitment {
 
   /// The bytes of 64 lower-case hex digits, or nil.
   public static func bytes(ofHex text: String) -> [UInt8]? {
-    guard isHex256(text) else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(32)
-    var high: UInt8?
-    for digit in text.utf8 {
-      let value =
-        digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10
-      if let first = high {
-        bytes.append(first << 4 | value)
-        high = nil
-      } else {
-        high = value
-      }
-    }
+    var bytes = [UInt8](repeating: 0, count: 32)
+    guard bytes.withUnsafeMutableBytes({ readHex256(text, into: $0) }) else { return nil }
     return bytes
   }
 
-  /// 64 lower-case hex digits for 32 bytes.
-  public static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0x0F)])
+  /// Reads `text`, 64 lower-case hex digits, as 32 bytes into the start of `bytes` (at
+  /// least 32), allocating nothing; false (and `bytes` unspecified) if it is anything else.
+  public static func readHex256(_ text: String, into bytes: UnsafeMutableRawBufferPointer)
+    -> Bool
+  {
+    guard text.utf8.count == 64, bytes.count >= 32 else { return false }
+    // The digits as contiguous bytes: the UTF-8 view's iterator cost more than the rest
+    // of the server's check of a reveal.
+    var text = text
+    return text.withUTF8 { digits in
+      var at = 0
+      var high: UInt8?
+      for digit in digits {
+        let low: UInt8
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): low = digit &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): low = digit &- UInt8(ascii: "a") &+ 10
+        default: return false
+        }
+        if let first = high {
+          bytes[at] = first << 4 | low
+          at += 1
+          high = nil
+        } else {
+          high = low
+        }
+      }
+      return true
     }
-    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Two lower-case hex digits for each byte.
+  public static func hex(_ bytes: [UInt8]) -> String {
+    bytes.withUnsafeBytes { hex($0) }
+  }
+
+  /// Two lower-case hex digits for each byte, read in place.
+  public static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+    String(unsafeUninitializedCapacity: 2 * bytes.count) { out in
+      let digits: StaticString = "0123456789abcdef"
+      digits.withUTF8Buffer { digits in
+        for (index, byte) in bytes.enumerated() {
+          out[2 * index] = digits[Int(byte >> 4)]
+          out[2 * index + 1] = digits[Int(byte & 0x0F)]
+        }
+      }
+      return 2 * bytes.count
+    }
   }
 }
