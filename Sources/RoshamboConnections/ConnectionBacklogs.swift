@@ -3,9 +3,10 @@
 /// do with it comes out. Generic over the frame (the server's `ByteBuffer`, the
 /// simulator's bytes): it only keeps them, and counts their bytes as it is told.
 ///
-/// Invariant: per connection it keeps at most the newest `state` frame (older ones are
-/// skipped; `seq` still only rises) and ``ConnectionBacklog/limit`` other frames in
-/// order; one more and the answer is to close the connection.
+/// Invariant: frames go out in the order they came, except that of `state` frames in a
+/// row with nothing between them only the newest is kept (older ones are skipped; `seq`
+/// still only rises); at most ``ConnectionBacklog/limit`` other frames (and states they
+/// follow) are kept; one more and the answer is to close the connection.
 ///
 /// Its methods are inlinable so that the server's writer, which asks it about every frame,
 /// gets them specialized for `ByteBuffer`.
@@ -54,6 +55,12 @@ public struct ConnectionBacklogs<Frame: Sendable>: Sendable {
       replaced = backlog.state != nil
       backlog.state = held
     } else {
+      // A state waiting goes out before what came after it: a welcome to the next room
+      // must not overtake the state that ended the match in the last one.
+      if let state = backlog.state {
+        backlog.control.append(state)
+        backlog.state = nil
+      }
       backlog.control.append(held)
     }
     guard backlog.control.count <= ConnectionBacklog.limit else {
@@ -64,7 +71,7 @@ public struct ConnectionBacklogs<Frame: Sendable>: Sendable {
     return replaced ? .replaced : .held
   }
 
-  /// The connection can take more: what waited for it, in order, its newest state last.
+  /// The connection can take more: what waited for it, in the order it came.
   @inlinable
   public mutating func drain(_ id: Int) -> [Frame] {
     guard let backlog = waiting.removeValue(forKey: id) else { return [] }

@@ -19,7 +19,9 @@ struct HubPartsTests {
 
   func frame(_ byte: UInt8) -> ByteBuffer { ByteBuffer(bytes: [byte]) }
 
-  @Test("backlogs: written when writable, held when not, newest state last, closed past the limit")
+  @Test(
+    "backlogs: written when writable, held when not, in order, states in a row conflated, closed past the limit"
+  )
   func backlogs() {
     var backlogs = ConnectionBacklogs<ByteBuffer>()
     #expect(backlogs.deliver(frame(1), bytes: 1, to: 7, isState: true, writable: true) == .write)
@@ -27,11 +29,17 @@ struct HubPartsTests {
     #expect(backlogs.deliver(frame(2), bytes: 1, to: 7, isState: true, writable: false) == .held)
     // Once something waits, later frames wait behind it even if the channel says writable.
     #expect(backlogs.deliver(frame(3), bytes: 1, to: 7, isState: false, writable: true) == .held)
-    // A second state replaces the one waiting (the older is skipped, and counted).
-    #expect(
-      backlogs.deliver(frame(4), bytes: 1, to: 7, isState: true, writable: false) == .replaced)
+    // A state after other frames waits behind them: the one before it is not replaced,
+    // so that nothing overtakes it (a welcome to the next room after the state that ended
+    // the match in the last one).
+    #expect(backlogs.deliver(frame(4), bytes: 1, to: 7, isState: true, writable: false) == .held)
     #expect(backlogs.deliver(frame(5), bytes: 1, to: 7, isState: false, writable: false) == .held)
-    #expect(backlogs.drain(7) == [frame(3), frame(5), frame(4)])
+    #expect(backlogs.drain(7) == [frame(2), frame(3), frame(4), frame(5)])
+    // States in a row: a second replaces the one waiting (the older is skipped, and counted).
+    #expect(backlogs.deliver(frame(6), bytes: 1, to: 7, isState: true, writable: false) == .held)
+    #expect(
+      backlogs.deliver(frame(7), bytes: 1, to: 7, isState: true, writable: false) == .replaced)
+    #expect(backlogs.drain(7) == [frame(7)])
     #expect(backlogs.drain(7) == [])
     for index in 0..<ConnectionBacklog.limit {
       #expect(
