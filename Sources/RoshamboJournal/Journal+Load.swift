@@ -18,8 +18,23 @@ extension Journal {
   ) {
     if let badRatings, !stopAtBadRow { throw badRatings }
     if let badUnsettled, !stopAtBadRow { throw badUnsettled }
-    let loaded = try database.read { db in
+    // What waits in the tail is saved too: written to the database first if it can be
+    // (a full disk: folded on from memory, below).
+    _ = try? applyTail()
+    var loaded = try database.read { db in
       try Self.load(db, path: path, defaults: defaults, stopAtBadRow: stopAtBadRow)
+    }
+    for row in tail?.pendingRows ?? [] where loaded.badRow == nil && row.seq > loaded.lastRow {
+      do {
+        try JournalFormat.replay(row.action, onto: &loaded.lobby)
+      } catch {
+        let failure = JournalError.badRow(path: path, seq: row.seq, problem: "\(error)")
+        guard stopAtBadRow else { throw failure }
+        loaded.badRow = failure
+        break
+      }
+      loaded.actions += 1
+      loaded.lastRow = row.seq
     }
     return (loaded.lobby, loaded.actions, loaded.badRow)
   }

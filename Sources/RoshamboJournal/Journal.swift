@@ -44,14 +44,30 @@ package final class Journal {
     let value = NIOLockedValueBox(false)
   }
   let path: String
-  /// The number of the last journaled action.
-  var lastSeq: Int64 = 0
+  /// The rows committed and not yet in the database, when the journal keeps a tail
+  /// (a server's with `--durability process`): see ``JournalTail``.
+  private(set) var tail: JournalTail?
+  /// The number of the last journaled action (the tail's, when there is one).
+  var lastSeq: Int64 {
+    get { tail?.lastSeq ?? ownLastSeq }
+    set {
+      if let tail { tail.lastSeq = newValue } else { ownLastSeq = newValue }
+    }
+  }
+  private var ownLastSeq: Int64 = 0
   /// The rows table new rows go to: the journal's rows live in two tables used in turn
   /// (``rowTables``), and a commit whose batch a snapshot will include sends the rows
   /// after it to the other one. Once the snapshot has taken over, a table that holds only
   /// rows it includes is emptied in one statement, which writes a few pages where
   /// deleting its rows one by one rewrote every page they were on.
-  var rowTable = rowTables[0]
+  var rowTable: String {
+    get { Self.rowTables[tail?.table ?? ownRowTable] }
+    set {
+      let index = Self.rowTables.firstIndex(of: newValue) ?? 0
+      if let tail { tail.table = index } else { ownRowTable = index }
+    }
+  }
+  private var ownRowTable = 0
   static let rowTables = ["journal", "journal_b"]
   /// The generation of the snapshot's parts (0: the snapshot is in `snapshot.state`).
   var generation: Int64 = 0
@@ -114,7 +130,8 @@ package final class Journal {
     maxOutbox: Int = Journal.defaultMaxOutbox, background: NIOThreadPool? = nil,
     durability: JournalDurability = .process, vfs: String? = nil,
     checkpointInterval: Int = Journal.defaultCheckpointInterval,
-    walFrameLimit: Int = Journal.defaultWALFrameLimit
+    walFrameLimit: Int = Journal.defaultWALFrameLimit, keepsTail: Bool = false,
+    tailRegionBytes: Int = JournalTail.defaultRegionBytes
   ) throws {
     self.keepMatches = max(1, keepMatches)
     self.checkpointInterval = max(1, checkpointInterval)
@@ -136,7 +153,7 @@ package final class Journal {
         attributes: [.posixPermissions: 0o700])
     }
     path = (directory as NSString).appendingPathComponent("roshambo.sqlite")
-    for file in [path, path + "-wal", path + "-shm"] {
+    for file in [path, path + "-wal", path + "-shm", path + Self.tailSuffix] {
       if let mode = Self.mode(of: file), mode & 0o077 != 0 {
         warnings.append(
           "\(file) is readable by others (mode \(String(mode, radix: 8))); run chmod 600 \(file)")
@@ -174,6 +191,9 @@ package final class Journal {
     } catch let error as JournalWriter.Failure where error.code == SQLITE_BUSY {
       throw JournalError.inUse(path: path)
     }
+    // Rows a process that ended left in its tail go to the database before anything
+    // reads it.
+    try moveTailIntoDatabase()
     (matchCount, standingsCount, foldedThrough, unfoldedMatches) = try database.read {
       let through =
         try Int64.fetchOne($0, sql: "SELECT through FROM standings_folded WHERE id = 1") ?? 0
@@ -205,7 +225,7 @@ package final class Journal {
       }
       outboxLevel.set(waiting: outboxCount)
     }
-    (lastSeq, generation, rowTable) = try database.read { db in
+    let (last, generation, table) = try database.read { db in
       let row = try Row.fetchOne(
         db,
         sql: """
@@ -216,10 +236,105 @@ package final class Journal {
           """)
       let (a, b): (Int64, Int64) = (row?["a"] ?? 0, row?["b"] ?? 0)
       // New rows go on after the newest row, in its table.
-      return (
-        max(a, b, row?["through"] ?? 0), row?["generation"] ?? 0, Self.rowTables[b > a ? 1 : 0]
-      )
+      let through: Int64 = row?["through"] ?? 0
+      let generation: Int64 = row?["generation"] ?? 0
+      return (max(a, b, through), generation, b > a ? 1 : 0)
     }
+    self.generation = generation
+    (ownLastSeq, ownRowTable) = (last, table)
+    if keepsTail {
+      do {
+        tail = try JournalTail(
+          path: path + Self.tailSuffix, lastSeq: last, table: table, regionBytes: tailRegionBytes)
+      } catch {
+        warnings.append(
+          "cannot keep the journal's tail (\(error)): every commit writes the database, "
+            + "which is slower; check the data directory's disk")
+      }
+    } else {
+      try? FileManager.default.removeItem(atPath: path + Self.tailSuffix)
+    }
+  }
+
+  /// The tail's file beside the database (``JournalTail``).
+  static let tailSuffix = "-tail"
+
+  /// Writes the rows a tail file holds to the database, those after its last row: what a
+  /// process that ended left there. A row out of sequence ends them, with a warning.
+  private func moveTailIntoDatabase() throws {
+    let rows = try JournalTail.rows(inFileAt: path + Self.tailSuffix)
+    guard !rows.isEmpty else { return }
+    let (a, b) = try writer.integers(
+      "SELECT COALESCE((SELECT MAX(seq) FROM journal), 0), COALESCE((SELECT MAX(seq) FROM journal_b), 0)"
+    )
+    let (through, _) = try writer.integers(
+      "SELECT COALESCE((SELECT through FROM snapshot WHERE id = 1), 0), 0")
+    var next = max(a, b, through) + 1
+    var moved: [JournalTail.Row] = []
+    for row in rows where row.seq >= next {
+      guard row.seq == next, Self.rowTables.indices.contains(row.table) else {
+        warnings.append(
+          "the journal's tail (\(path + Self.tailSuffix)) skips from row \(next - 1) to "
+            + "row \(row.seq): the rows from there on were not carried over")
+        break
+      }
+      moved.append(row)
+      next += 1
+    }
+    guard !moved.isEmpty else { return }
+    try writer.transaction { try insert(moved) }
+  }
+
+  /// Writes `rows` to their tables, inside the caller's transaction.
+  private func insert(_ rows: [JournalTail.Row]) throws {
+    for row in rows {
+      let table = Self.rowTables[row.table]
+      try row.action.withUnsafeBufferPointer { action in
+        if let finished = row.finished {
+          try finished.withUnsafeBufferPointer { finished in
+            try writer.run(
+              "INSERT INTO \(table) (seq, action, finished) VALUES (?, ?, ?)",
+              .int(row.seq), .bytes(action), .bytes(finished))
+          }
+        } else {
+          try writer.run(
+            "INSERT INTO \(table) (seq, action) VALUES (?, ?)", .int(row.seq), .bytes(action))
+        }
+      }
+    }
+  }
+
+  /// Writes the rows waiting in the tail to the database in one transaction; their
+  /// matches then wait to be settled. If it fails they wait in the tail, which takes no
+  /// more rows until an apply succeeds (the next commit then fails, and the hub pauses).
+  /// Returns whether it wrote any.
+  @discardableResult
+  func applyTail() throws -> Bool {
+    guard let tail, let rows = tail.take() else { return false }
+    do {
+      try writer.transaction { try insert(rows) }
+    } catch {
+      tail.notApplied(rows)
+      throw error
+    }
+    tail.applied(rows)
+    for row in rows where !row.matches.isEmpty { unsettled.append((row.seq, row.matches)) }
+    transactionCommitted()
+    return true
+  }
+
+  /// The rows of `actions` for the tail: each action in the journal's format, and the
+  /// matches the last one ended as its `finished` column holds them (nil: none).
+  static func tailRows(_ actions: [LobbyAction], matches: [FinishedMatch]) -> (
+    actions: [[UInt8]], finished: [UInt8]?
+  ) {
+    var json = JSONText(capacity: 128)
+    let rows = actions.map { action in
+      json.removeAll()
+      json.journalRow(action)
+      return json.bytes
+    }
+    return (rows, matches.isEmpty ? nil : unsettledText(matches))
   }
 
   /// SQLite's `synchronous` setting for `durability`.
@@ -251,6 +366,7 @@ package final class Journal {
   /// Whether the journal can be written now: one tiny transaction. While the disk is
   /// failing the hub calls this until it succeeds.
   func probe(at: Int64) throws {
+    try applyTail()
     try writer.transaction {
       try writer.run("INSERT OR REPLACE INTO heartbeat (id, at) VALUES (1, ?)", .int(at))
     }
@@ -272,6 +388,23 @@ package final class Journal {
     var written = MatchesWritten()
     // Matches wait in a row only when there is one to wait in (a match ends by an action).
     let matchesWait = settleLater && !matches.isEmpty && !actions.isEmpty
+    if let tail {
+      if settleLater, !actions.isEmpty {
+        // A failed apply first: while the database cannot be written, neither can this.
+        if tail.hasFailed { try applyTail() }
+        let rows = Self.tailRows(actions, matches: matches)
+        let append = {
+          tail.append(
+            rows.actions, finished: rows.finished, matches: matches, snapshotAfter: snapshotAfter)
+        }
+        if append() != nil { return }
+        try applyTail()
+        if append() != nil { return }
+        // More than a region holds: straight to the database, below.
+      } else {
+        try applyTail()
+      }
+    }
     let finished = matchesWait ? Self.unsettledText(matches) : []
     try writer.transaction {
       for (offset, action) in actions.enumerated() {
@@ -300,6 +433,12 @@ package final class Journal {
     }
     lastSeq += Int64(actions.count)
     if snapshotAfter { rowTable = Self.rowTables.first { $0 != rowTable }! }
+    transactionCommitted()
+  }
+
+  /// Counts a transaction of the journal's rows towards the next checkpoint and the WAL's
+  /// catching up.
+  private func transactionCommitted() {
     commitsSinceCheckpoint += 1
     if commitsSinceCheckpoint >= checkpointInterval { checkpointInBackground() }
     commitsWhileWALIsLong = writer.walFrames >= walFrameLimit ? commitsWhileWALIsLong + 1 : 0

@@ -76,7 +76,8 @@ package final class JournalThread: HubJournal {
           try Journal(
             directory: directory, keepMatches: keepMatches, shipsHistory: shipsHistory,
             maxOutbox: maxOutbox, background: encoder, durability: durability,
-            checkpointInterval: checkpointInterval, walFrameLimit: walFrameLimit),
+            checkpointInterval: checkpointInterval, walFrameLimit: walFrameLimit,
+            keepsTail: durability == .process),
           loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()
@@ -263,6 +264,10 @@ package final class JournalThread: HubJournal {
 
 /// The journal with its lock, and how long its commits have been taking.
 ///
+/// A commit on the hub's loop goes to the journal's tail when it has one (a copy into
+/// memory the kernel keeps, under the tail's own lock, so it never waits for this one);
+/// the journal's thread writes the tail's rows to the database ``settleDelay`` later.
+///
 /// After a commit that leaves enough matches unfolded, it folds them into the standings
 /// on the journal's thread, a batch per task, so commits asked meanwhile run in between.
 /// A commit that ends matches writes them in their action's row; they are written to
@@ -273,6 +278,8 @@ package final class JournalThread: HubJournal {
 /// can try it without waiting).
 private final class JournalBox: @unchecked Sendable {
   private let journal: Journal
+  /// The journal's tail, if it keeps one: appended to without `mutex`.
+  private let tail: JournalTail?
   /// The journal's thread.
   private let loop: any EventLoop
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -287,6 +294,7 @@ private final class JournalBox: @unchecked Sendable {
 
   init(_ journal: Journal, loop: any EventLoop) {
     self.journal = journal
+    tail = journal.tail
     self.loop = loop
     mutex = .allocate(capacity: 1)
     pthread_mutex_init(mutex, nil)
@@ -319,6 +327,16 @@ private final class JournalBox: @unchecked Sendable {
   func commitIfQuick(
     _ actions: [LobbyAction], matches: [FinishedMatch], snapshotAfter: Bool, under micros: Int
   ) -> Result<Int, any Error>? {
+    if let tail, micros > 0 {
+      let start = NIODeadline.now()
+      let rows = Journal.tailRows(actions, matches: matches)
+      if let appended = tail.append(
+        rows.actions, finished: rows.finished, matches: matches, snapshotAfter: snapshotAfter)
+      {
+        if appended.applyIsDue { loop.scheduleTask(in: Self.settleDelay) { self.settle() } }
+        return .success(Int((NIODeadline.now() - start).nanoseconds / 1_000))
+      }
+    }
     guard pthread_mutex_trylock(mutex) == 0 else { return nil }
     defer { pthread_mutex_unlock(mutex) }
     guard commitMicros < Double(micros) else { return nil }
@@ -344,7 +362,7 @@ private final class JournalBox: @unchecked Sendable {
       _ = record()
       throw error
     }
-    if journal.hasUnsettledMatches, !settleScheduled {
+    if journal.hasUnsettledMatches || tail?.hasPending == true, !settleScheduled {
       // A moment later, not at once: the states this commit lets out reach their
       // players before this thread takes a core for them, and the matches of the next
       // commits settle in the same transaction. A read first settles what waits.
@@ -364,20 +382,23 @@ private final class JournalBox: @unchecked Sendable {
   /// How long after a commit that ended matches they are written to `matches`.
   static let settleDelay = TimeAmount.milliseconds(10)
 
-  /// Writes the matches the last commits left in their rows to `matches` now, if any
-  /// wait (before a read, so that it sees them).
+  /// Writes the tail's rows to the database and the matches the last commits left in
+  /// their rows to `matches` now, if any wait (before a read, so that it sees them).
   func settleWaitingMatches() {
     withJournal { journal in
+      if (try? journal.applyTail()) == true, journal.walCatchUpIsDue { try? journal.catchUpWAL() }
       if journal.hasUnsettledMatches { try? journal.settleMatches() }
     }
   }
 
-  /// Writes the matches the last commits left in their rows to `matches` (a failure
-  /// leaves them for the settling after the next commit, or the journal's next opening).
+  /// Writes the tail's rows to the database, then the matches the last commits left in
+  /// their rows to `matches` (a failure leaves them for the settling after the next
+  /// commit, or the journal's next opening).
   private func settle() {
     // A few matches a task, so that commits asked meanwhile wait for one step at most.
     let (more, foldDue) = withJournal { journal -> (Bool, Bool) in
       do {
+        if try journal.applyTail(), journal.walCatchUpIsDue { try journal.catchUpWAL() }
         try journal.settleSomeMatches()
       } catch {
         settleScheduled = false

@@ -8,9 +8,12 @@ import Testing
 
 @Suite("Server: the journal's own thread")
 struct JournalThreadTests {
-  func open(quick: Int) async throws -> JournalThread {
+  /// A journal on its thread; with `--durability power` it keeps no tail, so every
+  /// commit writes the database.
+  func open(quick: Int, durability: JournalDurability = .process) async throws -> JournalThread {
     try await JournalThread.open(
-      directory: temporaryDataDirectory(), keepMatches: 100, quickCommitMicros: quick
+      directory: temporaryDataDirectory(), keepMatches: 100, quickCommitMicros: quick,
+      durability: durability
     ) { _ in () }.0
   }
 
@@ -20,7 +23,7 @@ struct JournalThreadTests {
 
   @Test("a busy journal sends the commit to its thread, where it lands after the work before it")
   func busy() async throws {
-    let thread = try await open(quick: 1_000_000)
+    let thread = try await open(quick: 1_000_000, durability: .power)
     let held = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     // Something long on the journal's thread (a snapshot step, say) holds the journal.
@@ -48,7 +51,7 @@ struct JournalThreadTests {
 
   @Test("after a slow commit the next ones go to the journal's thread")
   func slow() async throws {
-    let thread = try await open(quick: 300)
+    let thread = try await open(quick: 300, durability: .power)
     // 20,000 rows in one commit take far longer than 300 µs on any disk.
     guard case .success = thread.commitNowIfQuick(joins(0..<20_000), matches: []) else {
       Issue.record("the first commit was not taken at once")
@@ -60,6 +63,33 @@ struct JournalThreadTests {
     #expect(never.commitNowIfQuick(joins(0..<1), matches: []).isNil)
     try await thread.close()
     try await never.close()
+  }
+
+  @Test("with a tail, a busy journal still takes a commit at once; its rows land after that work")
+  func busyWithTail() async throws {
+    let thread = try await open(quick: 300)
+    let held = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let long = thread.submit { journal -> Int in
+      held.signal()
+      release.wait()
+      return try journal.load(defaults: .init()).actions
+    }
+    held.wait()
+    // 20,000 rows in one commit, while the journal is held: a copy into the tail.
+    guard case .success = thread.commitNowIfQuick(joins(0..<20_000), matches: []) else {
+      Issue.record("the tail did not take the commit at once")
+      return
+    }
+    #expect(thread.commitNowIfQuick(joins(20_000..<20_001), matches: []) != nil)
+    release.signal()
+    // The held task loads what is saved, the tail included.
+    #expect(try await long.get() == 20_001)
+    let rows = try await thread.submit { journal in
+      try journal.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM journal") }
+    }.get()
+    #expect(rows == 20_001)
+    try await thread.close()
   }
 
   func match(_ winner: String, _ loser: String, at: Int64) -> FinishedMatch {
