@@ -107,6 +107,11 @@ public struct JournalQuestion: Sendable, Equatable, Codable {
         complaint: "no journal in \(dataDirectory)/ (run the server first, or give --data-dir).")
     }
     do {
+      // A server that was killed may have left its last rows in the journal's tail: they
+      // go into the database first, as that server's next start would put them.
+      if try !JournalTail.rows(inFileAt: file + Journal.tailSuffix).isEmpty {
+        _ = try Journal(directory: dataDirectory)
+      }
       let (database, path) = try Journal.openReadOnly(dataDirectory: dataDirectory)
       return try database.read { try answer(on: $0, path: path) }
     } catch let error as JournalError {

@@ -176,4 +176,27 @@ struct JournalTailTests {
     #expect(try Self.rowCount(journal) == 200)
     #expect(try journal.load(defaults: .init()).lobby.rooms.count == 200)
   }
+
+  @Test(
+    "a server killed the moment a match's last state arrives keeps the match",
+    .timeLimit(.minutes(3)))
+  func killedAtOnce() async throws {
+    let data = temporaryDataDirectory()
+    let server = try ServerProcess([
+      "--host", "127.0.0.1", "--port", "0", "--data-dir", data,
+      "--cert", TestCertificates.files.serverCertificate,
+      "--key", TestCertificates.files.serverKey, "--no-announce", "--log-level", "warning",
+    ])
+    let port = try await server.port
+    let (alice, bob) = try await seatTwo(port: port)
+    _ = try await playRound(alice, .rock, bob, .scissors, round: 1)
+    let (final, _) = try await playRound(alice, .paper, bob, .rock, round: 2)
+    #expect(final.phase == .over)
+    // Sent, so durable: killed before the journal's thread could write it to the database.
+    kill(server.process.processIdentifier, SIGKILL)
+    _ = await server.finish()
+    let (status, report) = await (try ServerProcess(["history", "--data-dir", data])).finish()
+    #expect(status == 0, "\(report)")
+    #expect(report.contains("\"Alice\" 2–0 \"Bob\"  winner: \"Alice\""), "\(report)")
+  }
 }
