@@ -34,7 +34,7 @@ public struct JournalStorage: ServerStorage {
       quickCommitMicros: configuration.journalInlineCommitMicros,
       shipsHistory: configuration.historyAddress != nil,
       maxOutbox: configuration.maxHistoryOutbox, durability: configuration.durability,
-      listedOpponents: configuration.listedOpponents
+      listedOpponents: configuration.listedOpponents, keepsTail: configuration.journalTail
     ) { journal in
       let loaded = try journal.load(defaults: defaults)
       try journal.compact(loaded.lobby)

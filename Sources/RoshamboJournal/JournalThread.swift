@@ -52,13 +52,14 @@ package final class JournalThread: HubJournal {
   }
 
   /// Opens the journal in `directory` on a new thread; `prepare` runs there first, with
-  /// the journal (loading, compacting at start).
+  /// the journal (loading, compacting at start). With `keepsTail` and durability
+  /// `process`, commits go through the journal's tail (``JournalTail``).
   static func open<T: Sendable>(
     directory: String, keepMatches: Int, quickCommitMicros: Int, shipsHistory: Bool = false,
     maxOutbox: Int = Journal.defaultMaxOutbox, durability: JournalDurability = .process,
     checkpointInterval: Int = Journal.defaultCheckpointInterval,
     walFrameLimit: Int = Journal.defaultWALFrameLimit,
-    listedOpponents: Int = Glicko2Rating.listedOpponents,
+    listedOpponents: Int = Glicko2Rating.listedOpponents, keepsTail: Bool = true,
     prepare: @escaping @Sendable (Journal) throws -> T
   ) async throws -> (JournalThread, T) {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -77,7 +78,7 @@ package final class JournalThread: HubJournal {
             directory: directory, keepMatches: keepMatches, shipsHistory: shipsHistory,
             maxOutbox: maxOutbox, background: encoder, durability: durability,
             checkpointInterval: checkpointInterval, walFrameLimit: walFrameLimit,
-            keepsTail: durability == .process),
+            keepsTail: keepsTail && durability == .process),
           loop: loop)
         return (box, try box.withJournal(prepare))
       }.get()
@@ -143,7 +144,7 @@ package final class JournalThread: HubJournal {
   package func resetOtherWork() { box.resetOtherWork() }
 
   package var bytesOnDisk: Int {
-    ["", "-wal"].reduce(0) { total, suffix in
+    ["", "-wal", Journal.tailSuffix].reduce(0) { total, suffix in
       let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size]) as? Int
       return total + (size ?? 0)
     }

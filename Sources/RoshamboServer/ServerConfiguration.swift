@@ -73,6 +73,10 @@ public struct ServerConfiguration: Sendable {
   /// on the journal's thread, so a slow disk never holds the game up. 0 sends every
   /// commit to the journal's thread.
   public var journalInlineCommitMicros = 300
+  /// Whether a commit with durability `process` is a copy into the journal's tail, which
+  /// the journal's thread writes to the database a few milliseconds later (the default);
+  /// false writes the database at each commit (the benchmarks' baseline).
+  public var journalTail = true
   /// While the journal cannot be written, how often the hub tries again (ms).
   public var journalRetryMillis: Int64 = 1_000
   /// Event loop threads for connections; the hub runs on the first. With one, a

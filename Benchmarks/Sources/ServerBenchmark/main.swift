@@ -27,14 +27,16 @@
 //        [--threads N]
 //        [--pin] [--followers N] [--viewers N]
 //        [--settle S] [--stalls] [--disk-write-us W --disk-sync-us S] [--compaction N]
-//        [--inline-commit-us U] [--repeat N] [--matches N] [--shared-locks]
+//        [--inline-commit-us U] [--repeat N] [--matches N] [--shared-locks] [--no-tail]
 // (--settle: seconds of play between seating the last bot and the capacity window, 1 by
 // default; --stalls: the server's loop and journal profile over the window; --disk-*: a
 // slow disk for the journal, µs added to each write and each sync; --compaction: actions
 // between snapshots; --inline-commit-us: commits averaging under U µs run on the hub's
 // loop, 0: never; --repeat: N capacity pairs, alternating, their picks pooled;
 // --shared-locks: every journal takes the system's locks at each commit and shares its WAL
-// index, as before the server held its journal: the baseline run of a before/after)
+// index, as before the server held its journal: the baseline run of a before/after;
+// --no-tail: every journal writes the database at each commit, as before the journal's
+// tail: the baseline run of a before/after)
 // (--pin: the server child on core 0; run as `taskset -c 1 server-bench --pin` so the
 // clients keep to core 1)
 // (internal modes: `serve --cert C --key K [--data-dir D] [--best-of N]
@@ -333,6 +335,7 @@ func serveMode(_ arguments: [String]) async throws -> Never {
     configuration.historyAddress = try HistoryAddress(parsing: url)
   }
   if value("--durability") == "power" { configuration.durability = .power }
+  configuration.journalTail = !arguments.contains("--no-tail")
   let showsBoard = arguments.contains("--board")
   configuration.feedsBoard = showsBoard
   if arguments.contains("--shared-locks") {
@@ -422,6 +425,9 @@ let profileStalls = arguments.contains("--stalls")
 /// `--shared-locks`: every server child's journal shares its lock and WAL index through
 /// the system, as before the server held its journal (a whole run's baseline).
 let sharedLocksEverywhere = arguments.contains("--shared-locks")
+/// `--no-tail`: every server child's journal writes its database at each commit (no
+/// journal's tail), as before the tail (a whole run's baseline).
+let noTailEverywhere = arguments.contains("--no-tail")
 /// The server child on core 0 (run this program under `taskset -c 1` for the clients).
 let pinned = arguments.contains("--pin")
 func runs(_ section: String) -> Bool { only == nil || only == section }
@@ -461,7 +467,8 @@ func failed(_ stage: String, _ why: Any) -> Never {
 func startServerChild(
   durable: Bool, power: Bool = false, bestOf: Int = 3, fair: Bool = false, metrics: Bool = false,
   history: String? = nil, stalls: Bool = profileStalls, board: Bool = false,
-  sharedLocks: Bool = sharedLocksEverywhere, rateLimited: Bool = false
+  sharedLocks: Bool = sharedLocksEverywhere, tail: Bool = !noTailEverywhere,
+  rateLimited: Bool = false
 ) throws -> (ChildProcess, Int) {
   var args = [
     "serve", "--cert", files.serverCertificate, "--key", files.serverKey, "--best-of", "\(bestOf)",
@@ -480,6 +487,7 @@ func startServerChild(
   if metrics { args += ["--metrics"] }
   if board { args += ["--board"] }
   if sharedLocks { args += ["--shared-locks"] }
+  if !tail { args += ["--no-tail"] }
   if let history { args += ["--history-url", history] }
   if pinned {
     // The server on core 0; with this process under `taskset -c 1`, neither takes the
@@ -561,16 +569,16 @@ if runs("codec") {
 // each commit synced) and off, to show what the journal costs.
 if runs("latency") {
   var rows: [(durability: String, result: ProbeResult)] = []
-  // The last row: durability on, the journal taking the system's locks at each commit
-  // (its lock and WAL index shared with other processes), the baseline of the first.
-  for (durable, power, shared) in [
-    (true, false, false), (true, true, false), (false, false, false), (true, false, true),
+  // The last row: durability on, the journal writing its database at each commit (no
+  // tail), the baseline of the first.
+  for (durable, power, tail) in [
+    (true, false, true), (true, true, true), (false, false, true), (true, false, false),
   ] {
     let (server, port) = try startServerChild(
-      durable: durable, power: power, bestOf: 3, sharedLocks: shared)
+      durable: durable, power: power, bestOf: 3, tail: tail && !noTailEverywhere)
     let result = try probeLatency(port: port, tls: clientTLS, iterations: quick ? 600 : 3_000)
     server.stop()
-    rows.append((durable ? (power ? "power" : shared ? "on, shared locks" : "on") : "off", result))
+    rows.append((durable ? (power ? "power" : tail ? "on" : "on, no tail") : "off", result))
   }
   print(
     "1. Round trip, µs (\(rows[0].result.midPicks.count + rows[0].result.endPicks.count) "
@@ -611,15 +619,16 @@ if runs("latency") {
     "durability power ÷ on (process): mid-match p50 \(ratio(\.midPicks, 0.5)), p99 "
       + "\(ratio(\.midPicks, 0.99)); match-ending p50 \(ratio(\.endPicks, 0.5)), p99 "
       + "\(ratio(\.endPicks, 0.99))")
-  let shared = rows[3].result
-  func held(_ picks: KeyPath<ProbeResult, [Double]>) -> String {
-    format(percentile(durable[keyPath: picks], 0.5) / percentile(shared[keyPath: picks], 0.5), 2)
+  let untailed = rows[3].result
+  func tailed(_ picks: KeyPath<ProbeResult, [Double]>) -> String {
+    format(
+      percentile(durable[keyPath: picks], 0.5) / percentile(untailed[keyPath: picks], 0.5), 2)
       + "x"
   }
   let ending = percentile(durable.endPicks, 0.5) / percentile(durable.midPicks, 0.5)
   print(
-    "the journal held by the server ÷ shared locks (durability on), p50: mid-match "
-      + "\(held(\.midPicks)), match-ending \(held(\.endPicks))")
+    "the journal's tail ÷ the database at each commit (durability on), p50: mid-match "
+      + "\(tailed(\.midPicks)), match-ending \(tailed(\.endPicks))")
   print(
     "target: match-ending p50 <= 1.15x mid-match (durability on): \(format(ending, 2))x "
       + "\(ending <= 1.15 ? "met" : "NOT MET")\n")
