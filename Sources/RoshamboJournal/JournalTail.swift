@@ -7,8 +7,8 @@ import RoshamboGame
 /// durable is one copy of its rows into a page the kernel holds. A process that dies
 /// leaves those pages to the kernel, which writes them to the file, so a row here is as
 /// durable as one in SQLite's WAL with `synchronous = NORMAL` (across a crash of the
-/// process, not a power cut). The journal's thread moves the rows into the database a
-/// few milliseconds later (``Journal/applyTail()``), many commits in one transaction, and
+/// process, not a power cut). The journal's thread moves the rows into the database
+/// within a tenth of a second (``Journal/applyTail()``), many commits in one transaction, and
 /// a journal opened after a crash moves what the file still holds first.
 ///
 /// The file is two regions used in turn: rows are appended to one while the rows of the
@@ -71,7 +71,7 @@ package final class JournalTail: @unchecked Sendable {
   static let magic: UInt32 = 0x4C54_5352  // "RSTL"
   static let version: UInt32 = 1
   /// Each of the two regions: about 10,000 rows, a second of a full server's picks; the
-  /// journal's thread applies them every few milliseconds.
+  /// journal's thread applies them every tenth of a second.
   package static let defaultRegionBytes = 2 << 20
 
   /// Opens the tail at `path` (created, its blocks allocated, if missing) for a journal

@@ -267,7 +267,7 @@ package final class JournalThread: HubJournal {
 ///
 /// A commit on the hub's loop goes to the journal's tail when it has one (a copy into
 /// memory the kernel keeps, under the tail's own lock, so it never waits for this one);
-/// the journal's thread writes the tail's rows to the database ``settleDelay`` later.
+/// the journal's thread writes the tail's rows to the database ``applyDelay`` later.
 ///
 /// After a commit that leaves enough matches unfolded, it folds them into the standings
 /// on the journal's thread, a batch per task, so commits asked meanwhile run in between.
@@ -334,7 +334,7 @@ private final class JournalBox: @unchecked Sendable {
       if let appended = tail.append(
         rows.actions, finished: rows.finished, matches: matches, snapshotAfter: snapshotAfter)
       {
-        if appended.applyIsDue { loop.scheduleTask(in: Self.settleDelay) { self.settle() } }
+        if appended.applyIsDue { loop.scheduleTask(in: Self.applyDelay) { self.settle() } }
         return .success(Int((NIODeadline.now() - start).nanoseconds / 1_000))
       }
     }
@@ -382,6 +382,11 @@ private final class JournalBox: @unchecked Sendable {
 
   /// How long after a commit that ended matches they are written to `matches`.
   static let settleDelay = TimeAmount.milliseconds(10)
+  /// How long after the first row the hub copied into the tail its rows are written to the
+  /// database (a read or task first writes them at once). The rows are durable in the
+  /// tail meanwhile; a longer wait makes fewer, larger transactions, and each one takes a
+  /// core the game may want (PERFORMANCE.md, "The journal's tail").
+  static let applyDelay = TimeAmount.milliseconds(100)
 
   /// Writes the tail's rows to the database and the matches the last commits left in
   /// their rows to `matches` now, if any wait (before a read, so that it sees them).
