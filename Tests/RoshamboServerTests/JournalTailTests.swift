@@ -119,6 +119,52 @@ struct JournalTailTests {
     #expect(tail.lastSeq == 15)
   }
 
+  @Test("a damaged file gives back only rows it really holds, whatever its bytes")
+  func damagedFiles() throws {
+    let path = Self.tailPath()
+    let tail = try Self.tail(at: path, regionBytes: 512)
+    for number in 1...6 {
+      _ = tail.append(
+        [Self.action(number)], finished: number % 2 == 0 ? Array("[]".utf8) : nil, matches: [],
+        snapshotAfter: false)
+    }
+    let intact = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let written = try JournalTail.rows(inFileAt: path)
+    #expect(written.count == 6)
+    var generator = SplitMix64(seed: 53)
+    for trial in 0..<400 {
+      var bytes = intact
+      switch trial % 4 {
+      case 0:
+        // A few bytes changed anywhere.
+        for _ in 0...Int.random(in: 0...3, using: &generator) {
+          let at = Int.random(in: 0..<bytes.count, using: &generator)
+          bytes[at] = UInt8.random(in: 0...255, using: &generator)
+        }
+      case 1:
+        // Cut short anywhere (as a copy interrupted, or a file truncated).
+        bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &generator)))
+      case 2:
+        // Nothing but noise, of any length.
+        bytes = (0..<Int.random(in: 0...1_100, using: &generator)).map { _ in
+          UInt8.random(in: 0...255, using: &generator)
+        }
+      default:
+        // A length field claiming far more than the file holds.
+        let at = JournalTail.headerBytes + Int.random(in: 0...3, using: &generator)
+        bytes[at] = 0xFF
+      }
+      try Data(bytes).write(to: URL(fileURLWithPath: path))
+      let read = try JournalTail.rows(inFileAt: path)
+      for row in read {
+        // Every row read is one that was written, unchanged.
+        let original = try #require(written.first { $0.seq == row.seq }, "trial \(trial)")
+        #expect(row.action == original.action && row.finished == original.finished)
+        #expect(row.table == original.table)
+      }
+    }
+  }
+
   static let joins: [LobbyAction] = (1...200).map {
     .join(room: "r\($0)", name: "P\($0)", token: "t\($0)", at: Int64($0))
   }

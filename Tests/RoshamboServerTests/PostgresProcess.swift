@@ -142,13 +142,23 @@ final class PostgresProcess: @unchecked Sendable {
     return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   }
 
-  /// A TCP port of 127.0.0.1 nothing listens on now.
+  /// A TCP port of 127.0.0.1 nothing listens on now, below the system's range of
+  /// ephemeral ports: one the kernel handed out (port 0) could be handed out again, to
+  /// any test's outgoing connection, before the caller binds it.
   static func freePort() throws -> Int {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { try? group.syncShutdownGracefully() }
-    let channel = try ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).wait()
-    let port = channel.localAddress?.port ?? 0
-    try channel.close().wait()
-    return port
+    let range =
+      (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+      .flatMap { Int($0.split(whereSeparator: \.isWhitespace).first ?? "") } ?? 32_768
+    for _ in 0..<100 {
+      let port = Int.random(in: 10_000..<max(10_001, range))
+      guard
+        let channel = try? ServerBootstrap(group: group).bind(host: "127.0.0.1", port: port).wait()
+      else { continue }
+      try channel.close().wait()
+      return port
+    }
+    throw TestClientError.unexpected("no free port below \(range) on 127.0.0.1")
   }
 }
