@@ -78,8 +78,8 @@ public struct PairingReferee: Sendable {
   /// The counted rounds as each bot's own connections saw them (the first bot's, the
   /// second's).
   public private(set) var seen = [BotTally(), BotTally()]
-  /// Rounds played but not counted: after the verdict, or ahead of the other room at
-  /// the end.
+  /// Rounds played (as rooms' first seats reported them) but not counted: after the
+  /// verdict, or not yet counted when the pairing ended (``close()``).
   public private(set) var uncounted = 0
   /// The rounds counted when the verdict was reached.
   public private(set) var decidedAfterRounds: Int?
@@ -122,11 +122,12 @@ public struct PairingReferee: Sendable {
     }
   }
 
-  /// Rounds reported and left uncounted when the pairing ended (a room ahead of the
-  /// other), added to ``uncounted``.
+  /// Rounds left uncounted when the pairing ended, added to ``uncounted``: every round a
+  /// room's first seat reported and the referee did not count (a room ahead of the other,
+  /// or a round its second seat reported only after the pairing was settled).
   public mutating func close() {
     for order in ArenaSchedule.SeatOrder.allCases {
-      uncounted += backlog(order)
+      uncounted += reports[order.rawValue][0].count - heads[order.rawValue][0]
       heads[order.rawValue] = [reports[order.rawValue][0].count, reports[order.rawValue][1].count]
     }
   }

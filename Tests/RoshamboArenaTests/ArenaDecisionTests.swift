@@ -79,6 +79,27 @@ import Testing
     }
   }
 
+  /// Every round a room's first seat reported is counted or set aside, also one whose
+  /// second seat reported it only after the pairing was settled (the table counts the
+  /// rounds played by the first seats' reports).
+  @Test func everyReportedRoundIsCountedOrSetAside() throws {
+    var referee = PairingReferee(
+      pairing: ArenaSchedule(bots: 2, roundsPerGame: 10, games: 1, seed: 0).pairings[0],
+      roundCap: 2, test: SequentialTest.Parameters())
+    try referee.report(.won, order: .firstSeated, seat: .one)
+    try referee.report(.lost, order: .firstSeated, seat: .two)
+    // The first room's second round, seen by its first seat only so far.
+    try referee.report(.won, order: .firstSeated, seat: .one)
+    // The other room's first round: the cap, so the pairing is settled.
+    try referee.report(.lost, order: .secondSeated, seat: .one)
+    try referee.report(.won, order: .secondSeated, seat: .two)
+    #expect(referee.isSettled)
+    try referee.report(.lost, order: .firstSeated, seat: .two)
+    referee.close()
+    #expect(referee.counted == 2)
+    #expect(referee.counted + referee.uncounted == 3)
+  }
+
   @Test func seedsDifferBySeatAndRepeatBySchedule() {
     let schedule = ArenaSchedule(bots: 4, roundsPerGame: 10, games: 3, seed: 42)
     var seeds = Set<UInt64>()
