@@ -25,10 +25,7 @@ extension Journal {
       try Self.load(db, path: path, defaults: defaults, stopAtBadRow: stopAtBadRow)
     }
     for row in tail?.pendingRows ?? [] where loaded.badRow == nil && row.seq > loaded.lastRow {
-      do {
-        try JournalFormat.replay(row.action, onto: &loaded.lobby)
-      } catch {
-        let failure = JournalError.badRow(path: path, seq: row.seq, problem: "\(error)")
+      if let failure = Self.replay(row.action, seq: row.seq, onto: &loaded.lobby, path: path) {
         guard stopAtBadRow else { throw failure }
         loaded.badRow = failure
         break
@@ -93,17 +90,7 @@ extension Journal {
     while let row = try rows.next() {
       let seq: Int64 = row["seq"]
       let text: String = row["action"]
-      do {
-        try JournalFormat.replay(text.utf8, onto: &lobby)
-      } catch let refused as JournalFormat.RefusedRow {
-        let failure = JournalError.badRow(path: path, seq: seq, problem: refused.description)
-        guard stopAtBadRow else { throw failure }
-        badRow = failure
-        break
-      } catch {
-        let failure =
-          error as? JournalError
-          ?? .badRow(path: path, seq: seq, problem: Self.describe(error))
+      if let failure = replay(text.utf8, seq: seq, onto: &lobby, path: path) {
         guard stopAtBadRow else { throw failure }
         badRow = failure
         break
@@ -114,6 +101,20 @@ extension Journal {
     Self.upgradeTokens(&lobby)
     return Loaded(
       lobby: lobby, actions: count, badRow: badRow, snapshotThrough: through, lastRow: last)
+  }
+
+  /// Folds row `seq` onto `lobby`; what is wrong with it, naming the row, if it cannot be.
+  private static func replay(
+    _ row: some Collection<UInt8>, seq: Int64, onto lobby: inout LobbyState, path: String
+  ) -> JournalError? {
+    do {
+      try JournalFormat.replay(row, onto: &lobby)
+      return nil
+    } catch let refused as JournalFormat.RefusedRow {
+      return .badRow(path: path, seq: seq, problem: refused.description)
+    } catch {
+      return error as? JournalError ?? .badRow(path: path, seq: seq, problem: describe(error))
+    }
   }
 
   /// Seats saved before tokens were hashed hold the token itself: hash it.

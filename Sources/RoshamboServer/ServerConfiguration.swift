@@ -74,7 +74,7 @@ public struct ServerConfiguration: Sendable {
   /// commit to the journal's thread.
   public var journalInlineCommitMicros = 300
   /// Whether a commit with durability `process` is a copy into the journal's tail, which
-  /// the journal's thread writes to the database a few milliseconds later (the default);
+  /// the journal's thread writes to the database within 100 ms (the default);
   /// false writes the database at each commit (the benchmarks' baseline).
   public var journalTail = true
   /// While the journal cannot be written, how often the hub tries again (ms).
