@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The party's board in a real browser (issue 52): starts roshambo-server with --board, a
 # five-player single-elimination tournament of bots (one named with markup), and four bots
-# playing slow quick matches with one another (rated); then reads the page in Debian's headless
-# Chromium (--dump-dom, polled until each condition holds) and asserts on its DOM: the
+# playing slow matches, each against the other three in turn (rated); then reads the page in
+# Debian's headless Chromium (--dump-dom, polled until each condition holds) and asserts on its DOM: the
 # bracket with the bye and the champion, a room being played, the leaderboard with its
 # intervals, the markup name shown as text. Screenshots at 1920×1080 and 1280×720 go to
 # .build/board-screenshots/. Run by .ci/run after `swift build`; needs chromium.
@@ -69,20 +69,32 @@ bot() { # name, then roshambo bot's flags
     --identity "$work/identity-${#pids[@]}.pem" --exec "sh $work/slow.sh" "$@" > "bot-${#pids[@]}.out" 2>&1 &
   pids+=($!)
 }
-# Four in quick match, one match at a time, so that each meets whoever waits next: the
-# leaderboard lists those rated against several different people, with their intervals
-# (a bot playing many matches stays in its room, against one opponent).
-quick() { # name
-  local name="$1" identity="$work/identity-quick-$1.pem"
+# Four in a round robin of their own, over and over, one match at a time in a room named
+# for the pair and the turn: each meets the other three in turn, so the leaderboard lists
+# them (rated against three different people) with their intervals. (Quick match would
+# pair whoever came back first, often the same two again.) A match whose partner never
+# comes is given up after a minute, and the turn goes on.
+mixer() { # name, then the three others in the order met
+  local name="$1" identity="$work/identity-mix-$1.pem"
+  shift
   (
+    turn=0
     while :; do
-      "$bin/roshambo" bot --host 127.0.0.1 --port "$port" --ca certs/ca.pem --name "$name" \
-        --identity "$identity" --exec "sh $work/slow.sh" --matches 1 >> "quick-$name.out" 2>&1 || sleep 1
+      turn=$((turn + 1))
+      for other in "$@"; do
+        room="$(printf '%s\n' "$name" "$other" | sort | paste -sd- -)-$turn"
+        timeout 60 "$bin/roshambo" bot --host 127.0.0.1 --port "$port" --ca certs/ca.pem \
+          --name "$name" --identity "$identity" --exec "sh $work/slow.sh" --room "$room" \
+          --matches 1 >> "mix-$name.out" 2>&1 || sleep 1
+      done
     done
   ) &
   pids+=($!)
 }
-for name in Dora Ezra Fay Gus; do quick "$name"; done
+mixer Dora Ezra Fay Gus
+mixer Ezra Dora Gus Fay
+mixer Fay Gus Dora Ezra
+mixer Gus Fay Ezra Dora
 for name in Ann Bob Cleo Dan '<img src=x onerror=f()>'; do bot "$name" --tournament; done
 
 # A second server, running a round robin of three, for its cross table (entries close at
