@@ -190,6 +190,10 @@ public final class Bot {
     case .over:
       guard !finished else { return }
       finished = true
+      if Self.isCalledOff(view, me: me) {
+        log("\(name(me.opponent)) left before the first round; waiting for another opponent")
+        return
+      }
       player?.matchOver(history: view.history, seat: me, ruleset: Ruleset.named(view.ruleset))
       if view.winner == me { tally.matchesWon += 1 } else { tally.matchesLost += 1 }
       log(
@@ -233,9 +237,25 @@ public final class Bot {
     }
     if view.phase == .over {
       matchOpen = false
-      program.handle(
-        .matchEnded(view.winner == me ? .won : .lost, score: Self.score(view, me: me)))
+      if Self.isCalledOff(view, me: me) {
+        let opponent = view.player(me.opponent)?.name ?? "the opponent"
+        program.handle(
+          .matchCalledOff(why: "\(opponent) left before the first round; no match was played"))
+      } else {
+        program.handle(
+          .matchEnded(view.winner == me ? .won : .lost, score: Self.score(view, me: me)))
+      }
     }
+  }
+
+  /// Whether `view` is a quick match that ended before a round of it was resolved, its
+  /// opponent gone: nothing was played, so it is not counted (toward `--matches`, or in
+  /// the tally) and the bot waits where it is for quick match's next opponent. So it
+  /// goes when quick match moves a player whose match just ended into the bot's room as
+  /// they leave, their own last match played.
+  nonisolated static func isCalledOff(_ view: RoomView, me: Seat) -> Bool {
+    view.phase == .over && view.history.isEmpty && view.winner == me
+      && view.player(me.opponent)?.left == true && LobbyState.isQuickMatchRoom(view.room)
   }
 
   private static func score(_ view: RoomView, me: Seat) -> BotProgramLine.Score {

@@ -56,6 +56,9 @@ public struct BotProgramSession: Equatable, Sendable {
     case roundResolved(BotProgramLine.Round, score: BotProgramLine.Score)
     /// The match ended.
     case matchEnded(BotProgramLine.Ending, score: BotProgramLine.Score)
+    /// The match ended without being played (the opponent left before its first round
+    /// was resolved): the program is told `end`, `unfinished`, with `why`.
+    case matchCalledOff(why: String)
     /// The program wrote a line (without its newline).
     case lineRead(String, at: ContinuousClock.Instant)
     /// The program wrote more than ``Limits/output`` bytes since the last `pick` line.
@@ -165,6 +168,10 @@ public struct BotProgramSession: Equatable, Sendable {
       guard case .playing = state else { return [] }
       state = .idle
       return [.write(.end(ending, score: score, why: nil))]
+    case .matchCalledOff(let why):
+      guard case .playing(let match) = state else { return [] }
+      state = .idle
+      return [.write(.end(.unfinished, score: match.score, why: why))]
     case .lineRead(let line, let at):
       return lineRead(line, at: at)
     case .flooded:

@@ -219,6 +219,25 @@ struct BotProgramSessionTests {
         == [#"wrote "rock" when no pick was asked for: discarded."#])
   }
 
+  @Test("a match called off before its first round: end, unfinished, saying why; no pick wanted")
+  func calledOff() {
+    var session = asked()
+    let why = "Dora left before the first round; no match was played"
+    #expect(
+      session.handle(.matchCalledOff(why: why))
+        == [.write(.end(.unfinished, score: zero, why: why))])
+    #expect(session.deadline == nil)
+    #expect(
+      said(session.handle(.lineRead("rock", at: t0 + .seconds(1))))
+        == [#"wrote "rock" when no pick was asked for: discarded."#])
+    // Said once: the match is over for the program.
+    #expect(session.handle(.matchCalledOff(why: why)) == [])
+    #expect(session.handle(.matchStarted(start())) == [.write(.start(start()))])
+    #expect(
+      BotProgramLine.end(.unfinished, score: zero, why: why).text
+        == #"{"type":"end","result":"unfinished","score":{"you":0,"them":0},"why":"\#(why)"}"#)
+  }
+
   @Test("an answer read after the deadline, before the clock says so, is late too")
   func answerAfterDeadline() {
     var session = asked()

@@ -128,6 +128,44 @@ struct FirstHourTests {
     }
   }
 
+  @Test("a quick match whose opponent left before its first round is not one of a bot's matches")
+  @MainActor
+  func calledOffQuickMatch() async throws {
+    try await withTestServer { server in
+      let port = server.port
+      let fay = Task {
+        try await runRoshambo(
+          ["bot", "--name", "Fay", "--matches", "1", "--strategy", "rock"], port: port)
+      }
+      try await waitUntil("Fay waits") { try await server.lobby().waitingPlayers == 1 }
+      // Dora is paired with Fay and leaves before a pick: so goes one whom quick match moved
+      // into Fay's room just as their own last match ended (the board's bots met it).
+      let tls = try ClientTestCertificates.clientTLS()
+      let dora = ClientSession(
+        connection: try await ServerConnection.connect(host: "127.0.0.1", port: port, tls: tls))
+      dora.join(name: "Dora", room: nil)
+      let leaving = Task { _ = await dora.run() }
+      try await waitUntil("Dora's match starts") { dora.store.state.view?.phase == .choosing }
+      dora.store.dispatch(.quit)
+      await leaving.value
+      // Fay's one match is the next, against Gus (a Fay that counted Dora's forfeit would
+      // have gone, and Gus waited in vain).
+      let gus = Task {
+        try await runRoshambo(
+          ["bot", "--name", "Gus", "--matches", "1", "--strategy", "scissors"], port: port,
+          seconds: 60)
+      }
+      let (played, other) = (try await fay.value, try await gus.value)
+      #expect(played.status == 0, "Fay: \(played.printed)")
+      #expect(
+        played.printed.contains("Dora left before the first round; waiting for another opponent"),
+        "Fay: \(played.printed)")
+      #expect(played.printed.contains("match 1: won against Gus"), "Fay: \(played.printed)")
+      #expect(!played.printed.contains("against Dora"), "Fay: \(played.printed)")
+      #expect(other.status == 0, "Gus: \(other.printed)")
+    }
+  }
+
   @Test("a refused connection is said in a player's words; the library's only with --verbose")
   func refusedConnection() async throws {
     // A port held by a socket that never listens: nothing answers there, and no other
