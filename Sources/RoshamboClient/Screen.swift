@@ -122,25 +122,24 @@ public final class Screen {
   private var quitting = false
   /// The signal that ends the program, if one did.
   private var signalled: Int32?
-  /// What the last key or Ctrl-C asked that needs a second press: giving the match up.
-  private var armed: Confirmation?
+  /// The question before a running match is given up.
+  private var question = GiveUpQuestion()
 
-  private enum Confirmation { case quitKey, interrupt }
-
-  private func opponentName() -> String {
-    session.store.state.view?.opponent?.name ?? "your opponent"
-  }
-
-  /// Asks once before giving up a running match; returns whether to quit now.
-  private func confirmed(_ confirmation: Confirmation) -> Bool {
-    guard session.store.state.isInRunningMatch, armed != confirmation else { return true }
-    armed = confirmation
-    let again = confirmation == .quitKey ? "q" : "Ctrl-C"
-    session.store.dispatch(
-      .notice(
-        "Give up the match? Press \(again) again to quit (\(opponentName()) wins by forfeit); "
-          + "any other key plays on."))
-    return false
+  /// Passes `asking` (nil: any other key) to the question and says what it asks or
+  /// clears it; returns what to do.
+  private func answer(_ asking: GiveUpQuestion.Asking?) -> GiveUpQuestion.Outcome {
+    let outcome = question.pressed(
+      asking, inRunningMatch: session.store.state.isInRunningMatch)
+    switch outcome {
+    case .ask:
+      let opponent = session.store.state.view?.opponent?.name ?? "your opponent"
+      session.store.dispatch(.notice(question.notice(opponent: opponent)))
+    case .playOn:
+      session.store.dispatch(.notice(nil))
+    case .quit, .command:
+      break
+    }
+    return outcome
   }
 
   private func quit(signal: Int32? = nil) {
@@ -181,13 +180,14 @@ public final class Screen {
     let state = session.store.state
     let ruleset = state.view.map { Ruleset.named($0.ruleset) } ?? .classic
     let command = KeyBindings.matchCommand(for: byte, ruleset: ruleset)
-    if command != .quit, armed != nil {
-      armed = nil
-      session.store.dispatch(.notice(nil))
+    switch answer(command == .quit ? .quitKey : nil) {
+    case .quit: return quit()
+    case .ask, .playOn: return
+    case .command: break
     }
     switch command {
     case .quit?:
-      if confirmed(.quitKey) { quit() }
+      break
     case .rematch?:
       session.store.dispatch(.rematch)
     case .pick(let weapon)?:
@@ -212,7 +212,7 @@ public final class Screen {
     case SIGWINCH:
       if let props = lastProps { draw(props) }
     case SIGINT:
-      guard confirmed(.interrupt) else { return }
+      guard answer(.interrupt) == .quit else { return }
       terminal.terminal.restore()
       quit(signal: SIGINT)
     default:
