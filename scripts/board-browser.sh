@@ -164,6 +164,19 @@ wait_for "the champion and the leaderboard with intervals" \
   'id="leaderboard"' 'class="bar"' 'id="rating-history"' 'class="history"'
 shot 1920 1080 "$shots/board-1920x1080.png"
 shot 1280 720 "$shots/board-1280x720.png"
+# As the lobby shows them: the settled numbered, the new players (provisional, "?") apart
+# under their line, not numbered.
+python3 - dom.html <<'PY' || fail "the leaderboard does not set the new players apart as the lobby does"
+import re, sys
+page = open(sys.argv[1]).read()
+groups = re.findall(r'<g class="leader( new)?"><text[^>]*>([^<]*)</text>(.*?)</g>', page)
+assert groups, "no leader"
+for new, name, rest in groups:
+    provisional = 'class="point provisional"' in rest
+    assert bool(new) == provisional, (name, rest)
+    assert name.startswith("· ") if new else re.match(r"[0-9]+\. ", name), name
+assert any(new for new, _, _ in groups) == ('class="tick new-players"' in page)
+PY
 
 # This page was opened after the tournament's early rounds: the server sent them, and
 # every box of the bracket has its players.

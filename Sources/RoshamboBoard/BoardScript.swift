@@ -450,8 +450,13 @@ extension BoardPage {
           return;
         }
         const rated = leaders.filter((l) => typeof l.rating === "number");
+        // As the lobby shows them: the settled ranked and numbered, then the new players
+        // apart under a line saying why they are not ranked yet (the server sends them in
+        // that order), so that a settled 1449 above a new 1600 reads right.
+        const settled = leaders.filter((l) => !l.provisional).length;
+        const apart = settled < leaders.length ? 1 : 0;
         const width = 560, row = 30, left = 150, right = 20, top = 24;
-        const height = top + leaders.length * row + 10;
+        const height = top + (leaders.length + apart) * row + 10;
         let low = 1500, high = 1500;
         for (const l of rated) {
           low = Math.min(low, l.rating - 1.96 * l.deviation);
@@ -468,11 +473,16 @@ extension BoardPage {
           chart.append(svg("line", { class: "axis", x1: x(tick), x2: x(tick), y1: top - 6, y2: height - 6 }));
           chart.append(svg("text", { class: "tick", x: x(tick), y: 14, "text-anchor": "middle" }, tick));
         }
+        if (apart) {
+          const y = top + settled * row + row / 2;
+          chart.append(svg("text", { class: "tick new-players", x: 0, y: y + 5 }, "New players, not ranked until their rating settles:"));
+        }
         leaders.forEach((leader, index) => {
-          const y = top + index * row + row / 2;
-          const group = svg("g", { class: "leader" });
+          const isNew = index >= settled;
+          const y = top + (index + (isNew ? apart : 0)) * row + row / 2;
+          const group = svg("g", { class: isNew ? "leader new" : "leader" });
           const record = leader.won + "–" + leader.lost;
-          group.append(svg("text", { x: 0, y: y + 5 }, (index + 1) + ". " + leader.name));
+          group.append(svg("text", { x: 0, y: y + 5 }, (isNew ? "· " : (index + 1) + ". ") + leader.name));
           if (typeof leader.rating === "number") {
             const spread = 1.96 * leader.deviation;
             group.append(svg("line", { class: "bar", x1: x(leader.rating - spread), x2: x(leader.rating + spread), y1: y, y2: y }));
