@@ -134,7 +134,15 @@ public struct LobbyScreenRenderer: Sendable {
       left -= more
     }
     var shown: [String] = []
-    for (index, (title, items, hidden)) in sections.enumerated() where rows[index] > 0 {
+    for (index, (title, listed, hidden)) in sections.enumerated() where rows[index] > 0 {
+      var items = listed
+      // A leaderboard cut short never ends on the new players' heading, with none of them
+      // under it: the first of them shows in its place (their lines are not numbered).
+      if items.count + hidden > rows[index],
+        items.firstIndex(where: { $0.0 == LobbyText.newPlayersLine }) == max(1, rows[index] - 1) - 1
+      {
+        items.removeAll { $0.0 == LobbyText.newPlayersLine }
+      }
       shown.append(line(title, .bold))
       shown += window(items, rows: rows[index], hidden: hidden).map {
         line($0.0, $0.1 ? .bold : .plain)

@@ -658,6 +658,38 @@ struct LobbyScreenTests {
       ])
   }
 
+  @Test("a crowded lobby cuts the leaderboard short on a new player, never on their heading")
+  func crowdedLeaderboard() {
+    let people = (1...12).map {
+      LobbyView.Person(name: "P\($0)", status: .idle, room: nil, takesChallenges: true)
+    }
+    let rooms = (1...6).map {
+      LobbyView.Room(
+        name: "den-\($0)", players: ["A\($0)", "B\($0)"], scores: [0, 1], round: 2,
+        phase: .choosing, bestOf: 3, ruleset: .classic, fair: false, spectators: 0)
+    }
+    for leaders in [Array(Self.ratedLeaders.suffix(2)), Self.ratedLeaders] {
+      let view = LobbyView(
+        people: people, peopleCount: 12, rooms: rooms, roomCount: 6, leaders: leaders)
+      var state = LobbyScreenState(me: "P1")
+      LobbyScreenReducer().reduce(into: &state, action: .viewed(view))
+      for (width, height) in [(60, 20), (80, 24), (60, 16)] {
+        let lines = LobbyScreenRenderer(width: width, height: height, color: false).lines(
+          for: state)
+        let board = Array(lines.drop { !$0.hasPrefix("Leaderboard") }.dropFirst())
+        let shown = board.prefix { !$0.hasPrefix("Recent") && !$0.hasPrefix("!") }
+        #expect(!shown.isEmpty, "\(width)×\(height): \(lines)")
+        // The heading is followed by a new player whenever it shows.
+        if let heading = shown.firstIndex(where: { $0.hasPrefix(LobbyText.newPlayersLine) }) {
+          #expect(
+            shown.dropFirst(heading - shown.startIndex + 1).first?.hasPrefix("   · ") == true,
+            "\(width)×\(height): \(shown)")
+        }
+        #expect(!shown.contains { $0.contains("settles: (and") }, "\(width)×\(height): \(shown)")
+      }
+    }
+  }
+
   @Test("printed paragraphs wrap between words at the terminal's width; a code is never split")
   func paragraphs() {
     let code = "4821-0937-5512-8864"
