@@ -41,11 +41,23 @@ public final class ReplayScreen {
       replay.seek(to: 0)
       return [["no rounds", replay.state.props.banner].compactMap { $0 }.joined(separator: " | ")]
     }
+    let players = replay.match.players
     return (1...replay.lastStep).map { step in
       replay.seek(to: step)
       let props = replay.state.props
-      let round = replay.roundShown.map { "round \($0.round)" } ?? "round ?"
-      let parts = [round, props.reveal, step == replay.lastStep ? props.banner : nil]
+      let shown = replay.roundShown
+      let round = shown.map { "round \($0.round)" } ?? "round ?"
+      // Who picked what, by name, then the round's sentence (and the match's, last).
+      // (A record is anyone's file: its lists are read within their bounds.)
+      let picks = shown.map { result in
+        players.indices.map { index in
+          let weapon = result.weapons.indices.contains(index) ? result.weapons[index] : nil
+          let commitments = result.commitments
+          let sealed = commitments.indices.contains(index) && commitments[index] != nil
+          return players[index] + " " + (weapon?.rawValue ?? (sealed ? "sealed" : "nothing"))
+        }.joined(separator: ", ")
+      }
+      let parts = [round, picks, props.reveal, step == replay.lastStep ? props.banner : nil]
       return parts.compactMap { $0 }.joined(separator: " | ")
     }
   }

@@ -150,6 +150,25 @@ struct MatchReplayTests {
     #expect(caught.state.fair.evidence == nil && caught.state.context.notice == nil)
   }
 
+  @Test("piped, a replay prints a line a round: who picked what, what it made, the result")
+  func pipedLines() throws {
+    var record = Self.fairRecord()
+    // A third round, resolved in the commit stage: Ann committed, Bob never did.
+    record.rounds!.insert(
+      RoundResult(
+        round: 1, weapons: [nil, nil], winner: .one, reason: nil,
+        commitments: [String(repeating: "a", count: 64), nil], nonces: [nil, nil]), at: 0)
+    for index in 1..<3 { record.rounds![index].round = index + 1 }
+    record.bestOf = 5
+    record.scores = [3, 0]
+    let lines = ReplayScreen.lines(for: try #require(MatchReplay(record)))
+    #expect(lines.count == 3)
+    #expect(lines[0].hasPrefix("round 1 | Ann sealed, Bob nothing | "), "\(lines)")
+    #expect(lines[1].hasPrefix("round 2 | Ann rock, Bob scissors | "), "\(lines)")
+    #expect(lines[2].hasPrefix("round 3 | Ann rock, Bob scissors | "), "\(lines)")
+    #expect(lines[2].hasSuffix("| PLAYER 1 WINS! Ann wins."), "\(lines)")
+  }
+
   @Test("keys: arrows, letters, Home and End as the replay reads them")
   func keys() {
     var decoder = KeyDecoder()
