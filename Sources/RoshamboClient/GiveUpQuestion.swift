@@ -44,6 +44,10 @@ struct GiveUpQuestion: Equatable, Sendable {
     return .ask
   }
 
+  /// What the screen says once the question is answered "play on": the key did nothing
+  /// else, so a weapon's key pressed to answer must be pressed again.
+  static let playingOn = "You play on: that key only answered the question."
+
   /// The question, with the name of who would win by forfeit.
   func notice(opponent: String) -> String? {
     open.map {

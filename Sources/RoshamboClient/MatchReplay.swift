@@ -54,7 +54,10 @@ public struct MatchReplay: Sendable {
         RoomView(
           room: match.room, ruleset: ruleset, bestOf: match.bestOf,
           phase: over ? .over : .choosing,
-          round: over ? (rounds.last?.round ?? 1) : rounds[step].round, you: nil,
+          // Given up, the match ended in the round after the last one played, as live.
+          round: over
+            ? (rounds.last?.round ?? 0) + (match.forfeit ? 1 : 0) : rounds[step].round,
+          you: nil,
           players: players, history: played, winner: over ? winnerSeat : nil, deadline: nil,
           fair: match.fair))
     }

@@ -42,12 +42,14 @@ public final class ReplayScreen {
       return [["no rounds", replay.state.props.banner].compactMap { $0 }.joined(separator: " | ")]
     }
     let players = replay.match.players
-    return (1...replay.lastStep).map { step in
+    let name = { (seat: Seat) in
+      players.indices.contains(seat.rawValue - 1) ? players[seat.rawValue - 1] : "?"
+    }
+    var lines = (1...replay.lastStep).map { step in
       replay.seek(to: step)
-      let props = replay.state.props
       let shown = replay.roundShown
       let round = shown.map { "round \($0.round)" } ?? "round ?"
-      // Who picked what, by name, then the round's sentence (and the match's, last).
+      // Who picked what, by name, then what the round made.
       // (A record is anyone's file: its lists are read within their bounds.)
       let picks = shown.map { result in
         players.indices.map { index in
@@ -57,9 +59,18 @@ public final class ReplayScreen {
           return players[index] + " " + (weapon?.rawValue ?? (sealed ? "sealed" : "nothing"))
         }.joined(separator: ", ")
       }
-      let parts = [round, picks, props.reveal, step == replay.lastStep ? props.banner : nil]
-      return parts.compactMap { $0 }.joined(separator: " | ")
+      let sentence = shown.map { roundSentence($0, you: nil, name: name) }
+      return [round, picks, sentence].compactMap { $0 }.joined(separator: " | ")
     }
+    // The match's end: on the last round's line, or, given up, on a line of its own (who
+    // gave it up, in which round), since that round's result did not end it.
+    let props = replay.state.props
+    if replay.match.forfeit {
+      lines.append([props.result, props.banner].compactMap { $0 }.joined(separator: " | "))
+    } else if let banner = props.banner {
+      lines[lines.count - 1] += " | " + banner
+    }
+    return lines
   }
 
   /// The line under the game that says where the replay is and which keys move it.

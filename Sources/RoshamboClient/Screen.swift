@@ -135,7 +135,7 @@ public final class Screen {
       let opponent = session.store.state.view?.opponent?.name ?? "your opponent"
       session.store.dispatch(.notice(question.notice(opponent: opponent)))
     case .playOn:
-      session.store.dispatch(.notice(nil))
+      session.store.dispatch(.notice(GiveUpQuestion.playingOn))
     case .quit, .command:
       break
     }

@@ -354,7 +354,7 @@ private func matchResult(_ view: RoomView, winner: Seat, name: (Seat) -> String)
 
 /// "You win the round: rock crushes scissors", "Alice wins the round: …", from the side of
 /// the reader (`you`, nil for a spectator).
-private func roundSentence(_ round: RoundResult, you: Seat?, name: (Seat) -> String) -> String {
+func roundSentence(_ round: RoundResult, you: Seat?, name: (Seat) -> String) -> String {
   guard let winner = round.winner else {
     if let weapon = round.weapons.first ?? nil, round.weapons.allSatisfy({ $0 == weapon }) {
       return "Round \(round.round) is a draw: both chose \(weapon.rawValue)"

@@ -135,8 +135,14 @@ extension HubCore {
         return LobbyView.Person(name: member.name, status: .watching, room: member.room)
       }
       guard let room = lobby.rooms[member.room], let held = room.seats[seat] else { return nil }
+      // Alone after a match whose opponent went, in a room someone may still come to (not
+      // a challenge's or a tournament's): waiting for an opponent, as their screen says.
+      let waits =
+        room.phase == .waiting
+        || (room.loneSeat == seat && !LobbyState.isChallengeRoom(member.room)
+          && !Tournament.isTournamentRoom(member.room))
       return LobbyView.Person(
-        name: held.name, status: room.phase == .waiting ? .waiting : .playing, room: member.room)
+        name: held.name, status: waits ? .waiting : .playing, room: member.room)
     }
     let followers = distinctFollowers().lazy.map {
       LobbyView.Person(name: $0.name, status: .idle, room: nil, takesChallenges: $0.takesChallenges)

@@ -169,6 +169,23 @@ struct MatchReplayTests {
     #expect(lines[2].hasSuffix("| PLAYER 1 WINS! Ann wins."), "\(lines)")
   }
 
+  @Test("piped, a match given up after a round says so on its last line, and who won it")
+  func pipedForfeit() throws {
+    let round = RoundResult(
+      round: 1, weapons: [.rock, .scissors], winner: .one, reason: "rock crushes scissors")
+    let record = FinishedMatch(
+      id: 1, room: "den", finishedAt: 1, ruleset: "classic", bestOf: 3,
+      players: ["Alice", "Bob"], scores: [1, 0], winner: "Bob", forfeit: true, fair: false,
+      rounds: [round])
+    let lines = ReplayScreen.lines(for: try #require(MatchReplay(record)))
+    // (Round 2 was open when Alice left, as the live screens said.)
+    #expect(
+      lines == [
+        "round 1 | Alice rock, Bob scissors | Alice wins the round: rock crushes scissors",
+        "Alice gave up in round 2: Bob wins by forfeit. | PLAYER 2 WINS! Bob wins.",
+      ], "\(lines)")
+  }
+
   @Test("keys: arrows, letters, Home and End as the replay reads them")
   func keys() {
     var decoder = KeyDecoder()

@@ -172,6 +172,26 @@ struct HubCoreLobbyTests {
     #expect(told.count == 1, "\(told)")
   }
 
+  @Test("a player left alone after a quick match is listed waiting, as their screen says")
+  func aloneAfterAMatchWaits() throws {
+    var hub = HubHarness()
+    _ = hub.say(alice, H.hello("Alice", fair: nil))
+    _ = hub.say(bob, H.hello("Bob", fair: nil))
+    _ = hub.settle()
+    func status(_ name: String) -> LobbyView.Status? {
+      hub.core.lobbyView().people.first { $0.name == name }?.status
+    }
+    #expect(status("Alice") == .playing)
+    _ = hub.say(alice, .choose(round: 1, weapon: .rock, id: 5))
+    _ = hub.say(bob, .choose(round: 1, weapon: .scissors, id: 6))
+    _ = hub.settle()
+    _ = hub.say(bob, .leave(id: 7))
+    _ = hub.settle()
+    let room = try #require(hub.core.state.lobby.rooms["quick-1"])
+    #expect(room.phase == .over)
+    #expect(status("Alice") == .waiting)
+  }
+
   @Test("looks and spectators never crowd out, nor double, the people who play")
   func peopleWhoPlayFirst() throws {
     var hub = following()
