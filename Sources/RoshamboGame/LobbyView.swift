@@ -12,7 +12,8 @@ public struct LobbyView: Sendable, Equatable {
   public enum Status: String, Sendable, CaseIterable {
     /// Following the lobby, in no room.
     case idle
-    /// Seated alone, waiting for an opponent.
+    /// Seated alone, waiting for an opponent (also after a match whose opponent went,
+    /// in a room someone may still come to).
     case waiting
     /// Seated in a match (running or just over).
     case playing
