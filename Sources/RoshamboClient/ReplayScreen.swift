@@ -36,35 +36,33 @@ public final class ReplayScreen {
   /// The lines a pipe gets: one per round, then the result, as live play prints them.
   public static func lines(for replay: MatchReplay) -> [String] {
     var replay = replay
+    // Only the end is reduced (a seek reduces the match from its start): each line's round
+    // comes from the record itself, as step k of the replay shows round k.
+    replay.seek(to: replay.lastStep)
+    let props = replay.state.props
     guard replay.lastStep > 0 else {
       // A match given up before its first round resolved.
-      replay.seek(to: 0)
-      return [["no rounds", replay.state.props.banner].compactMap { $0 }.joined(separator: " | ")]
+      return [["no rounds", props.banner].compactMap { $0 }.joined(separator: " | ")]
     }
     let players = replay.match.players
     let name = { (seat: Seat) in
       players.indices.contains(seat.rawValue - 1) ? players[seat.rawValue - 1] : "?"
     }
-    var lines = (1...replay.lastStep).map { step in
-      replay.seek(to: step)
-      let shown = replay.roundShown
-      let round = shown.map { "round \($0.round)" } ?? "round ?"
+    var lines = (replay.match.rounds ?? []).map { round in
       // Who picked what, by name, then what the round made.
-      // (A record is anyone's file: its lists are read within their bounds.)
-      let picks = shown.map { result in
-        players.indices.map { index in
-          let weapon = result.weapons.indices.contains(index) ? result.weapons[index] : nil
-          let commitments = result.commitments
-          let sealed = commitments.indices.contains(index) && commitments[index] != nil
-          return players[index] + " " + (weapon?.rawValue ?? (sealed ? "sealed" : "nothing"))
-        }.joined(separator: ", ")
+      let picks = Seat.allCases.map { seat in
+        let pick = round.weapon(of: seat)?.rawValue
+        return name(seat) + " "
+          + (pick ?? (round.commitment(of: seat) != nil ? "sealed" : "nothing"))
       }
-      let sentence = shown.map { roundSentence($0, you: nil, name: name) }
-      return [round, picks, sentence].compactMap { $0 }.joined(separator: " | ")
+      return [
+        "round \(round.round)", picks.joined(separator: ", "),
+        roundSentence(round, you: nil, name: name),
+      ]
+      .joined(separator: " | ")
     }
     // The match's end: on the last round's line, or, given up, on a line of its own (who
     // gave it up, in which round), since that round's result did not end it.
-    let props = replay.state.props
     if replay.match.forfeit {
       lines.append([props.result, props.banner].compactMap { $0 }.joined(separator: " | "))
     } else if let banner = props.banner {

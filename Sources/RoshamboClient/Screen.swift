@@ -186,13 +186,12 @@ public final class Screen {
     case .command: break
     }
     switch command {
-    case .quit?:
-      break
     case .rematch?:
       session.store.dispatch(.rematch)
     case .pick(let weapon)?:
       pick(weapon)
-    case nil:
+    case .quit?, nil:
+      // (q was answered by the question above.)
       break
     }
   }
