@@ -163,6 +163,13 @@ press Erin fg
 press Erin Enter
 expect_screen Erin "Roshambo lobby · you are Erin"
 press Erin q
+# As a person would, wait for the lobby to be gone before typing: keys typed while it still
+# runs are its own, and its giving the terminal back discards those it did not read.
+for _ in $(seq 100); do
+  tmux -L "$sock" capture-pane -p -t Erin | grep -qF "Roshambo lobby · you are Erin" || break
+  sleep 0.1
+done
+refuse_screen Erin "Roshambo lobby · you are Erin"
 # fg gives the lobby's exit status.
 press Erin "echo EXIT=\$?"
 press Erin Enter
